@@ -1,0 +1,174 @@
+// mapr/result.h: the rendered result of a query and the counters that account
+// for every input line.
+//
+// A ResultTable is what an Aggregator produces (TakeResult, Snapshot,
+// TakeDelta). It owns all of its strings. Cells are already rendered exactly
+// as DTail renders them (count as an integer, numbers with six decimals like
+// Go's %f, last() raw); the numeric value that orders a row is kept beside
+// each cell so hosts can sort or chart without parsing text again.
+//
+// Example:
+//   absl::StatusOr<mapr::ResultTable> r = aggregator.TakeResult();
+//   if (!r.ok()) return r.status();
+//   std::fputs(r->ToCsv().c_str(), stdout);
+//   std::printf("%llu lines aggregated\n",
+//               (unsigned long long)r->stats().lines_aggregated);
+//
+// Thread safety: a ResultTable is a value; const methods may be called
+// concurrently.
+#ifndef MAPR_MAPR_RESULT_H_
+#define MAPR_MAPR_RESULT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mapr/export.h"
+
+namespace mapr {
+
+// What happened to the input lines. Every line read is counted exactly once
+// in one of the terminal buckets:
+//   lines_read = lines_too_long + lines_table_mismatch + lines_ignored
+//              + lines_malformed + lines_header + lines_filtered
+//              + lines_without_value + lines_aggregated
+struct MAPR_EXPORT LineCounters {
+  // Lines handed to the aggregator.
+  uint64_t lines_read = 0;
+  // Rejected because they were longer than AggregatorOptions::max_line_bytes.
+  uint64_t lines_too_long = 0;
+  // Did not contain the `from` table's `|MAPREDUCE:TABLE|` marker.
+  uint64_t lines_table_mismatch = 0;
+  // Matched the table but the log format does not apply to them (for the
+  // default format: not INFO, fewer than 11 fields, no MAPREDUCE: field).
+  // DTail ignores these silently.
+  uint64_t lines_ignored = 0;
+  // The log format could not parse them (a key=value token without '=', a
+  // CSV row with more fields than the header). DTail drops and logs these.
+  uint64_t lines_malformed = 0;
+  // CSV header lines (one per input source).
+  uint64_t lines_header = 0;
+  // Parsed, but the `where` clause was false.
+  uint64_t lines_filtered = 0;
+  // Passed `where` but no select item took a value from them (for example
+  // sum(x) where x is missing or not numeric).
+  uint64_t lines_without_value = 0;
+  // Contributed to at least one aggregate.
+  uint64_t lines_aggregated = 0;
+
+  // Lines that matched the table (everything but too long and mismatch).
+  uint64_t lines_matched() const {
+    return lines_read - lines_too_long - lines_table_mismatch;
+  }
+  // Lines the log format turned into fields.
+  uint64_t lines_parsed() const {
+    return lines_matched() - lines_ignored - lines_malformed - lines_header;
+  }
+
+  LineCounters& operator+=(const LineCounters& o);
+  friend bool operator==(const LineCounters&, const LineCounters&) = default;
+};
+
+// How a column's cells were produced.
+enum class ColumnKind : uint8_t {
+  kCount,
+  kSum,
+  kMin,
+  kMax,
+  kAvg,
+  kLast,
+  kLen,
+  kPercentage,
+  kPercentile,
+};
+
+// Describes one output column (one select item).
+struct MAPR_EXPORT ResultColumn {
+  // The column header: the select item's text as DTail spells it
+  // (`count($line)`, `$time`) or its `as` alias.
+  std::string name;
+  ColumnKind kind = ColumnKind::kLast;
+  // The field the item reads (`$line` for `count($line)`).
+  std::string field;
+  // True if `field` is one of the group-by fields and the item is a plain
+  // field (DTail highlights such headers).
+  bool is_group_key = false;
+  // True if this is the `order by` column.
+  bool is_order_key = false;
+};
+
+// One output row.
+struct MAPR_EXPORT ResultRow {
+  // Rendered cells, one per column.
+  std::vector<std::string> cells;
+  // The value that orders the row under each column (DTail §8.4): the number
+  // for numeric kinds; for last() the value parsed as a number, 0 if it is
+  // not numeric.
+  std::vector<double> values;
+};
+
+// Options for the DTail terminal table.
+struct MAPR_EXPORT TableOptions {
+  // Maximum rows printed; a negative value prints every row.
+  // Default: -1.
+  int64_t max_rows = -1;
+};
+
+class MAPR_EXPORT ResultTable {
+ public:
+  ResultTable() = default;
+  ResultTable(std::vector<ResultColumn> columns, std::vector<ResultRow> rows,
+              LineCounters stats, uint64_t total_groups)
+      : columns_(std::move(columns)),
+        rows_(std::move(rows)),
+        stats_(stats),
+        total_groups_(total_groups) {}
+
+  const std::vector<ResultColumn>& columns() const { return columns_; }
+  const std::vector<ResultRow>& rows() const { return rows_; }
+  size_t num_rows() const { return rows_.size(); }
+  size_t num_columns() const { return columns_.size(); }
+  // REQUIRES: row < num_rows(), col < num_columns().
+  const std::string& cell(size_t row, size_t col) const {
+    return rows_[row].cells[col];
+  }
+  // REQUIRES: row < num_rows(), col < num_columns().
+  double value(size_t row, size_t col) const { return rows_[row].values[col]; }
+
+  // The line counters at the time the result was produced.
+  const LineCounters& stats() const { return stats_; }
+  // Number of groups before `limit` was applied.
+  uint64_t total_groups() const { return total_groups_; }
+
+  // The DTail terminal table (dtail-reference §9.1): each cell is a space,
+  // the text right-aligned to the column width, a space; cells joined by
+  // '|'; a separator line of '-' after the header; every line ends in '\n'.
+  // Column widths consider every row, not only the printed ones.
+  std::string ToTable(const TableOptions& options = {}) const;
+
+  // CSV (dtail-reference §9.2): header, then one line per row, each ending in
+  // '\n'. A value is quoted per RFC 4180 only when it contains ',', '"',
+  // '\r' or '\n', so DTail-clean data is byte-identical to DTail's output.
+  std::string ToCsv() const;
+
+  // A JSON array of objects, one per row, keyed by column name; count cells
+  // are JSON integers, numeric cells JSON numbers (NaN/Inf as strings),
+  // last() cells strings.
+  std::string ToJson() const;
+
+  // One JSON object per line (NDJSON), same encoding as ToJson().
+  std::string ToNdjson() const;
+
+  friend bool operator==(const ResultTable& a, const ResultTable& b);
+
+ private:
+  std::vector<ResultColumn> columns_;
+  std::vector<ResultRow> rows_;
+  LineCounters stats_;
+  uint64_t total_groups_ = 0;
+};
+
+}  // namespace mapr
+
+#endif  // MAPR_MAPR_RESULT_H_
