@@ -1,0 +1,114 @@
+// mapr/log_format.h: log formats turn lines into fields. mapr ships
+// `default` (DTail's own lines), `generic`, `generickv` and `csv`; a host can
+// register its own under a new name and use it with `logformat NAME`.
+//
+// A format fills the same batch columns the built-in ones fill, one call per
+// batch (no per-line virtual call), so a host format can be as fast as a
+// built-in one.
+//
+// Example:
+//   class NginxFormat : public mapr::LogFormat { ... };
+//   absl::Status s = mapr::RegisterLogFormat(std::make_shared<NginxFormat>());
+//   auto q = mapr::Query::Compile("select count($line) logformat nginx");
+//
+// Lifetimes: the lines and the views a parser writes need to live only until
+// ParseBatch returns to the engine's batch loop; views must point into the
+// lines or into memory from FieldBatch::Allocate/Copy.
+#ifndef MAPR_MAPR_LOG_FORMAT_H_
+#define MAPR_MAPR_LOG_FORMAT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "mapr/export.h"
+
+namespace mapr {
+
+// The most lines the engine hands a format in one call.
+inline constexpr size_t kMaxBatchRows = 2048;
+static_assert((kMaxBatchRows & (kMaxBatchRows - 1)) == 0);
+
+// What a format made of one line.
+enum class LineOutcome : uint8_t {
+  kParsed,     // Fields were written; the line goes on to `where`.
+  kIgnored,    // The format does not apply to the line (DTail's silent skip).
+  kMalformed,  // The format applies but cannot parse it; counted, dropped.
+  kHeader,     // A header line (CSV); consumed, not data.
+};
+
+// The columns a format writes for one batch. Column i holds the values of
+// the i-th requested field (see LogFormat::NewParser) for every row. A
+// default-constructed view (data() == nullptr) means "missing"; an empty
+// value must have a non-null data pointer (use the line's own bytes or
+// kEmptyValue).
+class MAPR_EXPORT FieldBatch {
+ public:
+  // A non-null empty value.
+  static constexpr std::string_view kEmptyValue{"", 0};
+
+  virtual ~FieldBatch() = default;
+  // Number of requested fields.
+  virtual size_t num_fields() const = 0;
+  // Column `field`: kMaxBatchRows entries, all missing when ParseBatch is
+  // called. REQUIRES: field < num_fields().
+  virtual std::string_view* column(size_t field) = 0;
+  // Scratch bytes that stay valid until the batch is aggregated (for
+  // unescaped or computed values).
+  virtual char* Allocate(size_t n) = 0;
+  std::string_view Copy(std::string_view s);
+};
+
+// Parses the lines of one input source (CSV keeps the header of its
+// source). Thread-compatible: one parser is used by one thread at a time.
+class MAPR_EXPORT LogFormatParser {
+ public:
+  virtual ~LogFormatParser() = default;
+  // Parses `lines` (already trimmed of the line ending and surrounding
+  // whitespace; at most kMaxBatchRows) into `fields`, and writes one outcome
+  // per line into `outcomes`. Must not fail as a whole: problems are
+  // per-line outcomes.
+  virtual void ParseBatch(std::span<const std::string_view> lines,
+                          FieldBatch& fields, LineOutcome* outcomes) = 0;
+};
+
+class MAPR_EXPORT LogFormat {
+ public:
+  virtual ~LogFormat() = default;
+  // The name used in `logformat NAME`; lower-case.
+  virtual std::string name() const = 0;
+  // The $-variables this format provides beyond the common ones ($line,
+  // $empty, $hostname, $server, $timezone, $timeoffset, *), used to warn
+  // about unknown variables at compile time. nullopt: never warn.
+  virtual std::optional<std::vector<std::string>> variables() const {
+    return std::nullopt;
+  }
+  // Creates a parser for one input source that fills `fields` in this
+  // order. The common variables are never requested (the engine fills
+  // them). May return InvalidArgument for fields it can never produce, but
+  // should rather leave them missing.
+  virtual absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const = 0;
+};
+
+// Registers `format` process-wide. Thread-safe. Returns AlreadyExists if a
+// format of that name is registered (built-in names included), and
+// InvalidArgument for an empty or non-lower-case name.
+MAPR_EXPORT absl::Status RegisterLogFormat(std::shared_ptr<const LogFormat> format);
+
+// Returns the format registered as `name` (case-insensitive), or nullptr.
+MAPR_EXPORT std::shared_ptr<const LogFormat> FindLogFormat(std::string_view name);
+
+// Names of all registered formats, sorted.
+MAPR_EXPORT std::vector<std::string> LogFormatNames();
+
+}  // namespace mapr
+
+#endif  // MAPR_MAPR_LOG_FORMAT_H_

@@ -1,0 +1,46 @@
+// mapr/options.h: options for compiling queries and running aggregators.
+// Plain structs; every field says its default.
+#ifndef MAPR_MAPR_OPTIONS_H_
+#define MAPR_MAPR_OPTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "mapr/export.h"
+
+namespace mapr {
+
+struct MAPR_EXPORT CompileOptions {
+  // ---- Limits: exceeding one is an InvalidArgument error, never a crash.
+
+  // Longest accepted query text, in bytes. Default: 64 KiB.
+  size_t max_query_bytes = 64 * 1024;
+  // Deepest nesting of parentheses, `not` and function calls. Default: 64.
+  size_t max_depth = 64;
+  // Most select items, where comparisons, set assignments and group-by
+  // fields (each counted separately). Default: 1024.
+  size_t max_items = 1024;
+};
+
+struct MAPR_EXPORT AggregatorOptions {
+  // ---- Behaviour
+
+  // The value of $hostname and $server. Default: empty, meaning the
+  // machine's host name (gethostname) when the aggregator is created.
+  std::string hostname;
+
+  // ---- Limits and performance
+
+  // Lines longer than this (after removing the line ending) are rejected
+  // and counted in LineCounters::lines_too_long, never split.
+  // Default: 1 MiB.
+  size_t max_line_bytes = 1024 * 1024;
+  // Most groups an aggregator may hold; the Push that would exceed it
+  // returns ResourceExhausted. 0 means unlimited. Default: 0.
+  uint64_t max_groups = 0;
+};
+
+}  // namespace mapr
+
+#endif  // MAPR_MAPR_OPTIONS_H_

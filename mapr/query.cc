@@ -1,0 +1,62 @@
+#include "mapr/query.h"
+
+#include <utility>
+
+#include "mapr/internal/status_macros.h"
+#include "mapr/log_format.h"
+#include "parser/parse.h"
+#include "parser/plan.h"
+#include "parser/planner.h"
+
+namespace mapr {
+namespace {
+
+parser::PlannerContext RegistryContext() {
+  parser::PlannerContext ctx;
+  ctx.format_names = LogFormatNames();
+  ctx.lookup_format =
+      [](std::string_view name) -> std::optional<parser::FormatInfo> {
+    std::shared_ptr<const LogFormat> f = FindLogFormat(name);
+    if (f == nullptr) return std::nullopt;
+    return parser::FormatInfo{f->name(), f->variables()};
+  };
+  return ctx;
+}
+
+}  // namespace
+
+absl::StatusOr<Query> Query::Compile(std::string_view text,
+                                     const CompileOptions& options) {
+  parser::ParseLimits limits;
+  limits.max_query_bytes = options.max_query_bytes;
+  limits.max_depth = options.max_depth;
+  limits.max_items = options.max_items;
+  MAPR_ASSIGN_OR_RETURN(ast::Query ast, parser::Parse(text, limits));
+  MAPR_ASSIGN_OR_RETURN(plan::Plan p,
+                        parser::BuildPlan(ast, text, RegistryContext()));
+  return Query(std::make_shared<const plan::Plan>(std::move(p)));
+}
+
+const std::string& Query::text() const { return plan_->text; }
+std::string Query::ToString() const { return plan_->canonical; }
+std::string Query::Explain() const { return plan::DebugString(*plan_); }
+
+std::vector<std::string> Query::warnings() const {
+  std::vector<std::string> out;
+  for (const plan::Warning& w : plan_->warnings) out.push_back(w.message);
+  return out;
+}
+
+std::vector<std::string> Query::column_names() const {
+  std::vector<std::string> out;
+  for (const plan::Column& c : plan_->columns) out.push_back(c.name);
+  return out;
+}
+
+const std::string& Query::log_format() const { return plan_->log_format; }
+int64_t Query::interval_ms() const { return plan_->interval_ms; }
+std::optional<std::string> Query::outfile() const { return plan_->outfile; }
+bool Query::outfile_append() const { return plan_->outfile_append; }
+int64_t Query::limit() const { return plan_->limit; }
+
+}  // namespace mapr

@@ -1,0 +1,224 @@
+#include "parser/ast.h"
+
+#include <cctype>
+#include <string>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+
+namespace mapr::ast {
+namespace {
+
+constexpr std::string_view kReserved[] = {
+    "select", "from",    "where",  "set",       "group", "order",
+    "rorder", "interval", "limit", "outfile",   "logformat",
+    "and",    "or",       "not",   "as"};
+
+bool IsNameChar(unsigned char c) {
+  if (c < 32 || c == 127) return false;
+  switch (c) {
+    case ' ': case ',': case '"': case '`': case '(': case ')':
+    case '<': case '>': case '=': case '!':
+      return false;
+    default:
+      return true;
+  }
+}
+
+void AppendExpr(const Expr& e, bool parenthesize_compound, std::string* out) {
+  switch (e.kind) {
+    case ExprKind::kCompare:
+      AppendToken(e.lhs, out);
+      absl::StrAppend(out, " ", e.op.text, " ");
+      AppendToken(e.rhs, out);
+      return;
+    case ExprKind::kNot:
+      out->append("not ");
+      AppendExpr(e.children[0], true, out);
+      return;
+    case ExprKind::kAnd:
+    case ExprKind::kOr: {
+      if (parenthesize_compound) out->push_back('(');
+      const char* sep = e.kind == ExprKind::kAnd ? " and " : " or ";
+      for (size_t i = 0; i < e.children.size(); ++i) {
+        if (i > 0) out->append(sep);
+        const Expr& c = e.children[i];
+        // An `or` inside an `and` needs parentheses; anything compound
+        // inside an `or` gets them too for readability.
+        AppendExpr(c, c.kind == ExprKind::kOr || c.kind == ExprKind::kAnd,
+                   out);
+      }
+      if (parenthesize_compound) out->push_back(')');
+      return;
+    }
+  }
+}
+
+void ClearExprSpans(Expr* e) {
+  e->span = {};
+  e->op.span = {};
+  e->lhs.span = {};
+  e->rhs.span = {};
+  for (Expr& c : e->children) ClearExprSpans(&c);
+}
+
+}  // namespace
+
+bool IsReservedWord(std::string_view word) {
+  for (std::string_view r : kReserved) {
+    if (word.size() == r.size() &&
+        absl::EqualsIgnoreCase(absl::string_view(word.data(), word.size()),
+                               absl::string_view(r.data(), r.size()))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsBarewordName(std::string_view name) {
+  if (name.empty() || IsReservedWord(name)) return false;
+  for (char c : name) {
+    if (!IsNameChar(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+void AppendToken(const Token& t, std::string* out) {
+  switch (t.kind) {
+    case TokenKind::kString:
+      absl::StrAppend(out, "\"", t.text, "\"");
+      return;
+    case TokenKind::kBackticked:
+      absl::StrAppend(out, "`", t.text, "`");
+      return;
+    case TokenKind::kBareword:
+      if (IsBarewordName(t.text) || t.text.empty()) {
+        out->append(t.text);
+      } else {
+        absl::StrAppend(out, "`", t.text, "`");
+      }
+      return;
+  }
+}
+
+std::string Unparse(const Query& q) {
+  std::string out = "select ";
+  for (size_t i = 0; i < q.select.size(); ++i) {
+    const SelectItem& item = q.select[i];
+    if (i > 0) out.append(",");
+    if (item.aggregation) {
+      absl::StrAppend(&out, item.aggregation->text, "(");
+      AppendToken(item.field, &out);
+      out.append(")");
+    } else {
+      AppendToken(item.field, &out);
+    }
+    if (item.alias) {
+      out.append(" as ");
+      AppendToken(*item.alias, &out);
+    }
+  }
+  if (q.from) {
+    out.append(" from ");
+    AppendToken(q.from->table, &out);
+  }
+  if (q.where) {
+    out.append(" where ");
+    AppendExpr(*q.where, false, &out);
+  }
+  if (!q.set.empty()) {
+    out.append(" set ");
+    for (size_t i = 0; i < q.set.size(); ++i) {
+      const Assignment& a = q.set[i];
+      if (i > 0) out.append(", ");
+      AppendToken(a.target, &out);
+      out.append(" = ");
+      for (const Token& f : a.functions) absl::StrAppend(&out, f.text, "(");
+      AppendToken(a.operand, &out);
+      out.append(a.functions.size(), ')');
+    }
+  }
+  if (!q.group_by.empty()) {
+    out.append(" group by ");
+    for (size_t i = 0; i < q.group_by.size(); ++i) {
+      if (i > 0) out.append(",");
+      AppendToken(q.group_by[i], &out);
+    }
+  }
+  if (q.order) {
+    out.append(q.order->reverse ? " rorder by " : " order by ");
+    if (q.order->aggregation) {
+      absl::StrAppend(&out, q.order->aggregation->text, "(");
+      AppendToken(q.order->field, &out);
+      out.append(")");
+    } else {
+      AppendToken(q.order->field, &out);
+    }
+    if (q.order->direction) absl::StrAppend(&out, " ", q.order->direction->text);
+  }
+  if (q.interval) absl::StrAppend(&out, " interval ", q.interval->text);
+  if (q.limit) absl::StrAppend(&out, " limit ", q.limit->text);
+  if (q.outfile) {
+    out.append(q.outfile->append ? " outfile append " : " outfile ");
+    absl::StrAppend(&out, "\"", q.outfile->path.text, "\"");
+  }
+  if (q.logformat) {
+    out.append(" logformat ");
+    AppendToken(*q.logformat, &out);
+  }
+  return out;
+}
+
+std::string DebugString(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kCompare: {
+      std::string out = "(";
+      AppendToken(e.lhs, &out);
+      absl::StrAppend(&out, " ", e.op.text, " ");
+      AppendToken(e.rhs, &out);
+      out.append(")");
+      return out;
+    }
+    case ExprKind::kNot:
+      return absl::StrCat("not", DebugString(e.children[0]));
+    case ExprKind::kAnd:
+    case ExprKind::kOr: {
+      std::string out = e.kind == ExprKind::kAnd ? "and[" : "or[";
+      for (size_t i = 0; i < e.children.size(); ++i) {
+        if (i > 0) out.append(" ");
+        out.append(DebugString(e.children[i]));
+      }
+      out.append("]");
+      return out;
+    }
+  }
+  return "";
+}
+
+void ClearSpans(Query* q) {
+  q->select_span = q->where_span = q->set_span = q->group_span = {};
+  for (SelectItem& i : q->select) {
+    i.span = {};
+    i.field.span = {};
+    if (i.aggregation) i.aggregation->span = {};
+    if (i.alias) i.alias->span = {};
+  }
+  if (q->from) q->from->span = q->from->table.span = {};
+  if (q->where) ClearExprSpans(&*q->where);
+  for (Assignment& a : q->set) {
+    a.span = a.target.span = a.operand.span = {};
+    for (Token& f : a.functions) f.span = {};
+  }
+  for (Token& t : q->group_by) t.span = {};
+  if (q->order) {
+    q->order->span = q->order->key_span = q->order->field.span = {};
+    if (q->order->aggregation) q->order->aggregation->span = {};
+    if (q->order->direction) q->order->direction->span = {};
+  }
+  if (q->interval) q->interval->span = {};
+  if (q->limit) q->limit->span = {};
+  if (q->outfile) q->outfile->span = q->outfile->path.span = {};
+  if (q->logformat) q->logformat->span = {};
+}
+
+}  // namespace mapr::ast

@@ -1,0 +1,231 @@
+// The PEGTL grammar of the mapr query language (contract §1). Private to
+// parser/: included by parse.cc and grammar_test.cc only.
+//
+// Every point where the parser commits (a `must<>`) names its own rule, and
+// grammar_errors.h gives each one a message; the control class in parse.cc
+// static_asserts that none is missing.
+#ifndef MAPR_PARSER_GRAMMAR_H_
+#define MAPR_PARSER_GRAMMAR_H_
+
+#include <tao/pegtl.hpp>
+
+namespace mapr::parser::grammar {
+
+using tao::pegtl::any;
+using tao::pegtl::at;
+using tao::pegtl::eof;
+using tao::pegtl::istring;
+using tao::pegtl::must;
+using tao::pegtl::not_at;
+using tao::pegtl::not_one;
+using tao::pegtl::one;
+using tao::pegtl::opt;
+using tao::pegtl::plus;
+using tao::pegtl::range;
+using tao::pegtl::ranges;
+using tao::pegtl::seq;
+using tao::pegtl::sor;
+using tao::pegtl::star;
+using tao::pegtl::string;
+using tao::pegtl::ascii::space;
+
+// ---- Lexical rules ---------------------------------------------------------
+
+// Optional whitespace, and separators between list items (a comma is a
+// separator like a space, as in DTail).
+struct sp : star<space> {};
+struct list_sep : star<sor<space, one<','>>> {};
+
+// Characters of a bareword: anything but whitespace, control characters and
+// the punctuation the grammar uses.
+struct control_char : sor<range<0, 31>, one<127>> {};
+struct name_char
+    : seq<not_at<control_char>,
+          not_one<' ', ',', '"', '`', '(', ')', '<', '>', '=', '!'>> {};
+// Characters of a bareword outfile path.
+struct path_char : seq<not_at<control_char>, not_one<' ', ',', '"'>> {};
+// Characters of an aggregation or function name.
+struct ident_char : ranges<'a', 'z', 'A', 'Z', '0', '9', '_', '_'> {};
+
+template <typename Word>
+struct keyword : seq<Word, not_at<name_char>> {};
+
+struct kw_select : keyword<istring<'s', 'e', 'l', 'e', 'c', 't'>> {};
+struct kw_from : keyword<istring<'f', 'r', 'o', 'm'>> {};
+struct kw_where : keyword<istring<'w', 'h', 'e', 'r', 'e'>> {};
+struct kw_set : keyword<istring<'s', 'e', 't'>> {};
+struct kw_group : keyword<istring<'g', 'r', 'o', 'u', 'p'>> {};
+struct kw_order : keyword<istring<'o', 'r', 'd', 'e', 'r'>> {};
+struct kw_rorder : keyword<istring<'r', 'o', 'r', 'd', 'e', 'r'>> {};
+struct kw_interval
+    : keyword<istring<'i', 'n', 't', 'e', 'r', 'v', 'a', 'l'>> {};
+struct kw_limit : keyword<istring<'l', 'i', 'm', 'i', 't'>> {};
+struct kw_outfile : keyword<istring<'o', 'u', 't', 'f', 'i', 'l', 'e'>> {};
+struct kw_logformat
+    : keyword<istring<'l', 'o', 'g', 'f', 'o', 'r', 'm', 'a', 't'>> {};
+struct kw_by : keyword<istring<'b', 'y'>> {};
+struct kw_and : keyword<istring<'a', 'n', 'd'>> {};
+struct kw_or : keyword<istring<'o', 'r'>> {};
+struct kw_not : keyword<istring<'n', 'o', 't'>> {};
+struct kw_as : keyword<istring<'a', 's'>> {};
+struct kw_asc : keyword<istring<'a', 's', 'c'>> {};
+struct kw_desc : keyword<istring<'d', 'e', 's', 'c'>> {};
+struct kw_append : keyword<istring<'a', 'p', 'p', 'e', 'n', 'd'>> {};
+
+struct clause_keyword
+    : sor<kw_select, kw_from, kw_where, kw_set, kw_group, kw_order, kw_rorder,
+          kw_interval, kw_limit, kw_outfile, kw_logformat> {};
+struct reserved : sor<clause_keyword, kw_and, kw_or, kw_not, kw_as> {};
+
+// A bareword that is not a reserved word.
+struct bareword : seq<not_at<reserved>, plus<name_char>> {};
+
+// `name`: backticks make any text a plain name.
+struct backtick_close : one<'`'> {};
+struct backtick_body : star<not_one<'`'>> {};
+struct backticked : seq<one<'`'>, backtick_body, must<backtick_close>> {};
+
+// "text": a literal without escapes.
+struct quote_close : one<'"'> {};
+struct string_body : star<not_one<'"'>> {};
+struct quoted : seq<one<'"'>, string_body, must<quote_close>> {};
+
+// The token rules that the actions capture. Each context has its own rule so
+// that actions and error messages attach to the right place.
+struct tok_bare : bareword {};
+struct tok_tick : backticked {};
+struct tok_string : quoted {};
+struct field : sor<tok_tick, tok_bare> {};
+
+// ---- select ----------------------------------------------------------------
+
+struct agg_name : plus<ident_char> {};
+struct agg_open : seq<agg_name, one<'('>> {};
+struct agg_close : one<')'> {};
+struct agg_call : seq<agg_open, sp, opt<field>, sp, must<agg_close>> {};
+struct alias_name : sor<tok_tick, tok_bare> {};
+struct alias : seq<kw_as, sp, must<alias_name>> {};
+struct item_expr : sor<agg_call, field> {};
+struct select_item : seq<item_expr, opt<sp, alias>> {};
+struct select_first_item : select_item {};
+struct select_clause
+    : seq<kw_select, sp, must<select_first_item>,
+          star<list_sep, select_item>> {};
+
+// ---- from ------------------------------------------------------------------
+
+struct table_star : seq<one<'*'>, not_at<name_char>> {};
+struct table_name : sor<table_star, tok_tick, tok_bare> {};
+struct from_clause : seq<kw_from, sp, must<table_name>> {};
+
+// ---- where -----------------------------------------------------------------
+
+struct cmp_word
+    : sor<istring<'n', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
+          istring<'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
+          istring<'l', 'a', 'c', 'k', 's'>,
+          istring<'n', 'h', 'a', 's', 'p', 'r', 'e', 'f', 'i', 'x'>,
+          istring<'h', 'a', 's', 'p', 'r', 'e', 'f', 'i', 'x'>,
+          istring<'n', 'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
+          istring<'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
+          istring<'e', 'q'>, istring<'n', 'e'>> {};
+struct cmp_symbol
+    : sor<string<'=', '='>, string<'!', '='>, string<'<', '='>,
+          string<'=', '<'>, string<'>', '='>, string<'=', '>'>, one<'<'>,
+          one<'>'>> {};
+struct compare_op : sor<cmp_symbol, keyword<cmp_word>> {};
+struct operand : sor<tok_string, tok_tick, tok_bare> {};
+struct lhs_operand : operand {};
+struct rhs_operand : operand {};
+struct comparison
+    : seq<lhs_operand, sp, must<compare_op>, sp, must<rhs_operand>> {};
+
+struct condition;
+struct paren_close : one<')'> {};
+struct paren_condition;
+struct paren_expr
+    : seq<one<'('>, sp, must<paren_condition>, sp, must<paren_close>> {};
+struct negation;
+struct not_operand;
+struct negation : seq<kw_not, sp, must<not_operand>> {};
+struct term : sor<negation, paren_expr, comparison> {};
+struct not_operand : term {};
+struct and_operand : term {};
+struct and_tail
+    : sor<seq<sp, kw_and, sp, must<and_operand>>, seq<list_sep, term>> {};
+struct conjunction : seq<term, star<and_tail>> {};
+struct or_operand : conjunction {};
+struct or_tail : seq<sp, kw_or, sp, must<or_operand>> {};
+struct condition : seq<conjunction, star<or_tail>> {};
+struct paren_condition : condition {};
+struct where_condition : condition {};
+struct where_clause : seq<kw_where, sp, must<where_condition>> {};
+
+// ---- set -------------------------------------------------------------------
+
+struct func_name : plus<ident_char> {};
+struct func_open : seq<func_name, one<'('>> {};
+struct func_close : one<')'> {};
+struct func_arg;
+struct func_call : seq<func_open, sp, must<func_arg>, sp, must<func_close>> {};
+struct set_value : sor<tok_string, func_call, tok_tick, tok_bare> {};
+struct func_arg : set_value {};
+struct set_target : sor<tok_tick, tok_bare> {};
+struct set_equals : one<'='> {};
+struct set_rhs : set_value {};
+struct assignment
+    : seq<set_target, sp, must<set_equals>, sp, must<set_rhs>> {};
+struct first_assignment : assignment {};
+struct set_clause
+    : seq<kw_set, sp, must<first_assignment>, star<list_sep, assignment>> {};
+
+// ---- group by --------------------------------------------------------------
+
+struct group_field : field {};
+struct group_first_field : group_field {};
+struct group_clause
+    : seq<kw_group, sp, opt<kw_by, sp>, must<group_first_field>,
+          star<list_sep, group_field>> {};
+
+// ---- order by --------------------------------------------------------------
+
+struct order_key : item_expr {};
+struct order_direction : sor<kw_asc, kw_desc> {};
+struct order_keyword : sor<kw_rorder, kw_order> {};
+struct order_clause
+    : seq<order_keyword, sp, opt<kw_by, sp>, must<order_key>,
+          opt<sp, order_direction>> {};
+
+// ---- interval, limit, outfile, logformat -----------------------------------
+
+struct value_token : seq<not_at<reserved>, plus<name_char>> {};
+struct interval_value : value_token {};
+struct interval_clause : seq<kw_interval, sp, must<interval_value>> {};
+struct limit_value : value_token {};
+struct limit_clause : seq<kw_limit, sp, must<limit_value>> {};
+
+struct path_bare : seq<not_at<reserved>, plus<path_char>> {};
+struct outfile_path : sor<tok_string, path_bare> {};
+struct outfile_append_path : outfile_path {};
+struct outfile_append : seq<kw_append, plus<space>, must<outfile_append_path>> {};
+struct outfile_target : sor<outfile_append, outfile_path> {};
+struct outfile_clause : seq<kw_outfile, sp, must<outfile_target>> {};
+
+struct logformat_name : sor<tok_tick, tok_bare> {};
+struct logformat_clause : seq<kw_logformat, sp, must<logformat_name>> {};
+
+// ---- query -----------------------------------------------------------------
+
+struct clause
+    : sor<select_clause, from_clause, where_clause, set_clause, group_clause,
+          order_clause, interval_clause, limit_clause, outfile_clause,
+          logformat_clause> {};
+struct first_clause : clause {};
+struct end_of_query : eof {};
+struct query
+    : seq<sp, must<first_clause>, star<list_sep, clause>, list_sep,
+          must<end_of_query>> {};
+
+}  // namespace mapr::parser::grammar
+
+#endif  // MAPR_PARSER_GRAMMAR_H_

@@ -1,0 +1,82 @@
+// The message for every point where the grammar commits (each `must<>`).
+// Private to parser/. The control class in parse.cc static_asserts that a
+// rule raised at runtime has an entry here.
+#ifndef MAPR_PARSER_GRAMMAR_ERRORS_H_
+#define MAPR_PARSER_GRAMMAR_ERRORS_H_
+
+#include "parser/grammar.h"
+
+namespace mapr::parser::grammar {
+
+struct ErrorText {
+  const char* expected;  // "expected ..." part of the message.
+  const char* hint;      // May be empty.
+};
+
+template <typename Rule>
+inline constexpr ErrorText kError = {nullptr, nullptr};
+
+#define MAPR_GRAMMAR_ERROR(rule, expected, hint) \
+  template <>                                    \
+  inline constexpr ErrorText kError<rule> = {expected, hint}
+
+MAPR_GRAMMAR_ERROR(first_clause, "a clause keyword",
+                   "a query is made of clauses such as: select count($line) "
+                   "from STATS group by $hostname");
+MAPR_GRAMMAR_ERROR(end_of_query, "a clause keyword",
+                   "clauses start with select, from, where, set, group, "
+                   "order, rorder, interval, limit, outfile or logformat");
+MAPR_GRAMMAR_ERROR(select_first_item, "a select item after 'select'",
+                   "for example: select count($line),avg(latency)");
+MAPR_GRAMMAR_ERROR(agg_close, "')' to close the aggregation", "");
+MAPR_GRAMMAR_ERROR(alias_name, "a column name after 'as'",
+                   "quote unusual names with backticks: as `my column`");
+MAPR_GRAMMAR_ERROR(table_name, "a table name after 'from'",
+                   "for example: from STATS, or from * for every table");
+MAPR_GRAMMAR_ERROR(compare_op, "a comparison operator",
+                   "operators: == != < <= > >= eq ne contains ncontains "
+                   "lacks hasprefix nhasprefix hassuffix nhassuffix");
+MAPR_GRAMMAR_ERROR(rhs_operand, "a value after the comparison operator",
+                   "numbers and fields are bare, strings are \"quoted\"");
+MAPR_GRAMMAR_ERROR(paren_condition, "a condition after '('", "");
+MAPR_GRAMMAR_ERROR(paren_close, "')' to close '('", "");
+MAPR_GRAMMAR_ERROR(not_operand, "a condition after 'not'", "");
+MAPR_GRAMMAR_ERROR(and_operand, "a condition after 'and'", "");
+MAPR_GRAMMAR_ERROR(or_operand, "a condition after 'or'", "");
+MAPR_GRAMMAR_ERROR(where_condition, "a condition after 'where'",
+                   "for example: where lifetimeConnections >= 3");
+MAPR_GRAMMAR_ERROR(func_arg, "a function argument", "");
+MAPR_GRAMMAR_ERROR(func_close, "')' to close the function call", "");
+MAPR_GRAMMAR_ERROR(set_equals, "'=' in the 'set' assignment",
+                   "for example: set $mask = maskdigits($time)");
+MAPR_GRAMMAR_ERROR(set_rhs, "a value after '='",
+                   "a field, a number, a \"string\" or md5sum(...) / "
+                   "maskdigits(...)");
+MAPR_GRAMMAR_ERROR(first_assignment, "an assignment after 'set'",
+                   "for example: set $mask = maskdigits($time)");
+MAPR_GRAMMAR_ERROR(group_first_field, "a field after 'group by'",
+                   "for example: group by $hostname");
+MAPR_GRAMMAR_ERROR(order_key, "a select item after 'order by'",
+                   "for example: order by count($line)");
+MAPR_GRAMMAR_ERROR(interval_value, "an interval after 'interval'",
+                   "for example: interval 5 (seconds), interval 30s, "
+                   "interval 2m");
+MAPR_GRAMMAR_ERROR(limit_value, "a row count after 'limit'",
+                   "for example: limit 10");
+MAPR_GRAMMAR_ERROR(outfile_target, "a file path after 'outfile'",
+                   "for example: outfile result.csv, or outfile append "
+                   "\"my results.csv\"");
+MAPR_GRAMMAR_ERROR(outfile_append_path, "a file path after 'outfile append'",
+                   "");
+MAPR_GRAMMAR_ERROR(logformat_name, "a log format name after 'logformat'",
+                   "known formats: default, generic, generickv, csv");
+MAPR_GRAMMAR_ERROR(backtick_close, "a closing '`'",
+                   "a backticked name must end with a backtick");
+MAPR_GRAMMAR_ERROR(quote_close, "a closing '\"'",
+                   "strings have no escapes and end at the next '\"'");
+
+#undef MAPR_GRAMMAR_ERROR
+
+}  // namespace mapr::parser::grammar
+
+#endif  // MAPR_PARSER_GRAMMAR_ERRORS_H_

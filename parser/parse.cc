@@ -1,0 +1,595 @@
+#include "parser/parse.h"
+
+#include <algorithm>
+#include <cctype>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <tao/pegtl.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "parser/grammar.h"
+#include "parser/grammar_errors.h"
+#include "parser/source_span.h"
+
+namespace mapr::parser {
+namespace {
+
+namespace pegtl = tao::pegtl;
+namespace g = grammar;
+
+// The only exception type our actions and control throw; caught in Parse().
+struct SyntaxError {
+  QueryError error;
+};
+
+enum Clause : uint32_t {
+  kSelect,
+  kFrom,
+  kWhere,
+  kSet,
+  kGroup,
+  kOrder,
+  kInterval,
+  kLimit,
+  kOutfile,
+  kLogformat,
+  kNumClauses,
+};
+
+constexpr const char* kClauseNames[kNumClauses] = {
+    "select", "from", "where", "set", "group", "order", "interval",
+    "limit", "outfile", "logformat"};
+
+struct State {
+  std::string_view text;
+  ParseLimits limits;
+  ast::Query query;
+
+  // The last token matched by tok_bare/tok_tick/tok_string.
+  ast::Token tok;
+  std::optional<ast::Token> aggregation;
+  std::optional<ast::Token> alias;
+  std::vector<ast::Expr> exprs;
+  ast::Token lhs, op, rhs;
+  ast::Token set_target;
+  std::vector<ast::Token> functions;
+  std::optional<ast::Token> direction;
+  bool reverse = false;
+  bool append = false;
+  size_t comparisons = 0;
+
+  size_t depth = 0;
+  size_t open_quote = 0;
+  Clause last_clause = kNumClauses;
+  size_t clause_offset[kNumClauses] = {};
+  bool seen[kNumClauses] = {};
+
+  ast::Span SpanOf(const char* begin, size_t size) const {
+    return ast::Span{static_cast<uint32_t>(begin - text.data()),
+                     static_cast<uint32_t>(size)};
+  }
+  template <typename Input>
+  ast::Span SpanOf(const Input& in) const {
+    return SpanOf(in.begin(), in.size());
+  }
+};
+
+[[noreturn]] void Fail(ast::Span span, std::string message,
+                       std::string hint = "") {
+  throw SyntaxError{QueryError{span, std::move(message), std::move(hint)}};
+}
+
+std::string Describe(std::string_view text, const ast::Span& span) {
+  if (span.length == 0) return "end of query";
+  std::string_view tok = text.substr(span.offset, span.length);
+  if (tok.size() > 40) return absl::StrCat("'", tok.substr(0, 37), "...'");
+  return absl::StrCat("'", tok, "'");
+}
+
+// ---- Control: error messages and nesting limits ----------------------------
+
+template <typename Rule>
+struct Control : pegtl::normal<Rule> {
+  template <typename Input, typename... States>
+  [[noreturn]] static void raise(const Input& in, State& st) {
+    static_assert(g::kError<Rule>.expected != nullptr,
+                  "every must<> rule needs a message in grammar_errors.h");
+    size_t offset = static_cast<size_t>(in.current() - st.text.data());
+    ast::Span span = TokenSpanAt(st.text, offset);
+    std::string hint = g::kError<Rule>.hint;
+    if constexpr (std::is_same_v<Rule, g::end_of_query>) {
+      std::string_view found = st.text.substr(span.offset, span.length);
+      if (found == "desc" || found == "asc" || found == "DESC" ||
+          found == "ASC") {
+        hint = "'asc' and 'desc' may only follow the key of 'order by'";
+      } else if (st.last_clause == kOrder) {
+        hint = "'order by' takes one key, optionally followed by asc or desc";
+      } else if (st.last_clause == kFrom) {
+        hint = "'from' takes exactly one table name";
+      } else if (st.last_clause == kLimit || st.last_clause == kInterval ||
+                 st.last_clause == kLogformat || st.last_clause == kOutfile) {
+        hint = absl::StrCat("'", kClauseNames[st.last_clause],
+                            "' takes exactly one value");
+      }
+      Fail(span, absl::StrCat("unexpected ", Describe(st.text, span)),
+           std::move(hint));
+    } else if constexpr (std::is_same_v<Rule, g::first_clause>) {
+      if (span.length == 0) Fail(span, "empty query", std::move(hint));
+    } else if constexpr (std::is_same_v<Rule, g::backtick_close> ||
+                         std::is_same_v<Rule, g::quote_close>) {
+      span = ast::Span{static_cast<uint32_t>(st.open_quote),
+                       static_cast<uint32_t>(st.text.size() - st.open_quote)};
+      Fail(span,
+           std::is_same_v<Rule, g::quote_close> ? "unterminated string"
+                                                : "unterminated backtick name",
+           std::move(hint));
+    } else if constexpr (std::is_same_v<Rule, g::compare_op>) {
+      if (offset < st.text.size() && st.text[offset] == '=') {
+        hint = "did you mean '=='?";
+      }
+    }
+    Fail(span,
+         absl::StrCat("expected ", g::kError<Rule>.expected, ", found ",
+                      Describe(st.text, span)),
+         std::move(hint));
+  }
+};
+
+// Records where a quoted string or backticked name opens, to underline it if
+// it is never closed.
+template <typename Rule>
+struct QuoteControl : Control<Rule> {
+  template <typename Input>
+  static void start(const Input& in, State& st) {
+    st.open_quote = static_cast<size_t>(in.current() - st.text.data());
+  }
+};
+template <>
+struct Control<g::quoted> : QuoteControl<g::quoted> {};
+template <>
+struct Control<g::backticked> : QuoteControl<g::backticked> {};
+
+// Bounds recursion (parentheses, not, function calls) so a hostile query
+// cannot overflow the stack.
+template <typename Rule>
+struct DepthControl : pegtl::normal<Rule> {
+  template <typename Input>
+  static void start(const Input& in, State& st) {
+    if (++st.depth > st.limits.max_depth) {
+      size_t offset = static_cast<size_t>(in.current() - st.text.data());
+      Fail(TokenSpanAt(st.text, offset),
+           absl::StrCat("nesting deeper than ", st.limits.max_depth,
+                        " levels"),
+           "raise CompileOptions::max_depth, or simplify the expression");
+    }
+  }
+  template <typename Input>
+  static void success(const Input&, State& st) {
+    --st.depth;
+  }
+  template <typename Input>
+  static void failure(const Input&, State& st) {
+    --st.depth;
+  }
+};
+template <>
+struct Control<g::paren_expr> : DepthControl<g::paren_expr> {};
+template <>
+struct Control<g::negation> : DepthControl<g::negation> {};
+template <>
+struct Control<g::func_call> : DepthControl<g::func_call> {};
+
+// ---- Actions ---------------------------------------------------------------
+
+template <typename Rule>
+struct Action : pegtl::nothing<Rule> {};
+
+template <>
+struct Action<g::tok_bare> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.tok = ast::Token{ast::TokenKind::kBareword, in.string(), st.SpanOf(in)};
+  }
+};
+template <>
+struct Action<g::path_bare> : Action<g::tok_bare> {};
+template <>
+struct Action<g::interval_value> : Action<g::tok_bare> {};
+template <>
+struct Action<g::limit_value> : Action<g::tok_bare> {};
+template <>
+struct Action<g::table_star> : Action<g::tok_bare> {};
+
+template <>
+struct Action<g::tok_tick> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    std::string_view s(in.begin(), in.size());
+    st.tok = ast::Token{ast::TokenKind::kBackticked,
+                        std::string(s.substr(1, s.size() - 2)), st.SpanOf(in)};
+  }
+};
+
+template <>
+struct Action<g::tok_string> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    std::string_view s(in.begin(), in.size());
+    st.tok = ast::Token{ast::TokenKind::kString,
+                        std::string(s.substr(1, s.size() - 2)), st.SpanOf(in)};
+  }
+};
+
+template <>
+struct Action<g::agg_open> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.aggregation = ast::Token{ast::TokenKind::kBareword,
+                                std::string(in.begin(), in.size() - 1),
+                                st.SpanOf(in.begin(), in.size() - 1)};
+    // `count()` has no field: an empty token just after '('.
+    st.tok = ast::Token{ast::TokenKind::kBareword, "",
+                        st.SpanOf(in.end(), 0)};
+  }
+};
+
+template <>
+struct Action<g::alias_name> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.alias = st.tok;
+  }
+};
+
+void CheckItemCount(State& st, size_t count, const ast::Span& span,
+                    const char* what) {
+  if (count > st.limits.max_items) {
+    Fail(span,
+         absl::StrCat("more than ", st.limits.max_items, " ", what),
+         "raise CompileOptions::max_items");
+  }
+}
+
+template <>
+struct Action<g::select_item> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    ast::SelectItem item;
+    item.aggregation = std::move(st.aggregation);
+    item.field = std::move(st.tok);
+    item.alias = std::move(st.alias);
+    item.span = st.SpanOf(in);
+    st.aggregation.reset();
+    st.alias.reset();
+    st.query.select.push_back(std::move(item));
+    CheckItemCount(st, st.query.select.size(), st.SpanOf(in), "select items");
+  }
+};
+template <>
+struct Action<g::select_first_item> : Action<g::select_item> {};
+
+// Checks that a clause appears once and remembers it for error hints.
+template <typename Input>
+void EnterClause(const Input& in, State& st, Clause clause) {
+  ast::Span span = TokenSpanAt(st.text, st.SpanOf(in).offset);
+  if (st.seen[clause]) {
+    LineCol first = OffsetToLineCol(st.text, st.clause_offset[clause]);
+    Fail(span, absl::StrCat("duplicate '", kClauseNames[clause], "' clause"),
+         absl::StrCat("each clause may appear once; the first '",
+                      kClauseNames[clause], "' is at ", first.line, ":",
+                      first.column));
+  }
+  st.seen[clause] = true;
+  st.clause_offset[clause] = span.offset;
+  st.last_clause = clause;
+}
+
+template <>
+struct Action<g::select_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kSelect);
+    st.query.select_span = st.SpanOf(in);
+  }
+};
+
+template <>
+struct Action<g::from_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kFrom);
+    st.query.from = ast::FromClause{st.tok, st.SpanOf(in)};
+  }
+};
+
+template <>
+struct Action<g::lhs_operand> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.lhs = st.tok;
+  }
+};
+template <>
+struct Action<g::rhs_operand> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.rhs = st.tok;
+  }
+};
+template <>
+struct Action<g::compare_op> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    std::string op = in.string();
+    for (char& c : op) c = static_cast<char>(std::tolower(c));
+    st.op = ast::Token{ast::TokenKind::kBareword, std::move(op),
+                       st.SpanOf(in)};
+  }
+};
+template <>
+struct Action<g::comparison> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    ast::Expr e;
+    e.kind = ast::ExprKind::kCompare;
+    e.op = std::move(st.op);
+    e.lhs = std::move(st.lhs);
+    e.rhs = std::move(st.rhs);
+    e.span = st.SpanOf(in);
+    st.exprs.push_back(std::move(e));
+    CheckItemCount(st, ++st.comparisons, st.SpanOf(in), "where comparisons");
+  }
+};
+template <>
+struct Action<g::negation> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    ast::Expr e;
+    e.kind = ast::ExprKind::kNot;
+    e.span = st.SpanOf(in);
+    e.children.push_back(std::move(st.exprs.back()));
+    st.exprs.back() = std::move(e);
+  }
+};
+
+void Combine(State& st, ast::ExprKind kind) {
+  ast::Expr right = std::move(st.exprs.back());
+  st.exprs.pop_back();
+  ast::Expr& left = st.exprs.back();
+  ast::Span span{left.span.offset,
+                 right.span.offset + right.span.length - left.span.offset};
+  if (left.kind == kind) {
+    left.children.push_back(std::move(right));
+    left.span = span;
+    return;
+  }
+  ast::Expr e;
+  e.kind = kind;
+  e.span = span;
+  e.children.push_back(std::move(left));
+  e.children.push_back(std::move(right));
+  st.exprs.back() = std::move(e);
+}
+
+template <>
+struct Action<g::and_tail> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    Combine(st, ast::ExprKind::kAnd);
+  }
+};
+template <>
+struct Action<g::or_tail> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    Combine(st, ast::ExprKind::kOr);
+  }
+};
+template <>
+struct Action<g::where_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kWhere);
+    st.query.where = std::move(st.exprs.back());
+    st.exprs.clear();
+    st.query.where_span = st.SpanOf(in);
+  }
+};
+
+template <>
+struct Action<g::set_target> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.set_target = st.tok;
+  }
+};
+template <>
+struct Action<g::func_open> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.functions.push_back(ast::Token{ast::TokenKind::kBareword,
+                                      std::string(in.begin(), in.size() - 1),
+                                      st.SpanOf(in.begin(), in.size() - 1)});
+  }
+};
+template <>
+struct Action<g::assignment> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    ast::Assignment a;
+    a.target = std::move(st.set_target);
+    a.functions = std::move(st.functions);
+    a.operand = std::move(st.tok);
+    a.span = st.SpanOf(in);
+    st.functions.clear();
+    st.query.set.push_back(std::move(a));
+    CheckItemCount(st, st.query.set.size(), st.SpanOf(in),
+                   "set assignments");
+  }
+};
+template <>
+struct Action<g::first_assignment> : Action<g::assignment> {};
+template <>
+struct Action<g::set_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kSet);
+    st.query.set_span = st.SpanOf(in);
+  }
+};
+
+template <>
+struct Action<g::group_field> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.query.group_by.push_back(st.tok);
+    CheckItemCount(st, st.query.group_by.size(), st.SpanOf(in),
+                   "group-by fields");
+  }
+};
+template <>
+struct Action<g::group_first_field> : Action<g::group_field> {};
+template <>
+struct Action<g::group_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kGroup);
+    st.query.group_span = st.SpanOf(in);
+  }
+};
+
+template <>
+struct Action<g::order_keyword> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.reverse = in.size() == 6;  // "rorder"
+  }
+};
+template <>
+struct Action<g::order_direction> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    std::string d = in.string();
+    for (char& c : d) c = static_cast<char>(std::tolower(c));
+    st.direction = ast::Token{ast::TokenKind::kBareword, std::move(d),
+                              st.SpanOf(in)};
+  }
+};
+template <>
+struct Action<g::order_key> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    ast::OrderClause o;
+    o.aggregation = std::move(st.aggregation);
+    o.field = std::move(st.tok);
+    o.key_span = st.SpanOf(in);
+    st.aggregation.reset();
+    st.query.order = std::move(o);
+  }
+};
+template <>
+struct Action<g::order_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    // order_key already stored the key; a duplicate clause overwrote it but
+    // EnterClause rejects that case.
+    EnterClause(in, st, kOrder);
+    st.query.order->reverse = st.reverse;
+    st.query.order->direction = std::move(st.direction);
+    st.query.order->span = st.SpanOf(in);
+    st.direction.reset();
+  }
+};
+
+template <>
+struct Action<g::interval_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kInterval);
+    st.query.interval = st.tok;
+  }
+};
+template <>
+struct Action<g::limit_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kLimit);
+    st.query.limit = st.tok;
+  }
+};
+template <>
+struct Action<g::kw_append> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.append = true;
+  }
+};
+template <>
+struct Action<g::outfile_path> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    // A plain path after a failed `append` attempt ("outfile append" alone
+    // names a file called append).
+    st.append = false;
+  }
+};
+template <>
+struct Action<g::outfile_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kOutfile);
+    st.query.outfile = ast::OutfileClause{st.append, st.tok, st.SpanOf(in)};
+    st.append = false;
+  }
+};
+template <>
+struct Action<g::logformat_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kLogformat);
+    st.query.logformat = st.tok;
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<ast::Query> Parse(std::string_view text,
+                                 const ParseLimits& limits) {
+  if (text.size() > limits.max_query_bytes) {
+    return QueryErrorStatus(
+        text.substr(0, std::min<size_t>(text.size(), 200)),
+        QueryError{ast::Span{0, 0},
+                   absl::StrCat("query is ", text.size(),
+                                " bytes, more than the limit of ",
+                                limits.max_query_bytes),
+                   "raise CompileOptions::max_query_bytes"});
+  }
+  State st;
+  st.text = text;
+  st.limits = limits;
+  try {
+    pegtl::memory_input<pegtl::tracking_mode::lazy> in(text.data(),
+                                                       text.size(), "query");
+    pegtl::parse<g::query, Action, Control>(in, st);
+  } catch (const SyntaxError& e) {
+    return QueryErrorStatus(text, e.error);
+  } catch (const std::exception& e) {
+    return absl::InternalError(
+        absl::StrCat("query parser failed unexpectedly: ", e.what()));
+  } catch (...) {
+    return absl::InternalError("query parser failed unexpectedly");
+  }
+  if (!st.seen[kSelect]) {
+    return QueryErrorStatus(
+        text, QueryError{TokenSpanAt(text, text.find_first_not_of(" \t\r\n")),
+                         "query has no 'select' clause",
+                         "add the values to compute, for example: select "
+                         "count($line)"});
+  }
+  return std::move(st.query);
+}
+
+}  // namespace mapr::parser

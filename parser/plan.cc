@@ -1,0 +1,173 @@
+#include "parser/plan.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace mapr::plan {
+
+CommonVariable LookupCommonVariable(std::string_view name) {
+  if (name == "$line") return CommonVariable::kLine;
+  if (name == "$empty") return CommonVariable::kEmpty;
+  if (name == "*") return CommonVariable::kStar;
+  if (name == "$hostname") return CommonVariable::kHostname;
+  if (name == "$server") return CommonVariable::kServer;
+  if (name == "$timezone") return CommonVariable::kTimezone;
+  if (name == "$timeoffset") return CommonVariable::kTimeoffset;
+  return CommonVariable::kNone;
+}
+
+const char* AggregateName(AggregateKind kind) {
+  switch (kind) {
+    case AggregateKind::kCount: return "count";
+    case AggregateKind::kSum: return "sum";
+    case AggregateKind::kMin: return "min";
+    case AggregateKind::kMax: return "max";
+    case AggregateKind::kAvg: return "avg";
+    case AggregateKind::kLast: return "last";
+    case AggregateKind::kLen: return "len";
+    case AggregateKind::kPercentage: return "percentage";
+    case AggregateKind::kPercentile: return "percentile";
+  }
+  return "?";
+}
+
+const char* StateKindName(StateKind kind) {
+  switch (kind) {
+    case StateKind::kCount: return "count";
+    case StateKind::kSum: return "sum";
+    case StateKind::kMin: return "min";
+    case StateKind::kMax: return "max";
+    case StateKind::kAvg: return "avg";
+    case StateKind::kLast: return "last";
+    case StateKind::kLen: return "len";
+  }
+  return "?";
+}
+
+const char* CompareOpName(CompareOp op) {
+  switch (op) {
+    case CompareOp::kFloatEq: return "==";
+    case CompareOp::kFloatNe: return "!=";
+    case CompareOp::kFloatLt: return "<";
+    case CompareOp::kFloatLe: return "<=";
+    case CompareOp::kFloatGt: return ">";
+    case CompareOp::kFloatGe: return ">=";
+    case CompareOp::kStrEq: return "eq";
+    case CompareOp::kStrNe: return "ne";
+    case CompareOp::kContains: return "contains";
+    case CompareOp::kNotContains: return "ncontains";
+    case CompareOp::kHasPrefix: return "hasprefix";
+    case CompareOp::kNotHasPrefix: return "nhasprefix";
+    case CompareOp::kHasSuffix: return "hassuffix";
+    case CompareOp::kNotHasSuffix: return "nhassuffix";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string OperandString(const Plan& p, const Operand& o) {
+  switch (o.kind) {
+    case Operand::Kind::kField: return p.fields[o.field].name;
+    case Operand::Kind::kNumber: return o.text;
+    case Operand::Kind::kString: return absl::StrCat("\"", o.text, "\"");
+  }
+  return "";
+}
+
+std::string ConditionString(const Plan& p, const Condition& c) {
+  switch (c.kind) {
+    case Condition::Kind::kCompare:
+      return absl::StrCat("(", OperandString(p, c.lhs), " ",
+                          CompareOpName(c.op), " ", OperandString(p, c.rhs),
+                          ")");
+    case Condition::Kind::kNot:
+      return absl::StrCat("not", ConditionString(p, c.children[0]));
+    case Condition::Kind::kAnd:
+    case Condition::Kind::kOr: {
+      std::vector<std::string> parts;
+      for (const Condition& child : c.children) {
+        parts.push_back(ConditionString(p, child));
+      }
+      return absl::StrCat(c.kind == Condition::Kind::kAnd ? "and[" : "or[",
+                          absl::StrJoin(parts, " "), "]");
+    }
+  }
+  return "";
+}
+
+std::string SetString(const Plan& p, const SetStep& s) {
+  std::string value = OperandString(p, s.source);
+  for (runtime::FunctionKind f : s.functions) {
+    value = absl::StrCat(runtime::FunctionName(f), "(", value, ")");
+  }
+  return absl::StrCat(p.fields[s.target].name, " = ", value);
+}
+
+}  // namespace
+
+std::string DebugString(const Plan& p) {
+  std::string out;
+  absl::StrAppend(&out, "format: ", p.log_format,
+                  p.log_format_given ? " (logformat)" : " (default rule)",
+                  "\n");
+  switch (p.table_filter) {
+    case TableFilter::kNone: out.append("table: every line\n"); break;
+    case TableFilter::kAny: out.append("table: any |MAPREDUCE:<table>|\n"); break;
+    case TableFilter::kTable:
+      absl::StrAppend(&out, "table: ", p.table_marker, "\n");
+      break;
+  }
+  std::vector<std::string> extracted;
+  for (FieldId id : p.extracted_fields) extracted.push_back(p.fields[id].name);
+  absl::StrAppend(&out, "extract: ", absl::StrJoin(extracted, ", "), "\n");
+  std::vector<std::string> sets;
+  for (const SetStep& s : p.sets) sets.push_back(SetString(p, s));
+  if (p.sets_before_where > 0) {
+    absl::StrAppend(
+        &out, "set before where: ",
+        absl::StrJoin(sets.begin(), sets.begin() + p.sets_before_where, ", "),
+        "\n");
+  }
+  if (p.where) {
+    absl::StrAppend(&out, "where: ", ConditionString(p, *p.where), "\n");
+  }
+  if (sets.size() > p.sets_before_where) {
+    absl::StrAppend(
+        &out, "set: ",
+        absl::StrJoin(sets.begin() + p.sets_before_where, sets.end(), ", "),
+        "\n");
+  }
+  std::vector<std::string> groups;
+  for (FieldId id : p.group_by) groups.push_back(p.fields[id].name);
+  absl::StrAppend(&out, "group by: ", absl::StrJoin(groups, ", "), "\n");
+  out.append("columns:\n");
+  for (size_t i = 0; i < p.columns.size(); ++i) {
+    const Column& c = p.columns[i];
+    absl::StrAppend(&out, "  ", c.name, ": ", AggregateName(c.kind), "(",
+                    p.fields[c.field].name, ") slot ", c.slot,
+                    c.is_group_key ? " [group key]" : "", "\n");
+  }
+  out.append("states:");
+  for (const StateSlot& s : p.slots) {
+    absl::StrAppend(&out, " ", StateKindName(s.kind), "(",
+                    p.fields[s.field].name, ")");
+  }
+  out.append("\n");
+  if (p.order_column) {
+    absl::StrAppend(&out, "order by: ", p.columns[*p.order_column].name,
+                    p.order_descending ? " desc" : " asc", "\n");
+  }
+  if (p.limit >= 0) absl::StrAppend(&out, "limit: ", p.limit, "\n");
+  absl::StrAppend(&out, "interval: ", p.interval_ms, "ms\n");
+  if (p.outfile) {
+    absl::StrAppend(&out, "outfile: ", *p.outfile,
+                    p.outfile_append ? " (append)" : "", "\n");
+  }
+  for (const Warning& w : p.warnings) {
+    absl::StrAppend(&out, "warning: ", w.message, "\n");
+  }
+  return out;
+}
+
+}  // namespace mapr::plan

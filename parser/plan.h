@@ -1,0 +1,176 @@
+// The compiled, immutable plan of a query: everything the runtime needs,
+// resolved and checked. Built by the planner (parser/planner.h) from the AST.
+#ifndef MAPR_PARSER_PLAN_H_
+#define MAPR_PARSER_PLAN_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mapr/result.h"
+#include "parser/ast.h"
+#include "runtime/functions.h"
+
+namespace mapr::plan {
+
+using FieldId = uint32_t;
+
+// Variables every log format provides (the engine fills them).
+enum class CommonVariable : uint8_t {
+  kNone,  // Not a common variable: the log format (or `set`) provides it.
+  kLine,
+  kEmpty,
+  kStar,
+  kHostname,
+  kServer,
+  kTimezone,
+  kTimeoffset,
+};
+
+// Returns the common variable named `name`, or kNone.
+CommonVariable LookupCommonVariable(std::string_view name);
+
+struct Field {
+  std::string name;
+  CommonVariable common = CommonVariable::kNone;
+  // True if the log format must fill this field (read before any `set`
+  // writes it, and not a common variable).
+  bool extracted = false;
+  // True if some `set` assigns it.
+  bool assigned = false;
+};
+
+using AggregateKind = ColumnKind;
+
+// Aggregate state kinds; select items that need the same state of the same
+// field share one slot (sum, percentage and percentile all keep a sum).
+enum class StateKind : uint8_t { kCount, kSum, kMin, kMax, kAvg, kLast, kLen };
+
+struct StateSlot {
+  StateKind kind;
+  FieldId field;
+  friend bool operator==(const StateSlot&, const StateSlot&) = default;
+};
+
+struct Column {
+  std::string name;     // Output header (alias or the DTail storage text).
+  std::string storage;  // DTail's FieldStorage: `count($line)`, `$time`.
+  AggregateKind kind;
+  FieldId field;
+  uint32_t slot;
+  bool is_group_key = false;
+};
+
+enum class CompareOp : uint8_t {
+  kFloatEq,
+  kFloatNe,
+  kFloatLt,
+  kFloatLe,
+  kFloatGt,
+  kFloatGe,
+  kStrEq,
+  kStrNe,
+  kContains,
+  kNotContains,
+  kHasPrefix,
+  kNotHasPrefix,
+  kHasSuffix,
+  kNotHasSuffix,
+};
+
+inline bool IsFloatOp(CompareOp op) { return op <= CompareOp::kFloatGe; }
+
+struct Operand {
+  enum class Kind : uint8_t { kField, kNumber, kString };
+  Kind kind = Kind::kField;
+  FieldId field = 0;    // kField
+  double number = 0;    // kNumber
+  std::string text;     // kString; for kNumber the number as written
+};
+
+struct Condition {
+  enum class Kind : uint8_t { kCompare, kAnd, kOr, kNot };
+  Kind kind = Kind::kCompare;
+  CompareOp op = CompareOp::kFloatEq;
+  Operand lhs, rhs;
+  std::vector<Condition> children;
+};
+
+struct SetStep {
+  FieldId target;
+  // Applied innermost first: for md5sum(maskdigits(x)) this is
+  // {kMaskDigits, kMd5Sum}.
+  std::vector<runtime::FunctionKind> functions;
+  // The operand: a field (missing field => target becomes missing), or a
+  // literal (numbers and strings are stored as their text).
+  Operand source;
+};
+
+enum class TableFilter : uint8_t {
+  kNone,   // No `from` (or `logformat csv` without one): every line.
+  kTable,  // `from X`: the line contains `|MAPREDUCE:X|`.
+  kAny,    // `from *`: the line contains `|MAPREDUCE:<name>|`.
+};
+
+struct Warning {
+  std::string message;
+  ast::Span span;
+};
+
+struct Plan {
+  std::string text;  // The query as given.
+
+  std::vector<Field> fields;
+  // Fields the log format must fill (subset of `fields`, by id), in id order.
+  std::vector<FieldId> extracted_fields;
+
+  std::vector<Column> columns;
+  std::vector<StateSlot> slots;
+
+  std::optional<Condition> where;
+  std::vector<SetStep> sets;
+  // The first `sets_before_where` steps run before `where` because it reads
+  // what they assign; the rest run after it.
+  size_t sets_before_where = 0;
+
+  std::vector<FieldId> group_by;
+
+  // Index into `columns` of the order key, if any.
+  std::optional<uint32_t> order_column;
+  bool order_descending = true;
+
+  int64_t limit = -1;  // -1: none.
+  // As written (0 allowed, like DTail); effective_interval_ms() is >= 1000.
+  int64_t interval_ms = 5000;
+  bool interval_given = false;
+  int64_t effective_interval_ms() const {
+    return interval_ms <= 0 ? 1000 : interval_ms;
+  }
+
+  std::optional<std::string> outfile;
+  bool outfile_append = false;
+
+  std::string log_format;  // Canonical (lower-case) name.
+  bool log_format_given = false;
+
+  TableFilter table_filter = TableFilter::kNone;
+  std::string table;         // Upper-cased name for kTable.
+  std::string table_marker;  // `|MAPREDUCE:TABLE|` for kTable.
+
+  std::vector<Warning> warnings;
+
+  // A canonical query text that compiles to an equal plan.
+  std::string canonical;
+};
+
+// Human-readable multi-line description (mapr --explain, tests).
+std::string DebugString(const Plan& plan);
+
+const char* AggregateName(AggregateKind kind);
+const char* StateKindName(StateKind kind);
+const char* CompareOpName(CompareOp op);
+
+}  // namespace mapr::plan
+
+#endif  // MAPR_PARSER_PLAN_H_

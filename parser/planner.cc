@@ -1,0 +1,598 @@
+#include "parser/planner.h"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "mapr/internal/strings.h"
+#include "parser/source_span.h"
+#include "runtime/number.h"
+
+namespace mapr::parser {
+namespace {
+
+using plan::AggregateKind;
+using plan::CompareOp;
+using plan::FieldId;
+using plan::StateKind;
+
+struct AggregateName {
+  std::string_view name;
+  AggregateKind kind;
+  StateKind state;
+};
+
+constexpr AggregateName kAggregates[] = {
+    {"count", AggregateKind::kCount, StateKind::kCount},
+    {"sum", AggregateKind::kSum, StateKind::kSum},
+    {"min", AggregateKind::kMin, StateKind::kMin},
+    {"max", AggregateKind::kMax, StateKind::kMax},
+    {"last", AggregateKind::kLast, StateKind::kLast},
+    {"avg", AggregateKind::kAvg, StateKind::kAvg},
+    {"len", AggregateKind::kLen, StateKind::kLen},
+    {"percentage", AggregateKind::kPercentage, StateKind::kSum},
+    {"percentile", AggregateKind::kPercentile, StateKind::kSum},
+};
+
+struct OpName {
+  std::string_view name;
+  CompareOp op;
+};
+
+constexpr OpName kOps[] = {
+    {"==", CompareOp::kFloatEq},       {"!=", CompareOp::kFloatNe},
+    {"<", CompareOp::kFloatLt},        {"<=", CompareOp::kFloatLe},
+    {"=<", CompareOp::kFloatLe},       {">", CompareOp::kFloatGt},
+    {">=", CompareOp::kFloatGe},       {"=>", CompareOp::kFloatGe},
+    {"eq", CompareOp::kStrEq},         {"ne", CompareOp::kStrNe},
+    {"contains", CompareOp::kContains}, {"ncontains", CompareOp::kNotContains},
+    {"lacks", CompareOp::kNotContains}, {"hasprefix", CompareOp::kHasPrefix},
+    {"nhasprefix", CompareOp::kNotHasPrefix},
+    {"hassuffix", CompareOp::kHasSuffix},
+    {"nhassuffix", CompareOp::kNotHasSuffix},
+};
+
+// The $-variables of DTail's default format (dtail-reference §3.3, §3.6).
+const std::vector<std::string>& DefaultFormatVariables() {
+  static const auto* vars = new std::vector<std::string>{
+      "$severity", "$loglevel", "$time",       "$date",     "$hour",
+      "$minute",   "$second",   "$pid",        "$caller",   "$cpus",
+      "$goroutines", "$cgocalls", "$loadavg", "$uptime"};
+  return *vars;
+}
+
+std::string AggregateStorage(const ast::Token& agg, const ast::Token& field) {
+  return absl::StrCat(agg.text, "(", field.text, ")");
+}
+
+class Planner {
+ public:
+  Planner(const ast::Query& query, std::string_view text,
+          const PlannerContext& context)
+      : q_(query), text_(text), context_(context) {}
+
+  absl::StatusOr<plan::Plan> Build() {
+    p_.text = std::string(text_);
+    p_.canonical = ast::Unparse(q_);
+    PlanFormat();
+    PlanTable();
+    PlanSelect();
+    PlanWhere();
+    PlanSet();
+    PlanGroupBy();
+    PlanOrder();
+    PlanLimit();
+    PlanInterval();
+    PlanOutfile();
+    if (!errors_.empty()) return QueryErrorsStatus(text_, errors_);
+    PlanExecutionOrder();
+    PlanWarnings();
+    return std::move(p_);
+  }
+
+ private:
+  void Error(ast::Span span, std::string message, std::string hint = "") {
+    errors_.push_back(QueryError{span, std::move(message), std::move(hint)});
+  }
+
+  FieldId Intern(const std::string& name) {
+    auto [it, inserted] = field_ids_.try_emplace(name, 0);
+    if (inserted) {
+      it->second = static_cast<FieldId>(p_.fields.size());
+      plan::Field f;
+      f.name = name;
+      f.common = plan::LookupCommonVariable(name);
+      p_.fields.push_back(std::move(f));
+    }
+    return it->second;
+  }
+
+  void PlanFormat() {
+    std::string name = q_.from ? "default" : "generic";
+    ast::Span span;
+    if (q_.logformat) {
+      name = absl::AsciiStrToLower(internal::ToAbsl(q_.logformat->text));
+      span = q_.logformat->span;
+      p_.log_format_given = true;
+    }
+    std::optional<FormatInfo> info;
+    if (context_.lookup_format) info = context_.lookup_format(name);
+    if (!info) {
+      std::vector<std::string> names = context_.format_names;
+      std::sort(names.begin(), names.end());
+      Error(span, absl::StrCat("unknown log format '",
+                               q_.logformat ? q_.logformat->text : name, "'"),
+            absl::StrCat("known log formats: ", absl::StrJoin(names, ", ")));
+      return;
+    }
+    p_.log_format = info->name;
+    format_variables_ = info->variables;
+  }
+
+  void PlanTable() {
+    if (!q_.from) return;
+    const ast::Token& t = q_.from->table;
+    if (t.kind == ast::TokenKind::kBareword && t.text == "*") {
+      p_.table_filter = plan::TableFilter::kAny;
+      return;
+    }
+    if (t.text.empty() || t.text.find('|') != std::string::npos) {
+      Error(t.span, absl::StrCat("invalid table name '", t.text, "'"),
+            "a table name is the text after MAPREDUCE: up to the next '|'");
+      return;
+    }
+    p_.table_filter = plan::TableFilter::kTable;
+    p_.table = absl::AsciiStrToUpper(internal::ToAbsl(t.text));
+    p_.table_marker = absl::StrCat("|MAPREDUCE:", p_.table, "|");
+  }
+
+  std::optional<AggregateName> LookupAggregate(const ast::Token& name) {
+    for (const AggregateName& a : kAggregates) {
+      if (a.name == name.text) return a;
+    }
+    std::vector<std::string_view> names;
+    for (const AggregateName& a : kAggregates) names.push_back(a.name);
+    std::string_view close = ClosestMatch(name.text, names);
+    std::string hint;
+    if (!close.empty()) {
+      hint = absl::StrCat("did you mean '", close, "'?");
+      if (absl::EqualsIgnoreCase(internal::ToAbsl(close),
+                                 internal::ToAbsl(name.text))) {
+        absl::StrAppend(&hint, " aggregation names are case-sensitive");
+      }
+    } else {
+      hint = absl::StrCat("known aggregations: ", absl::StrJoin(names, ", "));
+    }
+    Error(name.span, absl::StrCat("unknown aggregation '", name.text, "'"),
+          std::move(hint));
+    return std::nullopt;
+  }
+
+  uint32_t Slot(StateKind kind, FieldId field) {
+    plan::StateSlot slot{kind, field};
+    for (size_t i = 0; i < p_.slots.size(); ++i) {
+      if (p_.slots[i] == slot) return static_cast<uint32_t>(i);
+    }
+    p_.slots.push_back(slot);
+    return static_cast<uint32_t>(p_.slots.size() - 1);
+  }
+
+  void PlanSelect() {
+    for (const ast::SelectItem& item : q_.select) {
+      plan::Column c;
+      StateKind state = StateKind::kLast;
+      c.kind = AggregateKind::kLast;
+      if (item.aggregation) {
+        std::optional<AggregateName> agg = LookupAggregate(*item.aggregation);
+        if (!agg) continue;
+        c.kind = agg->kind;
+        state = agg->state;
+        c.storage = AggregateStorage(*item.aggregation, item.field);
+      } else {
+        c.storage = item.field.text;
+      }
+      if (item.field.kind == ast::TokenKind::kString) {
+        Error(item.field.span, "a select item cannot be a string literal",
+              absl::StrCat("to select a field with an unusual name, use "
+                           "backticks: `", item.field.text, "`"));
+        continue;
+      }
+      c.field = Intern(item.field.text);
+      c.slot = Slot(state, c.field);
+      c.name = item.alias ? item.alias->text : c.storage;
+      p_.columns.push_back(std::move(c));
+    }
+  }
+
+  plan::Operand FloatOperand(const ast::Token& t) {
+    plan::Operand o;
+    if (t.kind == ast::TokenKind::kString) {
+      Error(t.span,
+            absl::StrCat("\"", t.text,
+                         "\" is a string; numeric comparisons take numbers "
+                         "or fields"),
+            "compare strings with eq, ne, contains, hasprefix or hassuffix");
+      return o;
+    }
+    double v;
+    if (t.kind == ast::TokenKind::kBareword &&
+        runtime::ParseNumber(t.text, &v)) {
+      o.kind = plan::Operand::Kind::kNumber;
+      o.number = v;
+      o.text = t.text;
+      return o;
+    }
+    o.kind = plan::Operand::Kind::kField;
+    o.field = Intern(t.text);
+    return o;
+  }
+
+  plan::Operand StringOperand(const ast::Token& t) {
+    plan::Operand o;
+    double v;
+    if (t.kind == ast::TokenKind::kString ||
+        (t.kind == ast::TokenKind::kBareword &&
+         runtime::ParseNumber(t.text, &v))) {
+      // A bare number under a string operator is the literal text (DTail
+      // would look for a field named "200").
+      o.kind = plan::Operand::Kind::kString;
+      o.text = t.text;
+      return o;
+    }
+    o.kind = plan::Operand::Kind::kField;
+    o.field = Intern(t.text);
+    return o;
+  }
+
+  plan::Condition PlanCondition(const ast::Expr& e) {
+    plan::Condition c;
+    switch (e.kind) {
+      case ast::ExprKind::kAnd:
+        c.kind = plan::Condition::Kind::kAnd;
+        break;
+      case ast::ExprKind::kOr:
+        c.kind = plan::Condition::Kind::kOr;
+        break;
+      case ast::ExprKind::kNot:
+        c.kind = plan::Condition::Kind::kNot;
+        break;
+      case ast::ExprKind::kCompare: {
+        c.kind = plan::Condition::Kind::kCompare;
+        const OpName* op = nullptr;
+        for (const OpName& o : kOps) {
+          if (o.name == e.op.text) op = &o;
+        }
+        if (op == nullptr) {  // The grammar only admits known operators.
+          Error(e.op.span, absl::StrCat("unknown operator '", e.op.text, "'"));
+          return c;
+        }
+        c.op = op->op;
+        if (plan::IsFloatOp(c.op)) {
+          c.lhs = FloatOperand(e.lhs);
+          c.rhs = FloatOperand(e.rhs);
+        } else {
+          c.lhs = StringOperand(e.lhs);
+          c.rhs = StringOperand(e.rhs);
+        }
+        return c;
+      }
+    }
+    for (const ast::Expr& child : e.children) {
+      c.children.push_back(PlanCondition(child));
+    }
+    return c;
+  }
+
+  void PlanWhere() {
+    if (q_.where) p_.where = PlanCondition(*q_.where);
+  }
+
+  void PlanSet() {
+    for (const ast::Assignment& a : q_.set) {
+      plan::SetStep step;
+      bool ok = true;
+      if (a.target.kind == ast::TokenKind::kString ||
+          a.target.text.empty() || a.target.text[0] != '$') {
+        Error(a.target.span,
+              absl::StrCat("'set' assigns $variables, not '", a.target.text,
+                           "'"),
+              absl::StrCat("write: set $",
+                           a.target.text.empty() || a.target.text[0] == '$'
+                               ? "name"
+                               : a.target.text,
+                           " = ..."));
+        ok = false;
+      }
+      for (auto it = a.functions.rbegin(); it != a.functions.rend(); ++it) {
+        std::optional<runtime::FunctionKind> f =
+            runtime::LookupFunction(it->text);
+        if (!f) {
+          std::vector<std::string_view> names = {"md5sum", "maskdigits"};
+          std::string_view close = ClosestMatch(it->text, names);
+          Error(it->span, absl::StrCat("unknown function '", it->text, "'"),
+                close.empty()
+                    ? std::string("known functions: md5sum, maskdigits")
+                    : absl::StrCat("did you mean '", close, "'?"));
+          ok = false;
+          continue;
+        }
+        step.functions.push_back(*f);
+      }
+      const ast::Token& src = a.operand;
+      double v;
+      if (src.kind == ast::TokenKind::kString) {
+        step.source.kind = plan::Operand::Kind::kString;
+        step.source.text = src.text;
+      } else if (src.kind == ast::TokenKind::kBareword &&
+                 runtime::ParseNumber(src.text, &v)) {
+        step.source.kind = plan::Operand::Kind::kNumber;
+        step.source.number = v;
+        step.source.text = src.text;
+      } else {
+        step.source.kind = plan::Operand::Kind::kField;
+        step.source.field = Intern(src.text);
+      }
+      if (!ok) continue;
+      step.target = Intern(a.target.text);
+      p_.fields[step.target].assigned = true;
+      p_.sets.push_back(std::move(step));
+    }
+  }
+
+  void PlanGroupBy() {
+    for (const ast::Token& t : q_.group_by) {
+      p_.group_by.push_back(Intern(t.text));
+    }
+    // DTail's default (§2.2 rule 2): the first select item's field.
+    if (p_.group_by.empty() && !p_.columns.empty()) {
+      p_.group_by.push_back(p_.columns[0].field);
+    }
+    for (plan::Column& c : p_.columns) {
+      c.is_group_key =
+          c.kind == AggregateKind::kLast && c.storage == p_.fields[c.field].name &&
+          std::find(p_.group_by.begin(), p_.group_by.end(), c.field) !=
+              p_.group_by.end();
+    }
+  }
+
+  void PlanOrder() {
+    if (!q_.order) return;
+    const ast::OrderClause& o = *q_.order;
+    std::string key = o.aggregation ? AggregateStorage(*o.aggregation, o.field)
+                                    : o.field.text;
+    std::optional<uint32_t> found;
+    for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
+      if (p_.columns[i].name == key) found = static_cast<uint32_t>(i);
+    }
+    for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
+      if (p_.columns[i].storage == key) found = static_cast<uint32_t>(i);
+    }
+    if (!found) {
+      std::vector<std::string_view> names;
+      for (const plan::Column& c : p_.columns) names.push_back(c.name);
+      std::string hint;
+      std::string_view close = ClosestMatch(key, names);
+      if (!close.empty()) hint = absl::StrCat("did you mean '", close, "'? ");
+      absl::StrAppend(&hint, "order by '", key,
+                      "' must name a select item: ",
+                      absl::StrJoin(names, ", "));
+      Error(o.key_span,
+            absl::StrCat("'", key, "' is not a select item"), std::move(hint));
+      return;
+    }
+    p_.order_column = *found;
+    p_.order_descending = !o.reverse;
+    if (o.direction) {
+      bool desc = o.direction->text == "desc";
+      if (o.reverse && desc) {
+        Error(o.direction->span, "'desc' contradicts 'rorder'",
+              "'rorder' sorts ascending; write 'order by ... desc', or "
+              "drop 'desc'");
+      }
+      p_.order_descending = desc;
+    }
+  }
+
+  // Parses a non-negative decimal integer (digits only).
+  static std::optional<int64_t> ParseCount(std::string_view s) {
+    if (s.empty()) return std::nullopt;
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || ptr != s.data() + s.size() || v < 0 ||
+        s[0] == '-' || s[0] == '+') {
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  void PlanLimit() {
+    if (!q_.limit) return;
+    std::optional<int64_t> v = ParseCount(q_.limit->text);
+    if (!v) {
+      Error(q_.limit->span,
+            absl::StrCat("'limit' needs a non-negative integer, found '",
+                         q_.limit->text, "'"),
+            "limit 0 prints only the header; leave out 'limit' for every row");
+      return;
+    }
+    p_.limit = *v;
+  }
+
+  void PlanInterval() {
+    if (!q_.interval) return;
+    std::string_view s = q_.interval->text;
+    size_t digits = 0;
+    while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+    std::string_view unit = s.substr(digits);
+    std::optional<int64_t> n = ParseCount(s.substr(0, digits));
+    int64_t scale = 0;
+    if (unit.empty() || unit == "s") scale = 1000;
+    if (unit == "ms") scale = 1;
+    if (unit == "m") scale = 60 * 1000;
+    if (unit == "h") scale = 3600 * 1000;
+    constexpr int64_t kMaxMs = int64_t{366} * 24 * 3600 * 1000;
+    if (!n || scale == 0 || *n > kMaxMs / scale) {
+      Error(q_.interval->span,
+            absl::StrCat("invalid interval '", s, "'"),
+            "give seconds (interval 5) or a duration with a unit: 500ms, "
+            "30s, 2m, 1h (at most a year)");
+      return;
+    }
+    p_.interval_ms = *n * scale;
+    p_.interval_given = true;
+  }
+
+  void PlanOutfile() {
+    if (!q_.outfile) return;
+    if (q_.outfile->path.text.empty()) {
+      Error(q_.outfile->path.span, "empty outfile path");
+      return;
+    }
+    p_.outfile = q_.outfile->path.text;
+    p_.outfile_append = q_.outfile->append;
+  }
+
+  bool FormatKnows(const std::string& name) const {
+    if (plan::LookupCommonVariable(name) != plan::CommonVariable::kNone) {
+      return true;
+    }
+    if (!format_variables_) return false;
+    return std::find(format_variables_->begin(), format_variables_->end(),
+                     name) != format_variables_->end();
+  }
+
+  void CollectConditionFields(const plan::Condition& c,
+                              std::vector<FieldId>* out) const {
+    if (c.kind == plan::Condition::Kind::kCompare) {
+      if (c.lhs.kind == plan::Operand::Kind::kField) out->push_back(c.lhs.field);
+      if (c.rhs.kind == plan::Operand::Kind::kField) out->push_back(c.rhs.field);
+      return;
+    }
+    for (const plan::Condition& child : c.children) {
+      CollectConditionFields(child, out);
+    }
+  }
+
+  // Which sets run before `where`, and which fields the format must fill.
+  void PlanExecutionOrder() {
+    std::vector<FieldId> where_fields;
+    if (p_.where) CollectConditionFields(*p_.where, &where_fields);
+    // `where` reads a set variable when it names a $variable that some `set`
+    // assigns and the format does not provide itself.
+    size_t before = 0;
+    for (size_t i = 0; i < p_.sets.size(); ++i) {
+      FieldId target = p_.sets[i].target;
+      bool read_by_where = std::find(where_fields.begin(), where_fields.end(),
+                                     target) != where_fields.end();
+      if (read_by_where && !FormatKnows(p_.fields[target].name)) before = i + 1;
+    }
+    p_.sets_before_where = before;
+
+    // Simulate the per-line order: a field is extracted if it is read
+    // before any set writes it.
+    std::vector<bool> written(p_.fields.size(), false);
+    auto read = [&](FieldId id) {
+      plan::Field& f = p_.fields[id];
+      if (!written[id] && f.common == plan::CommonVariable::kNone) {
+        f.extracted = true;
+      }
+    };
+    auto run_sets = [&](size_t from, size_t to) {
+      for (size_t i = from; i < to; ++i) {
+        const plan::SetStep& s = p_.sets[i];
+        if (s.source.kind == plan::Operand::Kind::kField) read(s.source.field);
+        written[s.target] = true;
+      }
+    };
+    run_sets(0, before);
+    for (FieldId id : where_fields) read(id);
+    run_sets(before, p_.sets.size());
+    for (FieldId id : p_.group_by) read(id);
+    for (const plan::Column& c : p_.columns) read(c.field);
+    for (FieldId id = 0; id < p_.fields.size(); ++id) {
+      if (p_.fields[id].extracted) p_.extracted_fields.push_back(id);
+    }
+  }
+
+  // DTail's fork warns about $variables the format cannot produce (§3.6).
+  void PlanWarnings() {
+    if (!format_variables_) return;
+    absl::flat_hash_set<std::string> assigned;
+    for (const plan::SetStep& s : p_.sets) {
+      assigned.insert(p_.fields[s.target].name);
+    }
+    std::set<std::string> unknown;
+    auto check = [&](const std::string& name) {
+      if (name.size() < 2 || name[0] != '$' || assigned.contains(name) ||
+          FormatKnows(name)) {
+        return;
+      }
+      unknown.insert(name);
+    };
+    for (const plan::Column& c : p_.columns) check(p_.fields[c.field].name);
+    for (FieldId id : p_.group_by) check(p_.fields[id].name);
+    std::vector<FieldId> where_fields;
+    if (p_.where) CollectConditionFields(*p_.where, &where_fields);
+    for (FieldId id : where_fields) check(p_.fields[id].name);
+    for (const plan::SetStep& s : p_.sets) {
+      if (s.source.kind == plan::Operand::Kind::kField) {
+        check(p_.fields[s.source.field].name);
+      }
+    }
+    for (const std::string& name : unknown) {
+      p_.warnings.push_back(plan::Warning{
+          absl::StrCat(name, " is not a known variable for log format \"",
+                       p_.log_format, "\"; did you mean bareword ",
+                       name.substr(1), "?"),
+          FirstSpanOf(name)});
+    }
+  }
+
+  ast::Span FirstSpanOf(const std::string& name) const {
+    for (const ast::SelectItem& i : q_.select) {
+      if (i.field.text == name) return i.field.span;
+    }
+    for (const ast::Token& t : q_.group_by) {
+      if (t.text == name) return t.span;
+    }
+    return ast::Span{};
+  }
+
+  const ast::Query& q_;
+  std::string_view text_;
+  const PlannerContext& context_;
+  plan::Plan p_;
+  std::vector<QueryError> errors_;
+  absl::flat_hash_map<std::string, FieldId> field_ids_;
+  std::optional<std::vector<std::string>> format_variables_;
+};
+
+}  // namespace
+
+PlannerContext BuiltinPlannerContext() {
+  PlannerContext ctx;
+  ctx.format_names = {"csv", "default", "generic", "generickv"};
+  ctx.lookup_format = [](std::string_view name) -> std::optional<FormatInfo> {
+    if (name == "default") return FormatInfo{"default", DefaultFormatVariables()};
+    if (name == "generic" || name == "generickv" || name == "csv") {
+      return FormatInfo{std::string(name), std::vector<std::string>{}};
+    }
+    return std::nullopt;
+  };
+  return ctx;
+}
+
+absl::StatusOr<plan::Plan> BuildPlan(const ast::Query& query,
+                                     std::string_view text,
+                                     const PlannerContext& context) {
+  return Planner(query, text, context).Build();
+}
+
+}  // namespace mapr::parser

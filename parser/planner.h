@@ -1,0 +1,46 @@
+// Semantic checks and plan construction: AST -> plan::Plan. Unlike the
+// parser, the planner collects every error it finds and reports them
+// together (the first one's span is the status payload).
+#ifndef MAPR_PARSER_PLANNER_H_
+#define MAPR_PARSER_PLANNER_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "parser/ast.h"
+#include "parser/plan.h"
+
+namespace mapr::parser {
+
+// What the planner needs to know about a log format.
+struct FormatInfo {
+  std::string name;  // Canonical, lower-case.
+  // The $-variables the format provides besides the common ones, for the
+  // unknown-variable warnings; nullopt means "do not warn" (a host format
+  // that declares nothing).
+  std::optional<std::vector<std::string>> variables;
+};
+
+struct PlannerContext {
+  // Looks up a format by lower-cased name.
+  std::function<std::optional<FormatInfo>(std::string_view)> lookup_format;
+  // Every known format name, for the error hint.
+  std::vector<std::string> format_names;
+};
+
+// The built-in formats' facts, for hosts and tests that plan without the
+// runtime registry.
+PlannerContext BuiltinPlannerContext();
+
+// Checks `query` (parsed from `text`) and builds its plan.
+absl::StatusOr<plan::Plan> BuildPlan(const ast::Query& query,
+                                     std::string_view text,
+                                     const PlannerContext& context);
+
+}  // namespace mapr::parser
+
+#endif  // MAPR_PARSER_PLANNER_H_

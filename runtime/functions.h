@@ -1,0 +1,62 @@
+// The functions that a `set` clause can call, as in DTail:
+//
+//   md5sum(s)      the lowercase hex MD5 of the bytes of s (32 bytes)
+//   maskdigits(s)  s with every ASCII digit 0-9 replaced by '.' (same size)
+//
+// Calls nest (`maskdigits(md5sum($line))`) and are applied innermost first.
+// Every function writes a result whose size depends only on the input size
+// (FunctionOutputSize), so the caller can reserve the bytes up front, e.g. in
+// a runtime::Arena, and no function allocates.
+//
+// Example:
+//
+//   std::optional<FunctionKind> kind = LookupFunction("md5sum");
+//   char* out = arena.Allocate(FunctionOutputSize(*kind, value.size()));
+//   ApplyFunction(*kind, value, out);
+//   std::string_view result(out, FunctionOutputSize(*kind, value.size()));
+//
+// All functions here are thread-safe.
+#ifndef MAPR_RUNTIME_FUNCTIONS_H_
+#define MAPR_RUNTIME_FUNCTIONS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace mapr::runtime {
+
+enum class FunctionKind : uint8_t { kMd5Sum, kMaskDigits };
+
+// Size in bytes of the hex MD5 digest that md5sum() produces.
+inline constexpr size_t kMd5HexSize = 32;
+
+// Returns the function called `name`, or std::nullopt if there is none.
+// Names are case-sensitive, as in DTail: "md5sum", "maskdigits".
+std::optional<FunctionKind> LookupFunction(std::string_view name) noexcept;
+
+// Returns the name LookupFunction() accepts for `kind` (a static string).
+std::string_view FunctionName(FunctionKind kind) noexcept;
+
+// Returns the size of the result of `kind` applied to `input_size` bytes:
+// kMd5HexSize for kMd5Sum, `input_size` for kMaskDigits.
+size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept;
+
+// Writes `kind` applied to `in` into out[0, FunctionOutputSize(kind,
+// in.size())). REQUIRES: `out` has room for that many bytes. For kMaskDigits
+// `out` may be `in.data()` (in-place); for kMd5Sum it must not overlap `in`.
+void ApplyFunction(FunctionKind kind, std::string_view in, char* out) noexcept;
+
+// Writes the MD5 digest (RFC 1321) of the bytes of `in` as 32 lowercase hex
+// characters to out[0, 32). No terminating NUL is written.
+// REQUIRES: `out` does not overlap `in`.
+void Md5Hex(std::string_view in, char out[kMd5HexSize]) noexcept;
+
+// Copies `in` to out[0, in.size()) with every ASCII digit '0'-'9' replaced by
+// '.'. All other bytes, including non-ASCII digits, are copied unchanged.
+// `out` may be `in.data()` (in-place); no other overlap is allowed.
+void MaskDigits(std::string_view in, char* out) noexcept;
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_FUNCTIONS_H_

@@ -1,0 +1,25 @@
+// The built-in log formats (contract §2, dtail-reference §3). Each is a
+// mapr::LogFormat; the registry (runtime/log_format_registry.cc) installs
+// them under their names.
+#ifndef MAPR_RUNTIME_LOG_FORMATS_H_
+#define MAPR_RUNTIME_LOG_FORMATS_H_
+
+#include <memory>
+
+#include "mapr/log_format.h"
+
+namespace mapr::runtime {
+
+// DTail's own lines: `INFO|time|pid|caller|cpus|goroutines|cgocalls|loadavg|
+// uptime|MAPREDUCE:TABLE|k=v|...` (§3.3).
+std::shared_ptr<const LogFormat> NewDefaultLogFormat();
+// Only the common variables; every line is parsed.
+std::shared_ptr<const LogFormat> NewGenericLogFormat();
+// `k=v|k=v|...`; tokens without '=' are skipped.
+std::shared_ptr<const LogFormat> NewGenericKvLogFormat();
+// CSV with a header line per input source; RFC 4180 quotes honoured.
+std::shared_ptr<const LogFormat> NewCsvLogFormat();
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_LOG_FORMATS_H_

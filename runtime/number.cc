@@ -1,0 +1,150 @@
+#include "runtime/number.h"
+
+#include <cfloat>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <system_error>
+
+namespace mapr::runtime {
+namespace {
+
+// Mantissas of at most this many digits are below 10^15 < 2^53, so they
+// convert to double exactly.
+constexpr int kMaxFastDigits = 15;
+
+// Exact powers of ten (all up to 10^22 are representable).
+constexpr double kPow10[kMaxFastDigits + 1] = {
+    1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+// Dividing two exact doubles rounds correctly only if the division is done in
+// double precision (not x87 extended precision followed by a second rounding).
+constexpr bool kExactDivision = FLT_EVAL_METHOD == 0;
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+char LowerAscii(char c) {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// `lower` must be lowercase ASCII.
+bool EqualsIgnoreCase(const char* p, const char* end, std::string_view lower) {
+  if (static_cast<size_t>(end - p) != lower.size()) return false;
+  for (char c : lower) {
+    if (LowerAscii(*p++) != c) return false;
+  }
+  return true;
+}
+
+// Returns true if the unsigned decimal float in [p, end), known to be
+// syntactically valid and out of double range, is too large (overflow) rather
+// than too small (underflow). Only the sign of its base-10 scientific exponent
+// matters: out-of-range magnitudes are either >= 1e308 or < 1e-323. Every
+// count saturates, so arbitrarily long inputs are fine.
+bool IsOverflow(const char* p, const char* end) {
+  constexpr int64_t kSaturate = int64_t{1} << 40;
+  int64_t int_digits = 0;  // integer digits after the leading zeros
+  int64_t frac_zeros = 0;  // fraction zeros before the first nonzero digit
+  bool seen_nonzero = false;
+  for (; p != end && IsDigit(*p); ++p) {
+    if (*p != '0') seen_nonzero = true;
+    if (seen_nonzero) ++int_digits;
+  }
+  if (p != end && *p == '.') {
+    for (++p; p != end && IsDigit(*p); ++p) {
+      if (*p != '0') seen_nonzero = true;
+      if (!seen_nonzero) ++frac_zeros;
+    }
+  }
+  int64_t exponent = 0;
+  if (p != end && (*p == 'e' || *p == 'E')) {
+    ++p;
+    bool exponent_negative = false;
+    if (p != end && (*p == '+' || *p == '-')) exponent_negative = *p++ == '-';
+    for (; p != end && IsDigit(*p); ++p) {
+      if (exponent < kSaturate) exponent = exponent * 10 + (*p - '0');
+    }
+    if (exponent_negative) exponent = -exponent;
+  }
+  // The value is d.ddd * 10^scientific.
+  const int64_t scientific =
+      int_digits > 0 ? int_digits - 1 + exponent : exponent - frac_zeros - 1;
+  return scientific > 0;
+}
+
+}  // namespace
+
+bool ParseNumber(std::string_view s, double* out) noexcept {
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  if (p == end) return false;
+  bool negative = false;
+  if (*p == '+' || *p == '-') {
+    negative = *p == '-';
+    if (++p == end) return false;
+  }
+
+  // Fast path: [digits][.digits] with at most kMaxFastDigits digits in all,
+  // which covers most log values ("200", "0.125"). The mantissa is exact and
+  // so is 10^frac_digits, so one IEEE division rounds correctly (Clinger).
+  {
+    const char* q = p;
+    uint64_t mantissa = 0;
+    int digits = 0;
+    int frac_digits = 0;
+    for (; q != end && IsDigit(*q) && digits <= kMaxFastDigits; ++q, ++digits) {
+      mantissa = mantissa * 10 + static_cast<uint64_t>(*q - '0');
+    }
+    if (q != end && *q == '.') {
+      for (++q; q != end && IsDigit(*q) && digits <= kMaxFastDigits;
+           ++q, ++digits, ++frac_digits) {
+        mantissa = mantissa * 10 + static_cast<uint64_t>(*q - '0');
+      }
+    }
+    if (q == end && digits > 0 && digits <= kMaxFastDigits &&
+        (frac_digits == 0 || kExactDivision)) {
+      double value = static_cast<double>(mantissa);
+      if (frac_digits > 0) value /= kPow10[frac_digits];
+      *out = negative ? -value : value;
+      return true;
+    }
+  }
+
+  // Special values. std::from_chars would also take "nan(...)", prefixes such
+  // as "infin" and a signed NaN, so they are matched here instead.
+  if (!IsDigit(*p) && *p != '.') {
+    if (EqualsIgnoreCase(p, end, "inf") ||
+        EqualsIgnoreCase(p, end, "infinity")) {
+      *out = negative ? -std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::infinity();
+      return true;
+    }
+    // Go's ParseFloat takes "nan" only without a sign.
+    if (p == s.data() && EqualsIgnoreCase(p, end, "nan")) {
+      *out = std::numeric_limits<double>::quiet_NaN();
+      return true;
+    }
+    return false;  // also rejects a second sign ("+-5")
+  }
+
+  // General decimal path. [p, end) starts with a digit or '.', so from_chars
+  // (fixed or scientific, never hex) accepts exactly the decimal syntax above;
+  // the sign is applied afterwards, which is exact under round-half-to-even.
+  double value;
+  const std::from_chars_result result =
+      std::from_chars(p, end, value, std::chars_format::general);
+  if (result.ptr != end) return false;  // trailing junk or invalid
+  if (result.ec == std::errc()) {
+    *out = negative ? -value : value;
+    return true;
+  }
+  if (result.ec == std::errc::result_out_of_range && !IsOverflow(p, end)) {
+    *out = negative ? -0.0 : 0.0;  // underflow: Go returns (-)0, no error
+    return true;
+  }
+  return false;
+}
+
+}  // namespace mapr::runtime
