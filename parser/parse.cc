@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "parser/grammar.h"
 #include "parser/grammar_errors.h"
+#include "mapr/internal/strings.h"
 #include "parser/source_span.h"
 
 namespace mapr::parser {
@@ -19,6 +20,7 @@ namespace {
 
 namespace pegtl = tao::pegtl;
 namespace g = grammar;
+using internal::ToAbsl;
 
 // The only exception type our actions and control throw; caught in Parse().
 struct SyntaxError {
@@ -85,14 +87,14 @@ struct State {
 std::string Describe(std::string_view text, const ast::Span& span) {
   if (span.length == 0) return "end of query";
   std::string_view tok = text.substr(span.offset, span.length);
-  if (tok.size() > 40) return absl::StrCat("'", tok.substr(0, 37), "...'");
-  return absl::StrCat("'", tok, "'");
+  if (tok.size() > 40) return absl::StrCat("'", ToAbsl(tok.substr(0, 37)), "...'");
+  return absl::StrCat("'", ToAbsl(tok), "'");
 }
 
 // ---- Control: error messages and nesting limits ----------------------------
 
 template <typename Rule>
-struct Control : pegtl::normal<Rule> {
+struct BaseControl : pegtl::normal<Rule> {
   template <typename Input, typename... States>
   [[noreturn]] static void raise(const Input& in, State& st) {
     static_assert(g::kError<Rule>.expected != nullptr,
@@ -138,10 +140,13 @@ struct Control : pegtl::normal<Rule> {
   }
 };
 
+template <typename Rule>
+struct Control : BaseControl<Rule> {};
+
 // Records where a quoted string or backticked name opens, to underline it if
 // it is never closed.
 template <typename Rule>
-struct QuoteControl : Control<Rule> {
+struct QuoteControl : BaseControl<Rule> {
   template <typename Input>
   static void start(const Input& in, State& st) {
     st.open_quote = static_cast<size_t>(in.current() - st.text.data());

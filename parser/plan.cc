@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "mapr/internal/strings.h"
 
 namespace mapr::plan {
 
@@ -99,7 +100,7 @@ std::string ConditionString(const Plan& p, const Condition& c) {
 std::string SetString(const Plan& p, const SetStep& s) {
   std::string value = OperandString(p, s.source);
   for (runtime::FunctionKind f : s.functions) {
-    value = absl::StrCat(runtime::FunctionName(f), "(", value, ")");
+    value = absl::StrCat(internal::ToAbsl(runtime::FunctionName(f)), "(", value, ")");
   }
   return absl::StrCat(p.fields[s.target].name, " = ", value);
 }

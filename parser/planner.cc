@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "mapr/internal/strings.h"
@@ -162,13 +163,14 @@ class Planner {
     std::string_view close = ClosestMatch(name.text, names);
     std::string hint;
     if (!close.empty()) {
-      hint = absl::StrCat("did you mean '", close, "'?");
+      hint = absl::StrCat("did you mean '", internal::ToAbsl(close), "'?");
       if (absl::EqualsIgnoreCase(internal::ToAbsl(close),
                                  internal::ToAbsl(name.text))) {
         absl::StrAppend(&hint, " aggregation names are case-sensitive");
       }
     } else {
-      hint = absl::StrCat("known aggregations: ", absl::StrJoin(names, ", "));
+      hint = "known aggregations: count, sum, min, max, last, avg, len, "
+             "percentage, percentile";
     }
     Error(name.span, absl::StrCat("unknown aggregation '", name.text, "'"),
           std::move(hint));
@@ -319,7 +321,7 @@ class Planner {
           Error(it->span, absl::StrCat("unknown function '", it->text, "'"),
                 close.empty()
                     ? std::string("known functions: md5sum, maskdigits")
-                    : absl::StrCat("did you mean '", close, "'?"));
+                    : absl::StrCat("did you mean '", internal::ToAbsl(close), "'?"));
           ok = false;
           continue;
         }
@@ -379,10 +381,14 @@ class Planner {
       for (const plan::Column& c : p_.columns) names.push_back(c.name);
       std::string hint;
       std::string_view close = ClosestMatch(key, names);
-      if (!close.empty()) hint = absl::StrCat("did you mean '", close, "'? ");
+      if (!close.empty()) {
+        hint = absl::StrCat("did you mean '", internal::ToAbsl(close), "'? ");
+      }
+      std::vector<std::string> column_names;
+      for (const plan::Column& c : p_.columns) column_names.push_back(c.name);
       absl::StrAppend(&hint, "order by '", key,
                       "' must name a select item: ",
-                      absl::StrJoin(names, ", "));
+                      absl::StrJoin(column_names, ", "));
       Error(o.key_span,
             absl::StrCat("'", key, "' is not a select item"), std::move(hint));
       return;
@@ -440,7 +446,7 @@ class Planner {
     constexpr int64_t kMaxMs = int64_t{366} * 24 * 3600 * 1000;
     if (!n || scale == 0 || *n > kMaxMs / scale) {
       Error(q_.interval->span,
-            absl::StrCat("invalid interval '", s, "'"),
+            absl::StrCat("invalid interval '", q_.interval->text, "'"),
             "give seconds (interval 5) or a duration with a unit: 500ms, "
             "30s, 2m, 1h (at most a year)");
       return;

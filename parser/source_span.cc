@@ -154,8 +154,9 @@ std::string_view ClosestMatch(std::string_view word,
       best_distance = d;
     }
   }
-  // Accept up to a third of the word's length (at least 1, at most 3).
-  size_t allowed = std::clamp<size_t>(word.size() / 3, 1, 3);
+  // Accept up to a third of the word's length (at most 3): short words only
+  // match when they differ in case alone.
+  size_t allowed = std::min<size_t>(word.size() / 3, 3);
   if (best.empty() || best_distance > allowed) return {};
   return best;
 }
