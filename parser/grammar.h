@@ -35,6 +35,10 @@ using tao::pegtl::ascii::space;
 // separator like a space, as in DTail).
 struct sp : star<space> {};
 struct list_sep : star<sor<space, one<','>>> {};
+// Between the items of a select, set or group-by list at least one space or
+// comma is required: DTail reads `count(a)b` as one token, so splitting it
+// into two items would silently change the query.
+struct item_sep : plus<sor<space, one<','>>> {};
 
 // Characters of a bareword: anything but whitespace, control characters and
 // the punctuation the grammar uses.
@@ -110,7 +114,7 @@ struct select_item : seq<item_expr, opt<sp, alias>> {};
 struct select_first_item : select_item {};
 struct select_clause
     : seq<kw_select, sp, must<select_first_item>,
-          star<list_sep, select_item>> {};
+          star<item_sep, select_item>> {};
 
 // ---- from ------------------------------------------------------------------
 
@@ -177,7 +181,7 @@ struct assignment
     : seq<set_target, sp, must<set_equals>, sp, must<set_rhs>> {};
 struct first_assignment : assignment {};
 struct set_clause
-    : seq<kw_set, sp, must<first_assignment>, star<list_sep, assignment>> {};
+    : seq<kw_set, sp, must<first_assignment>, star<item_sep, assignment>> {};
 
 // ---- group by --------------------------------------------------------------
 
@@ -185,7 +189,7 @@ struct group_field : field {};
 struct group_first_field : group_field {};
 struct group_clause
     : seq<kw_group, sp, opt<kw_by, sp>, must<group_first_field>,
-          star<list_sep, group_field>> {};
+          star<item_sep, group_field>> {};
 
 // ---- order by --------------------------------------------------------------
 

@@ -9,7 +9,9 @@
 
 #include <tao/pegtl.hpp>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "parser/grammar.h"
 #include "parser/grammar_errors.h"
 #include "mapr/internal/strings.h"
@@ -52,6 +54,7 @@ struct State {
 
   // The last token matched by tok_bare/tok_tick/tok_string.
   ast::Token tok;
+  ast::Token item_field;
   std::optional<ast::Token> aggregation;
   std::optional<ast::Token> alias;
   std::vector<ast::Expr> exprs;
@@ -64,6 +67,8 @@ struct State {
   size_t comparisons = 0;
 
   size_t depth = 0;
+  // Where each paren_expr, negation or func_call being tried starts.
+  std::vector<size_t> openers;
   size_t open_quote = 0;
   Clause last_clause = kNumClauses;
   size_t clause_offset[kNumClauses] = {};
@@ -84,14 +89,25 @@ struct State {
   throw SyntaxError{QueryError{span, std::move(message), std::move(hint)}};
 }
 
+bool IsControlChar(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+
 std::string Describe(std::string_view text, const ast::Span& span) {
   if (span.length == 0) return "end of query";
   std::string_view tok = text.substr(span.offset, span.length);
+  if (IsControlChar(tok[0])) {
+    return absl::StrFormat("control character 0x%02X",
+                           static_cast<unsigned char>(tok[0]));
+  }
   if (tok.size() > 40) return absl::StrCat("'", ToAbsl(tok.substr(0, 37)), "...'");
   return absl::StrCat("'", ToAbsl(tok), "'");
 }
 
 // ---- Control: error messages and nesting limits ----------------------------
+
+constexpr char kQuotedSetTarget[] =
+    "a 'set' target is a bare $variable, not a \"string\": set $x = 1";
 
 template <typename Rule>
 struct BaseControl : pegtl::normal<Rule> {
@@ -102,11 +118,32 @@ struct BaseControl : pegtl::normal<Rule> {
     size_t offset = static_cast<size_t>(in.current() - st.text.data());
     ast::Span span = TokenSpanAt(st.text, offset);
     std::string hint = g::kError<Rule>.hint;
+    // A control character (NUL, ESC...) is underlined alone and named by
+    // its code: printing it raw would garble the message.
+    bool control = offset < st.text.size() && IsControlChar(st.text[offset]);
+    if (control) {
+      span.length = 1;
+      hint = "a query may not contain control characters; only spaces, tabs "
+             "and newlines separate words";
+    }
     if constexpr (std::is_same_v<Rule, g::end_of_query>) {
       std::string_view found = st.text.substr(span.offset, span.length);
-      if (found == "desc" || found == "asc" || found == "DESC" ||
-          found == "ASC") {
+      bool glued = offset > 0 && !std::isspace(static_cast<unsigned char>(
+                                     st.text[offset - 1])) &&
+                   st.text[offset - 1] != ',';
+      if (control) {
+        // Keep the control-character hint.
+      } else if (found.starts_with(')')) {
+        hint = "this ')' has no matching '('";
+      } else if (absl::EqualsIgnoreCase(ToAbsl(found), "desc") ||
+                 absl::EqualsIgnoreCase(ToAbsl(found), "asc")) {
         hint = "'asc' and 'desc' may only follow the key of 'order by'";
+      } else if (st.last_clause == kSet && found.starts_with('"')) {
+        hint = kQuotedSetTarget;
+      } else if (glued && (st.last_clause == kSelect ||
+                           st.last_clause == kSet ||
+                           st.last_clause == kGroup)) {
+        hint = "separate items with a space or a comma";
       } else if (st.last_clause == kOrder) {
         hint = "'order by' takes one key, optionally followed by asc or desc";
       } else if (st.last_clause == kFrom) {
@@ -132,6 +169,14 @@ struct BaseControl : pegtl::normal<Rule> {
       if (offset < st.text.size() && st.text[offset] == '=') {
         hint = "did you mean '=='?";
       }
+    } else if constexpr (std::is_same_v<Rule, g::first_assignment>) {
+      if (offset < st.text.size() && st.text[offset] == '"') {
+        hint = kQuotedSetTarget;
+      }
+    } else if constexpr (std::is_same_v<Rule, g::set_rhs>) {
+      if (offset < st.text.size() && st.text[offset] == '=') {
+        hint = "'set' assigns with a single '='";
+      }
     }
     Fail(span,
          absl::StrCat("expected ", g::kError<Rule>.expected, ", found ",
@@ -152,20 +197,55 @@ struct QuoteControl : BaseControl<Rule> {
     st.open_quote = static_cast<size_t>(in.current() - st.text.data());
   }
 };
+// tok_string and tok_tick derive from quoted and backticked, so PEGTL
+// invokes the control of the derived rule: specialize those.
 template <>
-struct Control<g::quoted> : QuoteControl<g::quoted> {};
+struct Control<g::tok_string> : QuoteControl<g::tok_string> {};
 template <>
-struct Control<g::backticked> : QuoteControl<g::backticked> {};
+struct Control<g::tok_tick> : QuoteControl<g::tok_tick> {};
 
 // Bounds recursion (parentheses, not, function calls) so a hostile query
-// cannot overflow the stack.
+// cannot overflow the stack. The opening rules (paren_expr, negation,
+// func_call) are attempted at every term, so they only remember where they
+// start; a level counts once the opener has matched and the parser commits
+// to its operand (paren_condition, not_operand, func_arg). The error
+// underlines the opening '(', 'not' or function name.
 template <typename Rule>
-struct DepthControl : pegtl::normal<Rule> {
+struct OpenerControl : pegtl::normal<Rule> {
   template <typename Input>
   static void start(const Input& in, State& st) {
+    st.openers.push_back(static_cast<size_t>(in.current() - st.text.data()));
+  }
+  template <typename Input>
+  static void success(const Input&, State& st) {
+    st.openers.pop_back();
+  }
+  template <typename Input>
+  static void failure(const Input&, State& st) {
+    st.openers.pop_back();
+  }
+};
+template <>
+struct Control<g::paren_expr> : OpenerControl<g::paren_expr> {};
+template <>
+struct Control<g::negation> : OpenerControl<g::negation> {};
+template <>
+struct Control<g::func_call> : OpenerControl<g::func_call> {};
+
+template <typename Rule>
+struct DepthControl : BaseControl<Rule> {
+  template <typename Input>
+  static void start(const Input&, State& st) {
     if (++st.depth > st.limits.max_depth) {
-      size_t offset = static_cast<size_t>(in.current() - st.text.data());
-      Fail(TokenSpanAt(st.text, offset),
+      size_t offset = st.openers.back();
+      size_t end = offset;
+      while (end < st.text.size() &&
+             (std::isalnum(static_cast<unsigned char>(st.text[end])) ||
+              st.text[end] == '_')) {
+        ++end;
+      }
+      Fail(ast::Span{static_cast<uint32_t>(offset),
+                     static_cast<uint32_t>(std::max<size_t>(end - offset, 1))},
            absl::StrCat("nesting deeper than ", st.limits.max_depth,
                         " levels"),
            "raise CompileOptions::max_depth, or simplify the expression");
@@ -181,11 +261,11 @@ struct DepthControl : pegtl::normal<Rule> {
   }
 };
 template <>
-struct Control<g::paren_expr> : DepthControl<g::paren_expr> {};
+struct Control<g::paren_condition> : DepthControl<g::paren_condition> {};
 template <>
-struct Control<g::negation> : DepthControl<g::negation> {};
+struct Control<g::not_operand> : DepthControl<g::not_operand> {};
 template <>
-struct Control<g::func_call> : DepthControl<g::func_call> {};
+struct Control<g::func_arg> : DepthControl<g::func_arg> {};
 
 // ---- Actions ---------------------------------------------------------------
 
@@ -241,6 +321,15 @@ struct Action<g::agg_open> {
   }
 };
 
+// The item's field, saved before an alias (also a token) overwrites `tok`.
+template <>
+struct Action<g::item_expr> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.item_field = st.tok;
+  }
+};
+
 template <>
 struct Action<g::alias_name> {
   template <typename Input>
@@ -264,7 +353,7 @@ struct Action<g::select_item> {
   static void apply(const Input& in, State& st) {
     ast::SelectItem item;
     item.aggregation = std::move(st.aggregation);
-    item.field = std::move(st.tok);
+    item.field = std::move(st.item_field);
     item.alias = std::move(st.alias);
     item.span = st.SpanOf(in);
     st.aggregation.reset();

@@ -56,13 +56,14 @@ void AppendSnippet(std::string_view text, const ast::Span& span,
       start = end - kMaxSnippetWidth;
     }
     std::string cut = line.substr(start, end - start);
+    // Underline only what is shown: the span may run past the cut.
+    len = std::max<size_t>(1, std::min(len, end - col));
     if (start > 0) {
       cut = "..." + cut;
       col = col - start + 3;
     }
     if (end < line.size()) cut += "...";
     line = std::move(cut);
-    len = std::min(len, kMaxSnippetWidth);
   }
   absl::StrAppend(out, "\n", line, "\n", std::string(col, ' '), "^",
                   std::string(len - 1, '~'));

@@ -1,0 +1,129 @@
+// mapr/aggregator.h: running a compiled query over log lines.
+//
+// An Aggregator consumes batches of lines, keeps one mergeable state per
+// group, and produces ResultTables. One aggregator serves one input stream
+// (or one partial of it); partials from other threads or processes are
+// combined with Merge().
+//
+// Example:
+//   absl::StatusOr<mapr::Aggregator> agg = mapr::Aggregator::Create(query);
+//   if (!agg.ok()) return agg.status();
+//   std::vector<std::string_view> lines = {...};
+//   absl::Status s = agg->PushLines(lines);
+//   s.Update(agg->FinishInput());
+//   absl::StatusOr<mapr::ResultTable> result = agg->TakeResult();
+//
+// Lifetimes: the lines need to live only for the duration of the Push call;
+// the aggregator copies every group key and value it keeps. A ResultTable
+// owns its strings.
+//
+// Thread safety: thread-compatible. One thread at a time may call a
+// non-const method; use one aggregator per thread and Merge() them, or
+// mapr::TurboAggregate for many producers.
+//
+// Phases are enforced: Push/PushLines/Merge after FinishInput() and
+// TakeResult() before it return FailedPrecondition. Snapshot() and
+// TakeDelta() work in any phase before the result is taken.
+#ifndef MAPR_MAPR_AGGREGATOR_H_
+#define MAPR_MAPR_AGGREGATOR_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "mapr/export.h"
+#include "mapr/options.h"
+#include "mapr/query.h"
+#include "mapr/result.h"
+
+namespace mapr {
+
+namespace runtime {
+class BatchAggregator;
+}  // namespace runtime
+
+// Identifies an input source (a file, a socket). Formats with per-source
+// state (CSV's header) keep one state per source.
+using SourceId = uint64_t;
+
+// A batch of lines from one source. Each line is a view without its '\n';
+// a trailing '\r' and surrounding whitespace are trimmed by the engine.
+struct MAPR_EXPORT LineBatch {
+  std::span<const std::string_view> lines;
+  SourceId source = 0;
+};
+
+class MAPR_EXPORT Aggregator {
+ public:
+  // Creates an aggregator for `query`. Fails with InvalidArgument if the
+  // query's log format cannot serve its fields.
+  static absl::StatusOr<Aggregator> Create(const Query& query,
+                                           const AggregatorOptions& options = {});
+
+  Aggregator(Aggregator&&) noexcept;
+  Aggregator& operator=(Aggregator&&) noexcept;
+  ~Aggregator();
+
+  // Aggregates `batch`. Bad lines are counted, never errors. Returns
+  // FailedPrecondition after FinishInput(), ResourceExhausted when
+  // AggregatorOptions::max_groups would be exceeded (the aggregator then
+  // stays in that error state).
+  absl::Status Push(const LineBatch& batch);
+  absl::Status PushLines(std::span<const std::string_view> lines,
+                         SourceId source = 0);
+
+  // Adds the state of `later` (a partial of the same query whose lines come
+  // after this one's: its last() values win). Returns InvalidArgument if it
+  // was created from a different query, FailedPrecondition after
+  // FinishInput() or if `later` is finished.
+  absl::Status Merge(Aggregator&& later);
+
+  // The cumulative result so far; the state is kept (DTail's dmap).
+  absl::StatusOr<ResultTable> Snapshot() const;
+  // The result since the previous delta, and resets the state and counters
+  // (DTail's tail mode).
+  absl::StatusOr<ResultTable> TakeDelta();
+
+  // Declares the end of input. FailedPrecondition if called twice.
+  absl::Status FinishInput();
+  // The final result. REQUIRES: FinishInput() was called; returns
+  // FailedPrecondition otherwise, or if the result was already taken.
+  absl::StatusOr<ResultTable> TakeResult();
+
+  // Counters so far.
+  LineCounters stats() const;
+  const Query& query() const { return query_; }
+
+ private:
+  enum class Phase : uint8_t { kOpen, kFinished, kResultTaken };
+
+  Aggregator(Query query, std::unique_ptr<runtime::BatchAggregator> impl);
+  absl::Status CheckOpen(const char* method) const;
+
+  Phase phase_ = Phase::kOpen;
+  Query query_;
+  std::unique_ptr<runtime::BatchAggregator> impl_;
+};
+
+// Compiles `query`, aggregates `lines` as one source, finishes and returns
+// the result: the one-call helper for tests and small tools.
+//
+// Example (a query plugin's unit test):
+//   ASSERT_OK_AND_ASSIGN(mapr::ResultTable r,
+//                        mapr::RunQuery("select count($line) group by *",
+//                                       {"a", "b"}));
+//   EXPECT_EQ(r.ToCsv(), "count($line)\n2\n");
+MAPR_EXPORT absl::StatusOr<ResultTable> RunQuery(
+    std::string_view query, std::span<const std::string_view> lines,
+    const AggregatorOptions& options = {});
+MAPR_EXPORT absl::StatusOr<ResultTable> RunQuery(
+    std::string_view query, std::initializer_list<std::string_view> lines,
+    const AggregatorOptions& options = {});
+
+}  // namespace mapr
+
+#endif  // MAPR_MAPR_AGGREGATOR_H_

@@ -1,0 +1,643 @@
+#include "runtime/batch_aggregator.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <numeric>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/format_number.h"
+#include "runtime/functions.h"
+#include "runtime/number.h"
+
+namespace mapr::runtime {
+namespace {
+
+using plan::CommonVariable;
+using plan::CompareOp;
+using plan::Condition;
+using plan::FieldId;
+using plan::Operand;
+
+inline bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+         c == '\f';
+}
+
+inline std::string_view Trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && IsSpace(s[b])) ++b;
+  while (e > b && IsSpace(s[e - 1])) --e;
+  // Keep a non-null pointer for an empty line ("a blank line is a line").
+  return std::string_view(s.data() == nullptr ? "" : s.data() + b, e - b);
+}
+
+// Removes only the line ending, for the max_line_bytes check.
+inline size_t RawLength(std::string_view s) {
+  size_t n = s.size();
+  if (n > 0 && s[n - 1] == '\n') --n;
+  if (n > 0 && s[n - 1] == '\r') --n;
+  return n;
+}
+
+// True if the line holds `|MAPREDUCE:<name>|` for some name (`from *`).
+bool HasAnyTable(std::string_view line) {
+  static constexpr std::string_view kMarker = "|MAPREDUCE:";
+  size_t pos = 0;
+  while ((pos = line.find(kMarker, pos)) != std::string_view::npos) {
+    pos += kMarker.size();
+    if (line.find('|', pos) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+std::string LocalHostname() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
+  return buf;
+}
+
+bool CompareFloat(CompareOp op, double a, double b) {
+  switch (op) {
+    case CompareOp::kFloatEq: return a == b;
+    case CompareOp::kFloatNe: return a != b;
+    case CompareOp::kFloatLt: return a < b;
+    case CompareOp::kFloatLe: return a <= b;
+    case CompareOp::kFloatGt: return a > b;
+    case CompareOp::kFloatGe: return a >= b;
+    default: return false;
+  }
+}
+
+bool CompareString(CompareOp op, std::string_view a, std::string_view b) {
+  switch (op) {
+    case CompareOp::kStrEq: return a == b;
+    case CompareOp::kStrNe: return a != b;
+    case CompareOp::kContains: return a.find(b) != std::string_view::npos;
+    case CompareOp::kNotContains: return a.find(b) == std::string_view::npos;
+    case CompareOp::kHasPrefix: return a.substr(0, b.size()) == b;
+    case CompareOp::kNotHasPrefix: return a.substr(0, b.size()) != b;
+    case CompareOp::kHasSuffix:
+      return a.size() >= b.size() && a.substr(a.size() - b.size()) == b;
+    case CompareOp::kNotHasSuffix:
+      return !(a.size() >= b.size() && a.substr(a.size() - b.size()) == b);
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// The format's view of the batch columns: requested field i is plan field
+// extracted_fields[i].
+class BatchAggregator::Fields : public FieldBatch {
+ public:
+  explicit Fields(BatchAggregator* agg) : agg_(agg) {}
+  size_t num_fields() const override {
+    return agg_->plan_->extracted_fields.size();
+  }
+  std::string_view* column(size_t field) override {
+    return agg_->Column(agg_->plan_->extracted_fields[field]);
+  }
+  char* Allocate(size_t n) override { return agg_->arena_.Allocate(n); }
+
+ private:
+  BatchAggregator* agg_;
+};
+
+absl::StatusOr<std::unique_ptr<BatchAggregator>> BatchAggregator::Create(
+    std::shared_ptr<const plan::Plan> plan, const AggregatorOptions& options) {
+  std::shared_ptr<const LogFormat> format = FindLogFormat(plan->log_format);
+  if (format == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "log format '", plan->log_format, "' is no longer registered"));
+  }
+  return std::unique_ptr<BatchAggregator>(
+      new BatchAggregator(std::move(plan), options, std::move(format)));
+}
+
+BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
+                                 const AggregatorOptions& options,
+                                 std::shared_ptr<const LogFormat> format)
+    : plan_(std::move(plan)), options_(options), format_(std::move(format)) {
+  for (FieldId id : plan_->extracted_fields) {
+    extracted_names_.push_back(plan_->fields[id].name);
+  }
+  hostname_ = options_.hostname.empty() ? LocalHostname() : options_.hostname;
+  time_t now = time(nullptr);
+  struct tm tm_local;
+  localtime_r(&now, &tm_local);
+  timezone_ = tm_local.tm_zone != nullptr ? tm_local.tm_zone : "UTC";
+  timeoffset_ = absl::StrCat(tm_local.tm_gmtoff);
+
+  size_t nfields = plan_->fields.size();
+  lines_.resize(kMaxBatchRows);
+  outcomes_.resize(kMaxBatchRows);
+  values_.resize(nfields * kMaxBatchRows);
+  numbers_.resize(nfields * kMaxBatchRows);
+  numeric_.resize(nfields * kMaxBatchRows);
+  numeric_epoch_.resize(nfields, 0);
+  sel_.resize(kMaxBatchRows);
+  gids_.resize(kMaxBatchRows);
+  hashes_.resize(kMaxBatchRows);
+  slots_.resize(plan_->slots.size());
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    slots_[i].kind = plan_->slots[i].kind;
+  }
+}
+
+absl::StatusOr<LogFormatParser*> BatchAggregator::ParserFor(uint64_t source) {
+  auto it = parsers_.find(source);
+  if (it != parsers_.end()) return it->second.get();
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> parser =
+      format_->NewParser(extracted_names_);
+  if (!parser.ok()) return parser.status();
+  LogFormatParser* raw = parser->get();
+  parsers_.emplace(source, std::move(*parser));
+  return raw;
+}
+
+absl::Status BatchAggregator::Push(std::span<const std::string_view> lines,
+                                   uint64_t source) {
+  if (!sticky_error_.ok()) return sticky_error_;
+  while (!lines.empty()) {
+    size_t n = std::min(lines.size(), kMaxBatchRows);
+    absl::Status s = PushChunk(lines.first(n), source);
+    if (!s.ok()) {
+      sticky_error_ = s;
+      return s;
+    }
+    lines = lines.subspan(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
+                                        uint64_t source) {
+  const plan::Plan& p = *plan_;
+  ++epoch_;
+  arena_.Reset();
+  counters_.lines_read += in.size();
+
+  // 1. Trim, length limit, table filter -> dense lines_.
+  size_t m = 0;
+  for (std::string_view raw : in) {
+    if (RawLength(raw) > options_.max_line_bytes) {
+      ++counters_.lines_too_long;
+      continue;
+    }
+    std::string_view line = Trim(raw);
+    switch (p.table_filter) {
+      case plan::TableFilter::kNone:
+        break;
+      case plan::TableFilter::kTable:
+        if (raw.find(p.table_marker) == std::string_view::npos) {
+          ++counters_.lines_table_mismatch;
+          continue;
+        }
+        break;
+      case plan::TableFilter::kAny:
+        if (!HasAnyTable(raw)) {
+          ++counters_.lines_table_mismatch;
+          continue;
+        }
+        break;
+    }
+    lines_[m++] = line;
+  }
+  rows_ = m;
+  if (m == 0) return absl::OkStatus();
+
+  // 2. The format fills the extracted fields.
+  for (FieldId id : p.extracted_fields) {
+    std::fill_n(Column(id), m, std::string_view());
+  }
+  absl::StatusOr<LogFormatParser*> parser = ParserFor(source);
+  if (!parser.ok()) return parser.status();
+  Fields fields(this);
+  (*parser)->ParseBatch(std::span<const std::string_view>(lines_.data(), m),
+                        fields, outcomes_.data());
+  sel_size_ = 0;
+  for (size_t r = 0; r < m; ++r) {
+    switch (outcomes_[r]) {
+      case LineOutcome::kParsed:
+        sel_[sel_size_++] = static_cast<uint32_t>(r);
+        break;
+      case LineOutcome::kIgnored:
+        ++counters_.lines_ignored;
+        break;
+      case LineOutcome::kMalformed:
+        ++counters_.lines_malformed;
+        break;
+      case LineOutcome::kHeader:
+        ++counters_.lines_header;
+        break;
+    }
+  }
+  if (sel_size_ == 0) return absl::OkStatus();
+
+  // 3. Common variables.
+  for (FieldId id = 0; id < p.fields.size(); ++id) {
+    CommonVariable var = p.fields[id].common;
+    if (var == CommonVariable::kNone) continue;
+    std::string_view* col = Column(id);
+    if (var == CommonVariable::kLine) {
+      for (size_t i = 0; i < sel_size_; ++i) col[sel_[i]] = lines_[sel_[i]];
+      continue;
+    }
+    std::string_view v;
+    switch (var) {
+      case CommonVariable::kEmpty: v = FieldBatch::kEmptyValue; break;
+      case CommonVariable::kStar: v = "*"; break;
+      case CommonVariable::kHostname:
+      case CommonVariable::kServer: v = hostname_; break;
+      case CommonVariable::kTimezone: v = timezone_; break;
+      case CommonVariable::kTimeoffset: v = timeoffset_; break;
+      default: break;
+    }
+    if (v.data() == nullptr) v = FieldBatch::kEmptyValue;
+    for (size_t i = 0; i < sel_size_; ++i) col[sel_[i]] = v;
+  }
+
+  // 4. set (the part `where` reads), where, the rest of set.
+  RunSets(0, p.sets_before_where);
+  if (p.where) {
+    size_t before = sel_size_;
+    Filter(*p.where);
+    counters_.lines_filtered += before - sel_size_;
+  }
+  RunSets(p.sets_before_where, p.sets.size());
+  return Aggregate();
+}
+
+void BatchAggregator::EnsureNumeric(FieldId f) {
+  if (numeric_epoch_[f] == epoch_) return;
+  numeric_epoch_[f] = epoch_;
+  const std::string_view* col = Column(f);
+  double* nums = numbers_.data() + static_cast<size_t>(f) * kMaxBatchRows;
+  uint8_t* ok = numeric_.data() + static_cast<size_t>(f) * kMaxBatchRows;
+  // Rows outside the current selection may hold stale views; they are never
+  // read, but parse only what is selected.
+  for (size_t i = 0; i < sel_size_; ++i) {
+    uint32_t r = sel_[i];
+    std::string_view v = col[r];
+    ok[r] = v.data() != nullptr && ParseNumber(v, &nums[r]);
+  }
+}
+
+void BatchAggregator::RunSets(size_t from, size_t to) {
+  const plan::Plan& p = *plan_;
+  for (size_t s = from; s < to; ++s) {
+    const plan::SetStep& step = p.sets[s];
+    std::string_view* target = Column(step.target);
+    const std::string_view* source =
+        step.source.kind == Operand::Kind::kField ? Column(step.source.field)
+                                                  : nullptr;
+    for (size_t i = 0; i < sel_size_; ++i) {
+      uint32_t r = sel_[i];
+      std::string_view v = source != nullptr ? source[r]
+                                             : std::string_view(step.source.text);
+      if (v.data() == nullptr) {
+        target[r] = std::string_view();
+        continue;
+      }
+      for (FunctionKind f : step.functions) {
+        size_t size = FunctionOutputSize(f, v.size());
+        char* out = arena_.Allocate(size == 0 ? 1 : size);
+        ApplyFunction(f, v, out);
+        v = std::string_view(out, size);
+      }
+      if (v.data() != nullptr && v.empty()) v = FieldBatch::kEmptyValue;
+      target[r] = v;
+    }
+    numeric_epoch_[step.target] = 0;  // Its numbers are stale now.
+  }
+}
+
+void BatchAggregator::Evaluate(const Condition& c, const uint32_t* rows,
+                               size_t n, uint8_t* out, size_t depth) {
+  switch (c.kind) {
+    case Condition::Kind::kCompare: {
+      if (plan::IsFloatOp(c.op)) {
+        const double* ln = nullptr;
+        const uint8_t* lok = nullptr;
+        const double* rn = nullptr;
+        const uint8_t* rok = nullptr;
+        if (c.lhs.kind == Operand::Kind::kField) {
+          EnsureNumeric(c.lhs.field);
+          ln = numbers_.data() + size_t{c.lhs.field} * kMaxBatchRows;
+          lok = numeric_.data() + size_t{c.lhs.field} * kMaxBatchRows;
+        }
+        if (c.rhs.kind == Operand::Kind::kField) {
+          EnsureNumeric(c.rhs.field);
+          rn = numbers_.data() + size_t{c.rhs.field} * kMaxBatchRows;
+          rok = numeric_.data() + size_t{c.rhs.field} * kMaxBatchRows;
+        }
+        for (size_t i = 0; i < n; ++i) {
+          uint32_t r = rows[i];
+          if ((lok != nullptr && !lok[r]) || (rok != nullptr && !rok[r])) {
+            out[i] = 0;
+            continue;
+          }
+          double a = ln != nullptr ? ln[r] : c.lhs.number;
+          double b = rn != nullptr ? rn[r] : c.rhs.number;
+          out[i] = CompareFloat(c.op, a, b);
+        }
+        return;
+      }
+      const std::string_view* lcol =
+          c.lhs.kind == Operand::Kind::kField ? Column(c.lhs.field) : nullptr;
+      const std::string_view* rcol =
+          c.rhs.kind == Operand::Kind::kField ? Column(c.rhs.field) : nullptr;
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t r = rows[i];
+        std::string_view a = lcol != nullptr ? lcol[r] : c.lhs.text;
+        std::string_view b = rcol != nullptr ? rcol[r] : c.rhs.text;
+        if (a.data() == nullptr || b.data() == nullptr) {
+          out[i] = 0;
+          continue;
+        }
+        out[i] = CompareString(c.op, a, b);
+      }
+      return;
+    }
+    case Condition::Kind::kNot:
+      Evaluate(c.children[0], rows, n, out, depth + 1);
+      for (size_t i = 0; i < n; ++i) out[i] = !out[i];
+      return;
+    case Condition::Kind::kAnd:
+    case Condition::Kind::kOr: {
+      if (masks_.size() <= depth) masks_.resize(depth + 1);
+      std::vector<uint8_t>& tmp = masks_[depth];
+      tmp.resize(kMaxBatchRows);
+      bool is_and = c.kind == Condition::Kind::kAnd;
+      Evaluate(c.children[0], rows, n, out, depth + 1);
+      for (size_t k = 1; k < c.children.size(); ++k) {
+        Evaluate(c.children[k], rows, n, tmp.data(), depth + 1);
+        if (is_and) {
+          for (size_t i = 0; i < n; ++i) out[i] &= tmp[i];
+        } else {
+          for (size_t i = 0; i < n; ++i) out[i] |= tmp[i];
+        }
+      }
+      return;
+    }
+  }
+}
+
+void BatchAggregator::Filter(const Condition& c) {
+  if (result_.size() < kMaxBatchRows) result_.resize(kMaxBatchRows);
+  Evaluate(c, sel_.data(), sel_size_, result_.data(), 0);
+  size_t kept = 0;
+  for (size_t i = 0; i < sel_size_; ++i) {
+    sel_[kept] = sel_[i];
+    kept += result_[i];
+  }
+  sel_size_ = kept;
+}
+
+absl::Status BatchAggregator::Aggregate() {
+  const plan::Plan& p = *plan_;
+  // Keep rows from which at least one select item takes a value.
+  for (const plan::StateSlot& s : p.slots) {
+    if (s.kind == plan::StateKind::kSum || s.kind == plan::StateKind::kMin ||
+        s.kind == plan::StateKind::kMax || s.kind == plan::StateKind::kAvg) {
+      EnsureNumeric(s.field);
+    }
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < sel_size_; ++i) {
+    uint32_t r = sel_[i];
+    bool contributes = false;
+    for (const plan::StateSlot& s : p.slots) {
+      switch (s.kind) {
+        case plan::StateKind::kCount:
+        case plan::StateKind::kLast:
+        case plan::StateKind::kLen:
+          contributes = Column(s.field)[r].data() != nullptr;
+          break;
+        default:
+          contributes =
+              numeric_[size_t{s.field} * kMaxBatchRows + r] != 0;
+          break;
+      }
+      if (contributes) break;
+    }
+    sel_[kept] = r;
+    kept += contributes;
+  }
+  counters_.lines_without_value += sel_size_ - kept;
+  counters_.lines_aggregated += kept;
+  sel_size_ = kept;
+  if (kept == 0) return absl::OkStatus();
+
+  // Group ids.
+  const size_t nkeys = p.group_by.size();
+  for (size_t i = 0; i < sel_size_; ++i) {
+    uint32_t r = sel_[i];
+    std::string_view key;
+    if (nkeys == 1) {
+      key = Column(p.group_by[0])[r];
+      if (key.data() == nullptr) key = FieldBatch::kEmptyValue;
+    } else {
+      key_scratch_.clear();
+      for (FieldId id : p.group_by) {
+        std::string_view part = Column(id)[r];
+        AppendKeyPart(part.data() == nullptr ? std::string_view() : part,
+                      &key_scratch_);
+      }
+      key = key_scratch_;
+    }
+    uint64_t hash = HashKey(key);
+    bool created;
+    if (options_.max_groups != 0 && groups_.size() >= options_.max_groups) {
+      uint32_t id = groups_.Find(key, hash);
+      if (id == GroupTable::kNotFound) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "more than ", options_.max_groups,
+            " groups (AggregatorOptions::max_groups); raise the limit or "
+            "group by fewer distinct values"));
+      }
+      gids_[i] = id;
+      continue;
+    }
+    gids_[i] = groups_.FindOrInsert(key, hash, &created);
+  }
+  for (SlotState& s : slots_) s.Resize(groups_.size());
+
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    FieldId f = p.slots[k].field;
+    FieldRows rows{Column(f),
+                   numbers_.data() + size_t{f} * kMaxBatchRows,
+                   numeric_.data() + size_t{f} * kMaxBatchRows};
+    UpdateSlot(slots_[k], rows, sel_.data(), gids_.data(), sel_size_,
+               last_row_);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BatchAggregator::Merge(BatchAggregator& later) {
+  if (later.plan_->canonical != plan_->canonical) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot merge a partial of a different query: '",
+        later.plan_->canonical, "' into '", plan_->canonical, "'"));
+  }
+  if (!later.sticky_error_.ok()) return later.sticky_error_;
+  for (uint32_t g = 0; g < later.groups_.size(); ++g) {
+    std::string_view key = later.groups_.key(g);
+    bool created;
+    uint64_t hash = HashKey(key);
+    if (options_.max_groups != 0 && groups_.size() >= options_.max_groups &&
+        groups_.Find(key, hash) == GroupTable::kNotFound) {
+      sticky_error_ = absl::ResourceExhaustedError(absl::StrCat(
+          "more than ", options_.max_groups,
+          " groups (AggregatorOptions::max_groups) after merging"));
+      return sticky_error_;
+    }
+    uint32_t to = groups_.FindOrInsert(key, hash, &created);
+    for (SlotState& s : slots_) s.Resize(groups_.size());
+    for (size_t k = 0; k < slots_.size(); ++k) {
+      slots_[k].MergeGroup(to, later.slots_[k], g);
+    }
+  }
+  counters_ += later.counters_;
+  return absl::OkStatus();
+}
+
+void BatchAggregator::Reset() {
+  groups_.Clear();
+  for (SlotState& s : slots_) s.Clear();
+  counters_ = LineCounters();
+}
+
+ResultTable BatchAggregator::Result() const {
+  const plan::Plan& p = *plan_;
+  const size_t ngroups = groups_.size();
+  const size_t nkeys = p.group_by.size();
+
+  // Groups in key-tuple order (§8.5 step 1).
+  std::vector<uint32_t> order(ngroups);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<std::vector<std::string_view>> keys(ngroups);
+  for (uint32_t g = 0; g < ngroups; ++g) {
+    keys[g] = DecodeKey(groups_.key(g), nkeys);
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return keys[a] < keys[b];
+  });
+
+  // Per-slot totals and sorted sums for percentage/percentile.
+  std::vector<double> totals(slots_.size(), 0);
+  std::vector<std::vector<double>> sorted_sums(slots_.size());
+  for (const plan::Column& c : p.columns) {
+    if (c.kind != ColumnKind::kPercentage &&
+        c.kind != ColumnKind::kPercentile) {
+      continue;
+    }
+    const SlotState& s = slots_[c.slot];
+    if (!sorted_sums[c.slot].empty() || ngroups == 0) continue;
+    std::vector<double>& sums = sorted_sums[c.slot];
+    sums.reserve(ngroups);
+    double total = 0;
+    for (uint32_t g = 0; g < ngroups; ++g) {
+      double v = s.has[g] ? s.value[g] : 0;
+      total += v;
+      sums.push_back(v);
+    }
+    std::sort(sums.begin(), sums.end());
+    totals[c.slot] = total;
+  }
+
+  std::vector<ResultColumn> columns;
+  for (size_t i = 0; i < p.columns.size(); ++i) {
+    const plan::Column& c = p.columns[i];
+    ResultColumn rc;
+    rc.name = c.name;
+    rc.kind = c.kind;
+    rc.field = p.fields[c.field].name;
+    rc.is_group_key = c.is_group_key;
+    rc.is_order_key = p.order_column && *p.order_column == i;
+    columns.push_back(std::move(rc));
+  }
+
+  std::vector<ResultRow> rows;
+  rows.reserve(ngroups);
+  for (uint32_t g : order) {
+    ResultRow row;
+    row.cells.reserve(p.columns.size());
+    row.values.reserve(p.columns.size());
+    for (const plan::Column& c : p.columns) {
+      const SlotState& s = slots_[c.slot];
+      std::string cell;
+      double value = 0;
+      switch (c.kind) {
+        case ColumnKind::kCount:
+          value = static_cast<double>(s.count[g]);
+          AppendGoInt(value, &cell);
+          break;
+        case ColumnKind::kSum:
+        case ColumnKind::kMin:
+        case ColumnKind::kMax:
+        case ColumnKind::kLen:
+          value = s.has[g] ? s.value[g] : 0;
+          AppendGoFloat(value, &cell);
+          break;
+        case ColumnKind::kAvg:
+          value = s.count[g] > 0 ? s.value[g] / static_cast<double>(s.count[g])
+                                 : 0;
+          AppendGoFloat(value, &cell);
+          break;
+        case ColumnKind::kLast:
+          if (s.has[g]) cell = s.text[g];
+          if (!ParseNumber(cell, &value)) value = 0;
+          break;
+        case ColumnKind::kPercentage: {
+          double v = s.has[g] ? s.value[g] : 0;
+          double total = totals[c.slot];
+          value = total != 0 ? 100 * v / total : 0;
+          AppendGoFloat(value, &cell);
+          break;
+        }
+        case ColumnKind::kPercentile: {
+          double v = s.has[g] ? s.value[g] : 0;
+          const std::vector<double>& sums = sorted_sums[c.slot];
+          size_t le = static_cast<size_t>(
+              std::upper_bound(sums.begin(), sums.end(), v) - sums.begin());
+          value = sums.empty() ? 0
+                               : 100 * static_cast<double>(le) /
+                                     static_cast<double>(sums.size());
+          AppendGoFloat(value, &cell);
+          break;
+        }
+      }
+      row.cells.push_back(std::move(cell));
+      row.values.push_back(value);
+    }
+    rows.push_back(std::move(row));
+  }
+
+  // Stable sort on the order value (§8.5 step 2); NaN sorts last.
+  if (p.order_column) {
+    size_t col = *p.order_column;
+    bool desc = p.order_descending;
+    std::stable_sort(rows.begin(), rows.end(),
+                     [col, desc](const ResultRow& a, const ResultRow& b) {
+                       double x = a.values[col], y = b.values[col];
+                       if (std::isnan(x) || std::isnan(y)) {
+                         return !std::isnan(x) && std::isnan(y);
+                       }
+                       return desc ? x > y : x < y;
+                     });
+  }
+  uint64_t total_groups = rows.size();
+  if (p.limit >= 0 && rows.size() > static_cast<size_t>(p.limit)) {
+    rows.resize(static_cast<size_t>(p.limit));
+  }
+  return ResultTable(std::move(columns), std::move(rows), counters_,
+                     total_groups);
+}
+
+}  // namespace mapr::runtime

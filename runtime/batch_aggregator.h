@@ -1,0 +1,111 @@
+// The vectorized engine behind mapr::Aggregator. Per batch: trim and table
+// filter -> log format fills only the planned fields -> `set` steps `where`
+// depends on -> `where` into a selection vector -> remaining `set` -> drop
+// rows that give no select item a value -> XXH3 group keys -> group ids ->
+// one templated update loop per aggregate slot. Scratch buffers live here and
+// are reused by every batch.
+#ifndef MAPR_RUNTIME_BATCH_AGGREGATOR_H_
+#define MAPR_RUNTIME_BATCH_AGGREGATOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "mapr/log_format.h"
+#include "mapr/options.h"
+#include "mapr/result.h"
+#include "parser/plan.h"
+#include "runtime/aggregate_ops.h"
+#include "runtime/arena.h"
+#include "runtime/group_table.h"
+
+namespace mapr::runtime {
+
+class BatchAggregator {
+ public:
+  static absl::StatusOr<std::unique_ptr<BatchAggregator>> Create(
+      std::shared_ptr<const plan::Plan> plan, const AggregatorOptions& options);
+
+  // Aggregates lines from `source`. Sticky ResourceExhausted on max_groups.
+  absl::Status Push(std::span<const std::string_view> lines, uint64_t source);
+  // Adds `later`'s state (same plan text required).
+  absl::Status Merge(BatchAggregator& later);
+  // Renders the current state.
+  ResultTable Result() const;
+  // Forgets all groups and counters.
+  void Reset();
+
+  const LineCounters& counters() const { return counters_; }
+  const plan::Plan& plan() const { return *plan_; }
+
+ private:
+  class Fields;
+
+  BatchAggregator(std::shared_ptr<const plan::Plan> plan,
+                  const AggregatorOptions& options,
+                  std::shared_ptr<const LogFormat> format);
+
+  absl::Status PushChunk(std::span<const std::string_view> lines,
+                         uint64_t source);
+  absl::StatusOr<LogFormatParser*> ParserFor(uint64_t source);
+  std::string_view* Column(plan::FieldId f) {
+    return values_.data() + static_cast<size_t>(f) * kMaxBatchRows;
+  }
+  const std::string_view* Column(plan::FieldId f) const {
+    return values_.data() + static_cast<size_t>(f) * kMaxBatchRows;
+  }
+  // Parses field `f` as numbers for rows [0, rows_) once per batch.
+  void EnsureNumeric(plan::FieldId f);
+  void RunSets(size_t from, size_t to);
+  // Keeps the rows of sel_ for which `c` holds.
+  void Filter(const plan::Condition& c);
+  void Evaluate(const plan::Condition& c, const uint32_t* rows, size_t n,
+                uint8_t* out, size_t depth);
+  absl::Status Aggregate();
+
+  std::shared_ptr<const plan::Plan> plan_;
+  AggregatorOptions options_;
+  std::shared_ptr<const LogFormat> format_;
+  std::vector<std::string> extracted_names_;
+  absl::flat_hash_map<uint64_t, std::unique_ptr<LogFormatParser>> parsers_;
+
+  // Constant values of the common variables.
+  std::string hostname_;
+  std::string timezone_;
+  std::string timeoffset_;
+
+  // ---- Per-batch scratch, reused.
+  size_t rows_ = 0;  // Dense rows that reached the format.
+  std::vector<std::string_view> lines_;
+  std::vector<LineOutcome> outcomes_;
+  std::vector<std::string_view> values_;  // field-major, kMaxBatchRows each
+  std::vector<double> numbers_;
+  std::vector<uint8_t> numeric_;
+  std::vector<uint64_t> numeric_epoch_;
+  uint64_t epoch_ = 0;
+  std::vector<uint32_t> sel_;
+  size_t sel_size_ = 0;
+  std::vector<std::vector<uint8_t>> masks_;  // by nesting depth
+  std::vector<uint8_t> result_;
+  std::vector<uint32_t> gids_;
+  std::vector<uint64_t> hashes_;
+  std::string key_scratch_;
+  std::vector<int32_t> last_row_;
+  Arena arena_;
+
+  // ---- State.
+  GroupTable groups_;
+  std::vector<SlotState> slots_;
+  LineCounters counters_;
+  absl::Status sticky_error_;
+};
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_BATCH_AGGREGATOR_H_

@@ -1,0 +1,252 @@
+// The `default` log format: DTail's own lines (dtail-reference §3.3).
+//
+//   INFO|time|pid|caller|cpus|goroutines|cgocalls|loadavg|uptime|MAPREDUCE:T|k=v|...
+//
+// The whole line is always scanned: a later token without '=' rejects the
+// line and later duplicate keys win. The parser decides at NewParser time
+// which positional tokens are needed and builds a small key table, so the hot
+// loop is memchr for '|' and '=' plus one key compare per token.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "mapr/log_format.h"
+#include "runtime/log_formats.h"
+
+namespace mapr::runtime {
+namespace {
+
+constexpr std::string_view kInfo = "INFO";
+constexpr std::string_view kMapreduce = "MAPREDUCE:";
+// Tokens 0..9 are positional; key=value tokens start at index 10.
+constexpr size_t kNumPositional = 10;
+// The length of a `YYYYMMDD-HHMMSS` time, which also gives $date etc.
+constexpr size_t kFullTimeLength = 15;
+// Up to this many keys are matched by a linear scan, beyond it by hash.
+constexpr size_t kMaxLinearKeys = 8;
+
+// A positional variable: a whole token, or a slice of a 15-byte $time.
+struct PositionalVariable {
+  std::string_view name;
+  uint8_t token;
+  bool time_slice;  // If set, [begin, begin + length) of a 15-byte token.
+  uint8_t begin;
+  uint8_t length;
+};
+
+constexpr std::array<PositionalVariable, 14> kPositional = {{
+    {"$severity", 0, false, 0, 0},
+    {"$loglevel", 0, false, 0, 0},
+    {"$time", 1, false, 0, 0},
+    {"$date", 1, true, 0, 8},
+    {"$hour", 1, true, 9, 2},
+    {"$minute", 1, true, 11, 2},
+    {"$second", 1, true, 13, 2},
+    {"$pid", 2, false, 0, 0},
+    {"$caller", 3, false, 0, 0},
+    {"$cpus", 4, false, 0, 0},
+    {"$goroutines", 5, false, 0, 0},
+    {"$cgocalls", 6, false, 0, 0},
+    {"$loadavg", 7, false, 0, 0},
+    {"$uptime", 8, false, 0, 0},
+}};
+
+inline bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() &&
+         std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
+}
+
+// Maps the requested key=value keys to their column. Names are views into
+// strings owned by the parser.
+class KeyTable {
+ public:
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+
+  void Add(std::string_view name, uint32_t column) {
+    keys_.push_back(Key{name, column});
+  }
+  // Call once after the last Add().
+  void Finish() {
+    if (keys_.size() > kMaxLinearKeys) {
+      for (const Key& k : keys_) map_.emplace(k.name, k.column);
+    }
+  }
+  bool empty() const { return keys_.empty(); }
+
+  // Returns the column of `key`, or kNotFound.
+  uint32_t Find(std::string_view key) const {
+    if (keys_.size() <= kMaxLinearKeys) {
+      // Length, then first byte, then the rest: most tokens fail early.
+      for (const Key& k : keys_) {
+        if (k.name.size() != key.size()) continue;
+        if (key.empty()) return k.column;
+        if (k.name[0] == key[0] &&
+            std::memcmp(k.name.data() + 1, key.data() + 1, key.size() - 1) ==
+                0) {
+          return k.column;
+        }
+      }
+      return kNotFound;
+    }
+    auto it = map_.find(key);
+    return it == map_.end() ? kNotFound : it->second;
+  }
+
+ private:
+  struct Key {
+    std::string_view name;
+    uint32_t column;
+  };
+  std::vector<Key> keys_;
+  absl::flat_hash_map<std::string_view, uint32_t> map_;
+};
+
+class DefaultParser : public LogFormatParser {
+ public:
+  explicit DefaultParser(std::span<const std::string> fields)
+      : names_(fields.begin(), fields.end()), columns_(fields.size()) {
+    // A field requested twice is produced once and copied (aliases_).
+    for (uint32_t i = 0; i < names_.size(); ++i) {
+      const std::string& name = names_[i];
+      bool duplicate = false;
+      for (uint32_t j = 0; j < i; ++j) {
+        if (names_[j] == name) {
+          aliases_.push_back(Alias{i, j});
+          duplicate = true;
+          break;
+        }
+      }
+      if (duplicate) continue;
+      bool positional = false;
+      for (const PositionalVariable& v : kPositional) {
+        if (v.name == name) {
+          positional_.push_back(Positional{&v, i});
+          positional = true;
+          break;
+        }
+      }
+      // Anything else, a `$foo` included, is a key=value key.
+      if (!positional) keys_.Add(names_[i], i);
+    }
+    keys_.Finish();
+  }
+  DefaultParser(const DefaultParser&) = delete;
+  DefaultParser& operator=(const DefaultParser&) = delete;
+
+  void ParseBatch(std::span<const std::string_view> lines, FieldBatch& fields,
+                  LineOutcome* outcomes) override {
+    for (size_t f = 0; f < columns_.size(); ++f) {
+      columns_[f] = fields.column(f);
+    }
+    for (size_t row = 0; row < lines.size(); ++row) {
+      LineOutcome outcome = ParseLine(lines[row], row);
+      if (outcome == LineOutcome::kMalformed) {
+        // Fields written before the bad token are discarded.
+        for (std::string_view* column : columns_) column[row] = {};
+      } else if (outcome == LineOutcome::kParsed) {
+        for (const Alias& a : aliases_) {
+          columns_[a.column][row] = columns_[a.source][row];
+        }
+      }
+      outcomes[row] = outcome;
+    }
+  }
+
+ private:
+  struct Positional {
+    const PositionalVariable* variable;
+    uint32_t column;
+  };
+  struct Alias {
+    uint32_t column;
+    uint32_t source;
+  };
+
+  LineOutcome ParseLine(std::string_view line, size_t row) {
+    if (!StartsWith(line, kInfo)) return LineOutcome::kIgnored;
+    const char* pos = line.data();
+    const char* const end = line.data() + line.size();
+    std::string_view tokens[kNumPositional];
+    for (size_t i = 0; i < kNumPositional; ++i) {
+      const char* bar = static_cast<const char*>(
+          std::memchr(pos, '|', static_cast<size_t>(end - pos)));
+      // No '|' after token i: fewer than 11 tokens.
+      if (bar == nullptr) return LineOutcome::kIgnored;
+      tokens[i] = std::string_view(pos, static_cast<size_t>(bar - pos));
+      pos = bar + 1;
+    }
+    if (!StartsWith(tokens[9], kMapreduce)) return LineOutcome::kIgnored;
+
+    for (const Positional& p : positional_) {
+      const PositionalVariable& v = *p.variable;
+      std::string_view token = tokens[v.token];
+      if (v.time_slice) {
+        if (token.size() != kFullTimeLength) continue;
+        token = token.substr(v.begin, v.length);
+      }
+      columns_[p.column][row] = token;
+    }
+
+    // Tokens 10.. : every one must be `key=value`; `pos` starts token 10.
+    while (true) {
+      const size_t left = static_cast<size_t>(end - pos);
+      const char* bar = static_cast<const char*>(std::memchr(pos, '|', left));
+      const char* token_end = bar == nullptr ? end : bar;
+      const char* eq = static_cast<const char*>(
+          std::memchr(pos, '=', static_cast<size_t>(token_end - pos)));
+      if (eq == nullptr) return LineOutcome::kMalformed;
+      if (!keys_.empty()) {
+        const uint32_t column =
+            keys_.Find(std::string_view(pos, static_cast<size_t>(eq - pos)));
+        if (column != KeyTable::kNotFound) {
+          // Later duplicates overwrite earlier ones.
+          columns_[column][row] =
+              std::string_view(eq + 1, static_cast<size_t>(token_end - eq - 1));
+        }
+      }
+      if (bar == nullptr) return LineOutcome::kParsed;
+      pos = bar + 1;
+    }
+  }
+
+  // Requested names; keys_ holds views into these (never resized).
+  const std::vector<std::string> names_;
+  std::vector<Positional> positional_;
+  std::vector<Alias> aliases_;
+  KeyTable keys_;
+  // fields.column(i) for the current batch.
+  std::vector<std::string_view*> columns_;
+};
+
+class DefaultLogFormat : public LogFormat {
+ public:
+  std::string name() const override { return "default"; }
+  std::optional<std::vector<std::string>> variables() const override {
+    std::vector<std::string> vars;
+    for (const PositionalVariable& v : kPositional) {
+      vars.emplace_back(v.name);
+    }
+    return vars;
+  }
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const override {
+    return std::make_unique<DefaultParser>(fields);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const LogFormat> NewDefaultLogFormat() {
+  return std::make_shared<DefaultLogFormat>();
+}
+
+}  // namespace mapr::runtime

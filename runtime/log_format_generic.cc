@@ -1,0 +1,192 @@
+// The `generic` and `generickv` log formats (dtail-reference §3.2).
+//
+// generic: every line is parsed and yields no fields of its own (the engine
+// adds the common variables).
+// generickv: `k=v|k=v|...`; each token with '=' gives key (before the first
+// '=') -> value, later duplicates win; tokens without '=' are skipped (DTail's
+// fork hangs on them). Every line is parsed.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "mapr/log_format.h"
+#include "runtime/log_formats.h"
+
+namespace mapr::runtime {
+namespace {
+
+// Up to this many keys are matched by a linear scan, beyond it by hash.
+constexpr size_t kMaxLinearKeys = 8;
+
+class GenericParser : public LogFormatParser {
+ public:
+  void ParseBatch(std::span<const std::string_view> lines,
+                  FieldBatch& /*fields*/, LineOutcome* outcomes) override {
+    for (size_t row = 0; row < lines.size(); ++row) {
+      outcomes[row] = LineOutcome::kParsed;
+    }
+  }
+};
+
+class GenericLogFormat : public LogFormat {
+ public:
+  std::string name() const override { return "generic"; }
+  std::optional<std::vector<std::string>> variables() const override {
+    return std::vector<std::string>{};
+  }
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> /*fields*/) const override {
+    return std::make_unique<GenericParser>();
+  }
+};
+
+// Maps the requested keys to their column. Names are views into strings
+// owned by the parser. (log_format_default.cc has the same table.)
+class KeyTable {
+ public:
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+
+  void Add(std::string_view name, uint32_t column) {
+    keys_.push_back(Key{name, column});
+  }
+  // Call once after the last Add().
+  void Finish() {
+    if (keys_.size() > kMaxLinearKeys) {
+      for (const Key& k : keys_) map_.emplace(k.name, k.column);
+    }
+  }
+  bool empty() const { return keys_.empty(); }
+
+  // Returns the column of `key`, or kNotFound.
+  uint32_t Find(std::string_view key) const {
+    if (keys_.size() <= kMaxLinearKeys) {
+      for (const Key& k : keys_) {
+        if (k.name.size() != key.size()) continue;
+        if (key.empty()) return k.column;
+        if (k.name[0] == key[0] &&
+            std::memcmp(k.name.data() + 1, key.data() + 1, key.size() - 1) ==
+                0) {
+          return k.column;
+        }
+      }
+      return kNotFound;
+    }
+    auto it = map_.find(key);
+    return it == map_.end() ? kNotFound : it->second;
+  }
+
+ private:
+  struct Key {
+    std::string_view name;
+    uint32_t column;
+  };
+  std::vector<Key> keys_;
+  absl::flat_hash_map<std::string_view, uint32_t> map_;
+};
+
+class GenericKvParser : public LogFormatParser {
+ public:
+  explicit GenericKvParser(std::span<const std::string> fields)
+      : names_(fields.begin(), fields.end()), columns_(fields.size()) {
+    // A field requested twice is produced once and copied (aliases_).
+    for (uint32_t i = 0; i < names_.size(); ++i) {
+      bool duplicate = false;
+      for (uint32_t j = 0; j < i; ++j) {
+        if (names_[j] == names_[i]) {
+          aliases_.push_back(Alias{i, j});
+          duplicate = true;
+          break;
+        }
+      }
+      if (!duplicate) keys_.Add(names_[i], i);
+    }
+    keys_.Finish();
+  }
+  GenericKvParser(const GenericKvParser&) = delete;
+  GenericKvParser& operator=(const GenericKvParser&) = delete;
+
+  void ParseBatch(std::span<const std::string_view> lines, FieldBatch& fields,
+                  LineOutcome* outcomes) override {
+    for (size_t f = 0; f < columns_.size(); ++f) {
+      columns_[f] = fields.column(f);
+    }
+    for (size_t row = 0; row < lines.size(); ++row) {
+      outcomes[row] = LineOutcome::kParsed;
+      // Nothing requested: no line can fail, so nothing to scan.
+      if (keys_.empty()) continue;
+      ParseLine(lines[row], row);
+      for (const Alias& a : aliases_) {
+        columns_[a.column][row] = columns_[a.source][row];
+      }
+    }
+  }
+
+ private:
+  struct Alias {
+    uint32_t column;
+    uint32_t source;
+  };
+
+  void ParseLine(std::string_view line, size_t row) {
+    if (line.empty()) return;  // data() may be null.
+    const char* pos = line.data();
+    const char* const end = line.data() + line.size();
+    while (true) {
+      const size_t left = static_cast<size_t>(end - pos);
+      const char* bar = static_cast<const char*>(std::memchr(pos, '|', left));
+      const char* token_end = bar == nullptr ? end : bar;
+      const char* eq = static_cast<const char*>(
+          std::memchr(pos, '=', static_cast<size_t>(token_end - pos)));
+      // A token without '=' is skipped; the scan always moves forward.
+      if (eq != nullptr) {
+        const uint32_t column =
+            keys_.Find(std::string_view(pos, static_cast<size_t>(eq - pos)));
+        if (column != KeyTable::kNotFound) {
+          columns_[column][row] =
+              std::string_view(eq + 1, static_cast<size_t>(token_end - eq - 1));
+        }
+      }
+      if (bar == nullptr) return;
+      pos = bar + 1;
+    }
+  }
+
+  // Requested names; keys_ holds views into these (never resized).
+  const std::vector<std::string> names_;
+  std::vector<Alias> aliases_;
+  KeyTable keys_;
+  // fields.column(i) for the current batch.
+  std::vector<std::string_view*> columns_;
+};
+
+class GenericKvLogFormat : public LogFormat {
+ public:
+  std::string name() const override { return "generickv"; }
+  std::optional<std::vector<std::string>> variables() const override {
+    return std::vector<std::string>{};
+  }
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const override {
+    return std::make_unique<GenericKvParser>(fields);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const LogFormat> NewGenericLogFormat() {
+  return std::make_shared<GenericLogFormat>();
+}
+
+std::shared_ptr<const LogFormat> NewGenericKvLogFormat() {
+  return std::make_shared<GenericKvLogFormat>();
+}
+
+}  // namespace mapr::runtime

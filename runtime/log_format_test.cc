@@ -1,0 +1,614 @@
+#include "mapr/log_format.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/log_formats.h"
+
+namespace mapr::runtime {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::Optional;
+using ::testing::Pair;
+using ::testing::UnorderedElementsAre;
+
+// A FieldBatch over owned columns; allocations live as long as the batch.
+class TestFieldBatch : public FieldBatch {
+ public:
+  explicit TestFieldBatch(size_t num_fields)
+      : columns_(num_fields, std::vector<std::string_view>(kMaxBatchRows)) {}
+
+  size_t num_fields() const override { return columns_.size(); }
+  std::string_view* column(size_t field) override {
+    return columns_[field].data();
+  }
+  char* Allocate(size_t n) override {
+    allocations_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
+    return allocations_.back().get();
+  }
+
+  // Marks every value missing, as the engine does before each ParseBatch.
+  void Clear() {
+    for (auto& c : columns_) c.assign(kMaxBatchRows, std::string_view());
+  }
+  size_t num_allocations() const { return allocations_.size(); }
+
+ private:
+  std::vector<std::vector<std::string_view>> columns_;
+  std::vector<std::unique_ptr<char[]>> allocations_;
+};
+
+// One parsed line: its outcome and the requested fields that were set.
+struct Row {
+  LineOutcome outcome;
+  std::map<std::string, std::string> fields;
+};
+
+// Feeds `lines` to `parser` as one batch and collects what it wrote. Checks
+// that no empty value has a null data pointer.
+std::vector<Row> ParseWith(LogFormatParser& parser,
+                           const std::vector<std::string>& fields,
+                           const std::vector<std::string>& lines,
+                           TestFieldBatch* batch = nullptr) {
+  TestFieldBatch local(fields.size());
+  if (batch == nullptr) batch = &local;
+  batch->Clear();
+  std::vector<std::string_view> views(lines.begin(), lines.end());
+  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
+  parser.ParseBatch(views, *batch, outcomes.data());
+  std::vector<Row> rows;
+  for (size_t r = 0; r < lines.size(); ++r) {
+    Row row{outcomes[r], {}};
+    for (size_t f = 0; f < fields.size(); ++f) {
+      std::string_view v = batch->column(f)[r];
+      if (v.data() == nullptr) {
+        EXPECT_TRUE(v.empty());
+        continue;
+      }
+      row.fields[fields[f]] = std::string(v);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::unique_ptr<LogFormatParser> MakeParser(
+    const std::shared_ptr<const LogFormat>& format,
+    const std::vector<std::string>& fields) {
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> parser =
+      format->NewParser(fields);
+  EXPECT_TRUE(parser.ok()) << parser.status();
+  return *std::move(parser);
+}
+
+std::vector<Row> Parse(const std::shared_ptr<const LogFormat>& format,
+                       const std::vector<std::string>& fields,
+                       const std::vector<std::string>& lines) {
+  std::unique_ptr<LogFormatParser> parser = MakeParser(format, fields);
+  return ParseWith(*parser, fields, lines);
+}
+
+Row ParseOne(const std::shared_ptr<const LogFormat>& format,
+             const std::vector<std::string>& fields, const std::string& line) {
+  return Parse(format, fields, {line})[0];
+}
+
+// ---------------------------------------------------------------- default
+
+const std::vector<std::string> kAllDefaultVariables = {
+    "$severity",   "$loglevel", "$time",    "$date",   "$hour",
+    "$minute",     "$second",   "$pid",     "$caller", "$cpus",
+    "$goroutines", "$cgocalls", "$loadavg", "$uptime"};
+
+constexpr char kDtailPrefix[] =
+    "INFO|20211002-072342|1|default_test.go:1|1|2|3|0.1|1h|MAPREDUCE:TEST|";
+
+TEST(DefaultLogFormatTest, NameAndVariables) {
+  auto format = NewDefaultLogFormat();
+  EXPECT_EQ(format->name(), "default");
+  EXPECT_THAT(format->variables(), Optional(kAllDefaultVariables));
+}
+
+TEST(DefaultLogFormatTest, ParsesDtailLineInEitherKeyOrder) {
+  auto format = NewDefaultLogFormat();
+  const std::vector<std::string> fields = {"$severity", "$time",   "$date",
+                                           "$hour",     "$minute", "$second",
+                                           "foo",       "bar"};
+  for (const std::string kv : {"foo=bar|bar=foo", "bar=foo|foo=bar"}) {
+    Row row = ParseOne(format, fields, kDtailPrefix + kv);
+    EXPECT_EQ(row.outcome, LineOutcome::kParsed) << kv;
+    EXPECT_THAT(row.fields,
+                UnorderedElementsAre(
+                    Pair("$severity", "INFO"), Pair("$time", "20211002-072342"),
+                    Pair("$date", "20211002"), Pair("$hour", "07"),
+                    Pair("$minute", "23"), Pair("$second", "42"),
+                    Pair("foo", "bar"), Pair("bar", "foo")))
+        << kv;
+  }
+}
+
+TEST(DefaultLogFormatTest, IgnoresNonDtailLine) {
+  Row row = ParseOne(NewDefaultLogFormat(), {"foozoo", "$severity"},
+                     "foozoo=bar|bazbay");
+  EXPECT_EQ(row.outcome, LineOutcome::kIgnored);
+  EXPECT_THAT(row.fields, IsEmpty());
+}
+
+TEST(DefaultLogFormatTest, ParsesRealTestdataLine) {
+  // The first line of testdata/dtail/mapr_testdata.log.
+  const std::string line =
+      "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
+      "currentConnections=0|lifetimeConnections=1";
+  std::vector<std::string> fields = kAllDefaultVariables;
+  fields.push_back("currentConnections");
+  fields.push_back("lifetimeConnections");
+  Row row = ParseOne(NewDefaultLogFormat(), fields, line);
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  // An 11-byte $time gives no $date/$hour/$minute/$second.
+  EXPECT_THAT(
+      row.fields,
+      UnorderedElementsAre(
+          Pair("$severity", "INFO"), Pair("$loglevel", "INFO"),
+          Pair("$time", "1002-071143"), Pair("$pid", "1"),
+          Pair("$caller", "stats.go:56"), Pair("$cpus", "8"),
+          Pair("$goroutines", "13"), Pair("$cgocalls", "7"),
+          Pair("$loadavg", "0.21"), Pair("$uptime", "471h0m21s"),
+          Pair("currentConnections", "0"), Pair("lifetimeConnections", "1")));
+}
+
+TEST(DefaultLogFormatTest, Index0MustStartWithInfo) {
+  auto format = NewDefaultLogFormat();
+  const std::string rest =
+      "|1002-071143|1|stats.go:56|8|13|7|0.21|471h|MAPREDUCE:STATS|a=1";
+  EXPECT_EQ(ParseOne(format, {"a"}, "WARN" + rest).outcome,
+            LineOutcome::kIgnored);
+  EXPECT_EQ(ParseOne(format, {"a"}, "info" + rest).outcome,
+            LineOutcome::kIgnored);
+  EXPECT_EQ(ParseOne(format, {"a"}, "ERROR" + rest).outcome,
+            LineOutcome::kIgnored);
+  Row infox = ParseOne(format, {"a", "$severity"}, "INFOX" + rest);
+  EXPECT_EQ(infox.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(infox.fields,
+              UnorderedElementsAre(Pair("a", "1"), Pair("$severity", "INFOX")));
+}
+
+TEST(DefaultLogFormatTest, TenTokensAreIgnored) {
+  auto format = NewDefaultLogFormat();
+  EXPECT_EQ(ParseOne(format, {"$time"},
+                     "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h|"
+                     "MAPREDUCE:STATS")
+                .outcome,
+            LineOutcome::kIgnored);
+  EXPECT_EQ(ParseOne(format, {"$time"}, "INFO|1002-071143|1").outcome,
+            LineOutcome::kIgnored);
+  EXPECT_EQ(ParseOne(format, {"$time"}, "INFO").outcome, LineOutcome::kIgnored);
+  EXPECT_EQ(ParseOne(format, {"$time"}, "").outcome, LineOutcome::kIgnored);
+}
+
+TEST(DefaultLogFormatTest, Index9MustStartWithMapreduce) {
+  auto format = NewDefaultLogFormat();
+  EXPECT_EQ(ParseOne(format, {"a"},
+                     "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h|"
+                     "STATS|a=1")
+                .outcome,
+            LineOutcome::kIgnored);
+  EXPECT_EQ(ParseOne(format, {"a"},
+                     "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h|"
+                     "mapreduce:STATS|a=1")
+                .outcome,
+            LineOutcome::kIgnored);
+  // The table name itself is not checked.
+  Row row = ParseOne(format, {"a"},
+                     "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h|"
+                     "MAPREDUCE:|a=1");
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields, ElementsAre(Pair("a", "1")));
+}
+
+TEST(DefaultLogFormatTest, TokenWithoutEqualsMakesLineMalformed) {
+  auto format = NewDefaultLogFormat();
+  const std::vector<std::string> fields = {"$time", "a", "b"};
+  for (const std::string kv :
+       {"a=1|oops|b=2", "oops", "a=1|b=2|oops", "a=1||b=2", "a=1|b=2|", ""}) {
+    Row row = ParseOne(format, fields, kDtailPrefix + kv);
+    EXPECT_EQ(row.outcome, LineOutcome::kMalformed) << kv;
+    // Fields written before the bad token are discarded.
+    EXPECT_THAT(row.fields, IsEmpty()) << kv;
+  }
+}
+
+TEST(DefaultLogFormatTest, SplitsKeyValueAtFirstEquals) {
+  Row row = ParseOne(NewDefaultLogFormat(), {"a", "", " k ", "e"},
+                     std::string(kDtailPrefix) + "a=b=c|=x| k = v |e=");
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields,
+              UnorderedElementsAre(Pair("a", "b=c"), Pair("", "x"),
+                                   Pair(" k ", " v "), Pair("e", "")));
+}
+
+TEST(DefaultLogFormatTest, LaterDuplicatesWin) {
+  Row row = ParseOne(NewDefaultLogFormat(), {"a", "b"},
+                     std::string(kDtailPrefix) + "a=1|b=2|a=3");
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields, UnorderedElementsAre(Pair("a", "3"), Pair("b", "2")));
+}
+
+TEST(DefaultLogFormatTest, WritesOnlyRequestedFields) {
+  auto format = NewDefaultLogFormat();
+  const std::string line = std::string(kDtailPrefix) + "a=1|b=2";
+  Row row = ParseOne(format, {"b"}, line);
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields, ElementsAre(Pair("b", "2")));
+  // Nothing requested: the line is still validated.
+  EXPECT_EQ(ParseOne(format, {}, line).outcome, LineOutcome::kParsed);
+  EXPECT_EQ(ParseOne(format, {}, line + "|x").outcome, LineOutcome::kMalformed);
+}
+
+TEST(DefaultLogFormatTest, UnknownDollarNameIsAKey) {
+  Row row = ParseOne(NewDefaultLogFormat(), {"$foo", "missing", "$line"},
+                     std::string(kDtailPrefix) + "$foo=1|foo=2");
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields, ElementsAre(Pair("$foo", "1")));
+}
+
+TEST(DefaultLogFormatTest, TimeSlicesNeedExactly15Bytes) {
+  Row row =
+      ParseOne(NewDefaultLogFormat(), {"$time", "$date", "$hour"},
+               "INFO|20211002-0723421|1|c|1|2|3|0.1|1h|MAPREDUCE:TEST|a=1");
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields, ElementsAre(Pair("$time", "20211002-0723421")));
+}
+
+TEST(DefaultLogFormatTest, DuplicateRequestedFieldsAreAllFilled) {
+  auto format = NewDefaultLogFormat();
+  const std::vector<std::string> fields = {"a", "$pid", "a", "$pid"};
+  std::unique_ptr<LogFormatParser> parser = MakeParser(format, fields);
+  TestFieldBatch batch(fields.size());
+  std::vector<Row> rows =
+      ParseWith(*parser, fields, {std::string(kDtailPrefix) + "a=1"}, &batch);
+  EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
+  EXPECT_EQ(batch.column(0)[0], "1");
+  EXPECT_EQ(batch.column(2)[0], "1");
+  EXPECT_EQ(batch.column(1)[0], "1");
+  EXPECT_EQ(batch.column(3)[0], "1");
+}
+
+TEST(DefaultLogFormatTest, ManyKeysUseTheHashTable) {
+  std::vector<std::string> fields;
+  std::string line = kDtailPrefix;
+  for (int i = 0; i < 20; ++i) {
+    fields.push_back("k" + std::to_string(i));
+    if (i % 2 == 0) {
+      line += "k" + std::to_string(i) + "=v" + std::to_string(i) + "|";
+    }
+  }
+  line += "other=1";
+  Row row = ParseOne(NewDefaultLogFormat(), fields, line);
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  ASSERT_EQ(row.fields.size(), 10u);
+  for (int i = 0; i < 20; i += 2) {
+    EXPECT_EQ(row.fields["k" + std::to_string(i)], "v" + std::to_string(i));
+  }
+}
+
+TEST(DefaultLogFormatTest, MixedBatchKeepsRowsApart) {
+  const std::vector<std::string> fields = {"$time", "a"};
+  std::vector<Row> rows = Parse(NewDefaultLogFormat(), fields,
+                                {std::string(kDtailPrefix) + "a=1", "WARN|x",
+                                 "", std::string(kDtailPrefix) + "a=2|bad",
+                                 std::string(kDtailPrefix) + "a=3"});
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
+  EXPECT_EQ(rows[0].fields["a"], "1");
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kIgnored);
+  EXPECT_EQ(rows[2].outcome, LineOutcome::kIgnored);
+  EXPECT_EQ(rows[3].outcome, LineOutcome::kMalformed);
+  EXPECT_THAT(rows[3].fields, IsEmpty());
+  EXPECT_EQ(rows[4].outcome, LineOutcome::kParsed);
+  EXPECT_EQ(rows[4].fields["a"], "3");
+}
+
+TEST(DefaultLogFormatTest, FullBatchDoesNotAllocate) {
+  const std::vector<std::string> fields = {"$time", "a"};
+  std::vector<std::string> lines(kMaxBatchRows,
+                                 std::string(kDtailPrefix) + "a=1");
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewDefaultLogFormat(), fields);
+  TestFieldBatch batch(fields.size());
+  std::vector<Row> rows = ParseWith(*parser, fields, lines, &batch);
+  EXPECT_EQ(rows.back().outcome, LineOutcome::kParsed);
+  EXPECT_EQ(rows.back().fields["a"], "1");
+  EXPECT_EQ(batch.num_allocations(), 0u);
+}
+
+// ---------------------------------------------------------------- generic
+
+TEST(GenericLogFormatTest, ParsesEveryLineWithoutFields) {
+  auto format = NewGenericLogFormat();
+  EXPECT_EQ(format->name(), "generic");
+  EXPECT_THAT(format->variables(), Optional(IsEmpty()));
+  std::vector<Row> rows =
+      Parse(format, {"a", "$time"}, {"a=1|b=2", "", std::string(kDtailPrefix)});
+  for (const Row& row : rows) {
+    EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+    EXPECT_THAT(row.fields, IsEmpty());
+  }
+}
+
+// -------------------------------------------------------------- generickv
+
+TEST(GenericKvLogFormatTest, NameAndVariables) {
+  auto format = NewGenericKvLogFormat();
+  EXPECT_EQ(format->name(), "generickv");
+  EXPECT_THAT(format->variables(), Optional(IsEmpty()));
+}
+
+TEST(GenericKvLogFormatTest, SplitsKeyValueTokens) {
+  Row row = ParseOne(NewGenericKvLogFormat(), {"a", "b", "", "c", "d"},
+                     "a=b=c|b=|=x|c=1|c=2");
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields, UnorderedElementsAre(Pair("a", "b=c"), Pair("b", ""),
+                                               Pair("", "x"), Pair("c", "2")));
+}
+
+TEST(GenericKvLogFormatTest, SkipsTokensWithoutEqualsAndNeverHangs) {
+  auto format = NewGenericKvLogFormat();
+  const std::vector<std::string> fields = {"a", "b", "$time"};
+  std::vector<Row> rows =
+      Parse(format, fields,
+            {"foo|a=1|bar||b=2|", "nothing here", "", "|||", "a=1|",
+             "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h|"
+             "MAPREDUCE:STATS|a=7"});
+  ASSERT_EQ(rows.size(), 6u);
+  for (const Row& row : rows) EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[0].fields,
+              UnorderedElementsAre(Pair("a", "1"), Pair("b", "2")));
+  EXPECT_THAT(rows[1].fields, IsEmpty());
+  EXPECT_THAT(rows[2].fields, IsEmpty());
+  EXPECT_THAT(rows[3].fields, IsEmpty());
+  EXPECT_THAT(rows[4].fields, ElementsAre(Pair("a", "1")));
+  // No positional variables.
+  EXPECT_THAT(rows[5].fields, ElementsAre(Pair("a", "7")));
+}
+
+TEST(GenericKvLogFormatTest, NullEmptyLineIsParsed) {
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewGenericKvLogFormat(), {"a"});
+  TestFieldBatch batch(1);
+  std::string_view line;  // data() == nullptr.
+  LineOutcome outcome = LineOutcome::kIgnored;
+  parser->ParseBatch(std::span<const std::string_view>(&line, 1), batch,
+                     &outcome);
+  EXPECT_EQ(outcome, LineOutcome::kParsed);
+  EXPECT_EQ(batch.column(0)[0].data(), nullptr);
+}
+
+// -------------------------------------------------------------------- csv
+
+TEST(CsvLogFormatTest, NameAndVariables) {
+  auto format = NewCsvLogFormat();
+  EXPECT_EQ(format->name(), "csv");
+  EXPECT_THAT(format->variables(), Optional(IsEmpty()));
+}
+
+TEST(CsvLogFormatTest, FirstLineIsTheHeader) {
+  std::vector<Row> rows =
+      Parse(NewCsvLogFormat(), {"col_value", "col_label", "missing"},
+            {"col_label,col_value", "alpha,1", "beta,2"});
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].outcome, LineOutcome::kHeader);
+  EXPECT_THAT(rows[0].fields, IsEmpty());
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[1].fields, UnorderedElementsAre(Pair("col_label", "alpha"),
+                                                   Pair("col_value", "1")));
+  EXPECT_EQ(rows[2].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[2].fields, UnorderedElementsAre(Pair("col_label", "beta"),
+                                                   Pair("col_value", "2")));
+}
+
+TEST(CsvLogFormatTest, HeaderNamesAreVerbatim) {
+  // dmap5.csv.in's header: names such as `count($time)` are plain fields.
+  std::vector<Row> rows =
+      Parse(NewCsvLogFormat(), {"count($time)", "$time", "time"},
+            {"count($time),$time,max($goroutines)", "3,1002-071143,15"});
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[1].fields,
+              UnorderedElementsAre(Pair("count($time)", "3"),
+                                   Pair("$time", "1002-071143")));
+}
+
+TEST(CsvLogFormatTest, HonoursQuotes) {
+  const std::vector<std::string> fields = {"a,b", "c", "d"};
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewCsvLogFormat(), fields);
+  TestFieldBatch batch(fields.size());
+  std::vector<Row> rows = ParseWith(
+      *parser, fields, {R"("a,b",c,"d")", R"("x,y",2,"say ""hi""")", R"(,"",)"},
+      &batch);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].outcome, LineOutcome::kHeader);
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[1].fields,
+              UnorderedElementsAre(Pair("a,b", "x,y"), Pair("c", "2"),
+                                   Pair("d", R"(say "hi")")));
+  // The unescaped value was copied into FieldBatch memory.
+  EXPECT_EQ(batch.num_allocations(), 1u);
+  EXPECT_EQ(rows[2].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(
+      rows[2].fields,
+      UnorderedElementsAre(Pair("a,b", ""), Pair("c", ""), Pair("d", "")));
+}
+
+TEST(CsvLogFormatTest, TooManyValuesAreMalformed) {
+  std::vector<Row> rows =
+      Parse(NewCsvLogFormat(), {"a", "b"}, {"a,b", "1,2,3", "1,2,", "1,2"});
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kMalformed);
+  EXPECT_THAT(rows[1].fields, IsEmpty());
+  EXPECT_EQ(rows[2].outcome, LineOutcome::kMalformed);
+  EXPECT_EQ(rows[3].outcome, LineOutcome::kParsed);
+}
+
+TEST(CsvLogFormatTest, FewerValuesSetLeadingColumns) {
+  std::vector<Row> rows =
+      Parse(NewCsvLogFormat(), {"a", "b", "c"}, {"a,b,c", "1,2", "1"});
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[1].fields,
+              UnorderedElementsAre(Pair("a", "1"), Pair("b", "2")));
+  EXPECT_EQ(rows[2].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[2].fields, ElementsAre(Pair("a", "1")));
+}
+
+TEST(CsvLogFormatTest, EmptyLineIsARowWithEmptyFirstColumn) {
+  const std::vector<std::string> fields = {"a", "b"};
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewCsvLogFormat(), fields);
+  std::vector<Row> rows = ParseWith(*parser, fields, {"a,b", ""});
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[1].fields, ElementsAre(Pair("a", "")));
+  // Also for a view with a null data pointer.
+  TestFieldBatch batch(fields.size());
+  std::string_view line;
+  LineOutcome outcome = LineOutcome::kIgnored;
+  parser->ParseBatch(std::span<const std::string_view>(&line, 1), batch,
+                     &outcome);
+  EXPECT_EQ(outcome, LineOutcome::kParsed);
+  EXPECT_NE(batch.column(0)[0].data(), nullptr);
+  EXPECT_EQ(batch.column(0)[0], "");
+  EXPECT_EQ(batch.column(1)[0].data(), nullptr);
+}
+
+TEST(CsvLogFormatTest, LastDuplicateHeaderNameWins) {
+  std::vector<Row> rows =
+      Parse(NewCsvLogFormat(), {"a", "b"}, {"a,b,a", "1,2,3", "1,2"});
+  EXPECT_THAT(rows[1].fields,
+              UnorderedElementsAre(Pair("a", "3"), Pair("b", "2")));
+  // A short row lacks the last `a`.
+  EXPECT_THAT(rows[2].fields, ElementsAre(Pair("b", "2")));
+}
+
+TEST(CsvLogFormatTest, HeaderIsPerParserAndSurvivesBatches) {
+  // Like dmap_csv_multifile: two sources with the same header, 2 + 3 rows.
+  auto format = NewCsvLogFormat();
+  const std::vector<std::string> fields = {"col_label", "col_value"};
+  std::unique_ptr<LogFormatParser> a = MakeParser(format, fields);
+  std::unique_ptr<LogFormatParser> b = MakeParser(format, fields);
+  int data_rows = 0;
+  int headers = 0;
+  auto count = [&](const std::vector<Row>& rows) {
+    for (const Row& row : rows) {
+      if (row.outcome == LineOutcome::kParsed) ++data_rows;
+      if (row.outcome == LineOutcome::kHeader) ++headers;
+    }
+  };
+  count(ParseWith(*a, fields, {"col_label,col_value", "alpha,1"}));
+  // The second batch of source A has no header line.
+  std::vector<Row> a2 = ParseWith(*a, fields, {"beta,2"});
+  EXPECT_THAT(a2[0].fields, UnorderedElementsAre(Pair("col_label", "beta"),
+                                                 Pair("col_value", "2")));
+  count(a2);
+  // Source B learns its own header, even with other column names.
+  std::vector<Row> b1 = ParseWith(
+      *b, fields, {"col_value,col_label", "3,gamma", "4,delta", "5,epsilon"});
+  EXPECT_THAT(b1[1].fields, UnorderedElementsAre(Pair("col_label", "gamma"),
+                                                 Pair("col_value", "3")));
+  count(b1);
+  EXPECT_EQ(headers, 2);
+  EXPECT_EQ(data_rows, 5);
+}
+
+TEST(CsvLogFormatTest, EmptyFirstBatchLeavesHeaderUnlearned) {
+  const std::vector<std::string> fields = {"a"};
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewCsvLogFormat(), fields);
+  EXPECT_THAT(ParseWith(*parser, fields, {}), IsEmpty());
+  std::vector<Row> rows = ParseWith(*parser, fields, {"a", "1"});
+  EXPECT_EQ(rows[0].outcome, LineOutcome::kHeader);
+  EXPECT_THAT(rows[1].fields, ElementsAre(Pair("a", "1")));
+}
+
+TEST(CsvLogFormatTest, WideHeader) {
+  std::string header;
+  std::string data;
+  for (int i = 0; i < 300; ++i) {
+    if (i > 0) header += ",", data += ",";
+    header += "c" + std::to_string(i);
+    data += std::to_string(i);
+  }
+  std::vector<Row> rows =
+      Parse(NewCsvLogFormat(), {"c299", "c0", "c300"}, {header, data});
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
+  EXPECT_THAT(rows[1].fields,
+              UnorderedElementsAre(Pair("c299", "299"), Pair("c0", "0")));
+}
+
+// --------------------------------------------------------------- registry
+
+class TestFormat : public LogFormat {
+ public:
+  explicit TestFormat(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const override {
+    return NewGenericLogFormat()->NewParser(fields);
+  }
+
+ private:
+  std::string name_;
+};
+
+TEST(LogFormatRegistryTest, BuiltinsAreRegistered) {
+  for (const char* name : {"default", "generic", "generickv", "csv"}) {
+    std::shared_ptr<const LogFormat> format = FindLogFormat(name);
+    ASSERT_NE(format, nullptr) << name;
+    EXPECT_EQ(format->name(), name);
+  }
+  EXPECT_THAT(
+      LogFormatNames(),
+      ::testing::IsSupersetOf({"csv", "default", "generic", "generickv"}));
+}
+
+TEST(LogFormatRegistryTest, FindIsCaseInsensitive) {
+  ASSERT_NE(FindLogFormat("DEFAULT"), nullptr);
+  EXPECT_EQ(FindLogFormat("DEFAULT")->name(), "default");
+  EXPECT_EQ(FindLogFormat("Csv")->name(), "csv");
+  EXPECT_EQ(FindLogFormat("nosuchformat"), nullptr);
+  EXPECT_EQ(FindLogFormat(""), nullptr);
+}
+
+TEST(LogFormatRegistryTest, RegisterRejectsDuplicatesAndBadNames) {
+  EXPECT_EQ(RegisterLogFormat(std::make_shared<TestFormat>("csv")).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(RegisterLogFormat(std::make_shared<TestFormat>("Nginx")).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RegisterLogFormat(std::make_shared<TestFormat>("")).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(RegisterLogFormat(nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+
+  ASSERT_TRUE(
+      RegisterLogFormat(std::make_shared<TestFormat>("testformat")).ok());
+  EXPECT_EQ(
+      RegisterLogFormat(std::make_shared<TestFormat>("testformat")).code(),
+      absl::StatusCode::kAlreadyExists);
+  ASSERT_NE(FindLogFormat("TestFormat"), nullptr);
+  EXPECT_EQ(FindLogFormat("TestFormat")->name(), "testformat");
+  std::vector<std::string> names = LogFormatNames();
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_THAT(names, ::testing::Contains("testformat"));
+}
+
+}  // namespace
+}  // namespace mapr::runtime
