@@ -211,7 +211,11 @@ struct limit_clause : seq<kw_limit, sp, must<limit_value>> {};
 struct path_bare : seq<not_at<reserved>, plus<path_char>> {};
 struct outfile_path : sor<tok_string, path_bare> {};
 struct outfile_append_path : outfile_path {};
-struct outfile_append : seq<kw_append, plus<space>, must<outfile_append_path>> {};
+// `outfile append` with nothing after it (trailing whitespace included) is a
+// path named append.
+struct outfile_append
+    : seq<kw_append, plus<space>, not_at<sp, eof>,
+          must<outfile_append_path>> {};
 struct outfile_target : sor<outfile_append, outfile_path> {};
 struct outfile_clause : seq<kw_outfile, sp, must<outfile_target>> {};
 

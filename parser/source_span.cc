@@ -99,7 +99,8 @@ absl::Status QueryErrorsStatus(std::string_view text,
   std::vector<std::string> parts;
   parts.reserve(errors.size());
   for (const QueryError& e : errors) parts.push_back(RenderQueryError(text, e));
-  absl::Status status = absl::InvalidArgumentError(absl::StrJoin(parts, "\n"));
+  absl::Status status =
+      absl::InvalidArgumentError(absl::StrJoin(parts, "\n\n"));
   const QueryError& first = errors.front();
   LineCol lc = OffsetToLineCol(text, first.span.offset);
   SetSourceSpan(status, SourceSpan{first.span.offset, first.span.length,

@@ -277,11 +277,11 @@ TEST(DefaultLogFormatTest, DuplicateRequestedFieldsAreAllFilled) {
   const std::vector<std::string> fields = {"a", "$pid", "a", "$pid"};
   std::unique_ptr<LogFormatParser> parser = MakeParser(format, fields);
   TestFieldBatch batch(fields.size());
-  std::vector<Row> rows =
-      ParseWith(*parser, fields, {std::string(kDtailPrefix) + "a=1"}, &batch);
+  const std::vector<std::string> lines = {std::string(kDtailPrefix) + "a=2"};
+  std::vector<Row> rows = ParseWith(*parser, fields, lines, &batch);
   EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
-  EXPECT_EQ(batch.column(0)[0], "1");
-  EXPECT_EQ(batch.column(2)[0], "1");
+  EXPECT_EQ(batch.column(0)[0], "2");
+  EXPECT_EQ(batch.column(2)[0], "2");
   EXPECT_EQ(batch.column(1)[0], "1");
   EXPECT_EQ(batch.column(3)[0], "1");
 }
@@ -394,6 +394,18 @@ TEST(GenericKvLogFormatTest, NullEmptyLineIsParsed) {
                      &outcome);
   EXPECT_EQ(outcome, LineOutcome::kParsed);
   EXPECT_EQ(batch.column(0)[0].data(), nullptr);
+}
+
+TEST(GenericKvLogFormatTest, DuplicateRequestedFieldsAreAllFilled) {
+  const std::vector<std::string> fields = {"a", "b", "a"};
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewGenericKvLogFormat(), fields);
+  TestFieldBatch batch(fields.size());
+  const std::vector<std::string> lines = {"a=1|b=2"};
+  ParseWith(*parser, fields, lines, &batch);
+  EXPECT_EQ(batch.column(0)[0], "1");
+  EXPECT_EQ(batch.column(1)[0], "2");
+  EXPECT_EQ(batch.column(2)[0], "1");
 }
 
 // -------------------------------------------------------------------- csv
@@ -552,6 +564,18 @@ TEST(CsvLogFormatTest, WideHeader) {
   EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
   EXPECT_THAT(rows[1].fields,
               UnorderedElementsAre(Pair("c299", "299"), Pair("c0", "0")));
+}
+
+TEST(CsvLogFormatTest, DuplicateRequestedFieldsAreAllFilled) {
+  const std::vector<std::string> fields = {"a", "b", "a"};
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewCsvLogFormat(), fields);
+  TestFieldBatch batch(fields.size());
+  const std::vector<std::string> lines = {"b,a", "2,1"};
+  ParseWith(*parser, fields, lines, &batch);
+  EXPECT_EQ(batch.column(0)[1], "1");
+  EXPECT_EQ(batch.column(1)[1], "2");
+  EXPECT_EQ(batch.column(2)[1], "1");
 }
 
 // --------------------------------------------------------------- registry
