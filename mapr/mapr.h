@@ -1,0 +1,18 @@
+// mapr/mapr.h: the umbrella header. Include this to use mapr.
+//
+// Example:
+//   #include "mapr/mapr.h"
+//   absl::StatusOr<mapr::ResultTable> r = mapr::RunQuery(
+//       "select count($line) group by *", {"a", "b"});
+#ifndef MAPR_MAPR_MAPR_H_
+#define MAPR_MAPR_MAPR_H_
+
+#include "mapr/aggregator.h"    // IWYU pragma: export
+#include "mapr/log_format.h"    // IWYU pragma: export
+#include "mapr/options.h"       // IWYU pragma: export
+#include "mapr/query.h"         // IWYU pragma: export
+#include "mapr/result.h"        // IWYU pragma: export
+#include "mapr/status.h"        // IWYU pragma: export
+#include "mapr/version.h"       // IWYU pragma: export
+
+#endif  // MAPR_MAPR_MAPR_H_
