@@ -1,6 +1,8 @@
 #include "mapr/aggregator.h"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "mapr/internal/status_macros.h"
@@ -50,6 +52,39 @@ absl::Status Aggregator::PushLines(std::span<const std::string_view> lines,
   return impl_->Push(lines, source);
 }
 
+absl::Status Aggregator::PushBytes(std::string_view chunk, SourceId source) {
+  MAPR_RETURN_IF_ERROR(CheckOpen("PushBytes"));
+  auto it = splitters_.find(source);
+  if (it == splitters_.end()) {
+    it = splitters_
+             .emplace(source, LineSplitter(impl_->options().max_line_bytes))
+             .first;
+  }
+  LineSplitter& splitter = it->second;
+  uint64_t too_long = splitter.too_long_lines();
+  std::span<const std::string_view> lines = splitter.Split(chunk);
+  impl_->CountTooLong(splitter.too_long_lines() - too_long);
+  return impl_->Push(lines, source);
+}
+
+absl::Status Aggregator::EndSource(SourceId source) {
+  MAPR_RETURN_IF_ERROR(CheckOpen("EndSource"));
+  return FlushSource(source);
+}
+
+absl::Status Aggregator::FlushSource(SourceId source) {
+  auto it = splitters_.find(source);
+  if (it == splitters_.end()) return absl::OkStatus();
+  LineSplitter& splitter = it->second;
+  uint64_t too_long = splitter.too_long_lines();
+  std::optional<std::string_view> last = splitter.Finish();
+  impl_->CountTooLong(splitter.too_long_lines() - too_long);
+  absl::Status s;
+  if (last.has_value()) s = impl_->Push({&*last, 1}, source);
+  splitters_.erase(it);
+  return s;
+}
+
 absl::Status Aggregator::Merge(Aggregator&& later) {
   MAPR_RETURN_IF_ERROR(CheckOpen("Merge"));
   if (later.impl_ == nullptr) {
@@ -90,8 +125,13 @@ absl::Status Aggregator::FinishInput() {
   if (phase_ != Phase::kOpen) {
     return absl::FailedPreconditionError("FinishInput called twice");
   }
+  absl::Status status;
+  std::vector<SourceId> sources;
+  for (const auto& [source, splitter] : splitters_) sources.push_back(source);
+  std::sort(sources.begin(), sources.end());
+  for (SourceId source : sources) status.Update(FlushSource(source));
   phase_ = Phase::kFinished;
-  return absl::OkStatus();
+  return status;
 }
 
 absl::StatusOr<ResultTable> Aggregator::TakeResult() {

@@ -33,9 +33,11 @@
 #include <span>
 #include <string_view>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mapr/export.h"
+#include "mapr/line_splitter.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
@@ -76,6 +78,15 @@ class MAPR_EXPORT Aggregator {
   absl::Status PushLines(std::span<const std::string_view> lines,
                          SourceId source = 0);
 
+  // Aggregates a chunk of raw bytes from `source`: complete lines are
+  // aggregated now; an unfinished last line is kept (per source) until the
+  // next chunk completes it, or until FinishInput()/EndSource(). Lines longer
+  // than AggregatorOptions::max_line_bytes are counted as too long without
+  // being buffered whole. Same errors as Push().
+  absl::Status PushBytes(std::string_view chunk, SourceId source = 0);
+  // Ends `source`'s byte stream: aggregates its unfinished last line, if any.
+  absl::Status EndSource(SourceId source = 0);
+
   // Adds the state of `later` (a partial of the same query whose lines come
   // after this one's: its last() values win). Returns InvalidArgument if it
   // was created from a different query, FailedPrecondition after
@@ -103,8 +114,10 @@ class MAPR_EXPORT Aggregator {
 
   Aggregator(Query query, std::unique_ptr<runtime::BatchAggregator> impl);
   absl::Status CheckOpen(const char* method) const;
+  absl::Status FlushSource(SourceId source);
 
   Phase phase_ = Phase::kOpen;
+  absl::flat_hash_map<SourceId, LineSplitter> splitters_;
   Query query_;
   std::unique_ptr<runtime::BatchAggregator> impl_;
 };

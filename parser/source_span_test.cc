@@ -314,7 +314,7 @@ const std::vector<std::string_view> kAggregations = {
 
 TEST(ClosestMatchTest, FindsTypos) {
   EXPECT_EQ(ClosestMatch("avgg", kAggregations), "avg");
-  EXPECT_EQ(ClosestMatch("coutn", kAggregations), "count");
+  EXPECT_EQ(ClosestMatch("cout", kAggregations), "count");
   EXPECT_EQ(ClosestMatch("percentaeg", kAggregations), "percentage");
   EXPECT_EQ(ClosestMatch("md5sun", {"md5sum", "maskdigits"}), "md5sum");
 }
@@ -333,16 +333,16 @@ TEST(ClosestMatchTest, ExactMatchWins) {
 
 TEST(ClosestMatchTest, FarWordsHaveNoMatch) {
   EXPECT_THAT(ClosestMatch("frobnicate", kAggregations), IsEmpty());
-  // Short words allow no edits: "mux" is one edit from "max" and "min"...
+  // Two-letter words allow no edit: "mx" is one away from "max".
   EXPECT_THAT(ClosestMatch("mx", kAggregations), IsEmpty());
   EXPECT_THAT(ClosestMatch("", kAggregations), IsEmpty());
   EXPECT_THAT(ClosestMatch("avg", {}), IsEmpty());
 }
 
 TEST(ClosestMatchTest, AllowedDistanceGrowsWithLengthUpToThree) {
-  // 6 letters: 2 edits allowed.
-  EXPECT_EQ(ClosestMatch("cuont", {"count"}), "");      // 5 letters: 1 edit.
-  EXPECT_EQ(ClosestMatch("ccount", {"count"}), "count");  // 1 edit.
+  // A third of the word's length: 5 letters allow 1 edit, 6 allow 2.
+  EXPECT_EQ(ClosestMatch("cuont", {"count"}), "");  // 2 edits.
+  EXPECT_EQ(ClosestMatch("ccount", {"count"}), "count");
   EXPECT_EQ(ClosestMatch("mdsumm", {"md5sum"}), "md5sum");  // 2 edits.
   // 12 letters would allow 4, but the cap is 3.
   EXPECT_EQ(ClosestMatch("xxxxpercentage", {"percentage"}), "");

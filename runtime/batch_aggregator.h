@@ -41,7 +41,15 @@ class BatchAggregator {
   // Forgets all groups and counters.
   void Reset();
 
+  // Counts `n` lines dropped before reaching the engine for being too long
+  // (a LineSplitter never buffers them whole).
+  void CountTooLong(uint64_t n) {
+    counters_.lines_read += n;
+    counters_.lines_too_long += n;
+  }
+
   const LineCounters& counters() const { return counters_; }
+  const AggregatorOptions& options() const { return options_; }
   const plan::Plan& plan() const { return *plan_; }
 
  private:

@@ -1,0 +1,68 @@
+// mapr/line_splitter.h: turning a stream of bytes into lines.
+//
+// A LineSplitter takes arbitrary chunks of a byte stream (as read from a file
+// or socket) and returns the complete lines in each, carrying an unfinished
+// last line over to the next chunk. '\n' ends a line; a '\r' before it is
+// left for the engine, which trims it. A line longer than `max_line_bytes` is
+// never split into pieces: its bytes are dropped as they arrive and it is
+// counted in too_long_lines().
+//
+// Example:
+//   mapr::LineSplitter splitter;
+//   while (size_t n = read(fd, buf, sizeof(buf))) {
+//     auto s = aggregator.PushLines(splitter.Split({buf, n}));
+//   }
+//   if (auto last = splitter.Finish()) aggregator.PushLines({&*last, 1});
+//
+// Lifetimes: the views returned by Split() and Finish() are valid until the
+// next call on the splitter, and may point into the chunk or into the
+// splitter's own carry buffer. Thread-compatible.
+#ifndef MAPR_MAPR_LINE_SPLITTER_H_
+#define MAPR_MAPR_LINE_SPLITTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mapr/export.h"
+
+namespace mapr {
+
+class MAPR_EXPORT LineSplitter {
+ public:
+  // Lines longer than `max_line_bytes` (not counting "\n" or "\r\n") are
+  // dropped and counted. Default: 1 MiB, like AggregatorOptions.
+  explicit LineSplitter(size_t max_line_bytes = 1024 * 1024)
+      : max_line_bytes_(max_line_bytes) {}
+
+  // Returns the lines completed by `chunk` (without their '\n').
+  std::span<const std::string_view> Split(std::string_view chunk);
+
+  // Returns the unfinished last line, if there is one (a stream whose last
+  // line has no final newline), and resets the splitter.
+  std::optional<std::string_view> Finish();
+
+  // Lines dropped for exceeding max_line_bytes so far.
+  uint64_t too_long_lines() const { return too_long_; }
+  // True while bytes of an unfinished line are held.
+  bool has_partial_line() const { return !carry_.empty() || skipping_; }
+
+ private:
+  // Appends the unfinished tail, or starts skipping if it is too long.
+  void Carry(std::string_view tail);
+
+  size_t max_line_bytes_;
+  std::string carry_;
+  std::string last_;  // Storage for Finish().
+  bool skipping_ = false;
+  uint64_t too_long_ = 0;
+  std::vector<std::string_view> lines_;
+};
+
+}  // namespace mapr
+
+#endif  // MAPR_MAPR_LINE_SPLITTER_H_
