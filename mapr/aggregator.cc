@@ -94,6 +94,22 @@ absl::Status Aggregator::Merge(Aggregator&& later) {
     return absl::FailedPreconditionError(
         "Merge of an aggregator whose result was already taken");
   }
+  if (&later == this) {
+    // Merging would double every state, then destroy this aggregator's own.
+    return absl::InvalidArgumentError("Merge of an aggregator into itself");
+  }
+  if (later.impl_->plan().canonical != impl_->plan().canonical) {
+    return impl_->Merge(*later.impl_);  // InvalidArgument; `later` is kept.
+  }
+  // `later`'s unfinished last lines (PushBytes) belong to its state too.
+  std::vector<SourceId> sources;
+  for (const auto& [source, splitter] : later.splitters_) {
+    sources.push_back(source);
+  }
+  std::sort(sources.begin(), sources.end());
+  for (SourceId source : sources) {
+    MAPR_RETURN_IF_ERROR(later.FlushSource(source));
+  }
   MAPR_RETURN_IF_ERROR(impl_->Merge(*later.impl_));
   later.impl_.reset();
   return absl::OkStatus();

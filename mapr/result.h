@@ -161,7 +161,9 @@ class MAPR_EXPORT ResultTable {
   // One JSON object per line (NDJSON), same encoding as ToJson().
   std::string ToNdjson() const;
 
-  friend bool operator==(const ResultTable& a, const ResultTable& b);
+  // Exported explicitly: a class's MAPR_EXPORT does not cover its friends.
+  friend MAPR_EXPORT bool operator==(const ResultTable& a,
+                                     const ResultTable& b);
 
  private:
   std::vector<ResultColumn> columns_;

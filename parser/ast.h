@@ -89,7 +89,7 @@ struct OrderClause {
 
 struct OutfileClause {
   bool append = false;
-  Token path;
+  Token path;  // Always TokenKind::kString, however it was written.
   Span span;
   friend bool operator==(const OutfileClause&, const OutfileClause&) = default;
 };

@@ -28,7 +28,9 @@ MAPR_GRAMMAR_ERROR(end_of_query, "a clause keyword",
                    "order, rorder, interval, limit, outfile or logformat");
 MAPR_GRAMMAR_ERROR(select_first_item, "a select item after 'select'",
                    "for example: select count($line),avg(latency)");
-MAPR_GRAMMAR_ERROR(agg_close, "')' to close the aggregation", "");
+MAPR_GRAMMAR_ERROR(agg_close, "')' to close the aggregation",
+                   "an aggregation takes one field, for example: "
+                   "count($line)");
 MAPR_GRAMMAR_ERROR(alias_name, "a column name after 'as'",
                    "quote unusual names with backticks: as `my column`");
 MAPR_GRAMMAR_ERROR(table_name, "a table name after 'from'",
@@ -45,8 +47,11 @@ MAPR_GRAMMAR_ERROR(and_operand, "a condition after 'and'", "");
 MAPR_GRAMMAR_ERROR(or_operand, "a condition after 'or'", "");
 MAPR_GRAMMAR_ERROR(where_condition, "a condition after 'where'",
                    "for example: where lifetimeConnections >= 3");
-MAPR_GRAMMAR_ERROR(func_arg, "a function argument", "");
-MAPR_GRAMMAR_ERROR(func_close, "')' to close the function call", "");
+MAPR_GRAMMAR_ERROR(func_arg, "a function argument",
+                   "for example: md5sum($line)");
+MAPR_GRAMMAR_ERROR(func_close, "')' to close the function call",
+                   "a function takes one argument, for example: "
+                   "maskdigits($time)");
 MAPR_GRAMMAR_ERROR(set_equals, "'=' in the 'set' assignment",
                    "for example: set $mask = maskdigits($time)");
 MAPR_GRAMMAR_ERROR(set_rhs, "a value after '='",
@@ -67,7 +72,7 @@ MAPR_GRAMMAR_ERROR(outfile_target, "a file path after 'outfile'",
                    "for example: outfile result.csv, or outfile append "
                    "\"my results.csv\"");
 MAPR_GRAMMAR_ERROR(outfile_append_path, "a file path after 'outfile append'",
-                   "");
+                   "for example: outfile append result.csv");
 MAPR_GRAMMAR_ERROR(logformat_name, "a log format name after 'logformat'",
                    "known formats: default, generic, generickv, csv");
 MAPR_GRAMMAR_ERROR(backtick_close, "a closing '`'",

@@ -7,7 +7,6 @@
 
 #include <string>
 #include <string_view>
-
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/analyze.hpp>
 
@@ -243,8 +242,8 @@ TEST(GrammarTest, SelectClause) {
   EXPECT_TRUE(VerifyRule<select_clause>("select a", kSuccess));
   EXPECT_TRUE(VerifyRule<select_clause>("select a,b c", kSuccess));
   EXPECT_TRUE(VerifyRule<select_clause>("select a , ,b", kSuccess));
-  EXPECT_TRUE(VerifyRule<select_clause>("SELECT count(*),avg(x) as y",
-                                        kSuccess));
+  EXPECT_TRUE(
+      VerifyRule<select_clause>("SELECT count(*),avg(x) as y", kSuccess));
   // The list stops before the next clause keyword, and before whatever
   // it cannot read (the query rule reports that).
   EXPECT_TRUE(VerifyRule<select_clause>("select a from b", kSuccess, 7));
@@ -277,9 +276,11 @@ TEST(GrammarTest, FromClause) {
 
 TEST(GrammarTest, ComparisonOperators) {
   for (std::string_view op :
-       {"==", "!=", "<", "<=", "=<", ">", ">=", "=>", "eq", "ne", "contains",
-        "ncontains", "lacks", "hasprefix", "nhasprefix", "hassuffix",
-        "nhassuffix", "EQ", "Contains", "LACKS", "NHasSuffix"}) {
+       {"==",        "!=",         "<",     "<=",        "=<",
+        ">",         ">=",         "=>",    "eq",        "ne",
+        "contains",  "ncontains",  "lacks", "hasprefix", "nhasprefix",
+        "hassuffix", "nhassuffix", "EQ",    "Contains",  "LACKS",
+        "NHasSuffix"}) {
     EXPECT_TRUE(VerifyRule<compare_op>(op, kSuccess)) << op;
   }
   EXPECT_TRUE(VerifyRule<compare_op>("=", kLocalFailure));
@@ -336,7 +337,8 @@ TEST(GrammarTest, WhereClause) {
 
 TEST(GrammarTest, WhereClauseErrors) {
   EXPECT_TRUE(VerifyRaises<where_clause>("where", "where_condition"));
-  EXPECT_TRUE(VerifyRaises<where_clause>("where group by a", "where_condition"));
+  EXPECT_TRUE(
+      VerifyRaises<where_clause>("where group by a", "where_condition"));
   EXPECT_TRUE(VerifyRaises<where_clause>("where x", "compare_op"));
   EXPECT_TRUE(VerifyRaises<where_clause>("where a > 1 and", "and_operand"));
   EXPECT_TRUE(VerifyRaises<where_clause>("where a > 1 or", "or_operand"));
@@ -350,13 +352,8 @@ TEST(GrammarTest, WhereClauseErrors) {
 
 TEST(GrammarTest, SetClause) {
   for (std::string_view input : {
-           "set $a = 1",
-           "set $a=1",
-           "SET $a = b",
-           "set $a = \"x y\"",
-           "set $a = \"\"",
-           "set $a = `count($time)`",
-           "set $a = md5sum($line)",
+           "set $a = 1", "set $a=1", "SET $a = b", "set $a = \"x y\"",
+           "set $a = \"\"", "set $a = `count($time)`", "set $a = md5sum($line)",
            "set $a = maskdigits( md5sum( maskdigits($line) ) )",
            "set $a = 1, $b = 2 $c = 3",
            "set x = 1",        // The planner wants a $variable.
@@ -396,9 +393,10 @@ TEST(GrammarTest, GroupClause) {
   EXPECT_TRUE(VerifyRule<group_clause>("groups", kLocalFailure));
   EXPECT_TRUE(VerifyRaises<group_clause>("group", "group_first_field"));
   EXPECT_TRUE(VerifyRaises<group_clause>("group by", "group_first_field"));
-  EXPECT_TRUE(VerifyRaises<group_clause>("group by limit 5",
-                                         "group_first_field"));
-  EXPECT_TRUE(VerifyRaises<group_clause>("group by \"a\"", "group_first_field"));
+  EXPECT_TRUE(
+      VerifyRaises<group_clause>("group by limit 5", "group_first_field"));
+  EXPECT_TRUE(
+      VerifyRaises<group_clause>("group by \"a\"", "group_first_field"));
 }
 
 TEST(GrammarTest, OrderClause) {
@@ -426,7 +424,8 @@ TEST(GrammarTest, IntervalAndLimitClauses) {
   EXPECT_TRUE(VerifyRule<interval_clause>("interval x", kSuccess));  // Planner.
   EXPECT_TRUE(VerifyRule<interval_clause>("interval 5 6", kSuccess, 2));
   EXPECT_TRUE(VerifyRaises<interval_clause>("interval", "interval_value"));
-  EXPECT_TRUE(VerifyRaises<interval_clause>("interval limit", "interval_value"));
+  EXPECT_TRUE(
+      VerifyRaises<interval_clause>("interval limit", "interval_value"));
   EXPECT_TRUE(VerifyRule<limit_clause>("limit 10", kSuccess));
   EXPECT_TRUE(VerifyRule<limit_clause>("LIMIT 0", kSuccess));
   EXPECT_TRUE(VerifyRule<limit_clause>("limit -1", kSuccess));  // Planner.
@@ -450,11 +449,8 @@ TEST(GrammarTest, OutfileClause) {
            "outfile append ",
            "outfile append\n",
        }) {
-    EXPECT_TRUE(VerifyRule<outfile_clause>(input, kSuccess,
-                                           input.ends_with(' ') ||
-                                                   input.ends_with('\n')
-                                               ? 1
-                                               : 0))
+    EXPECT_TRUE(VerifyRule<outfile_clause>(
+        input, kSuccess, input.ends_with(' ') || input.ends_with('\n') ? 1 : 0))
         << input;
   }
   EXPECT_TRUE(VerifyRule<outfile_clause>("outfile x y", kSuccess, 2));
@@ -473,8 +469,8 @@ TEST(GrammarTest, LogformatClause) {
   EXPECT_TRUE(VerifyRule<logformat_clause>("logformat `csv`", kSuccess));
   EXPECT_TRUE(VerifyRule<logformat_clause>("logformat generic x", kSuccess, 2));
   EXPECT_TRUE(VerifyRaises<logformat_clause>("logformat", "logformat_name"));
-  EXPECT_TRUE(VerifyRaises<logformat_clause>("logformat \"csv\"",
-                                             "logformat_name"));
+  EXPECT_TRUE(
+      VerifyRaises<logformat_clause>("logformat \"csv\"", "logformat_name"));
 }
 
 // ---- query -----------------------------------------------------------------
@@ -509,11 +505,11 @@ TEST(GrammarTest, QueryErrors) {
   EXPECT_TRUE(VerifyRaises<query>("select a from b c", "end_of_query"));
   EXPECT_TRUE(VerifyRaises<query>("select count(a))", "end_of_query"));
   EXPECT_TRUE(VerifyRaises<query>("select count(a)b", "end_of_query"));
-  EXPECT_TRUE(VerifyRaises<query>("select a order by a desc desc",
-                                  "end_of_query"));
+  EXPECT_TRUE(
+      VerifyRaises<query>("select a order by a desc desc", "end_of_query"));
   EXPECT_TRUE(VerifyRaises<query>("select a limit 5 6", "end_of_query"));
-  EXPECT_TRUE(VerifyRaises<query>(std::string_view("select a\0", 9),
-                                  "end_of_query"));
+  EXPECT_TRUE(
+      VerifyRaises<query>(std::string_view("select a\0", 9), "end_of_query"));
 }
 
 }  // namespace

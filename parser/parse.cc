@@ -106,6 +106,18 @@ std::string Describe(std::string_view text, const ast::Span& span) {
 
 // ---- Control: error messages and nesting limits ----------------------------
 
+// Returns the clause keyword that `word` looks like a misspelling of, or
+// empty.
+std::string_view ClosestKeyword(std::string_view word) {
+  static const std::vector<std::string_view> kKeywords = {
+      "select", "from",  "where",   "set",      "group",    "order",
+      "rorder", "limit", "outfile", "interval", "logformat"};
+  if (word.empty() || !std::isalpha(static_cast<unsigned char>(word[0]))) {
+    return {};
+  }
+  return ClosestMatch(word, kKeywords);
+}
+
 constexpr char kQuotedSetTarget[] =
     "a 'set' target is a bare $variable, not a \"string\": set $x = 1";
 
@@ -131,8 +143,11 @@ struct BaseControl : pegtl::normal<Rule> {
       bool glued = offset > 0 && !std::isspace(static_cast<unsigned char>(
                                      st.text[offset - 1])) &&
                    st.text[offset - 1] != ',';
+      std::string_view keyword = ClosestKeyword(found);
       if (control) {
         // Keep the control-character hint.
+      } else if (!keyword.empty()) {
+        hint = absl::StrCat("did you mean '", ToAbsl(keyword), "'?");
       } else if (found.starts_with(')')) {
         hint = "this ')' has no matching '('";
       } else if (absl::EqualsIgnoreCase(ToAbsl(found), "desc") ||
@@ -157,6 +172,11 @@ struct BaseControl : pegtl::normal<Rule> {
            std::move(hint));
     } else if constexpr (std::is_same_v<Rule, g::first_clause>) {
       if (span.length == 0) Fail(span, "empty query", std::move(hint));
+      std::string_view keyword =
+          ClosestKeyword(st.text.substr(span.offset, span.length));
+      if (!keyword.empty() && !control) {
+        hint = absl::StrCat("did you mean '", ToAbsl(keyword), "'?");
+      }
     } else if constexpr (std::is_same_v<Rule, g::backtick_close> ||
                          std::is_same_v<Rule, g::quote_close>) {
       span = ast::Span{static_cast<uint32_t>(st.open_quote),
@@ -178,8 +198,12 @@ struct BaseControl : pegtl::normal<Rule> {
         hint = "'set' assigns with a single '='";
       }
     }
+    std::string expected = g::kError<Rule>.expected;
+    if constexpr (std::is_same_v<Rule, g::order_key>) {
+      if (st.reverse) expected = "a select item after 'rorder by'";
+    }
     Fail(span,
-         absl::StrCat("expected ", g::kError<Rule>.expected, ", found ",
+         absl::StrCat("expected ", expected, ", found ",
                       Describe(st.text, span)),
          std::move(hint));
   }
@@ -635,7 +659,12 @@ struct Action<g::outfile_clause> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
     EnterClause(in, st, kOutfile);
-    st.query.outfile = ast::OutfileClause{st.append, st.tok, st.SpanOf(in)};
+    // A path is a literal however it is written (bare or quoted), so that
+    // Unparse, which always quotes it, round-trips.
+    ast::Token path = st.tok;
+    path.kind = ast::TokenKind::kString;
+    st.query.outfile = ast::OutfileClause{st.append, std::move(path),
+                                          st.SpanOf(in)};
     st.append = false;
   }
 };

@@ -1,0 +1,1298 @@
+#include "parser/parse.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mapr/query.h"
+#include "mapr/status.h"
+#include "parser/ast.h"
+#include "parser/planner.h"
+#include "parser/source_span.h"
+#include "tests/testing/status_matchers.h"
+
+namespace mapr::parser {
+namespace {
+
+using ::mapr::testing::IsOk;
+using ::mapr::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::Eq;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+ast::Token Bare(std::string text) {
+  return ast::Token{ast::TokenKind::kBareword, std::move(text), {}};
+}
+ast::Token Tick(std::string text) {
+  return ast::Token{ast::TokenKind::kBackticked, std::move(text), {}};
+}
+ast::Token Str(std::string text) {
+  return ast::Token{ast::TokenKind::kString, std::move(text), {}};
+}
+
+ast::SelectItem Item(ast::Token field,
+                     std::optional<ast::Token> aggregation = std::nullopt,
+                     std::optional<ast::Token> alias = std::nullopt) {
+  ast::SelectItem item;
+  item.field = std::move(field);
+  item.aggregation = std::move(aggregation);
+  item.alias = std::move(alias);
+  return item;
+}
+
+ast::Assignment Assign(ast::Token target, std::vector<std::string> functions,
+                       ast::Token operand) {
+  ast::Assignment a;
+  a.target = std::move(target);
+  for (std::string& f : functions) a.functions.push_back(Bare(std::move(f)));
+  a.operand = std::move(operand);
+  return a;
+}
+
+// Parses `text` and clears the spans, for structural comparisons.
+absl::StatusOr<ast::Query> ParseClean(std::string_view text,
+                                      const ParseLimits& limits = {}) {
+  absl::StatusOr<ast::Query> q = Parse(text, limits);
+  if (q.ok()) ast::ClearSpans(&*q);
+  return q;
+}
+
+std::string WhereString(const ast::Query& q) {
+  return q.where ? ast::DebugString(*q.where) : "<none>";
+}
+
+// Parse and plan with the built-in formats: the whole compile-time check
+// without the runtime registry.
+absl::Status ParseAndPlan(std::string_view text,
+                          const ParseLimits& limits = {}) {
+  absl::StatusOr<ast::Query> q = Parse(text, limits);
+  if (!q.ok()) return q.status();
+  return BuildPlan(*q, text, BuiltinPlannerContext()).status();
+}
+
+// ---- AST shape
+// ---------------------------------------------------------------
+
+// DTail's deep-parse case (dtail-reference §12.2). In mapr `set` is a
+// clause like the others, so its position in the text does not matter.
+constexpr std::string_view kDeepLower =
+    "select s1, `from`, count(s3) from table where w1 == 2 and w2 eq "
+    "\"free beer\" group by g1, g2 order by count(s3) interval 10 limit 23 "
+    "set $foo = maskdigits(bar), $baz = 12, $bay = $foo logformat generic";
+constexpr std::string_view kDeepUpper =
+    "SELECT s1, `from`, count(s3) FROM table WHERE w1 == 2 AND w2 EQ "
+    "\"free beer\" GROUP g1, g2 ORDER count(s3) INTERVAL 10 LIMIT 23 "
+    "SET $foo = maskdigits(bar), $baz = 12, $bay = $foo LOGFORMAT generic";
+
+ast::Query DeepExpected() {
+  ast::Query q;
+  q.select = {Item(Bare("s1")), Item(Tick("from")),
+              Item(Bare("s3"), Bare("count"))};
+  q.from = ast::FromClause{Bare("table"), {}};
+  ast::Expr w1;
+  w1.op = Bare("==");
+  w1.lhs = Bare("w1");
+  w1.rhs = Bare("2");
+  ast::Expr w2;
+  w2.op = Bare("eq");
+  w2.lhs = Bare("w2");
+  w2.rhs = Str("free beer");
+  ast::Expr where;
+  where.kind = ast::ExprKind::kAnd;
+  where.children = {w1, w2};
+  q.where = where;
+  q.set = {Assign(Bare("$foo"), {"maskdigits"}, Bare("bar")),
+           Assign(Bare("$baz"), {}, Bare("12")),
+           Assign(Bare("$bay"), {}, Bare("$foo"))};
+  q.group_by = {Bare("g1"), Bare("g2")};
+  ast::OrderClause order;
+  order.aggregation = Bare("count");
+  order.field = Bare("s3");
+  q.order = order;
+  q.interval = Bare("10");
+  q.limit = Bare("23");
+  q.logformat = Bare("generic");
+  return q;
+}
+
+TEST(ParseTest, DeepParseLowerCase) {
+  ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(kDeepLower));
+  EXPECT_EQ(q, DeepExpected());
+  EXPECT_EQ(WhereString(q), "and[(w1 == 2) (w2 eq \"free beer\")]");
+}
+
+TEST(ParseTest, DeepParseUpperCaseWithoutBy) {
+  ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(kDeepUpper));
+  // Keywords and operators are case-insensitive; operators are stored
+  // lower-cased. Names keep their case.
+  EXPECT_EQ(q, DeepExpected());
+}
+
+TEST(ParseTest, DeepParseSetPositionDoesNotMatter) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("set $foo = maskdigits(bar), $baz = 12, $bay = $foo "
+                 "logformat generic limit 23 interval 10 order by count(s3) "
+                 "group by g1 g2 where w1 == 2, w2 eq \"free beer\" from "
+                 "table select s1 `from` count(s3)"));
+  EXPECT_EQ(q, DeepExpected());
+}
+
+TEST(ParseTest, BacktickedSelectItemsArePlainFields) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select `count($foo)`, foo, $foo, count($foo) logformat csv"));
+  EXPECT_THAT(q.select, ElementsAre(Item(Tick("count($foo)")),
+                                    Item(Bare("foo")), Item(Bare("$foo")),
+                                    Item(Bare("$foo"), Bare("count"))));
+  EXPECT_EQ(q.logformat, Bare("csv"));
+}
+
+TEST(ParseTest, BacktickedNamesMayHoldAnything) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select `a b`, ``, count(`x,y`) from `where` group by `a b`"));
+  EXPECT_THAT(q.select, ElementsAre(Item(Tick("a b")), Item(Tick("")),
+                                    Item(Tick("x,y"), Bare("count"))));
+  EXPECT_EQ(q.from->table, Tick("where"));
+  EXPECT_THAT(q.group_by, ElementsAre(Tick("a b")));
+}
+
+TEST(ParseTest, EmptyAggregationField) {
+  ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean("select count()"));
+  EXPECT_THAT(q.select, ElementsAre(Item(Bare(""), Bare("count"))));
+}
+
+TEST(ParseTest, CommasAndSpacesAreEquivalent) {
+  ASSERT_OK_AND_ASSIGN(ast::Query a,
+                       ParseClean("select a,b,count(c) group by x,y"));
+  for (std::string_view text : {
+           "select a b count(c) group by x y",
+           "select a, b, count(c) group by x, y",
+           "select a ,b , count(c) group by x ,y",
+           "select a,,b,,count(c) group by x,,y",
+           "select a,b,count(c), group by x,y,",
+           "select\ta\nb\r\ncount(c)\tgroup\tby\nx\ny",
+       }) {
+    EXPECT_THAT(ParseClean(text), IsOk()) << text;
+    ASSERT_OK_AND_ASSIGN(ast::Query b, ParseClean(text));
+    EXPECT_EQ(a, b) << text;
+  }
+}
+
+TEST(ParseTest, ConditionsJoinedByNothingAndOrComma) {
+  constexpr std::string_view kExpected = "and[(baz < 100) (bay eq 12)]";
+  for (std::string_view text : {
+           "select foo from bar where baz < 100 bay eq 12",
+           "select foo from bar where baz < 100, bay eq 12",
+           "select foo from bar where baz < 100 and bay eq 12",
+           "select foo from bar where baz < 100 AND bay eq 12",
+           "select foo from bar where baz<100,bay eq 12",
+       }) {
+    ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(text));
+    EXPECT_EQ(WhereString(q), kExpected) << text;
+  }
+}
+
+TEST(ParseTest, WherePrecedence) {
+  struct Case {
+    std::string_view where;
+    std::string_view expected;
+  };
+  const Case kCases[] = {
+      {"a == 1", "(a == 1)"},
+      // `and` (written or implicit) binds tighter than `or`.
+      {"a == 1 or b == 2 and c == 3", "or[(a == 1) and[(b == 2) (c == 3)]]"},
+      {"a == 1 and b == 2 or c == 3", "or[and[(a == 1) (b == 2)] (c == 3)]"},
+      {"a == 1 b == 2 or c == 3", "or[and[(a == 1) (b == 2)] (c == 3)]"},
+      {"a == 1 or b == 2, c == 3", "or[(a == 1) and[(b == 2) (c == 3)]]"},
+      // Chains of the same operator are flat.
+      {"a == 1 or b == 2 or c == 3", "or[(a == 1) (b == 2) (c == 3)]"},
+      {"a == 1 and b == 2 c == 3", "and[(a == 1) (b == 2) (c == 3)]"},
+      // Parentheses override.
+      {"(a == 1 or b == 2) and c == 3", "and[or[(a == 1) (b == 2)] (c == 3)]"},
+      {"a == 1 and (b == 2 or c == 3)", "and[(a == 1) or[(b == 2) (c == 3)]]"},
+      {"((a == 1))", "(a == 1)"},
+      // `not` applies to one term.
+      {"not a == 1 and b == 2", "and[not(a == 1) (b == 2)]"},
+      {"not (a == 1 and b == 2)", "notand[(a == 1) (b == 2)]"},
+      {"not not a == 1", "notnot(a == 1)"},
+      {"a == 1 or not b == 2", "or[(a == 1) not(b == 2)]"},
+      {"NOT a == 1 OR b == 2", "or[not(a == 1) (b == 2)]"},
+  };
+  for (const Case& c : kCases) {
+    std::string text = "select x where " + std::string(c.where);
+    ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(text));
+    EXPECT_EQ(WhereString(q), c.expected) << c.where;
+  }
+}
+
+TEST(ParseTest, WhereOperandsKeepTheirKind) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean(
+          "select x where `a b` CONTAINS \"\" and 5 < 6 and s eq \"x\""));
+  ASSERT_TRUE(q.where.has_value());
+  ASSERT_EQ(q.where->children.size(), 3u);
+  const ast::Expr& first = q.where->children[0];
+  EXPECT_EQ(first.lhs, Tick("a b"));
+  EXPECT_EQ(first.op, Bare("contains"));
+  EXPECT_EQ(first.rhs, Str(""));
+  EXPECT_EQ(q.where->children[1].lhs, Bare("5"));
+  EXPECT_EQ(q.where->children[2].rhs, Str("x"));
+}
+
+TEST(ParseTest, Aliases) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select count($line) as n, $time AS `the time`, avg(x) "
+                 "order by n"));
+  EXPECT_THAT(q.select,
+              ElementsAre(Item(Bare("$line"), Bare("count"), Bare("n")),
+                          Item(Bare("$time"), std::nullopt, Tick("the time")),
+                          Item(Bare("x"), Bare("avg"))));
+  EXPECT_EQ(q.order->field, Bare("n"));
+  EXPECT_FALSE(q.order->aggregation.has_value());
+}
+
+TEST(ParseTest, OrderDirections) {
+  ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean("select a order by a"));
+  EXPECT_FALSE(q.order->reverse);
+  EXPECT_FALSE(q.order->direction.has_value());
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a order by a asc"));
+  EXPECT_EQ(q.order->direction, Bare("asc"));
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a ORDER BY a DESC"));
+  EXPECT_EQ(q.order->direction, Bare("desc"));  // Lower-cased.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a rorder by a"));
+  EXPECT_TRUE(q.order->reverse);
+  EXPECT_FALSE(q.order->direction.has_value());
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a rorder a asc"));
+  EXPECT_TRUE(q.order->reverse);
+  EXPECT_EQ(q.order->direction, Bare("asc"));
+  // `desc` after the order key is not a select item.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a order by a desc limit 1"));
+  EXPECT_EQ(q.select.size(), 1u);
+}
+
+TEST(ParseTest, Outfile) {
+  struct Case {
+    std::string_view clause;
+    bool append;
+    std::string_view path;
+  };
+  const Case kCases[] = {
+      {"outfile result.csv", false, "result.csv"},
+      {"outfile \"result.csv\"", false, "result.csv"},
+      {"outfile \"my results.csv\"", false, "my results.csv"},
+      {"outfile ./dserver1.csv.tmp", false, "./dserver1.csv.tmp"},
+      {"outfile append result.csv", true, "result.csv"},
+      {"outfile APPEND result.csv", true, "result.csv"},
+      {"outfile append \"my results.csv\"", true, "my results.csv"},
+      {"outfile append append", true, "append"},
+      // DTail's integration test relies on `append:x` being a plain path.
+      {"outfile append:result.csv", false, "append:result.csv"},
+      // `append` alone names a file, with or without trailing blanks.
+      {"outfile append", false, "append"},
+      {"outfile append  \n", false, "append"},
+      {"outfile \"append\"", false, "append"},
+      {"outfile /tmp/a(b)=c.csv", false, "/tmp/a(b)=c.csv"},
+  };
+  for (const Case& c : kCases) {
+    std::string text = "select a " + std::string(c.clause);
+    ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(text));
+    ASSERT_TRUE(q.outfile.has_value()) << c.clause;
+    EXPECT_EQ(q.outfile->append, c.append) << c.clause;
+    // A path is a literal however it is written.
+    EXPECT_EQ(q.outfile->path, Str(std::string(c.path))) << c.clause;
+  }
+  // Other clauses may follow.
+  ASSERT_OK_AND_ASSIGN(ast::Query q,
+                       ParseClean("select a outfile append x.csv limit 1"));
+  EXPECT_EQ(q.outfile->path, Str("x.csv"));
+  EXPECT_EQ(q.limit, Bare("1"));
+}
+
+TEST(ParseTest, IntervalAndLimitAreKeptAsWritten) {
+  for (std::string_view value : {"5", "5s", "2m", "500ms", "1h", "0", "x"}) {
+    std::string text = "select a interval " + std::string(value);
+    ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(text));
+    EXPECT_EQ(q.interval, Bare(std::string(value)));
+  }
+  ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean("select a limit -1"));
+  EXPECT_EQ(q.limit, Bare("-1"));  // The planner rejects it.
+}
+
+TEST(ParseTest, SetAssignments) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select foo from bar set $foo = maskdigits(bar), $baz = 12, "
+                 "$bay = $foo;, $m = md5sum(maskdigits( `count($time)` )), "
+                 "$s = \"a b\""));
+  EXPECT_THAT(
+      q.set,
+      ElementsAre(
+          Assign(Bare("$foo"), {"maskdigits"}, Bare("bar")),
+          Assign(Bare("$baz"), {}, Bare("12")),
+          // As in DTail, the operand is the literal text `$foo;`.
+          Assign(Bare("$bay"), {}, Bare("$foo;")),
+          Assign(Bare("$m"), {"md5sum", "maskdigits"}, Tick("count($time)")),
+          Assign(Bare("$s"), {}, Str("a b"))));
+}
+
+TEST(ParseTest, DTailQueriesThatMustParse) {
+  // dtail-reference §12.2, "each of these must parse" (an empty `where` is
+  // an error in mapr; see the error table).
+  for (std::string_view text : {
+           "select foo from bar",
+           "select foo from bar where baz < 100 bay eq 12",
+           "select foo from bar group by foo, bar, baz order by foo limit 23",
+           "select foo from bar outfile \"result.csv\"",
+           "select foo from bar outfile append \"result.csv\"",
+       }) {
+    EXPECT_THAT(ParseAndPlan(text), IsOk()) << text;
+  }
+}
+
+TEST(ParseTest, Spans) {
+  constexpr std::string_view kText =
+      "select count(a) as c from STATS where x > 1 group by c";
+  ASSERT_OK_AND_ASSIGN(ast::Query q, Parse(kText));
+  ASSERT_EQ(q.select.size(), 1u);
+  EXPECT_EQ(q.select[0].span, (ast::Span{7, 13}));
+  EXPECT_EQ(q.select[0].aggregation->span, (ast::Span{7, 5}));
+  EXPECT_EQ(q.select[0].field.span, (ast::Span{13, 1}));
+  EXPECT_EQ(q.select[0].alias->span, (ast::Span{19, 1}));
+  EXPECT_EQ(q.select_span, (ast::Span{0, 20}));
+  EXPECT_EQ(q.from->span, (ast::Span{21, 10}));
+  EXPECT_EQ(q.from->table.span, (ast::Span{26, 5}));
+  EXPECT_EQ(q.where_span, (ast::Span{32, 11}));
+  EXPECT_EQ(q.where->span, (ast::Span{38, 5}));
+  EXPECT_EQ(q.where->op.span, (ast::Span{40, 1}));
+  EXPECT_EQ(q.group_by[0].span, (ast::Span{53, 1}));
+  // A quoted token's span includes the quotes.
+  ASSERT_OK_AND_ASSIGN(q, Parse("select a where x eq \"ab\""));
+  EXPECT_EQ(q.where->rhs.span, (ast::Span{20, 4}));
+  EXPECT_EQ(q.where->rhs.text, "ab");
+}
+
+// ---- Round trip ------------------------------------------------------------
+
+// Every query of the DTail golden data (shared/testdata/dtail), the
+// reference's examples, and the mapr extensions.
+constexpr std::string_view kCorpus[] = {
+    // testdata/dtail README and *.query.expected.
+    "from STATS select count($line),last($time),avg($goroutines),min("
+    "concurrentConnections),max(lifetimeConnections) group by $hostname",
+    "from STATS select count($line),last($time),avg($goroutines),min("
+    "concurrentConnections),max(lifetimeConnections) group by $hostname "
+    "outfile dmap1a.csv.tmp",
+    "from STATS select count($line),last($time),avg($goroutines),min("
+    "concurrentConnections),max(lifetimeConnections) group by $hostname where "
+    "lifetimeConnections >= 3 outfile dmap1b.csv.tmp",
+    "from STATS select count($line),last($time),avg($goroutines),min("
+    "concurrentConnections),max(lifetimeConnections) group by $hostname where "
+    "$time eq \"1002-071949\" outfile dmap1c.csv.tmp",
+    "from STATS select $mask,$md5,$foo,$bar,$baz,last($time), set $mask = "
+    "maskdigits($time), $md5 = md5sum($time), $foo = 42, $bar = \"baz\", $baz "
+    "= $time group by $hostname outfile dmap1d.csv.tmp",
+    "from STATS select count($time),$time,max($goroutines),avg($goroutines),"
+    "min($goroutines) group by $time order by count($time) outfile "
+    "dmap2.csv.tmp",
+    "from STATS select count($time),$time,max($goroutines),avg($goroutines),"
+    "min($goroutines) group by $time order by count($time) desc outfile "
+    "dmap3.csv.tmp",
+    "from STATS select count($time),$time,max($goroutines),avg($goroutines),"
+    "min($goroutines) group by $time order by count($time) outfile append "
+    "dmap4.csv.tmp",
+    "from STATS select count($line),$hostname group by $hostname outfile "
+    "append:dmap4.csv.tmp",
+    "select sum($timecount),last($time),min($min_goroutines), group by "
+    "$hostname set $timecount = `count($time)`, $time = `$time`, "
+    "$min_goroutines = `min($goroutines)` logformat csv outfile dmap5.csv.tmp",
+    "select sum($timecount),last($time),min($min_goroutines) group by "
+    "$hostname set $timecount = `count($time)`, $time = `$time`, "
+    "$min_goroutines = `min($goroutines)` logformat csv",
+    "select count($line) group by * logformat csv outfile "
+    "dmap_csv_multifile.csv.tmp",
+    "from STATS select count($line),last($time),avg($goroutines),min("
+    "concurrentConnections),max(lifetimeConnections) group by $hostname "
+    "outfile ./dserver1.csv.tmp",
+    "from INTEGRATIONTEST select last($line),max(foo),min(bar) group by "
+    "$hostname interval 1 outfile ./dserver2.csv.tmp",
+    "from STATS select $time,count($line),avg($goroutines) group by $time "
+    "order by count($line) desc limit 10",
+    "from STATS select count($line),sum(lifetimeConnections),avg(goroutines),"
+    "min(currentConnections),max(lifetimeConnections) group by hostname order "
+    "by count($line) desc",
+    "from STATS select hostname,count($line),avg(currentConnections),max("
+    "currentConnections) group by hostname where currentConnections > 10 "
+    "order by max(currentConnections) desc",
+    "from STATS select hostname,count($line),avg(cpus),avg($loadavg),max("
+    "$loadavg) group by hostname order by avg($loadavg) desc",
+    "select count($line) as cnt from STATS",
+    // dtail-reference examples.
+    "select count(*) group by *",
+    "select count($line)",
+    "from STATS select len($time),len($line),count($line) group by $hostname",
+    "from STATS select count($line),lifetimeConnections,currentConnections "
+    "group by lifetimeConnections,currentConnections",
+    "from STATS select percentage(lifetimeConnections),percentile("
+    "lifetimeConnections),count($line),lifetimeConnections group by "
+    "lifetimeConnections order by lifetimeConnections",
+    "select host,count(value) from STATS group by host order by count(value)",
+    "from STATS select $service,sum($bytes) group by $service",
+    "select count($derived) from STATS where $goroutines > 10 set $derived = "
+    "md5sum(foo), $other = $derived group by $derived",
+    kDeepLower,
+    kDeepUpper,
+    "select `count($foo)`, foo, $foo, count($foo) logformat csv",
+    "select foo from myfile logformat csv",
+    "select foo from bar where baz < 100 bay eq 12",
+    "select foo from bar group by foo, bar, baz order by foo limit 23",
+    "select foo from bar set $foo = maskdigits(bar), $baz = 12, $bay = $foo;",
+    // mapr extensions and edge cases.
+    "select a where x > 1 or not (y eq \"a b\" and z contains \"\")",
+    "select a where not not x > 1 and (a == 1 or b == 2 or c == 3)",
+    "select a where (x > 1 and y > 2) and z > 3",
+    "select a where x > 1 and (y > 2 and z > 3)",
+    "select a where ((x > 1 or y > 2)) or z > 3",
+    "select a where 5 < 6 and x =< 1 and y => 2 and s lacks \"q\"",
+    "select a where s NHASPREFIX \"x\" and s hassuffix `y z`",
+    "select count($line) as n, $time as `the time` group by $time order by n "
+    "asc",
+    "select a rorder by a asc",
+    "select count(x) from * interval 500ms limit 0",
+    "select `select`, `a b`, ``, `x,y` from `from` group by `select`",
+    "select count() from STATS",
+    "select a logformat CSV",
+    "select a logformat `generickv`",
+    "select a outfile \"my results.csv\"",
+    "select a outfile append \"append\"",
+    "select a outfile append",
+    "select a set $x = \"\", $y = md5sum(maskdigits(md5sum($line)))",
+    "SeLeCt a FrOm b WhErE x Eq \"1\" InTeRvAl 2m",
+    "select desc, asc, by, append, selected, android",
+    "select \xc3\xa9t\xc3\xa9 from stats",
+    "  select\ta\n  from b\n  where x > 1\n",
+};
+
+TEST(ParseTest, CorpusIsLargeEnough) { EXPECT_GE(std::size(kCorpus), 40u); }
+
+TEST(ParseTest, UnparseRoundTrips) {
+  for (std::string_view text : kCorpus) {
+    ASSERT_OK_AND_ASSIGN(ast::Query first, ParseClean(text));
+    std::string canonical = ast::Unparse(first);
+    absl::StatusOr<ast::Query> second = ParseClean(canonical);
+    ASSERT_THAT(second, IsOk()) << text << "\n -> " << canonical;
+    EXPECT_EQ(*second, first) << text << "\n -> " << canonical;
+    // Canonical text is a fixed point.
+    EXPECT_EQ(ast::Unparse(*second), canonical) << text;
+  }
+}
+
+TEST(ParseTest, CompiledCanonicalTextRoundTrips) {
+  for (std::string_view text : kCorpus) {
+    ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(text));
+    EXPECT_EQ(q.text(), text);
+    ASSERT_OK_AND_ASSIGN(Query again, Query::Compile(q.ToString()));
+    EXPECT_EQ(again.ToString(), q.ToString()) << text;
+    EXPECT_EQ(again.Explain(), q.Explain()) << text;
+  }
+}
+
+TEST(ParseTest, UnparseIsCanonical) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("LIMIT 3 FROM stats  SELECT a , COUNT(b)  AS `n n` WHERE x "
+                 "EQ \"1\" , y > 2 ORDER BY a DESC outfile x.csv"));
+  EXPECT_EQ(ast::Unparse(q),
+            "select a,COUNT(b) as `n n` from stats where x eq \"1\" and y > 2 "
+            "order by a desc limit 3 outfile \"x.csv\"");
+}
+
+// ---- Errors
+// ------------------------------------------------------------------
+
+struct ErrorCase {
+  std::string_view query;
+  absl::StatusCode code;
+  std::string_view message;
+};
+
+constexpr absl::StatusCode kInvalid = absl::StatusCode::kInvalidArgument;
+
+void CheckErrors(const std::vector<ErrorCase>& cases,
+                 const ParseLimits& limits = {}) {
+  for (const ErrorCase& c : cases) {
+    EXPECT_THAT(ParseAndPlan(c.query, limits),
+                StatusIs(c.code, Eq(std::string(c.message))))
+        << "query: " << c.query;
+  }
+}
+
+// Every error case of dtail-reference §2.4 that is still an error in mapr.
+TEST(ParseTest, RejectsDTailErrorCases) {
+  CheckErrors({
+      {"", kInvalid,
+       "1:1: empty query\n"
+       "\n"
+       "^\n"
+       "hint: a query is made of clauses such as: select count($line) from "
+       "STATS group by $hostname"},
+      {" \n\t ", kInvalid,
+       "2:3: empty query\n"
+       "  \n"
+       "  ^\n"
+       "hint: a query is made of clauses such as: select count($line) from "
+       "STATS group by $hostname"},
+      {"foo select bar", kInvalid,
+       "1:1-3: expected a clause keyword, found 'foo'\n"
+       "foo select bar\n"
+       "^~~\n"
+       "hint: a query is made of clauses such as: select count($line) from "
+       "STATS group by $hostname"},
+      {"select", kInvalid,
+       "1:7: expected a select item after 'select', found end of query\n"
+       "select\n"
+       "      ^\n"
+       "hint: for example: select count($line),avg(latency)"},
+      {"select a from", kInvalid,
+       "1:14: expected a table name after 'from', found end of query\n"
+       "select a from\n"
+       "             ^\n"
+       "hint: for example: from STATS, or from * for every table"},
+      {"select a from b c", kInvalid,
+       "1:17: unexpected 'c'\n"
+       "select a from b c\n"
+       "                ^\n"
+       "hint: 'from' takes exactly one table name"},
+      {"select a where x", kInvalid,
+       "1:17: expected a comparison operator, found end of query\n"
+       "select a where x\n"
+       "                ^\n"
+       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
+       "hasprefix nhasprefix hassuffix nhassuffix"},
+      {"select foo from bar where baz", kInvalid,
+       "1:30: expected a comparison operator, found end of query\n"
+       "select foo from bar where baz\n"
+       "                             ^\n"
+       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
+       "hasprefix nhasprefix hassuffix nhassuffix"},
+      {"select a where baz <", kInvalid,
+       "1:21: expected a value after the comparison operator, found end of "
+       "query\n"
+       "select a where baz <\n"
+       "                    ^\n"
+       "hint: numbers and fields are bare, strings are \"quoted\""},
+      {"select a where x foo 1", kInvalid,
+       "1:18-20: expected a comparison operator, found 'foo'\n"
+       "select a where x foo 1\n"
+       "                 ^~~\n"
+       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
+       "hasprefix nhasprefix hassuffix nhassuffix"},
+      // A string under a float operator: a planner error.
+      {"select a where \"x\" == 1", kInvalid,
+       "1:16-18: \"x\" is a string; numeric comparisons take numbers or "
+       "fields\n"
+       "select a where \"x\" == 1\n"
+       "               ^~~\n"
+       "hint: compare strings with eq, ne, contains, hasprefix or hassuffix"},
+      {"select a where x == \"1\"", kInvalid,
+       "1:21-23: \"1\" is a string; numeric comparisons take numbers or "
+       "fields\n"
+       "select a where x == \"1\"\n"
+       "                    ^~~\n"
+       "hint: compare strings with eq, ne, contains, hasprefix or hassuffix"},
+      {"select a group", kInvalid,
+       "1:15: expected a field after 'group by', found end of query\n"
+       "select a group\n"
+       "              ^\n"
+       "hint: for example: group by $hostname"},
+      {"select a group by", kInvalid,
+       "1:18: expected a field after 'group by', found end of query\n"
+       "select a group by\n"
+       "                 ^\n"
+       "hint: for example: group by $hostname"},
+      {"select a group by limit 5", kInvalid,
+       "1:19-23: expected a field after 'group by', found 'limit'\n"
+       "select a group by limit 5\n"
+       "                  ^~~~~\n"
+       "hint: for example: group by $hostname"},
+      {"select a order", kInvalid,
+       "1:15: expected a select item after 'order by', found end of query\n"
+       "select a order\n"
+       "              ^\n"
+       "hint: for example: order by count($line)"},
+      {"select a order by", kInvalid,
+       "1:18: expected a select item after 'order by', found end of query\n"
+       "select a order by\n"
+       "                 ^\n"
+       "hint: for example: order by count($line)"},
+      {"select a rorder by", kInvalid,
+       "1:19: expected a select item after 'rorder by', found end of query\n"
+       "select a rorder by\n"
+       "                  ^\n"
+       "hint: for example: order by count($line)"},
+      {"select a limit", kInvalid,
+       "1:15: expected a row count after 'limit', found end of query\n"
+       "select a limit\n"
+       "              ^\n"
+       "hint: for example: limit 10"},
+      {"select foo from bar limit set foo = bar;", kInvalid,
+       "1:27-29: expected a row count after 'limit', found 'set'\n"
+       "select foo from bar limit set foo = bar;\n"
+       "                          ^~~\n"
+       "hint: for example: limit 10"},
+      {"select a logformat", kInvalid,
+       "1:19: expected a log format name after 'logformat', found end of "
+       "query\n"
+       "select a logformat\n"
+       "                  ^\n"
+       "hint: known formats: default, generic, generickv, csv"},
+      {"select a order by b", kInvalid,
+       "1:19: 'b' is not a select item\n"
+       "select a order by b\n"
+       "                  ^\n"
+       "hint: order by 'b' must name a select item: a"},
+      {"select count($time) order by COUNT($time)", kInvalid,
+       "1:30-41: 'COUNT($time)' is not a select item\n"
+       "select count($time) order by COUNT($time)\n"
+       "                             ^~~~~~~~~~~~\n"
+       "hint: did you mean 'count($time)'? order by 'COUNT($time)' must name "
+       "a select item: count($time)"},
+      {"select count(x),x order by b", kInvalid,
+       "1:28: 'b' is not a select item\n"
+       "select count(x),x order by b\n"
+       "                           ^\n"
+       "hint: order by 'b' must name a select item: count(x), x"},
+      {"select a interval x", kInvalid,
+       "1:19: invalid interval 'x'\n"
+       "select a interval x\n"
+       "                  ^\n"
+       "hint: give seconds (interval 5) or a duration with a unit: 500ms, "
+       "30s, 2m, 1h (at most a year)"},
+      {"select a limit x", kInvalid,
+       "1:16: 'limit' needs a non-negative integer, found 'x'\n"
+       "select a limit x\n"
+       "               ^\n"
+       "hint: limit 0 prints only the header; leave out 'limit' for every "
+       "row"},
+      {"select a limit -1", kInvalid,
+       "1:16-17: 'limit' needs a non-negative integer, found '-1'\n"
+       "select a limit -1\n"
+       "               ^~\n"
+       "hint: limit 0 prints only the header; leave out 'limit' for every "
+       "row"},
+      {"select a outfile", kInvalid,
+       "1:17: expected a file path after 'outfile', found end of query\n"
+       "select a outfile\n"
+       "                ^\n"
+       "hint: for example: outfile result.csv, or outfile append \"my "
+       "results.csv\""},
+      {"select a outfile x y", kInvalid,
+       "1:20: unexpected 'y'\n"
+       "select a outfile x y\n"
+       "                   ^\n"
+       "hint: 'outfile' takes exactly one value"},
+      {"select a set $x", kInvalid,
+       "1:16: expected '=' in the 'set' assignment, found end of query\n"
+       "select a set $x\n"
+       "               ^\n"
+       "hint: for example: set $mask = maskdigits($time)"},
+      {"select a set $x == 1", kInvalid,
+       "1:18: expected a value after '=', found '='\n"
+       "select a set $x == 1\n"
+       "                 ^\n"
+       "hint: 'set' assigns with a single '='"},
+      {"select a set x = 1", kInvalid,
+       "1:14: 'set' assigns $variables, not 'x'\n"
+       "select a set x = 1\n"
+       "             ^\n"
+       "hint: write: set $x = ..."},
+      {"select a set \"$x\" = 1", kInvalid,
+       "1:14-17: expected an assignment after 'set', found '\"$x\"'\n"
+       "select a set \"$x\" = 1\n"
+       "             ^~~~\n"
+       "hint: a 'set' target is a bare $variable, not a \"string\": set $x = "
+       "1"},
+      {"select a set $a = 1, \"$x\" = 1", kInvalid,
+       "1:22-25: unexpected '\"$x\"'\n"
+       "select a set $a = 1, \"$x\" = 1\n"
+       "                     ^~~~\n"
+       "hint: a 'set' target is a bare $variable, not a \"string\": set $x = "
+       "1"},
+      {"select COUNT(a)", kInvalid,
+       "1:8-12: unknown aggregation 'COUNT'\n"
+       "select COUNT(a)\n"
+       "       ^~~~~\n"
+       "hint: did you mean 'count'? aggregation names are case-sensitive"},
+      {"select count(a))", kInvalid,
+       "1:16: unexpected ')'\n"
+       "select count(a))\n"
+       "               ^\n"
+       "hint: this ')' has no matching '('"},
+      {"select count((a)", kInvalid,
+       "1:14-16: expected ')' to close the aggregation, found '(a)'\n"
+       "select count((a)\n"
+       "             ^~~\n"
+       "hint: an aggregation takes one field, for example: count($line)"},
+      {"select a set $x = foo(y)", kInvalid,
+       "1:19-21: unknown function 'foo'\n"
+       "select a set $x = foo(y)\n"
+       "                  ^~~\n"
+       "hint: known functions: md5sum, maskdigits"},
+      {"select a set $x = md5sum(makedigits($line))", kInvalid,
+       "1:26-35: unknown function 'makedigits'\n"
+       "select a set $x = md5sum(makedigits($line))\n"
+       "                         ^~~~~~~~~~\n"
+       "hint: did you mean 'maskdigits'?"},
+      {"select a set $x = md5sum$y)", kInvalid,
+       "1:27: unexpected ')'\n"
+       "select a set $x = md5sum$y)\n"
+       "                          ^\n"
+       "hint: this ')' has no matching '('"},
+      {"select a set $x = md5sum(y)z)", kInvalid,
+       "1:28-29: unexpected 'z)'\n"
+       "select a set $x = md5sum(y)z)\n"
+       "                           ^~\n"
+       "hint: separate items with a space or a comma"},
+      {"select a set $x = ()", kInvalid,
+       "1:19-20: expected a value after '=', found '()'\n"
+       "select a set $x = ()\n"
+       "                  ^~\n"
+       "hint: a field, a number, a \"string\" or md5sum(...) / "
+       "maskdigits(...)"},
+      {"select a set $x = md5sum(", kInvalid,
+       "1:26: expected a function argument, found end of query\n"
+       "select a set $x = md5sum(\n"
+       "                         ^\n"
+       "hint: for example: md5sum($line)"},
+      {"select a set $x = md5sum(y z)", kInvalid,
+       "1:28-29: expected ')' to close the function call, found 'z)'\n"
+       "select a set $x = md5sum(y z)\n"
+       "                           ^~\n"
+       "hint: a function takes one argument, for example: maskdigits($time)"},
+  });
+}
+
+// In DTail an empty `where` parses; in mapr it is an error.
+TEST(ParseTest, RejectsEmptyWhere) {
+  CheckErrors({
+      {"select foo from bar where", kInvalid,
+       "1:26: expected a condition after 'where', found end of query\n"
+       "select foo from bar where\n"
+       "                         ^\n"
+       "hint: for example: where lifetimeConnections >= 3"},
+      {"select foo where group by foo", kInvalid,
+       "1:18-22: expected a condition after 'where', found 'group'\n"
+       "select foo where group by foo\n"
+       "                 ^~~~~\n"
+       "hint: for example: where lifetimeConnections >= 3"},
+  });
+}
+
+// Queries DTail silently misreads (§13 B13, B14, B18): mapr rejects them
+// with a positioned error.
+TEST(ParseTest, RejectsSilentDTailMisreadings) {
+  CheckErrors({
+      // The fork's dmap4 step 2: `reverse` was ignored.
+      {"from STATS select count($time),$time,max($goroutines),avg("
+       "$goroutines),min($goroutines) group by $time order by "
+       "avg($goroutines) reverse outfile append:dmap4.csv.tmp",
+       kInvalid,
+       "1:130-136: unexpected 'reverse'\n"
+       "...),min($goroutines) group by $time order by avg($goroutines) "
+       "reverse outfile append:dmap4.csv.tmp\n"
+       "                                                               "
+       "^~~~~~~\n"
+       "hint: 'order by' takes one key, optionally followed by asc or desc"},
+      {"select count($time) order by count($time) reverse", kInvalid,
+       "1:43-49: unexpected 'reverse'\n"
+       "select count($time) order by count($time) reverse\n"
+       "                                          ^~~~~~~\n"
+       "hint: 'order by' takes one key, optionally followed by asc or desc"},
+      {"select a order by a desc desc", kInvalid,
+       "1:26-29: unexpected 'desc'\n"
+       "select a order by a desc desc\n"
+       "                         ^~~~\n"
+       "hint: 'asc' and 'desc' may only follow the key of 'order by'"},
+      {"select a limit 5 6", kInvalid,
+       "1:18: unexpected '6'\n"
+       "select a limit 5 6\n"
+       "                 ^\n"
+       "hint: 'limit' takes exactly one value"},
+      {"select a interval 5 6", kInvalid,
+       "1:21: unexpected '6'\n"
+       "select a interval 5 6\n"
+       "                    ^\n"
+       "hint: 'interval' takes exactly one value"},
+      {"select a logformat generic x", kInvalid,
+       "1:28: unexpected 'x'\n"
+       "select a logformat generic x\n"
+       "                           ^\n"
+       "hint: 'logformat' takes exactly one value"},
+      // B14: DTail's outfile errors said "Invalid query: Invalid query: ".
+      {"select a outfile x y", kInvalid,
+       "1:20: unexpected 'y'\n"
+       "select a outfile x y\n"
+       "                   ^\n"
+       "hint: 'outfile' takes exactly one value"},
+      {"select a outfile append group by a", kInvalid,
+       "1:25-29: expected a file path after 'outfile append', found 'group'\n"
+       "select a outfile append group by a\n"
+       "                        ^~~~~\n"
+       "hint: for example: outfile append result.csv"},
+      // B18: an unknown format fell back to generic.
+      {"select a logformat foo", kInvalid,
+       "1:20-22: unknown log format 'foo'\n"
+       "select a logformat foo\n"
+       "                   ^~~\n"
+       "hint: known log formats: csv, default, generic, generickv"},
+      {"select a logformat Mimecast", kInvalid,
+       "1:20-27: unknown log format 'Mimecast'\n"
+       "select a logformat Mimecast\n"
+       "                   ^~~~~~~~\n"
+       "hint: known log formats: csv, default, generic, generickv"},
+      // DTail reads `count(a)b` as one item named `count(a)b`.
+      {"select count(a)b", kInvalid,
+       "1:16: unexpected 'b'\n"
+       "select count(a)b\n"
+       "               ^\n"
+       "hint: separate items with a space or a comma"},
+      {"select a`b`", kInvalid,
+       "1:9-11: unexpected '`b`'\n"
+       "select a`b`\n"
+       "        ^~~\n"
+       "hint: separate items with a space or a comma"},
+  });
+}
+
+TEST(ParseTest, AcceptsLogformatInAnyCase) {
+  EXPECT_THAT(ParseAndPlan("select a logformat CSV"), IsOk());
+  EXPECT_THAT(ParseAndPlan("select a logformat GenericKV"), IsOk());
+}
+
+TEST(ParseTest, RejectsOtherErrors) {
+  CheckErrors({
+      {"select a select b", kInvalid,
+       "1:10-15: duplicate 'select' clause\n"
+       "select a select b\n"
+       "         ^~~~~~\n"
+       "hint: each clause may appear once; the first 'select' is at 1:1"},
+      {"select a from b where x > 1\nFROM c", kInvalid,
+       "2:1-4: duplicate 'from' clause\n"
+       "FROM c\n"
+       "^~~~\n"
+       "hint: each clause may appear once; the first 'from' is at 1:10"},
+      {"select a group by a order by a group b", kInvalid,
+       "1:32-36: duplicate 'group' clause\n"
+       "select a group by a order by a group b\n"
+       "                               ^~~~~\n"
+       "hint: each clause may appear once; the first 'group' is at 1:10"},
+      {"select a order by a rorder by a", kInvalid,
+       "1:21-26: duplicate 'order' clause\n"
+       "select a order by a rorder by a\n"
+       "                    ^~~~~~\n"
+       "hint: each clause may appear once; the first 'order' is at 1:10"},
+      {"select a rorder by a desc", kInvalid,
+       "1:22-25: 'desc' contradicts 'rorder'\n"
+       "select a rorder by a desc\n"
+       "                     ^~~~\n"
+       "hint: 'rorder' sorts ascending; write 'order by ... desc', or drop "
+       "'desc'"},
+      {"select a where x eq \"abc", kInvalid,
+       "1:21-24: unterminated string\n"
+       "select a where x eq \"abc\n"
+       "                    ^~~~\n"
+       "hint: strings have no escapes and end at the next '\"'"},
+      {"select a where x eq \"abc\n  group by a", kInvalid,
+       "1:21-24: unterminated string\n"
+       "select a where x eq \"abc\n"
+       "                    ^~~~\n"
+       "hint: strings have no escapes and end at the next '\"'"},
+      {"select `abc from x", kInvalid,
+       "1:8-18: unterminated backtick name\n"
+       "select `abc from x\n"
+       "       ^~~~~~~~~~~\n"
+       "hint: a backticked name must end with a backtick"},
+      {"select a outfile \"x", kInvalid,
+       "1:18-19: unterminated string\n"
+       "select a outfile \"x\n"
+       "                 ^~\n"
+       "hint: strings have no escapes and end at the next '\"'"},
+      {std::string_view("select a\0", 9), kInvalid,
+       "1:9: unexpected control character 0x00\n"
+       "select a \n"
+       "        ^\n"
+       "hint: a query may not contain control characters; only spaces, tabs "
+       "and newlines separate words"},
+      {std::string_view("select a where x eq 1\0 limit 1", 30), kInvalid,
+       "1:22: unexpected control character 0x00\n"
+       "select a where x eq 1  limit 1\n"
+       "                     ^\n"
+       "hint: a query may not contain control characters; only spaces, tabs "
+       "and newlines separate words"},
+      {"select a\x1b[31m", kInvalid,
+       "1:9: unexpected control character 0x1B\n"
+       "select a [31m\n"
+       "        ^\n"
+       "hint: a query may not contain control characters; only spaces, tabs "
+       "and newlines separate words"},
+      {"select a where x = 1", kInvalid,
+       "1:18: expected a comparison operator, found '='\n"
+       "select a where x = 1\n"
+       "                 ^\n"
+       "hint: did you mean '=='?"},
+      {"select a where (x > 1", kInvalid,
+       "1:22: expected ')' to close '(', found end of query\n"
+       "select a where (x > 1\n"
+       "                     ^"},
+      {"select a where (x > 1))", kInvalid,
+       "1:23: unexpected ')'\n"
+       "select a where (x > 1))\n"
+       "                      ^\n"
+       "hint: this ')' has no matching '('"},
+      {"select a where ()", kInvalid,
+       "1:17: expected a condition after '(', found ')'\n"
+       "select a where ()\n"
+       "                ^"},
+      {"select a where not", kInvalid,
+       "1:19: expected a condition after 'not', found end of query\n"
+       "select a where not\n"
+       "                  ^"},
+      {"select a where x > 1 and", kInvalid,
+       "1:25: expected a condition after 'and', found end of query\n"
+       "select a where x > 1 and"
+       "\n"
+       "                        ^"},
+      {"select a where x > 1 or limit 1", kInvalid,
+       "1:25-29: expected a condition after 'or', found 'limit'\n"
+       "select a where x > 1 or limit 1\n"
+       "                        ^~~~~"},
+      {"select a as", kInvalid,
+       "1:12: expected a column name after 'as', found end of query\n"
+       "select a as\n"
+       "           ^\n"
+       "hint: quote unusual names with backticks: as `my column`"},
+      {"select a as from b", kInvalid,
+       "1:13-16: expected a column name after 'as', found 'from'\n"
+       "select a as from b\n"
+       "            ^~~~\n"
+       "hint: quote unusual names with backticks: as `my column`"},
+      {"select avgg(x)", kInvalid,
+       "1:8-11: unknown aggregation 'avgg'\n"
+       "select avgg(x)\n"
+       "       ^~~~\n"
+       "hint: did you mean 'avg'?"},
+      {"select median(x)", kInvalid,
+       "1:8-13: unknown aggregation 'median'\n"
+       "select median(x)\n"
+       "       ^~~~~~\n"
+       "hint: known aggregations: count, sum, min, max, last, avg, len, "
+       "percentage, percentile"},
+      {"selct a", kInvalid,
+       "1:1-5: expected a clause keyword, found 'selct'\n"
+       "selct a\n"
+       "^~~~~\n"
+       "hint: did you mean 'select'?"},
+      {"select a from b grup by c", kInvalid,
+       "1:17-20: unexpected 'grup'\n"
+       "select a from b grup by c\n"
+       "                ^~~~\n"
+       "hint: did you mean 'group'?"},
+      {"select a interval 5x", kInvalid,
+       "1:19-20: invalid interval '5x'\n"
+       "select a interval 5x\n"
+       "                  ^~\n"
+       "hint: give seconds (interval 5) or a duration with a unit: 500ms, "
+       "30s, 2m, 1h (at most a year)"},
+      {"select a interval -5", kInvalid,
+       "1:19-20: invalid interval '-5'\n"
+       "select a interval -5\n"
+       "                  ^~\n"
+       "hint: give seconds (interval 5) or a duration with a unit: 500ms, "
+       "30s, 2m, 1h (at most a year)"},
+      {"select a interval 1000000h", kInvalid,
+       "1:19-26: invalid interval '1000000h'\n"
+       "select a interval 1000000h\n"
+       "                  ^~~~~~~~\n"
+       "hint: give seconds (interval 5) or a duration with a unit: 500ms, "
+       "30s, 2m, 1h (at most a year)"},
+      {"select a limit 99999999999999999999", kInvalid,
+       "1:16-35: 'limit' needs a non-negative integer, found "
+       "'99999999999999999999'\n"
+       "select a limit 99999999999999999999\n"
+       "               ^~~~~~~~~~~~~~~~~~~~\n"
+       "hint: limit 0 prints only the header; leave out 'limit' for every "
+       "row"},
+      {"select a from `a|b`", kInvalid,
+       "1:15-19: invalid table name 'a|b'\n"
+       "select a from `a|b`\n"
+       "              ^~~~~\n"
+       "hint: a table name is the text after MAPREDUCE: up to the next '|'"},
+      {"select a from ``", kInvalid,
+       "1:15-16: invalid table name ''\n"
+       "select a from ``\n"
+       "              ^~\n"
+       "hint: a table name is the text after MAPREDUCE: up to the next '|'"},
+  });
+}
+
+TEST(ParseTest, ReportsEveryPlannerError) {
+  CheckErrors({
+      {"select avgg(x), count(y) order by z set y = 1", kInvalid,
+       "1:8-11: unknown aggregation 'avgg'\n"
+       "select avgg(x), count(y) order by z set y = 1\n"
+       "       ^~~~\n"
+       "hint: did you mean 'avg'?\n"
+       "\n"
+       "1:41: 'set' assigns $variables, not 'y'\n"
+       "select avgg(x), count(y) order by z set y = 1\n"
+       "                                        ^\n"
+       "hint: write: set $y = ...\n"
+       "\n"
+       "1:35: 'z' is not a select item\n"
+       "select avgg(x), count(y) order by z set y = 1\n"
+       "                                  ^\n"
+       "hint: order by 'z' must name a select item: count(y)"},
+  });
+}
+
+TEST(ParseTest, MultiLineQueryErrorsPointAtTheirLine) {
+  CheckErrors({
+      {"select a\n  from b\n  where x foo 1", kInvalid,
+       "3:11-13: expected a comparison operator, found 'foo'\n"
+       "  where x foo 1\n"
+       "          ^~~\n"
+       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
+       "hasprefix nhasprefix hassuffix nhassuffix"},
+      {"select a,\n       avgg(b)\n  from STATS", kInvalid,
+       "2:8-11: unknown aggregation 'avgg'\n"
+       "       avgg(b)\n"
+       "       ^~~~\n"
+       "hint: did you mean 'avg'?"},
+      {"select a from b\r\n  grop by c", kInvalid,
+       "2:3-6: unexpected 'grop'\n"
+       "  grop by c\n"
+       "  ^~~~\n"
+       "hint: did you mean 'group'?"},
+  });
+  absl::Status s = ParseAndPlan("select a\n  from b\n  where x foo 1");
+  EXPECT_EQ(GetSourceSpan(s), (SourceSpan{28, 3, 3, 11}));
+}
+
+TEST(ParseTest, LongLineErrorsAreCut) {
+  CheckErrors({
+      {"from STATS select count($line),last($time),avg($goroutines),min("
+       "concurrentConnections),max(lifetimeConnections) group by $hostname "
+       "where lifetimeConnections >= 3 and $time eq \"1002-071949\" and "
+       "fooooooooooooooooooooooooooo bar 3",
+       kInvalid,
+       "1:223-225: expected a comparison operator, found 'bar'\n"
+       "...where lifetimeConnections >= 3 and $time eq \"1002-071949\" and "
+       "fooooooooooooooooooooooooooo bar 3\n"
+       "                                                                      "
+       "                        ^~~\n"
+       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
+       "hasprefix nhasprefix hassuffix nhassuffix"},
+      {"select avgg(x), a00000000000000000000, a11111111111111111111, "
+       "a22222222222222222222, a33333333333333333333, a44444444444444444444",
+       kInvalid,
+       "1:8-11: unknown aggregation 'avgg'\n"
+       "select avgg(x), a00000000000000000000, a11111111111111111111, "
+       "a22222222222222222222, a3333333333...\n"
+       "       ^~~~\n"
+       "hint: did you mean 'avg'?"},
+  });
+}
+
+TEST(ParseTest, ErrorsCarryTheSourceSpan) {
+  struct Case {
+    std::string_view query;
+    SourceSpan span;
+  };
+  const Case kCases[] = {
+      {"", {0, 0, 1, 1}},
+      {"select a from b c", {16, 1, 1, 17}},
+      {"select a where x foo 1", {17, 3, 1, 18}},
+      {"select a where \"x\" == 1", {15, 3, 1, 16}},  // Planner.
+      {"select COUNT(a)", {7, 5, 1, 8}},              // Planner.
+      {"select a\n  from b c", {18, 1, 2, 10}},
+      {"select a where x eq \"abc", {20, 4, 1, 21}},
+      {"select a set $x = md5sum(", {25, 0, 1, 26}},
+  };
+  for (const Case& c : kCases) {
+    EXPECT_EQ(GetSourceSpan(ParseAndPlan(c.query)), c.span) << c.query;
+  }
+}
+
+TEST(ParseTest, ErrorsThroughQueryCompile) {
+  absl::StatusOr<Query> q = Query::Compile("select a where x foo 1");
+  EXPECT_THAT(q, StatusIs(kInvalid,
+                          StartsWith("1:18-20: expected a comparison operator, "
+                                     "found 'foo'\n")));
+  EXPECT_EQ(GetSourceSpan(q.status()), (SourceSpan{17, 3, 1, 18}));
+  q = Query::Compile("select a logformat foo");
+  EXPECT_THAT(q, StatusIs(kInvalid, StartsWith("1:20-22: unknown log format "
+                                               "'foo'\n")));
+}
+
+// ---- Limits ----------------------------------------------------------------
+
+TEST(ParseTest, RejectsQueryLongerThanMaxQueryBytes) {
+  ParseLimits limits;
+  limits.max_query_bytes = 20;
+  CheckErrors({{"select a from STATS where x > 1", kInvalid,
+                "1:1: query is 31 bytes, more than the limit of 20\n"
+                "select a from STATS where x > 1\n"
+                "^\n"
+                "hint: raise CompileOptions::max_query_bytes"}},
+              limits);
+  EXPECT_THAT(ParseAndPlan("select a from STATS", limits), IsOk());
+
+  // The default limit, 64 KiB; the snippet shows the start of the query.
+  std::string text = "select a where x > 1" + std::string(70000, ' ');
+  EXPECT_THAT(
+      ParseAndPlan(text),
+      StatusIs(kInvalid, Eq("1:1: query is 70020 bytes, more than the limit of "
+                            "65536\n"
+                            "select a where x > 1" +
+                            std::string(kMaxSnippetWidth - 20, ' ') +
+                            "...\n"
+                            "^\n"
+                            "hint: raise CompileOptions::max_query_bytes")));
+  CompileOptions options;
+  options.max_query_bytes = 100000;
+  EXPECT_THAT(Query::Compile(text, options), IsOk());
+}
+
+TEST(ParseTest, NestingUpToMaxDepthIsAccepted) {
+  std::string parens =
+      "select a where " + std::string(64, '(') + "x > 1" + std::string(64, ')');
+  EXPECT_THAT(ParseAndPlan(parens), IsOk());
+  std::string nots = "select a where ";
+  for (int i = 0; i < 64; ++i) nots += "not ";
+  EXPECT_THAT(ParseAndPlan(nots + "x > 1"), IsOk());
+}
+
+TEST(ParseTest, RejectsDeepNestingWithAClearError) {
+  ParseLimits limits;
+  limits.max_depth = 2;
+  CheckErrors(
+      {
+          {"select a where not (x > 1 or not y > 2)", kInvalid,
+           "1:30-32: nesting deeper than 2 levels\n"
+           "select a where not (x > 1 or not y > 2)\n"
+           "                             ^~~\n"
+           "hint: raise CompileOptions::max_depth, or simplify the "
+           "expression"},
+          {"select a where ((( x > 1 )))", kInvalid,
+           "1:18: nesting deeper than 2 levels\n"
+           "select a where ((( x > 1 )))\n"
+           "                 ^\n"
+           "hint: raise CompileOptions::max_depth, or simplify the "
+           "expression"},
+          {"select a set $x = md5sum(maskdigits(md5sum(y)))", kInvalid,
+           "1:37-42: nesting deeper than 2 levels\n"
+           "select a set $x = md5sum(maskdigits(md5sum(y)))\n"
+           "                                    ^~~~~~\n"
+           "hint: raise CompileOptions::max_depth, or simplify the "
+           "expression"},
+      },
+      limits);
+  // Exactly two levels.
+  EXPECT_THAT(ParseAndPlan("select a where not (x > 1 or y > 2)", limits),
+              IsOk());
+  EXPECT_THAT(ParseAndPlan("select a where (x > 1) or not y > 2", limits),
+              IsOk());
+  EXPECT_THAT(ParseAndPlan("select a set $x = md5sum(maskdigits(y))", limits),
+              IsOk());
+}
+
+TEST(ParseTest, TenThousandParenthesesFailCleanly) {
+  std::string text = "select a where " + std::string(10000, '(') + "x > 1" +
+                     std::string(10000, ')');
+  absl::Status s = ParseAndPlan(text);
+  // The 65th '(' is underlined; the snippet is cut around it.
+  EXPECT_THAT(
+      s, StatusIs(kInvalid, Eq("1:80: nesting deeper than 64 levels\n..." +
+                               std::string(kMaxSnippetWidth, '(') + "...\n" +
+                               std::string(51, ' ') +
+                               "^\n"
+                               "hint: raise CompileOptions::max_depth, or "
+                               "simplify the expression")));
+  EXPECT_EQ(GetSourceSpan(s), (SourceSpan{79, 1, 1, 80}));
+}
+
+TEST(ParseTest, HundredThousandNotsFailCleanly) {
+  std::string text = "select a where ";
+  for (int i = 0; i < 100000; ++i) text += "not ";
+  text += "x > 1";
+  // Too long for the default max_query_bytes; raise it to reach the depth
+  // check.
+  ParseLimits limits;
+  limits.max_query_bytes = 1 << 20;
+  absl::Status s = ParseAndPlan(text, limits);
+  std::string window;
+  for (int i = 0; i < 24; ++i) window += "not ";
+  EXPECT_THAT(
+      s, StatusIs(kInvalid, Eq("1:272-274: nesting deeper than 64 levels\n..." +
+                               window + "...\n" + std::string(51, ' ') +
+                               "^~~\n"
+                               "hint: raise CompileOptions::max_depth, or "
+                               "simplify the expression")));
+  EXPECT_EQ(GetSourceSpan(s), (SourceSpan{271, 3, 1, 272}));
+  EXPECT_THAT(ParseAndPlan(text), StatusIs(kInvalid, HasSubstr("bytes")));
+}
+
+TEST(ParseTest, RejectsTooManyItems) {
+  std::string text = "select f0";
+  for (int i = 1; i < 2000; ++i) text += ",f" + std::to_string(i);
+  absl::Status s = ParseAndPlan(text);
+  size_t offset = text.find(",f1024,") + 1;
+  EXPECT_THAT(
+      s, StatusIs(kInvalid, StartsWith("1:" + std::to_string(offset + 1) + "-" +
+                                       std::to_string(offset + 5) +
+                                       ": more than 1024 select items\n")));
+  EXPECT_THAT(s, StatusIs(kInvalid, HasSubstr("\nhint: raise "
+                                              "CompileOptions::max_items")));
+  EXPECT_EQ(GetSourceSpan(s), (SourceSpan{offset, 5, 1, offset + 1}));
+
+  ParseLimits limits;
+  limits.max_items = 2;
+  CheckErrors(
+      {
+          {"select a b c", kInvalid,
+           "1:12: more than 2 select items\n"
+           "select a b c\n"
+           "           ^\n"
+           "hint: raise CompileOptions::max_items"},
+          {"select a where x > 1 y > 2 (z > 3)", kInvalid,
+           "1:29-33: more than 2 where comparisons\n"
+           "select a where x > 1 y > 2 (z > 3)\n"
+           "                            ^~~~~\n"
+           "hint: raise CompileOptions::max_items"},
+          {"select a set $a = 1, $b = 2, $c = 3", kInvalid,
+           "1:30-35: more than 2 set assignments\n"
+           "select a set $a = 1, $b = 2, $c = 3\n"
+           "                             ^~~~~~\n"
+           "hint: raise CompileOptions::max_items"},
+          {"select a group by a, b, c", kInvalid,
+           "1:25: more than 2 group-by fields\n"
+           "select a group by a, b, c\n"
+           "                        ^\n"
+           "hint: raise CompileOptions::max_items"},
+      },
+      limits);
+  EXPECT_THAT(ParseAndPlan("select a b group by a b", limits), IsOk());
+}
+
+}  // namespace
+}  // namespace mapr::parser

@@ -1,0 +1,862 @@
+#include "parser/planner.h"
+
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mapr/options.h"
+#include "mapr/query.h"
+#include "parser/ast.h"
+#include "parser/parse.h"
+#include "parser/plan.h"
+#include "runtime/functions.h"
+#include "tests/testing/status_matchers.h"
+
+namespace mapr::parser {
+namespace {
+
+using ::mapr::testing::IsOk;
+using ::mapr::testing::StatusIs;
+using ::testing::ElementsAre;
+using ::testing::Eq;
+using ::testing::IsEmpty;
+using ::testing::UnorderedElementsAre;
+
+using plan::CompareOp;
+using plan::Operand;
+using plan::StateKind;
+using plan::StateSlot;
+using plan::TableFilter;
+using runtime::FunctionKind;
+
+absl::StatusOr<plan::Plan> PlanWith(std::string_view text,
+                                    const PlannerContext& context) {
+  absl::StatusOr<ast::Query> q = Parse(text);
+  if (!q.ok()) return q.status();
+  return BuildPlan(*q, text, context);
+}
+
+absl::StatusOr<plan::Plan> PlanOf(std::string_view text) {
+  return PlanWith(text, BuiltinPlannerContext());
+}
+
+std::string FieldName(const plan::Plan& p, plan::FieldId id) {
+  return p.fields[id].name;
+}
+
+std::vector<std::string> FieldNames(const plan::Plan& p,
+                                    const std::vector<plan::FieldId>& ids) {
+  std::vector<std::string> out;
+  for (plan::FieldId id : ids) out.push_back(FieldName(p, id));
+  return out;
+}
+
+std::vector<std::string> Extracted(const plan::Plan& p) {
+  return FieldNames(p, p.extracted_fields);
+}
+
+std::vector<std::string> GroupBy(const plan::Plan& p) {
+  return FieldNames(p, p.group_by);
+}
+
+std::vector<std::string> Warnings(const plan::Plan& p) {
+  std::vector<std::string> out;
+  for (const plan::Warning& w : p.warnings) out.push_back(w.message);
+  return out;
+}
+
+std::vector<std::string> ColumnNames(const plan::Plan& p) {
+  std::vector<std::string> out;
+  for (const plan::Column& c : p.columns) out.push_back(c.name);
+  return out;
+}
+
+std::optional<plan::FieldId> FindField(const plan::Plan& p,
+                                       std::string_view name) {
+  for (plan::FieldId id = 0; id < p.fields.size(); ++id) {
+    if (p.fields[id].name == name) return id;
+  }
+  return std::nullopt;
+}
+
+StateSlot Slot(const plan::Plan& p, StateKind kind, std::string_view field) {
+  std::optional<plan::FieldId> id = FindField(p, field);
+  EXPECT_TRUE(id.has_value()) << field;
+  return StateSlot{kind, id.value_or(0)};
+}
+
+// ---- Log format and table
+// ----------------------------------------------------
+
+TEST(PlannerTest, FormatChoice) {
+  struct Case {
+    std::string_view query;
+    std::string_view format;
+    bool given;
+  };
+  const Case kCases[] = {
+      {"select a", "generic", false},
+      {"select a from STATS", "default", false},
+      {"select a from STATS logformat generic", "generic", true},
+      {"select a logformat default", "default", true},
+      {"select a logformat csv", "csv", true},
+      {"select a logformat CSV", "csv", true},
+      {"select a logformat GenericKV", "generickv", true},
+      {"select a logformat `generic`", "generic", true},
+  };
+  for (const Case& c : kCases) {
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
+    EXPECT_EQ(p.log_format, c.format) << c.query;
+    EXPECT_EQ(p.log_format_given, c.given) << c.query;
+  }
+}
+
+TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
+  EXPECT_THAT(PlanOf("select a logformat nginx"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:20-24: unknown log format 'nginx'\n"
+                          "select a logformat nginx\n"
+                          "                   ^~~~~\n"
+                          "hint: known log formats: csv, default, generic, "
+                          "generickv")));
+}
+
+TEST(PlannerTest, HostContextSuppliesFormats) {
+  PlannerContext ctx;
+  ctx.format_names = {"zeta", "alpha"};
+  ctx.lookup_format = [](std::string_view name) -> std::optional<FormatInfo> {
+    if (name == "alpha") return FormatInfo{"alpha", std::nullopt};
+    return std::nullopt;
+  };
+  ASSERT_OK_AND_ASSIGN(plan::Plan p,
+                       PlanWith("select $x logformat ALPHA", ctx));
+  EXPECT_EQ(p.log_format, "alpha");
+  // A format that declares no variables never warns.
+  EXPECT_THAT(p.warnings, IsEmpty());
+  // Without a logformat clause the default rule picks generic, which this
+  // context does not know; the names are listed sorted.
+  EXPECT_THAT(PlanWith("select a", ctx),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:1: unknown log format 'generic'\n"
+                          "select a\n"
+                          "^\n"
+                          "hint: known log formats: alpha, zeta")));
+}
+
+TEST(PlannerTest, TableFilter) {
+  ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf("select a"));
+  EXPECT_EQ(p.table_filter, TableFilter::kNone);
+  EXPECT_EQ(p.table_marker, "");
+
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select a from stats"));
+  EXPECT_EQ(p.table_filter, TableFilter::kTable);
+  EXPECT_EQ(p.table, "STATS");
+  EXPECT_EQ(p.table_marker, "|MAPREDUCE:STATS|");
+
+  // Taken literally, not as a regex.
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select a from St.Ts"));
+  EXPECT_EQ(p.table_marker, "|MAPREDUCE:ST.TS|");
+
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select a from *"));
+  EXPECT_EQ(p.table_filter, TableFilter::kAny);
+  EXPECT_EQ(p.table_marker, "");
+
+  // A backticked star is a table named `*`.
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select a from `*`"));
+  EXPECT_EQ(p.table_filter, TableFilter::kTable);
+  EXPECT_EQ(p.table_marker, "|MAPREDUCE:*|");
+}
+
+TEST(PlannerTest, CsvTableFilter) {
+  // DTail's fork gives table "." (match all) for csv without from.
+  ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf("select foo logformat csv"));
+  EXPECT_EQ(p.log_format, "csv");
+  EXPECT_EQ(p.table_filter, TableFilter::kNone);
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select foo from myfile logformat csv"));
+  EXPECT_EQ(p.log_format, "csv");
+  EXPECT_EQ(p.table_filter, TableFilter::kTable);
+  EXPECT_EQ(p.table_marker, "|MAPREDUCE:MYFILE|");
+}
+
+// ---- Group by
+// ------------------------------------------------------------------
+
+TEST(PlannerTest, DefaultGroupByIsTheFirstSelectItemsField) {
+  struct Case {
+    std::string_view query;
+    std::vector<std::string> group_by;
+  };
+  const std::vector<Case> kCases = {
+      {"select count($line)", {"$line"}},
+      {"select count(*)", {"*"}},
+      {"select count($line) from STATS", {"$line"}},
+      {"select avg(x), count(y)", {"x"}},
+      {"select `count($time)`, x", {"count($time)"}},
+      {"select count() from STATS", {""}},
+      {"select count($line) group by $hostname", {"$hostname"}},
+      {"select count($line) group by a, `b c`, *", {"a", "b c", "*"}},
+  };
+  for (const Case& c : kCases) {
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
+    EXPECT_EQ(GroupBy(p), c.group_by) << c.query;
+  }
+}
+
+TEST(PlannerTest, GroupKeyColumns) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select host,count(value) from STATS group by host order by "
+             "count(value)"));
+  ASSERT_EQ(p.columns.size(), 2u);
+  EXPECT_TRUE(p.columns[0].is_group_key);
+  EXPECT_FALSE(p.columns[1].is_group_key);
+  EXPECT_EQ(p.order_column, 1u);
+
+  // Only a plain field that is grouped on is a key; an alias keeps it one.
+  ASSERT_OK_AND_ASSIGN(
+      p, PlanOf("select last(host), host as h, other, count(host) group by "
+                "host"));
+  ASSERT_EQ(p.columns.size(), 4u);
+  EXPECT_FALSE(p.columns[0].is_group_key);
+  EXPECT_TRUE(p.columns[1].is_group_key);
+  EXPECT_FALSE(p.columns[2].is_group_key);
+  EXPECT_FALSE(p.columns[3].is_group_key);
+
+  // The default group-by counts too.
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select $time, count($line)"));
+  EXPECT_TRUE(p.columns[0].is_group_key);
+}
+
+// ---- Fields
+// ----------------------------------------------------------------------
+
+TEST(PlannerTest, FieldPlanOfDTailsTest) {
+  // dtail-reference §12.2 (parserfieldplan_test.go).
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count($derived) from STATS where $goroutines > 10 set "
+             "$derived = md5sum(foo), $other = $derived group by $derived"));
+  EXPECT_THAT(Extracted(p), UnorderedElementsAre("$goroutines", "foo"));
+  for (std::string_view name : {"$derived", "$other"}) {
+    std::optional<plan::FieldId> id = FindField(p, name);
+    ASSERT_TRUE(id.has_value()) << name;
+    EXPECT_FALSE(p.fields[*id].extracted) << name;
+    EXPECT_TRUE(p.fields[*id].assigned) << name;
+  }
+  EXPECT_FALSE(FindField(p, "$time").has_value());
+  EXPECT_EQ(p.sets_before_where, 0u);
+}
+
+TEST(PlannerTest, FieldPlanOnlyHasWhatTheQueryReads) {
+  // TestDefaultLogFormatQuerySpecificFields: bar, $time, $pid and $line are
+  // not needed.
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count(foo) from STATS where $hostname eq \"testhost\""));
+  EXPECT_THAT(Extracted(p), ElementsAre("foo"));
+}
+
+TEST(PlannerTest, CommonVariablesAreNeverExtracted) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count($line), $hostname, $server, $timezone, "
+             "$timeoffset, $empty, count(*) from STATS where $line contains "
+             "\"x\" group by *"));
+  EXPECT_THAT(Extracted(p), IsEmpty());
+  EXPECT_EQ(p.fields[*FindField(p, "$line")].common,
+            plan::CommonVariable::kLine);
+  EXPECT_EQ(p.fields[*FindField(p, "*")].common, plan::CommonVariable::kStar);
+}
+
+TEST(PlannerTest, ExtractedFieldsAreInIdOrder) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("from STATS select count($line),last($time),avg($goroutines),"
+             "min(concurrentConnections),max(lifetimeConnections) group by "
+             "$hostname"));
+  EXPECT_THAT(Extracted(p),
+              ElementsAre("$time", "$goroutines", "concurrentConnections",
+                          "lifetimeConnections"));
+}
+
+TEST(PlannerTest, SetSourcesAreExtractedUnlessAnEarlierSetWroteThem) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select $b set $a = md5sum(x), $b = $a, $c = 42, $d = \"s\""));
+  EXPECT_THAT(Extracted(p), ElementsAre("x"));
+  // A set that reads its own target reads the format's value first.
+  ASSERT_OK_AND_ASSIGN(
+      p, PlanOf("from STATS select $time set $time = maskdigits($time)"));
+  EXPECT_THAT(Extracted(p), ElementsAre("$time"));
+  // dmap5: CSV columns with unusual names, read through backticks.
+  ASSERT_OK_AND_ASSIGN(
+      p, PlanOf("select sum($timecount),last($time),min($min_goroutines), "
+                "group by $hostname set $timecount = `count($time)`, $time = "
+                "`$time`, $min_goroutines = `min($goroutines)` logformat csv"));
+  EXPECT_THAT(Extracted(p), UnorderedElementsAre("count($time)", "$time",
+                                                 "min($goroutines)"));
+}
+
+// ---- Where
+// -------------------------------------------------------------------------
+
+TEST(PlannerTest, FloatOperandsAreNumbersOrFields) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select a where x > 5 and -1.5e3 <= y and a == b and `7` != 1 "
+             "and z => 0x10 and n =< inf"));
+  ASSERT_TRUE(p.where.has_value());
+  const plan::Condition& w = *p.where;
+  EXPECT_EQ(w.kind, plan::Condition::Kind::kAnd);
+  ASSERT_EQ(w.children.size(), 6u);
+
+  const plan::Condition& c0 = w.children[0];
+  EXPECT_EQ(c0.op, CompareOp::kFloatGt);
+  EXPECT_EQ(c0.lhs.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, c0.lhs.field), "x");
+  EXPECT_EQ(c0.rhs.kind, Operand::Kind::kNumber);
+  EXPECT_EQ(c0.rhs.number, 5);
+  EXPECT_EQ(c0.rhs.text, "5");
+
+  const plan::Condition& c1 = w.children[1];
+  EXPECT_EQ(c1.op, CompareOp::kFloatLe);
+  EXPECT_EQ(c1.lhs.kind, Operand::Kind::kNumber);
+  EXPECT_EQ(c1.lhs.number, -1500);
+  EXPECT_EQ(c1.rhs.kind, Operand::Kind::kField);
+
+  const plan::Condition& c2 = w.children[2];
+  EXPECT_EQ(c2.op, CompareOp::kFloatEq);
+  EXPECT_EQ(c2.lhs.kind, Operand::Kind::kField);
+  EXPECT_EQ(c2.rhs.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, c2.rhs.field), "b");
+
+  // A backticked number is a field name.
+  const plan::Condition& c3 = w.children[3];
+  EXPECT_EQ(c3.op, CompareOp::kFloatNe);
+  EXPECT_EQ(c3.lhs.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, c3.lhs.field), "7");
+
+  // Hex is not numeric in mapr: a field.
+  const plan::Condition& c4 = w.children[4];
+  EXPECT_EQ(c4.op, CompareOp::kFloatGe);
+  EXPECT_EQ(c4.rhs.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, c4.rhs.field), "0x10");
+
+  const plan::Condition& c5 = w.children[5];
+  EXPECT_EQ(c5.op, CompareOp::kFloatLe);
+  EXPECT_EQ(c5.rhs.kind, Operand::Kind::kNumber);
+  EXPECT_TRUE(std::isinf(c5.rhs.number));
+
+  EXPECT_THAT(Extracted(p),
+              ElementsAre("a", "x", "y", "b", "7", "z", "0x10", "n"));
+}
+
+TEST(PlannerTest, StringOperandsAreLiteralsOrFields) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select a where status eq 200 and s contains \"x y\" and t ne u "
+             "and v lacks `200` and \"\" hasprefix w and w nhassuffix \"q\" "
+             "and w ncontains \"r\" and w nhasprefix \"s\" and w hassuffix "
+             "\"t\""));
+  const plan::Condition& w = *p.where;
+  ASSERT_EQ(w.children.size(), 9u);
+  // A bare number under a string operator is the literal text.
+  EXPECT_EQ(w.children[0].op, CompareOp::kStrEq);
+  EXPECT_EQ(w.children[0].lhs.kind, Operand::Kind::kField);
+  EXPECT_EQ(w.children[0].rhs.kind, Operand::Kind::kString);
+  EXPECT_EQ(w.children[0].rhs.text, "200");
+  EXPECT_EQ(w.children[1].op, CompareOp::kContains);
+  EXPECT_EQ(w.children[1].rhs.kind, Operand::Kind::kString);
+  EXPECT_EQ(w.children[1].rhs.text, "x y");
+  // A bareword is a field, as in DTail.
+  EXPECT_EQ(w.children[2].op, CompareOp::kStrNe);
+  EXPECT_EQ(w.children[2].rhs.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, w.children[2].rhs.field), "u");
+  // `lacks` is ncontains; a backticked number is a field.
+  EXPECT_EQ(w.children[3].op, CompareOp::kNotContains);
+  EXPECT_EQ(w.children[3].rhs.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, w.children[3].rhs.field), "200");
+  EXPECT_EQ(w.children[4].op, CompareOp::kHasPrefix);
+  EXPECT_EQ(w.children[4].lhs.kind, Operand::Kind::kString);
+  EXPECT_EQ(w.children[4].lhs.text, "");
+  EXPECT_EQ(w.children[5].op, CompareOp::kNotHasSuffix);
+  EXPECT_EQ(w.children[6].op, CompareOp::kNotContains);
+  EXPECT_EQ(w.children[7].op, CompareOp::kNotHasPrefix);
+  EXPECT_EQ(w.children[8].op, CompareOp::kHasSuffix);
+}
+
+TEST(PlannerTest, WhereTreeKeepsItsShape) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select a where x > 1 and (y eq \"a\" or not z contains 200)"));
+  EXPECT_EQ(plan::DebugString(p),
+            "format: generic (default rule)\n"
+            "table: every line\n"
+            "extract: a, x, y, z\n"
+            "where: and[(x > 1) or[(y eq \"a\") not(z contains \"200\")]]\n"
+            "group by: a\n"
+            "columns:\n"
+            "  a: last(a) slot 0 [group key]\n"
+            "states: last(a)\n"
+            "interval: 5000ms\n");
+}
+
+// ---- Set
+// ---------------------------------------------------------------------------
+
+TEST(PlannerTest, SetSteps) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count($line) set $a = maskdigits(md5sum($line)), $b = "
+             "42, $c = \"s\", $d = $a, $e = `x y`, $f = md5sum(\"lit\")"));
+  ASSERT_EQ(p.sets.size(), 6u);
+
+  const plan::SetStep& a = p.sets[0];
+  EXPECT_EQ(FieldName(p, a.target), "$a");
+  // Innermost first.
+  EXPECT_THAT(a.functions,
+              ElementsAre(FunctionKind::kMd5Sum, FunctionKind::kMaskDigits));
+  EXPECT_EQ(a.source.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, a.source.field), "$line");
+
+  const plan::SetStep& b = p.sets[1];
+  EXPECT_THAT(b.functions, IsEmpty());
+  EXPECT_EQ(b.source.kind, Operand::Kind::kNumber);
+  EXPECT_EQ(b.source.text, "42");
+  EXPECT_EQ(b.source.number, 42);
+
+  EXPECT_EQ(p.sets[2].source.kind, Operand::Kind::kString);
+  EXPECT_EQ(p.sets[2].source.text, "s");
+
+  EXPECT_EQ(p.sets[3].source.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, p.sets[3].source.field), "$a");
+
+  EXPECT_EQ(p.sets[4].source.kind, Operand::Kind::kField);
+  EXPECT_EQ(FieldName(p, p.sets[4].source.field), "x y");
+
+  // A quoted argument is a literal, never a field.
+  EXPECT_THAT(p.sets[5].functions, ElementsAre(FunctionKind::kMd5Sum));
+  EXPECT_EQ(p.sets[5].source.kind, Operand::Kind::kString);
+  EXPECT_EQ(p.sets[5].source.text, "lit");
+
+  EXPECT_THAT(Extracted(p), ElementsAre("x y"));
+}
+
+TEST(PlannerTest, SetsBeforeWhere) {
+  struct Case {
+    std::string_view query;
+    size_t sets_before_where;
+  };
+  const Case kCases[] = {
+      // DTail rejected every line here (where ran first); mapr runs the set
+      // first because where reads a variable only set provides.
+      {"select a where $m eq \"x\" set $m = \"x\"", 1},
+      // $time is a variable of the default format: where reads the
+      // format's value, the set runs after.
+      {"from STATS select a where $time eq \"x\" set $time = "
+       "maskdigits($time)",
+       0},
+      // generic has no $time: it is set-only there.
+      {"select a where $time eq \"x\" set $time = maskdigits($line)", 1},
+      // Everything up to the last set that where needs runs first.
+      {"select a where $b eq \"x\" set $a = 1, $b = $a, $c = 2", 2},
+      {"select a where $a eq \"x\" set $a = 1, $b = $a, $c = 2", 1},
+      {"select a where x eq \"x\" set $a = 1", 0},
+      // A set target without a $ is an error; barewords never move.
+      {"select a set $a = 1", 0},
+  };
+  for (const Case& c : kCases) {
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
+    EXPECT_EQ(p.sets_before_where, c.sets_before_where) << c.query;
+  }
+}
+
+TEST(PlannerTest, SetBeforeWhereReadsItsSourceFromTheLine) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count($line) where $m eq \"x\" set $m = md5sum(foo)"));
+  EXPECT_EQ(p.sets_before_where, 1u);
+  EXPECT_THAT(Extracted(p), ElementsAre("foo"));
+  EXPECT_EQ(plan::DebugString(p),
+            "format: generic (default rule)\n"
+            "table: every line\n"
+            "extract: foo\n"
+            "set before where: $m = md5sum(foo)\n"
+            "where: ($m eq \"x\")\n"
+            "group by: $line\n"
+            "columns:\n"
+            "  count($line): count($line) slot 0\n"
+            "states: count($line)\n"
+            "interval: 5000ms\n");
+}
+
+// ---- Aggregate slots
+// ---------------------------------------------------------------
+
+TEST(PlannerTest, IdenticalItemsShareASlot) {
+  ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf("select sum(x), sum(x), sum(y)"));
+  ASSERT_EQ(p.columns.size(), 3u);
+  EXPECT_EQ(p.columns[0].slot, p.columns[1].slot);
+  EXPECT_NE(p.columns[0].slot, p.columns[2].slot);
+  EXPECT_THAT(p.slots, ElementsAre(Slot(p, StateKind::kSum, "x"),
+                                   Slot(p, StateKind::kSum, "y")));
+}
+
+TEST(PlannerTest, SumPercentageAndPercentileShareTheSumSlot) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select sum(x), percentage(x), percentile(x), avg(x), count(x), "
+             "min(x), max(x), last(x), len(x), x"));
+  ASSERT_EQ(p.columns.size(), 10u);
+  EXPECT_EQ(p.columns[1].slot, p.columns[0].slot);
+  EXPECT_EQ(p.columns[2].slot, p.columns[0].slot);
+  // avg keeps its own state (sum and count of numeric values).
+  EXPECT_NE(p.columns[3].slot, p.columns[0].slot);
+  // A plain field is last().
+  EXPECT_EQ(p.columns[9].slot, p.columns[7].slot);
+  EXPECT_EQ(p.columns[9].kind, plan::AggregateKind::kLast);
+  EXPECT_EQ(p.columns[2].kind, plan::AggregateKind::kPercentile);
+  EXPECT_THAT(
+      p.slots,
+      ElementsAre(Slot(p, StateKind::kSum, "x"), Slot(p, StateKind::kAvg, "x"),
+                  Slot(p, StateKind::kCount, "x"),
+                  Slot(p, StateKind::kMin, "x"), Slot(p, StateKind::kMax, "x"),
+                  Slot(p, StateKind::kLast, "x"),
+                  Slot(p, StateKind::kLen, "x")));
+}
+
+// ---- Columns
+// -----------------------------------------------------------------------
+
+TEST(PlannerTest, ColumnNamesUseAliases) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count($line) as n, $time, avg(x) as `a b`, `count($t)`"));
+  EXPECT_THAT(ColumnNames(p), ElementsAre("n", "$time", "a b", "count($t)"));
+  ASSERT_EQ(p.columns.size(), 4u);
+  EXPECT_EQ(p.columns[0].storage, "count($line)");
+  EXPECT_EQ(p.columns[1].storage, "$time");
+  EXPECT_EQ(p.columns[2].storage, "avg(x)");
+  EXPECT_EQ(p.columns[3].storage, "count($t)");
+  EXPECT_EQ(p.columns[3].kind, plan::AggregateKind::kLast);
+}
+
+// ---- Order, limit, interval, outfile
+// -----------------------------------------------
+
+TEST(PlannerTest, OrderColumnAndDirection) {
+  struct Case {
+    std::string_view query;
+    std::optional<uint32_t> column;
+    bool descending;
+  };
+  const Case kCases[] = {
+      {"select a, count(b)", std::nullopt, true},
+      {"select a, count(b) order by count(b)", 1, true},
+      {"select a, count(b) order by count(b) desc", 1, true},
+      {"select a, count(b) order by count(b) asc", 1, false},
+      {"select a, count(b) rorder by count(b)", 1, false},
+      {"select a, count(b) rorder by a asc", 0, false},
+      {"select a, count(b) ORDER a", 0, true},
+      // By alias, or by the item as written.
+      {"select a, count(b) as n order by n", 1, true},
+      {"select a, count(b) as n order by count(b)", 1, true},
+      // An alias wins over another item's field of the same name.
+      {"select count(x) as y, y order by y", 0, true},
+  };
+  for (const Case& c : kCases) {
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
+    EXPECT_EQ(p.order_column, c.column) << c.query;
+    EXPECT_EQ(p.order_descending, c.descending) << c.query;
+  }
+}
+
+TEST(PlannerTest, LimitAndInterval) {
+  struct Case {
+    std::string_view query;
+    int64_t limit;
+    int64_t interval_ms;
+    bool interval_given;
+  };
+  const Case kCases[] = {
+      {"select a", -1, 5000, false},
+      {"select a limit 5", 5, 5000, false},
+      {"select a limit 0", 0, 5000, false},
+      {"select a limit 007", 7, 5000, false},
+      {"select a interval 5", -1, 5000, true},
+      {"select a interval 5s", -1, 5000, true},
+      {"select a interval 2m", -1, 120000, true},
+      {"select a interval 500ms", -1, 500, true},
+      {"select a interval 1h", -1, 3600000, true},
+      {"select a interval 0", -1, 0, true},
+      {"select a interval 8784h", -1, int64_t{8784} * 3600 * 1000, true},
+  };
+  for (const Case& c : kCases) {
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
+    EXPECT_EQ(p.limit, c.limit) << c.query;
+    EXPECT_EQ(p.interval_ms, c.interval_ms) << c.query;
+    EXPECT_EQ(p.interval_given, c.interval_given) << c.query;
+  }
+  // `interval 0` runs every second, as in DTail.
+  ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf("select a interval 0"));
+  EXPECT_EQ(p.effective_interval_ms(), 1000);
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select a interval 500ms"));
+  EXPECT_EQ(p.effective_interval_ms(), 500);
+}
+
+TEST(PlannerTest, IntervalLimits) {
+  for (std::string_view bad : {"5x", "x", "-5", "+5", "1.5s", "s", "5S", "5sec",
+                               "8785h", "527041m", "99999999999999999999"}) {
+    std::string text = "select a interval " + std::string(bad);
+    EXPECT_THAT(PlanOf(text),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         ::testing::HasSubstr("invalid interval")))
+        << bad;
+  }
+}
+
+TEST(PlannerTest, Outfile) {
+  ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf("select a"));
+  EXPECT_EQ(p.outfile, std::nullopt);
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select a outfile result.csv"));
+  EXPECT_EQ(p.outfile, "result.csv");
+  EXPECT_FALSE(p.outfile_append);
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select a outfile append \"my r.csv\""));
+  EXPECT_EQ(p.outfile, "my r.csv");
+  EXPECT_TRUE(p.outfile_append);
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select a outfile append:r.csv"));
+  EXPECT_EQ(p.outfile, "append:r.csv");
+  EXPECT_FALSE(p.outfile_append);
+  EXPECT_THAT(PlanOf("select a outfile \"\""),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:18-19: empty outfile path\n"
+                          "select a outfile \"\"\n"
+                          "                 ^~")));
+}
+
+// ---- Warnings
+// ----------------------------------------------------------------------
+
+TEST(PlannerTest, WarnsAboutUnknownVariables) {
+  ASSERT_OK_AND_ASSIGN(plan::Plan p,
+                       PlanOf("from STATS select $service group by $service"));
+  EXPECT_THAT(Warnings(p),
+              ElementsAre("$service is not a known variable for log format "
+                          "\"default\"; did you mean bareword service?"));
+  EXPECT_EQ(p.warnings[0].span, (ast::Span{18, 8}));
+}
+
+TEST(PlannerTest, WarningCases) {
+  struct Case {
+    std::string_view query;
+    std::vector<std::string> warned;  // The variables warned about, sorted.
+  };
+  const std::vector<Case> kCases = {
+      // DTail's queryvariables_test.go cases.
+      {"from STATS select $service,sum($bytes) group by $service",
+       {"$bytes", "$service"}},
+      {"select $time,$line", {"$time"}},
+      {"from STATS select $empty, count($line)", {}},
+      {"from STATS select $x set $x = 1", {}},
+      {"from STATS select $x set $x = $y", {"$y"}},
+      {"from STATS select $x set $x = md5sum($z)", {"$z"}},
+      {"from STATS select count($line) where $foo eq \"x\"", {"$foo"}},
+      {"from STATS select service, count($line)", {}},
+      // Sorted and de-duplicated.
+      {"from STATS select $b, $a, $b group by $a", {"$a", "$b"}},
+      // The default format's own variables.
+      {"from STATS select $severity, $loglevel, $time, $date, $hour, "
+       "$minute, $second, $pid, $caller, $cpus, $goroutines, $cgocalls, "
+       "$loadavg, $uptime, $hostname, $server, $timezone, $timeoffset",
+       {}},
+      // csv, generic and generickv know only the common variables.
+      {"select $time logformat csv", {"$time"}},
+      {"select $goroutines logformat generickv", {"$goroutines"}},
+      {"select $hostname, $server, $timezone, $timeoffset, $line, $empty "
+       "logformat generickv",
+       {}},
+      // `$` alone is not a variable name.
+      {"from STATS select $", {}},
+  };
+  for (const Case& c : kCases) {
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
+    std::vector<std::string> expected;
+    for (const std::string& name : c.warned) {
+      expected.push_back(name + " is not a known variable for log format \"" +
+                         p.log_format + "\"; did you mean bareword " +
+                         name.substr(1) + "?");
+    }
+    EXPECT_EQ(Warnings(p), expected) << c.query;
+  }
+}
+
+// ---- Errors (the planner reports all of them)
+// ------------------------------------
+
+TEST(PlannerTest, CollectsEveryError) {
+  EXPECT_THAT(
+      PlanOf("select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
+             "interval y"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:8-11: unknown aggregation 'avgg'\n"
+                  "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
+                  "interval y\n"
+                  "       ^~~~\n"
+                  "hint: did you mean 'avg'?\n"
+                  "\n"
+                  "1:17-21: unknown aggregation 'COUNT'\n"
+                  "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
+                  "interval y\n"
+                  "                ^~~~~\n"
+                  "hint: did you mean 'count'? aggregation names are "
+                  "case-sensitive\n"
+                  "\n"
+                  "1:30: 'set' assigns $variables, not 'z'\n"
+                  "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
+                  "interval y\n"
+                  "                             ^\n"
+                  "hint: write: set $z = ...\n"
+                  "\n"
+                  "1:42-44: unknown function 'md5'\n"
+                  "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
+                  "interval y\n"
+                  "                                         ^~~\n"
+                  "hint: known functions: md5sum, maskdigits\n"
+                  "\n"
+                  "1:55: 'limit' needs a non-negative integer, found 'x'\n"
+                  "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
+                  "interval y\n"
+                  "                                                      ^\n"
+                  "hint: limit 0 prints only the header; leave out 'limit' "
+                  "for every row\n"
+                  "\n"
+                  "1:66: invalid interval 'y'\n"
+                  "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
+                  "interval y\n"
+                  "                                                          "
+                  "       ^\n"
+                  "hint: give seconds (interval 5) or a duration with a unit: "
+                  "500ms, 30s, 2m, 1h (at most a year)")));
+}
+
+// ---- Explain
+// -----------------------------------------------------------------------
+
+TEST(PlannerTest, DebugStringOfDTailsDeepQuery) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select s1, `from`, count(s3) from table where w1 == 2 and w2 eq "
+             "\"free beer\" group by g1, g2 order by count(s3) interval 10 "
+             "limit 23 set $foo = maskdigits(bar), $baz = 12, $bay = $foo "
+             "logformat generic outfile append out.csv"));
+  EXPECT_EQ(plan::DebugString(p),
+            "format: generic (logformat)\n"
+            "table: |MAPREDUCE:TABLE|\n"
+            "extract: s1, from, s3, w1, w2, bar, g1, g2\n"
+            "where: and[(w1 == 2) (w2 eq \"free beer\")]\n"
+            "set: $foo = maskdigits(bar), $baz = 12, $bay = $foo\n"
+            "group by: g1, g2\n"
+            "columns:\n"
+            "  s1: last(s1) slot 0\n"
+            "  from: last(from) slot 1\n"
+            "  count(s3): count(s3) slot 2\n"
+            "states: last(s1) last(from) count(s3)\n"
+            "order by: count(s3) desc\n"
+            "limit: 23\n"
+            "interval: 10000ms\n"
+            "outfile: out.csv (append)\n");
+  EXPECT_EQ(p.canonical,
+            "select s1,`from`,count(s3) from table where w1 == 2 and w2 eq "
+            "\"free beer\" set $foo = maskdigits(bar), $baz = 12, $bay = $foo "
+            "group by g1,g2 order by count(s3) interval 10 limit 23 outfile "
+            "append \"out.csv\" logformat generic");
+}
+
+// ---- Through the public API (the runtime's log format registry)
+// --------------------
+
+TEST(QueryCompileTest, Accessors) {
+  ASSERT_OK_AND_ASSIGN(
+      Query q,
+      Query::Compile("from STATS select count($line) as n, $service group by "
+                     "$service interval 2m limit 3 outfile append r.csv"));
+  EXPECT_EQ(q.text(),
+            "from STATS select count($line) as n, $service group by $service "
+            "interval 2m limit 3 outfile append r.csv");
+  EXPECT_EQ(q.ToString(),
+            "select count($line) as n,$service from STATS group by $service "
+            "interval 2m limit 3 outfile append \"r.csv\"");
+  EXPECT_THAT(q.column_names(), ElementsAre("n", "$service"));
+  EXPECT_EQ(q.log_format(), "default");
+  EXPECT_EQ(q.interval_ms(), 120000);
+  EXPECT_EQ(q.limit(), 3);
+  EXPECT_EQ(q.outfile(), "r.csv");
+  EXPECT_TRUE(q.outfile_append());
+  EXPECT_THAT(q.warnings(),
+              ElementsAre("$service is not a known variable for log format "
+                          "\"default\"; did you mean bareword service?"));
+  EXPECT_EQ(q.Explain(), plan::DebugString(q.plan()));
+}
+
+TEST(QueryCompileTest, RegistryFormatsMatchTheBuiltinContext) {
+  for (std::string_view text : {
+           "select count($line) logformat CSV",
+           "select $time,$line",
+           "from STATS select $severity, $uptime, $service group by $pid",
+           "select $goroutines, $hostname logformat generickv",
+           "select foo logformat csv",
+           "from STATS select count($derived) where $goroutines > 10 set "
+           "$derived = md5sum(foo), $other = $derived group by $derived",
+       }) {
+    ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(text));
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(text));
+    EXPECT_EQ(q.Explain(), plan::DebugString(p)) << text;
+  }
+}
+
+TEST(QueryCompileTest, LogformatIsCaseInsensitive) {
+  ASSERT_OK_AND_ASSIGN(Query q,
+                       Query::Compile("select count($line) logformat CSV"));
+  EXPECT_EQ(q.log_format(), "csv");
+  EXPECT_EQ(q.plan().table_filter, TableFilter::kNone);
+  EXPECT_THAT(
+      Query::Compile("select a logformat foo"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               ::testing::StartsWith("1:20-22: unknown log format 'foo'\n")));
+}
+
+TEST(QueryCompileTest, CopiesShareThePlan) {
+  ASSERT_OK_AND_ASSIGN(Query q, Query::Compile("select count(*)"));
+  Query copy = q;
+  EXPECT_EQ(&copy.plan(), &q.plan());
+}
+
+TEST(QueryCompileTest, CompileOptionsReachTheParser) {
+  CompileOptions options;
+  options.max_items = 1;
+  EXPECT_THAT(Query::Compile("select a, b", options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::StartsWith("1:11: more than 1 select "
+                                             "items\n")));
+  options = CompileOptions();
+  options.max_depth = 1;
+  EXPECT_THAT(Query::Compile("select a where not not x > 1", options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::StartsWith("1:20-22: nesting deeper than 1 "
+                                             "levels\n")));
+  options = CompileOptions();
+  options.max_query_bytes = 5;
+  EXPECT_THAT(Query::Compile("select a", options),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::StartsWith("1:1: query is 8 bytes, more "
+                                             "than the limit of 5\n")));
+}
+
+}  // namespace
+}  // namespace mapr::parser

@@ -190,8 +190,8 @@ TEST(RenderQueryErrorTest, LongLineCutOnTheLeft) {
 TEST(RenderQueryErrorTest, LongLineCutOnBothSides) {
   std::string text = LongLine(300);
   // The span is centred: the window starts 48 bytes before it.
-  std::string expected = "1:151: msg\n..." + text.substr(102, 96) +
-                         "...\n" + std::string(3 + 48, ' ') + "^\nhint: h";
+  std::string expected = "1:151: msg\n..." + text.substr(102, 96) + "...\n" +
+                         std::string(3 + 48, ' ') + "^\nhint: h";
   EXPECT_EQ(RenderQueryError(text, {{150, 1}, "msg", "h"}), expected);
 }
 
@@ -214,13 +214,13 @@ TEST(RenderQueryErrorTest, LongLineOnlyTheErrorLineIsCut) {
 // ---- Statuses --------------------------------------------------------------
 
 TEST(QueryErrorStatusTest, InvalidArgumentWithSpanPayload) {
-  absl::Status s = QueryErrorStatus(
-      "select a\nfrom b c", {{16, 1}, "unexpected 'c'", "one table"});
-  EXPECT_THAT(s, StatusIs(absl::StatusCode::kInvalidArgument,
-                          Eq("2:8: unexpected 'c'\n"
-                             "from b c\n"
-                             "       ^\n"
-                             "hint: one table")));
+  absl::Status s = QueryErrorStatus("select a\nfrom b c",
+                                    {{16, 1}, "unexpected 'c'", "one table"});
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, Eq("2:8: unexpected 'c'\n"
+                                                         "from b c\n"
+                                                         "       ^\n"
+                                                         "hint: one table")));
   std::optional<SourceSpan> span = GetSourceSpan(s);
   ASSERT_TRUE(span.has_value());
   EXPECT_EQ(*span, (SourceSpan{16, 1, 2, 8}));
@@ -309,8 +309,8 @@ TEST(EditDistanceTest, Symmetric) {
 }
 
 const std::vector<std::string_view> kAggregations = {
-    "count", "sum",  "min",        "max",       "last",
-    "avg",   "len",  "percentage", "percentile"};
+    "count", "sum", "min",        "max",       "last",
+    "avg",   "len", "percentage", "percentile"};
 
 TEST(ClosestMatchTest, FindsTypos) {
   EXPECT_EQ(ClosestMatch("avgg", kAggregations), "avg");

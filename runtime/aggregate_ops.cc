@@ -108,13 +108,18 @@ void SlotState::Resize(size_t groups) {
       break;
     case StateKind::kAvg:
       count.resize(groups, 0);
-      value.resize(groups, 0);
+      // Sums start at -0.0, the identity of +, so a sum of -0 values stays
+      // -0 as in DTail, where the first value initialises the sum.
+      value.resize(groups, -0.0);
       break;
     case StateKind::kLast:
       text.resize(groups);
       has.resize(groups, 0);
       break;
     case StateKind::kSum:
+      value.resize(groups, -0.0);
+      has.resize(groups, 0);
+      break;
     case StateKind::kMin:
     case StateKind::kMax:
     case StateKind::kLen:

@@ -371,12 +371,15 @@ void BatchAggregator::Evaluate(const Condition& c, const uint32_t* rows,
     case Condition::Kind::kAnd:
     case Condition::Kind::kOr: {
       if (masks_.size() <= depth) masks_.resize(depth + 1);
-      std::vector<uint8_t>& tmp = masks_[depth];
-      tmp.resize(kMaxBatchRows);
+      masks_[depth].resize(kMaxBatchRows);
+      // The mask's buffer stays put, but a nested and/or may grow masks_
+      // and move the vector that owns it: keep the pointer, not a reference
+      // to the element.
+      uint8_t* tmp = masks_[depth].data();
       bool is_and = c.kind == Condition::Kind::kAnd;
       Evaluate(c.children[0], rows, n, out, depth + 1);
       for (size_t k = 1; k < c.children.size(); ++k) {
-        Evaluate(c.children[k], rows, n, tmp.data(), depth + 1);
+        Evaluate(c.children[k], rows, n, tmp, depth + 1);
         if (is_and) {
           for (size_t i = 0; i < n; ++i) out[i] &= tmp[i];
         } else {
@@ -485,6 +488,7 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later) {
         "cannot merge a partial of a different query: '",
         later.plan_->canonical, "' into '", plan_->canonical, "'"));
   }
+  if (!sticky_error_.ok()) return sticky_error_;  // Sticky for Merge too.
   if (!later.sticky_error_.ok()) return later.sticky_error_;
   for (uint32_t g = 0; g < later.groups_.size(); ++g) {
     std::string_view key = later.groups_.key(g);

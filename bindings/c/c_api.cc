@@ -1,0 +1,821 @@
+// The C interface (mapr/c_api.h) over the C++ API.
+//
+// Every extern "C" function is noexcept and runs its body inside Guard(),
+// whose catch-all turns any exception into an error object, so no exception
+// crosses into C. Error objects are allocated with new; when even that
+// fails, the caller gets a static "out of memory" error that
+// mapr_error_free knows not to delete.
+#include "mapr/c_api.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <iterator>
+#include <limits>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "mapr/aggregator.h"
+#include "mapr/log_format.h"
+#include "mapr/outfile.h"
+#include "mapr/query.h"
+#include "mapr/result.h"
+#include "mapr/status.h"
+#include "mapr/version.h"
+
+struct mapr_error_t {
+  mapr_code_t code = MAPR_OK;
+  std::string message;
+  std::optional<mapr::SourceSpan> span;
+};
+
+struct mapr_compile_options_t {
+  mapr::CompileOptions options;
+};
+
+struct mapr_aggregator_options_t {
+  mapr::AggregatorOptions options;
+};
+
+struct mapr_query_t {
+  explicit mapr_query_t(mapr::Query q)
+      : query(std::move(q)),
+        columns(query.column_names()),
+        warnings(query.warnings()),
+        outfile(query.outfile()) {}
+
+  mapr::Query query;
+  // Cached so accessors can hand out pointers owned by the handle.
+  std::vector<std::string> columns;
+  std::vector<std::string> warnings;
+  std::optional<std::string> outfile;
+};
+
+struct mapr_aggregator_t {
+  explicit mapr_aggregator_t(mapr::Aggregator a) : agg(std::move(a)) {}
+
+  mapr::Aggregator agg;
+  // Set when an exception escaped the engine: the state may hold half a
+  // batch, so every later call fails (sticky, like max_groups).
+  bool poisoned = false;
+  std::string poison_message;
+  // Set when this aggregator's state was merged into another.
+  bool merged_away = false;
+};
+
+struct mapr_result_t {
+  mapr::ResultTable table;
+};
+
+namespace {
+
+static_assert(MAPR_INVALID_ARGUMENT ==
+              static_cast<int>(absl::StatusCode::kInvalidArgument));
+static_assert(MAPR_RESOURCE_EXHAUSTED ==
+              static_cast<int>(absl::StatusCode::kResourceExhausted));
+static_assert(MAPR_FAILED_PRECONDITION ==
+              static_cast<int>(absl::StatusCode::kFailedPrecondition));
+static_assert(MAPR_INTERNAL == static_cast<int>(absl::StatusCode::kInternal));
+static_assert(MAPR_UNAUTHENTICATED ==
+              static_cast<int>(absl::StatusCode::kUnauthenticated));
+static_assert(MAPR_COLUMN_COUNT == static_cast<int>(mapr::ColumnKind::kCount));
+static_assert(MAPR_COLUMN_LAST == static_cast<int>(mapr::ColumnKind::kLast));
+static_assert(MAPR_COLUMN_PERCENTILE ==
+              static_cast<int>(mapr::ColumnKind::kPercentile));
+
+// Returned when allocating an error object fails. The message fits the
+// small-string buffer, so constructing it allocates nothing.
+mapr_error_t g_out_of_memory{MAPR_RESOURCE_EXHAUSTED, "out of memory",
+                             std::nullopt};
+
+mapr_code_t ToCode(absl::StatusCode code) {
+  int c = static_cast<int>(code);
+  return c >= MAPR_OK && c <= MAPR_UNAUTHENTICATED ? static_cast<mapr_code_t>(c)
+                                                   : MAPR_UNKNOWN;
+}
+
+// Replaces *errptr with a new error "<a><b>". Returns `code`.
+mapr_code_t SetError(mapr_error_t** errptr, mapr_code_t code,
+                     std::string_view a, std::string_view b = {},
+                     std::optional<mapr::SourceSpan> span = std::nullopt)
+    noexcept {
+  if (errptr == nullptr) return code;
+  mapr_error_free(*errptr);
+  *errptr = nullptr;
+  try {
+    auto* error = new mapr_error_t;
+    error->code = code;
+    error->span = span;
+    try {
+      error->message.reserve(a.size() + b.size());
+      error->message.append(a).append(b);
+    } catch (...) {
+      delete error;
+      throw;
+    }
+    *errptr = error;
+  } catch (...) {
+    *errptr = &g_out_of_memory;
+  }
+  return code;
+}
+
+mapr_code_t Fail(mapr_error_t** errptr, const absl::Status& status) noexcept {
+  std::optional<mapr::SourceSpan> span;
+  try {
+    span = mapr::GetSourceSpan(status);
+  } catch (...) {
+    // A span is a convenience; the message still names the position.
+  }
+  absl::string_view m = status.message();
+  return SetError(errptr, ToCode(status.code()),
+                  std::string_view(m.data(), m.size()), {}, span);
+}
+
+mapr_code_t InvalidArgument(mapr_error_t** errptr, const char* function,
+                            const char* what) noexcept {
+  return SetError(errptr, MAPR_INVALID_ARGUMENT, function, what);
+}
+
+// Describes the exception being handled. Call only inside a catch block.
+mapr_code_t DescribeCurrentException(std::string_view* prefix,
+                                     std::string* detail) noexcept {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    *prefix = "out of memory (std::bad_alloc)";
+    return MAPR_RESOURCE_EXHAUSTED;
+  } catch (const std::exception& e) {
+    *prefix = "internal error: C++ exception: ";
+    try {
+      detail->assign(e.what());
+    } catch (...) {
+      // Keep the prefix alone.
+    }
+    return MAPR_INTERNAL;
+  } catch (...) {
+    *prefix = "internal error: C++ exception of unknown type";
+    return MAPR_INTERNAL;
+  }
+}
+
+// Runs `body`, turning any exception into an error. `body` returns R; on an
+// exception the result is `on_exception`, or the exception's code if R is
+// mapr_code_t.
+template <typename R, typename Body>
+R Guard(mapr_error_t** errptr, R on_exception, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    std::string_view prefix;
+    std::string detail;
+    mapr_code_t code = DescribeCurrentException(&prefix, &detail);
+    SetError(errptr, code, prefix, detail);
+    if constexpr (std::is_same_v<R, mapr_code_t>) return code;
+    return on_exception;
+  }
+}
+
+// Guard() for calls that change an aggregator: an exception also poisons it.
+template <typename R, typename Body>
+R GuardAggregator(mapr_aggregator_t* a, mapr_error_t** errptr,
+                  R on_exception, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (...) {
+    std::string_view prefix;
+    std::string detail;
+    mapr_code_t code = DescribeCurrentException(&prefix, &detail);
+    SetError(errptr, code, prefix, detail);
+    a->poisoned = true;
+    try {
+      a->poison_message.assign(prefix).append(detail);
+    } catch (...) {
+      // The flag alone is enough.
+    }
+    if constexpr (std::is_same_v<R, mapr_code_t>) return code;
+    return on_exception;
+  }
+}
+
+// MAPR_OK if `a` may be used, else sets the error.
+mapr_code_t CheckUsable(const mapr_aggregator_t* a, const char* function,
+                        mapr_error_t** errptr) noexcept {
+  if (a == nullptr) return InvalidArgument(errptr, function, ": NULL aggregator");
+  if (a->poisoned) {
+    SetError(errptr, MAPR_INTERNAL, function,
+             ": the aggregator is unusable after an earlier internal error");
+    if (errptr != nullptr && *errptr != &g_out_of_memory) {
+      try {
+        (*errptr)->message.append(": ").append(a->poison_message);
+      } catch (...) {
+        // Keep the shorter message.
+      }
+    }
+    return MAPR_INTERNAL;
+  }
+  if (a->merged_away) {
+    return SetError(errptr, MAPR_FAILED_PRECONDITION, function,
+                    ": the aggregator's state was merged into another");
+  }
+  return MAPR_OK;
+}
+
+// A new malloc'ed, NUL-terminated copy of `s`. Throws std::bad_alloc.
+char* CopyOut(const std::string& s, size_t* len) {
+  char* out = static_cast<char*>(std::malloc(s.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  std::memcpy(out, s.data(), s.size());
+  out[s.size()] = '\0';
+  if (len != nullptr) *len = s.size();
+  return out;
+}
+
+std::string_view View(const char* data, size_t len) {
+  return data == nullptr ? std::string_view() : std::string_view(data, len);
+}
+
+void CopyCounters(const mapr::LineCounters& c, mapr_counters_t* out) {
+  out->lines_read = c.lines_read;
+  out->lines_too_long = c.lines_too_long;
+  out->lines_table_mismatch = c.lines_table_mismatch;
+  out->lines_ignored = c.lines_ignored;
+  out->lines_malformed = c.lines_malformed;
+  out->lines_header = c.lines_header;
+  out->lines_filtered = c.lines_filtered;
+  out->lines_without_value = c.lines_without_value;
+  out->lines_aggregated = c.lines_aggregated;
+}
+
+mapr_result_t* NewResult(absl::StatusOr<mapr::ResultTable> r,
+                         mapr_error_t** errptr) {
+  if (!r.ok()) {
+    Fail(errptr, r.status());
+    return nullptr;
+  }
+  return new mapr_result_t{std::move(*r)};
+}
+
+mapr_code_t PushBytes(mapr_aggregator_t* a, uint64_t source, const char* data,
+                      size_t len, const char* function,
+                      mapr_error_t** errptr) noexcept {
+  if (mapr_code_t c = CheckUsable(a, function, errptr); c != MAPR_OK) return c;
+  if (data == nullptr && len != 0) {
+    return InvalidArgument(errptr, function, ": NULL data with a length");
+  }
+  return GuardAggregator(a, errptr, MAPR_INTERNAL, [&] {
+    absl::Status s = a->agg.PushBytes(View(data, len), source);
+    return s.ok() ? MAPR_OK : Fail(errptr, s);
+  });
+}
+
+mapr_code_t PushLines(mapr_aggregator_t* a, uint64_t source,
+                      const char* const* lines, const size_t* lengths,
+                      size_t count, const char* function,
+                      mapr_error_t** errptr) noexcept {
+  if (mapr_code_t c = CheckUsable(a, function, errptr); c != MAPR_OK) return c;
+  if (lines == nullptr && count != 0) {
+    return InvalidArgument(errptr, function, ": NULL lines with a count");
+  }
+  for (size_t i = 0; lengths != nullptr && i < count; ++i) {
+    if (lines[i] == nullptr && lengths[i] != 0) {
+      return InvalidArgument(errptr, function, ": NULL line with a length");
+    }
+  }
+  return GuardAggregator(a, errptr, MAPR_INTERNAL, [&] {
+    // Views are built one engine batch at a time, so a huge array needs no
+    // equally huge temporary.
+    std::vector<std::string_view> views;
+    views.reserve(std::min(count, mapr::kMaxBatchRows));
+    for (size_t begin = 0; begin < count; begin += mapr::kMaxBatchRows) {
+      size_t n = std::min(count - begin, mapr::kMaxBatchRows);
+      views.clear();
+      for (size_t i = begin; i < begin + n; ++i) {
+        const char* p = lines[i];
+        size_t len = lengths != nullptr ? lengths[i]
+                     : p != nullptr     ? std::strlen(p)
+                                        : 0;
+        views.push_back(p == nullptr ? std::string_view("", 0)
+                                     : std::string_view(p, len));
+      }
+      absl::Status s = a->agg.PushLines(views, source);
+      if (!s.ok()) return Fail(errptr, s);
+    }
+    return MAPR_OK;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+// ----------------------------------------------------------------- Version
+
+const char* mapr_version(void) noexcept { return MAPR_VERSION_STRING; }
+
+// ------------------------------------------------------------------ Errors
+
+mapr_code_t mapr_error_code(const mapr_error_t* error) noexcept {
+  return error == nullptr ? MAPR_OK : error->code;
+}
+
+const char* mapr_error_message(const mapr_error_t* error) noexcept {
+  return error == nullptr ? "" : error->message.c_str();
+}
+
+size_t mapr_error_line(const mapr_error_t* error) noexcept {
+  return error != nullptr && error->span ? error->span->line : 0;
+}
+
+size_t mapr_error_column(const mapr_error_t* error) noexcept {
+  return error != nullptr && error->span ? error->span->column : 0;
+}
+
+int mapr_error_span(const mapr_error_t* error, size_t* offset,
+                    size_t* length) noexcept {
+  if (error == nullptr || !error->span) return 0;
+  if (offset != nullptr) *offset = error->span->offset;
+  if (length != nullptr) *length = error->span->length;
+  return 1;
+}
+
+const char* mapr_code_name(mapr_code_t code) noexcept {
+  static constexpr const char* kNames[] = {
+      "OK",
+      "CANCELLED",
+      "UNKNOWN",
+      "INVALID_ARGUMENT",
+      "DEADLINE_EXCEEDED",
+      "NOT_FOUND",
+      "ALREADY_EXISTS",
+      "PERMISSION_DENIED",
+      "RESOURCE_EXHAUSTED",
+      "FAILED_PRECONDITION",
+      "ABORTED",
+      "OUT_OF_RANGE",
+      "UNIMPLEMENTED",
+      "INTERNAL",
+      "UNAVAILABLE",
+      "DATA_LOSS",
+      "UNAUTHENTICATED",
+  };
+  int c = static_cast<int>(code);
+  if (c < 0 || c >= static_cast<int>(std::size(kNames))) return "UNKNOWN_CODE";
+  return kNames[c];
+}
+
+void mapr_error_free(mapr_error_t* error) noexcept {
+  if (error != &g_out_of_memory) delete error;
+}
+
+void mapr_free(void* ptr) noexcept { std::free(ptr); }
+
+// --------------------------------------------------------- Compile options
+
+mapr_compile_options_t* mapr_compile_options_create(void) noexcept {
+  return new (std::nothrow) mapr_compile_options_t;
+}
+
+void mapr_compile_options_set_max_query_bytes(mapr_compile_options_t* options,
+                                              size_t max_query_bytes) noexcept {
+  if (options != nullptr) options->options.max_query_bytes = max_query_bytes;
+}
+
+void mapr_compile_options_set_max_depth(mapr_compile_options_t* options,
+                                        size_t max_depth) noexcept {
+  if (options != nullptr) options->options.max_depth = max_depth;
+}
+
+void mapr_compile_options_set_max_items(mapr_compile_options_t* options,
+                                        size_t max_items) noexcept {
+  if (options != nullptr) options->options.max_items = max_items;
+}
+
+void mapr_compile_options_free(mapr_compile_options_t* options) noexcept {
+  delete options;
+}
+
+// ------------------------------------------------------------------ Query
+
+mapr_query_t* mapr_query_compile(const char* text, size_t text_len,
+                                 const mapr_compile_options_t* options,
+                                 mapr_error_t** errptr) noexcept {
+  if (text == nullptr && text_len != 0) {
+    InvalidArgument(errptr, "mapr_query_compile", ": NULL text with a length");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<mapr_query_t*>(nullptr),
+               [&]() -> mapr_query_t* {
+                 absl::StatusOr<mapr::Query> q = mapr::Query::Compile(
+                     View(text, text_len),
+                     options != nullptr ? options->options
+                                        : mapr::CompileOptions());
+                 if (!q.ok()) {
+                   Fail(errptr, q.status());
+                   return nullptr;
+                 }
+                 return new mapr_query_t(std::move(*q));
+               });
+}
+
+void mapr_query_free(mapr_query_t* query) noexcept { delete query; }
+
+const char* mapr_query_text(const mapr_query_t* query, size_t* len) noexcept {
+  if (query == nullptr) return nullptr;
+  const std::string& text = query->query.text();
+  if (len != nullptr) *len = text.size();
+  return text.c_str();
+}
+
+size_t mapr_query_column_count(const mapr_query_t* query) noexcept {
+  return query == nullptr ? 0 : query->columns.size();
+}
+
+const char* mapr_query_column_name(const mapr_query_t* query,
+                                   size_t col) noexcept {
+  if (query == nullptr || col >= query->columns.size()) return nullptr;
+  return query->columns[col].c_str();
+}
+
+size_t mapr_query_warning_count(const mapr_query_t* query) noexcept {
+  return query == nullptr ? 0 : query->warnings.size();
+}
+
+const char* mapr_query_warning(const mapr_query_t* query, size_t i) noexcept {
+  if (query == nullptr || i >= query->warnings.size()) return nullptr;
+  return query->warnings[i].c_str();
+}
+
+const char* mapr_query_log_format(const mapr_query_t* query) noexcept {
+  return query == nullptr ? nullptr : query->query.log_format().c_str();
+}
+
+int64_t mapr_query_interval_ms(const mapr_query_t* query) noexcept {
+  return query == nullptr ? -1 : query->query.interval_ms();
+}
+
+int64_t mapr_query_limit(const mapr_query_t* query) noexcept {
+  return query == nullptr ? -1 : query->query.limit();
+}
+
+const char* mapr_query_outfile(const mapr_query_t* query) noexcept {
+  if (query == nullptr || !query->outfile) return nullptr;
+  return query->outfile->c_str();
+}
+
+int mapr_query_outfile_append(const mapr_query_t* query) noexcept {
+  return query != nullptr && query->query.outfile_append() ? 1 : 0;
+}
+
+char* mapr_query_to_string(const mapr_query_t* query,
+                           mapr_error_t** errptr) noexcept {
+  if (query == nullptr) {
+    InvalidArgument(errptr, "mapr_query_to_string", ": NULL query");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<char*>(nullptr),
+               [&] { return CopyOut(query->query.ToString(), nullptr); });
+}
+
+char* mapr_query_explain(const mapr_query_t* query,
+                         mapr_error_t** errptr) noexcept {
+  if (query == nullptr) {
+    InvalidArgument(errptr, "mapr_query_explain", ": NULL query");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<char*>(nullptr),
+               [&] { return CopyOut(query->query.Explain(), nullptr); });
+}
+
+// ------------------------------------------------------ Aggregator options
+
+mapr_aggregator_options_t* mapr_aggregator_options_create(void) noexcept {
+  return new (std::nothrow) mapr_aggregator_options_t;
+}
+
+mapr_code_t mapr_aggregator_options_set_hostname(
+    mapr_aggregator_options_t* options, const char* hostname,
+    size_t hostname_len) noexcept {
+  if (options == nullptr || (hostname == nullptr && hostname_len != 0)) {
+    return MAPR_INVALID_ARGUMENT;
+  }
+  try {
+    options->options.hostname.assign(View(hostname, hostname_len));
+    return MAPR_OK;
+  } catch (...) {
+    return MAPR_RESOURCE_EXHAUSTED;
+  }
+}
+
+void mapr_aggregator_options_set_max_line_bytes(
+    mapr_aggregator_options_t* options, size_t max_line_bytes) noexcept {
+  if (options != nullptr) options->options.max_line_bytes = max_line_bytes;
+}
+
+void mapr_aggregator_options_set_max_groups(mapr_aggregator_options_t* options,
+                                            uint64_t max_groups) noexcept {
+  if (options != nullptr) options->options.max_groups = max_groups;
+}
+
+void mapr_aggregator_options_free(mapr_aggregator_options_t* options) noexcept {
+  delete options;
+}
+
+// -------------------------------------------------------------- Aggregator
+
+mapr_aggregator_t* mapr_aggregator_create(
+    const mapr_query_t* query, const mapr_aggregator_options_t* options,
+    mapr_error_t** errptr) noexcept {
+  if (query == nullptr) {
+    InvalidArgument(errptr, "mapr_aggregator_create", ": NULL query");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<mapr_aggregator_t*>(nullptr),
+               [&]() -> mapr_aggregator_t* {
+                 absl::StatusOr<mapr::Aggregator> agg =
+                     mapr::Aggregator::Create(
+                         query->query, options != nullptr
+                                           ? options->options
+                                           : mapr::AggregatorOptions());
+                 if (!agg.ok()) {
+                   Fail(errptr, agg.status());
+                   return nullptr;
+                 }
+                 return new mapr_aggregator_t(std::move(*agg));
+               });
+}
+
+void mapr_aggregator_free(mapr_aggregator_t* aggregator) noexcept {
+  delete aggregator;
+}
+
+mapr_code_t mapr_aggregator_push_bytes(mapr_aggregator_t* aggregator,
+                                       const char* data, size_t len,
+                                       mapr_error_t** errptr) noexcept {
+  return PushBytes(aggregator, 0, data, len, "mapr_aggregator_push_bytes",
+                   errptr);
+}
+
+mapr_code_t mapr_aggregator_push_lines(mapr_aggregator_t* aggregator,
+                                       const char* const* lines,
+                                       const size_t* lengths, size_t count,
+                                       mapr_error_t** errptr) noexcept {
+  return PushLines(aggregator, 0, lines, lengths, count,
+                   "mapr_aggregator_push_lines", errptr);
+}
+
+mapr_code_t mapr_aggregator_push_source_bytes(mapr_aggregator_t* aggregator,
+                                              uint64_t source,
+                                              const char* data, size_t len,
+                                              mapr_error_t** errptr) noexcept {
+  return PushBytes(aggregator, source, data, len,
+                   "mapr_aggregator_push_source_bytes", errptr);
+}
+
+mapr_code_t mapr_aggregator_push_source_lines(
+    mapr_aggregator_t* aggregator, uint64_t source, const char* const* lines,
+    const size_t* lengths, size_t count, mapr_error_t** errptr) noexcept {
+  return PushLines(aggregator, source, lines, lengths, count,
+                   "mapr_aggregator_push_source_lines", errptr);
+}
+
+mapr_code_t mapr_aggregator_end_source(mapr_aggregator_t* aggregator,
+                                       uint64_t source,
+                                       mapr_error_t** errptr) noexcept {
+  if (mapr_code_t c =
+          CheckUsable(aggregator, "mapr_aggregator_end_source", errptr);
+      c != MAPR_OK) {
+    return c;
+  }
+  return GuardAggregator(aggregator, errptr, MAPR_INTERNAL, [&] {
+    absl::Status s = aggregator->agg.EndSource(source);
+    return s.ok() ? MAPR_OK : Fail(errptr, s);
+  });
+}
+
+mapr_code_t mapr_aggregator_merge(mapr_aggregator_t* aggregator,
+                                  mapr_aggregator_t* later,
+                                  mapr_error_t** errptr) noexcept {
+  if (mapr_code_t c = CheckUsable(aggregator, "mapr_aggregator_merge", errptr);
+      c != MAPR_OK) {
+    return c;
+  }
+  if (mapr_code_t c =
+          CheckUsable(later, "mapr_aggregator_merge (later)", errptr);
+      c != MAPR_OK) {
+    return c;
+  }
+  if (aggregator == later) {
+    return InvalidArgument(errptr, "mapr_aggregator_merge",
+                           ": cannot merge an aggregator into itself");
+  }
+  return GuardAggregator(aggregator, errptr, MAPR_INTERNAL, [&] {
+    absl::Status s = aggregator->agg.Merge(std::move(later->agg));
+    if (!s.ok()) return Fail(errptr, s);
+    later->merged_away = true;
+    return MAPR_OK;
+  });
+}
+
+mapr_result_t* mapr_aggregator_snapshot(const mapr_aggregator_t* aggregator,
+                                        mapr_error_t** errptr) noexcept {
+  if (CheckUsable(aggregator, "mapr_aggregator_snapshot", errptr) != MAPR_OK) {
+    return nullptr;
+  }
+  // Snapshot is const: an exception leaves the state as it was.
+  return Guard(errptr, static_cast<mapr_result_t*>(nullptr),
+               [&] { return NewResult(aggregator->agg.Snapshot(), errptr); });
+}
+
+mapr_result_t* mapr_aggregator_take_delta(mapr_aggregator_t* aggregator,
+                                          mapr_error_t** errptr) noexcept {
+  if (CheckUsable(aggregator, "mapr_aggregator_take_delta", errptr) !=
+      MAPR_OK) {
+    return nullptr;
+  }
+  return GuardAggregator(
+      aggregator, errptr, static_cast<mapr_result_t*>(nullptr),
+      [&] { return NewResult(aggregator->agg.TakeDelta(), errptr); });
+}
+
+mapr_result_t* mapr_aggregator_finish(mapr_aggregator_t* aggregator,
+                                      mapr_error_t** errptr) noexcept {
+  if (CheckUsable(aggregator, "mapr_aggregator_finish", errptr) != MAPR_OK) {
+    return nullptr;
+  }
+  return GuardAggregator(
+      aggregator, errptr, static_cast<mapr_result_t*>(nullptr),
+      [&]() -> mapr_result_t* {
+        absl::Status s = aggregator->agg.FinishInput();
+        if (!s.ok()) {
+          Fail(errptr, s);
+          return nullptr;
+        }
+        return NewResult(aggregator->agg.TakeResult(), errptr);
+      });
+}
+
+void mapr_aggregator_counters(const mapr_aggregator_t* aggregator,
+                              mapr_counters_t* counters) noexcept {
+  if (counters == nullptr) return;
+  CopyCounters(aggregator == nullptr ? mapr::LineCounters()
+                                     : aggregator->agg.stats(),
+               counters);
+}
+
+// ---------------------------------------------------------------- One call
+
+mapr_result_t* mapr_run(const char* query, size_t query_len, const char* input,
+                        size_t input_len, mapr_error_t** errptr) noexcept {
+  if ((query == nullptr && query_len != 0) ||
+      (input == nullptr && input_len != 0)) {
+    InvalidArgument(errptr, "mapr_run", ": NULL pointer with a length");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<mapr_result_t*>(nullptr),
+               [&]() -> mapr_result_t* {
+                 absl::StatusOr<mapr::Query> q =
+                     mapr::Query::Compile(View(query, query_len));
+                 if (!q.ok()) {
+                   Fail(errptr, q.status());
+                   return nullptr;
+                 }
+                 absl::StatusOr<mapr::Aggregator> agg =
+                     mapr::Aggregator::Create(*q);
+                 if (!agg.ok()) {
+                   Fail(errptr, agg.status());
+                   return nullptr;
+                 }
+                 absl::Status s = agg->PushBytes(View(input, input_len));
+                 s.Update(agg->FinishInput());
+                 if (!s.ok()) {
+                   Fail(errptr, s);
+                   return nullptr;
+                 }
+                 return NewResult(agg->TakeResult(), errptr);
+               });
+}
+
+// ------------------------------------------------------------------ Result
+
+void mapr_result_free(mapr_result_t* result) noexcept { delete result; }
+
+size_t mapr_result_column_count(const mapr_result_t* result) noexcept {
+  return result == nullptr ? 0 : result->table.num_columns();
+}
+
+const char* mapr_result_column_name(const mapr_result_t* result,
+                                    size_t col) noexcept {
+  if (result == nullptr || col >= result->table.num_columns()) return nullptr;
+  return result->table.columns()[col].name.c_str();
+}
+
+mapr_column_kind_t mapr_result_column_kind(const mapr_result_t* result,
+                                           size_t col) noexcept {
+  if (result == nullptr || col >= result->table.num_columns()) {
+    return MAPR_COLUMN_LAST;
+  }
+  return static_cast<mapr_column_kind_t>(result->table.columns()[col].kind);
+}
+
+size_t mapr_result_row_count(const mapr_result_t* result) noexcept {
+  return result == nullptr ? 0 : result->table.num_rows();
+}
+
+uint64_t mapr_result_total_groups(const mapr_result_t* result) noexcept {
+  return result == nullptr ? 0 : result->table.total_groups();
+}
+
+const char* mapr_result_cell(const mapr_result_t* result, size_t row,
+                             size_t col, size_t* len) noexcept {
+  if (result == nullptr || row >= result->table.num_rows()) return nullptr;
+  const mapr::ResultRow& r = result->table.rows()[row];
+  if (col >= r.cells.size()) return nullptr;
+  if (len != nullptr) *len = r.cells[col].size();
+  return r.cells[col].c_str();
+}
+
+double mapr_result_value(const mapr_result_t* result, size_t row,
+                         size_t col) noexcept {
+  if (result == nullptr || row >= result->table.num_rows()) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  const mapr::ResultRow& r = result->table.rows()[row];
+  if (col >= r.values.size()) return std::numeric_limits<double>::quiet_NaN();
+  return r.values[col];
+}
+
+void mapr_result_counters(const mapr_result_t* result,
+                          mapr_counters_t* counters) noexcept {
+  if (counters == nullptr) return;
+  CopyCounters(result == nullptr ? mapr::LineCounters() : result->table.stats(),
+               counters);
+}
+
+char* mapr_result_to_csv(const mapr_result_t* result, size_t* len,
+                         mapr_error_t** errptr) noexcept {
+  if (result == nullptr) {
+    InvalidArgument(errptr, "mapr_result_to_csv", ": NULL result");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<char*>(nullptr),
+               [&] { return CopyOut(result->table.ToCsv(), len); });
+}
+
+char* mapr_result_to_json(const mapr_result_t* result, size_t* len,
+                          mapr_error_t** errptr) noexcept {
+  if (result == nullptr) {
+    InvalidArgument(errptr, "mapr_result_to_json", ": NULL result");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<char*>(nullptr),
+               [&] { return CopyOut(result->table.ToJson(), len); });
+}
+
+char* mapr_result_to_ndjson(const mapr_result_t* result, size_t* len,
+                            mapr_error_t** errptr) noexcept {
+  if (result == nullptr) {
+    InvalidArgument(errptr, "mapr_result_to_ndjson", ": NULL result");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<char*>(nullptr),
+               [&] { return CopyOut(result->table.ToNdjson(), len); });
+}
+
+char* mapr_result_to_table(const mapr_result_t* result, int64_t max_rows,
+                           size_t* len, mapr_error_t** errptr) noexcept {
+  if (result == nullptr) {
+    InvalidArgument(errptr, "mapr_result_to_table", ": NULL result");
+    return nullptr;
+  }
+  return Guard(errptr, static_cast<char*>(nullptr), [&] {
+    mapr::TableOptions options;
+    options.max_rows = max_rows;
+    return CopyOut(result->table.ToTable(options), len);
+  });
+}
+
+mapr_code_t mapr_result_write_outfile(const mapr_result_t* result,
+                                      const mapr_query_t* query,
+                                      mapr_error_t** errptr) noexcept {
+  if (result == nullptr || query == nullptr) {
+    return InvalidArgument(errptr, "mapr_result_write_outfile",
+                           ": NULL result or query");
+  }
+  return Guard(errptr, MAPR_INTERNAL, [&] {
+    absl::Status s = mapr::WriteOutfile(query->query, result->table);
+    return s.ok() ? MAPR_OK : Fail(errptr, s);
+  });
+}
+
+}  // extern "C"

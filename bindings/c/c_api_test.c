@@ -1,0 +1,737 @@
+/* Tests for the C interface (mapr/c_api.h), compiled as C11.
+ *
+ * Covers every function: version, errors (code, message, line, column,
+ * span), options, compiling, pushing bytes and line arrays (also per
+ * source), merge, snapshot, delta, finish, result access, rendering,
+ * outfile, the one-call mapr_run, phase errors, limits, NULL handles and
+ * out-of-range indices, and exceptions thrown by a host log format (which
+ * must surface as errors, never cross into C). Run under valgrind as well
+ * (c_api_test_valgrind), so every error path is also checked for leaks. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mapr/c_api.h"
+#include "mapr/version.h"
+
+/* From c_api_test_helper.cc. */
+int mapr_test_register_throwing_format(void);
+void mapr_test_set_throw_mode(int mode);
+enum {
+  kNoThrow = 0,
+  kThrowInParseBatch = 1,
+  kThrowIntInParseBatch = 2,
+  kThrowBadAllocInNewParser = 3,
+  kThrowInVariables = 4
+};
+
+static int g_checks = 0;
+
+#define CHECK(cond)                                                   \
+  do {                                                                \
+    ++g_checks;                                                       \
+    if (!(cond)) {                                                    \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
+              #cond);                                                 \
+      exit(1);                                                        \
+    }                                                                 \
+  } while (0)
+
+#define CHECK_STREQ(actual, expected)                                     \
+  do {                                                                    \
+    const char* a_ = (actual);                                            \
+    const char* e_ = (expected);                                          \
+    ++g_checks;                                                           \
+    if (a_ == NULL || strcmp(a_, e_) != 0) {                              \
+      fprintf(stderr, "%s:%d: CHECK_STREQ failed: %s\n  actual:   %s\n",  \
+              __FILE__, __LINE__, #actual, a_ == NULL ? "(NULL)" : a_);   \
+      fprintf(stderr, "  expected: %s\n", e_);                            \
+      exit(1);                                                            \
+    }                                                                     \
+  } while (0)
+
+/* Fails with the error's message if `err` is set. */
+#define CHECK_NO_ERROR(err)                                                \
+  do {                                                                     \
+    ++g_checks;                                                            \
+    if ((err) != NULL) {                                                   \
+      fprintf(stderr, "%s:%d: unexpected error %s: %s\n", __FILE__,        \
+              __LINE__, mapr_code_name(mapr_error_code(err)),              \
+              mapr_error_message(err));                                    \
+      exit(1);                                                             \
+    }                                                                      \
+  } while (0)
+
+static mapr_query_t* Compile(const char* text) {
+  mapr_error_t* err = NULL;
+  mapr_query_t* q = mapr_query_compile(text, strlen(text), NULL, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(q != NULL);
+  return q;
+}
+
+static mapr_aggregator_t* NewAggregator(const mapr_query_t* q) {
+  mapr_error_t* err = NULL;
+  mapr_aggregator_options_t* options = mapr_aggregator_options_create();
+  CHECK(options != NULL);
+  CHECK(mapr_aggregator_options_set_hostname(options, "host1", 5) == MAPR_OK);
+  mapr_aggregator_t* agg = mapr_aggregator_create(q, options, &err);
+  mapr_aggregator_options_free(options); /* Not needed after create. */
+  CHECK_NO_ERROR(err);
+  CHECK(agg != NULL);
+  return agg;
+}
+
+/* Renders `r` as CSV; the caller frees with free_csv. */
+static char* Csv(const mapr_result_t* r) {
+  mapr_error_t* err = NULL;
+  size_t len = 0;
+  char* csv = mapr_result_to_csv(r, &len, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(csv != NULL);
+  CHECK(strlen(csv) == len);
+  return csv;
+}
+
+static void CheckCsv(const mapr_result_t* r, const char* expected) {
+  char* csv = Csv(r);
+  CHECK_STREQ(csv, expected);
+  mapr_free(csv);
+}
+
+/* A small CSV log: a header and five rows. */
+static const char kCsvLog[] =
+    "host,status,latency\n"
+    "a,200,10\n"
+    "b,500,20\n"
+    "a,200,30\n"
+    "c,404,x\n"
+    "a,500,50\n";
+
+static const char kByHost[] =
+    "select host,count($line),sum(latency),last(status) group by host "
+    "order by count($line) logformat csv";
+
+/* ---------------------------------------------------------------- tests */
+
+static void TestVersionAndCodes(void) {
+  CHECK_STREQ(mapr_version(), MAPR_VERSION_STRING);
+  CHECK_STREQ(mapr_code_name(MAPR_OK), "OK");
+  CHECK_STREQ(mapr_code_name(MAPR_INVALID_ARGUMENT), "INVALID_ARGUMENT");
+  CHECK_STREQ(mapr_code_name(MAPR_INTERNAL), "INTERNAL");
+  CHECK_STREQ(mapr_code_name(MAPR_UNAUTHENTICATED), "UNAUTHENTICATED");
+  CHECK_STREQ(mapr_code_name((mapr_code_t)99), "UNKNOWN_CODE");
+  CHECK_STREQ(mapr_code_name((mapr_code_t)-1), "UNKNOWN_CODE");
+  /* NULL is accepted everywhere it is harmless. */
+  CHECK(mapr_error_code(NULL) == MAPR_OK);
+  CHECK_STREQ(mapr_error_message(NULL), "");
+  CHECK(mapr_error_line(NULL) == 0);
+  CHECK(mapr_error_column(NULL) == 0);
+  CHECK(mapr_error_span(NULL, NULL, NULL) == 0);
+  mapr_error_free(NULL);
+  mapr_free(NULL);
+  mapr_query_free(NULL);
+  mapr_aggregator_free(NULL);
+  mapr_result_free(NULL);
+  mapr_compile_options_free(NULL);
+  mapr_aggregator_options_free(NULL);
+}
+
+static void TestQueryAccessors(void) {
+  mapr_query_t* q = Compile(
+      "from STATS select count($line),avg($goroutines) as g "
+      "where lifetimeConnections >= 3 group by $hostname "
+      "order by count($line) limit 10 interval 2 outfile append r.csv");
+  size_t len = 0;
+  const char* text = mapr_query_text(q, &len);
+  CHECK(text != NULL && strlen(text) == len);
+  CHECK(strncmp(text, "from STATS select", 17) == 0);
+  CHECK(mapr_query_column_count(q) == 2);
+  CHECK_STREQ(mapr_query_column_name(q, 0), "count($line)");
+  CHECK_STREQ(mapr_query_column_name(q, 1), "g");
+  CHECK(mapr_query_column_name(q, 2) == NULL);
+  CHECK_STREQ(mapr_query_log_format(q), "default");
+  CHECK(mapr_query_interval_ms(q) == 2000);
+  CHECK(mapr_query_limit(q) == 10);
+  CHECK_STREQ(mapr_query_outfile(q), "r.csv");
+  CHECK(mapr_query_outfile_append(q) == 1);
+  CHECK(mapr_query_warning_count(q) == 0);
+  CHECK(mapr_query_warning(q, 0) == NULL);
+
+  mapr_error_t* err = NULL;
+  char* canonical = mapr_query_to_string(q, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(canonical != NULL && strstr(canonical, "count($line)") != NULL);
+  /* The canonical text compiles to a query with the same columns. */
+  mapr_query_t* again = Compile(canonical);
+  CHECK(mapr_query_column_count(again) == 2);
+  CHECK_STREQ(mapr_query_column_name(again, 1), "g");
+  mapr_query_free(again);
+  mapr_free(canonical);
+
+  char* explain = mapr_query_explain(q, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(explain != NULL && strlen(explain) > 0);
+  mapr_free(explain);
+  mapr_query_free(q);
+
+  /* Defaults, and a warning for an unknown $variable. */
+  q = Compile("select count($line),last($nosuchvar) group by *");
+  CHECK(mapr_query_limit(q) == -1);
+  CHECK(mapr_query_interval_ms(q) == 5000);
+  CHECK(mapr_query_outfile(q) == NULL);
+  CHECK(mapr_query_outfile_append(q) == 0);
+  CHECK(mapr_query_warning_count(q) == 1);
+  CHECK(strstr(mapr_query_warning(q, 0), "$nosuchvar") != NULL);
+  mapr_query_free(q);
+
+  /* NULL query handles. */
+  CHECK(mapr_query_text(NULL, NULL) == NULL);
+  CHECK(mapr_query_column_count(NULL) == 0);
+  CHECK(mapr_query_column_name(NULL, 0) == NULL);
+  CHECK(mapr_query_warning_count(NULL) == 0);
+  CHECK(mapr_query_log_format(NULL) == NULL);
+  CHECK(mapr_query_interval_ms(NULL) == -1);
+  CHECK(mapr_query_limit(NULL) == -1);
+  CHECK(mapr_query_outfile(NULL) == NULL);
+  CHECK(mapr_query_to_string(NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_query_explain(NULL, &err) == NULL); /* Replaces the error. */
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+}
+
+static void TestCompileErrors(void) {
+  mapr_error_t* err = NULL;
+  const char* text = "select avgg(x) from STATS";
+  CHECK(mapr_query_compile(text, strlen(text), NULL, &err) == NULL);
+  CHECK(err != NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK_STREQ(mapr_error_message(err),
+              "1:8-11: unknown aggregation 'avgg'\n"
+              "select avgg(x) from STATS\n"
+              "       ^~~~\n"
+              "hint: did you mean 'avg'?");
+  CHECK(mapr_error_line(err) == 1);
+  CHECK(mapr_error_column(err) == 8);
+  size_t offset = 99, length = 99;
+  CHECK(mapr_error_span(err, &offset, &length) == 1);
+  CHECK(offset == 7 && length == 4);
+  CHECK(mapr_error_span(err, NULL, NULL) == 1);
+
+  /* A second failure replaces (and frees) the first error. */
+  text = "select count($line)\nlogformat nginx";
+  CHECK(mapr_query_compile(text, strlen(text), NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_error_line(err) == 2);
+  CHECK(mapr_error_column(err) == 11);
+  CHECK(strncmp(mapr_error_message(err), "2:11-15: unknown log format 'nginx'\n",
+                36) == 0);
+
+  /* The text need not be NUL-terminated: only `len` bytes are read. */
+  const char padded[] = "select count($line) group by *XXXX";
+  mapr_query_t* q = mapr_query_compile(padded, strlen(padded) - 4, NULL, &err);
+  CHECK(q != NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT); /* Untouched. */
+  mapr_query_free(q);
+  mapr_error_free(err);
+  err = NULL;
+
+  /* errptr may be NULL; the return value still tells. */
+  CHECK(mapr_query_compile("selec", 5, NULL, NULL) == NULL);
+  /* NULL text with a length. */
+  CHECK(mapr_query_compile(NULL, 3, NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_error_line(err) == 0 && mapr_error_column(err) == 0);
+  CHECK(mapr_error_span(err, NULL, NULL) == 0);
+  mapr_error_free(err);
+  err = NULL;
+
+  /* Compile options: limits are errors, never crashes. */
+  mapr_compile_options_t* options = mapr_compile_options_create();
+  CHECK(options != NULL);
+  mapr_compile_options_set_max_query_bytes(options, 10);
+  text = "select count($line) group by *";
+  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK(strstr(mapr_error_message(err), "max_query_bytes") != NULL);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_compile_options_set_max_query_bytes(options, 1000);
+  mapr_compile_options_set_max_depth(options, 2);
+  text = "select count($line) where ((((a > 1)))) group by *";
+  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_compile_options_set_max_depth(options, 64);
+  mapr_compile_options_set_max_items(options, 1);
+  text = "select count($line),sum(x) group by *";
+  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_compile_options_set_max_items(options, 1024);
+  q = mapr_query_compile(text, strlen(text), options, &err);
+  CHECK_NO_ERROR(err);
+  mapr_query_free(q);
+  mapr_compile_options_free(options);
+}
+
+static void TestPushBytesInPieces(void) {
+  mapr_query_t* q = Compile(kByHost);
+  mapr_aggregator_t* agg = NewAggregator(q);
+  mapr_query_free(q); /* The aggregator shares the plan. */
+  mapr_error_t* err = NULL;
+  /* Chunks cut mid-line, and a last line without '\n'. */
+  size_t n = strlen(kCsvLog);
+  size_t cut1 = 7, cut2 = 31;
+  CHECK(mapr_aggregator_push_bytes(agg, kCsvLog, cut1, &err) == MAPR_OK);
+  CHECK(mapr_aggregator_push_bytes(agg, kCsvLog + cut1, cut2 - cut1, &err) ==
+        MAPR_OK);
+  CHECK(mapr_aggregator_push_bytes(agg, kCsvLog + cut2, n - cut2 - 1, &err) ==
+        MAPR_OK);
+  CHECK(mapr_aggregator_push_bytes(agg, NULL, 0, &err) == MAPR_OK);
+  CHECK_NO_ERROR(err);
+
+  mapr_counters_t c;
+  mapr_aggregator_counters(agg, &c);
+  CHECK(c.lines_read == 5); /* "a,500,50" is still unfinished. */
+
+  mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(r != NULL);
+  CheckCsv(r,
+           "host,count($line),sum(latency),last(status)\n"
+           "a,3,90.000000,500\n"
+           "b,1,20.000000,500\n"
+           "c,1,0.000000,404\n");
+
+  /* Result access. */
+  CHECK(mapr_result_column_count(r) == 4);
+  CHECK_STREQ(mapr_result_column_name(r, 0), "host");
+  CHECK_STREQ(mapr_result_column_name(r, 1), "count($line)");
+  CHECK(mapr_result_column_name(r, 4) == NULL);
+  CHECK(mapr_result_column_kind(r, 0) == MAPR_COLUMN_LAST);
+  CHECK(mapr_result_column_kind(r, 1) == MAPR_COLUMN_COUNT);
+  CHECK(mapr_result_column_kind(r, 2) == MAPR_COLUMN_SUM);
+  CHECK(mapr_result_column_kind(r, 3) == MAPR_COLUMN_LAST);
+  CHECK(mapr_result_row_count(r) == 3);
+  CHECK(mapr_result_total_groups(r) == 3);
+  size_t len = 0;
+  CHECK_STREQ(mapr_result_cell(r, 0, 0, &len), "a");
+  CHECK(len == 1);
+  CHECK_STREQ(mapr_result_cell(r, 0, 2, &len), "90.000000");
+  CHECK(len == 9);
+  CHECK_STREQ(mapr_result_cell(r, 2, 3, NULL), "404");
+  CHECK(mapr_result_cell(r, 3, 0, &len) == NULL);
+  CHECK(mapr_result_cell(r, 0, 4, &len) == NULL);
+  CHECK(mapr_result_value(r, 0, 1) == 3.0);
+  CHECK(mapr_result_value(r, 0, 2) == 90.0);
+  CHECK(mapr_result_value(r, 2, 3) == 404.0); /* last() parsed. */
+  CHECK(mapr_result_value(r, 0, 0) == 0.0);   /* "a" is not numeric. */
+  CHECK(isnan(mapr_result_value(r, 3, 0)));
+  CHECK(isnan(mapr_result_value(r, 0, 9)));
+
+  mapr_result_counters(r, &c);
+  CHECK(c.lines_read == 6);
+  CHECK(c.lines_header == 1);
+  CHECK(c.lines_aggregated == 5);
+  CHECK(c.lines_read == c.lines_too_long + c.lines_table_mismatch +
+                            c.lines_ignored + c.lines_malformed +
+                            c.lines_header + c.lines_filtered +
+                            c.lines_without_value + c.lines_aggregated);
+  mapr_aggregator_counters(agg, &c);
+  CHECK(c.lines_read == 6);
+
+  /* Renderings. */
+  char* json = mapr_result_to_json(r, &len, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(json != NULL && strlen(json) == len);
+  CHECK(strncmp(json, "[{\"host\":\"a\",\"count($line)\":3,", 30) == 0);
+  mapr_free(json);
+  char* ndjson = mapr_result_to_ndjson(r, NULL, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(strncmp(ndjson, "{\"host\":\"a\",", 12) == 0);
+  CHECK(ndjson[strlen(ndjson) - 1] == '\n');
+  mapr_free(ndjson);
+  char* table = mapr_result_to_table(r, -1, &len, &err);
+  CHECK_NO_ERROR(err);
+  CHECK_STREQ(table,
+              " host | count($line) | sum(latency) | last(status) \n"
+              "------|--------------|--------------|--------------\n"
+              "    a |            3 |    90.000000 |          500 \n"
+              "    b |            1 |    20.000000 |          500 \n"
+              "    c |            1 |     0.000000 |          404 \n");
+  mapr_free(table);
+  table = mapr_result_to_table(r, 1, NULL, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(strstr(table, "    a |") != NULL && strstr(table, "    b |") == NULL);
+  mapr_free(table);
+  mapr_result_free(r);
+
+  /* Phases are enforced. */
+  CHECK(mapr_aggregator_push_bytes(agg, "a,1,1\n", 6, &err) ==
+        MAPR_FAILED_PRECONDITION);
+  CHECK(mapr_error_code(err) == MAPR_FAILED_PRECONDITION);
+  CHECK(mapr_aggregator_finish(agg, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_FAILED_PRECONDITION);
+  CHECK(mapr_aggregator_snapshot(agg, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_FAILED_PRECONDITION);
+  CHECK(mapr_aggregator_take_delta(agg, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_FAILED_PRECONDITION);
+  mapr_error_free(err);
+  mapr_aggregator_free(agg);
+}
+
+static void TestPushLineArrays(void) {
+  mapr_query_t* q = Compile(kByHost);
+  mapr_aggregator_t* agg = NewAggregator(q);
+  mapr_error_t* err = NULL;
+
+  /* NUL-terminated lines (lengths == NULL). */
+  const char* lines[] = {"host,status,latency", "a,200,10", "b,500,20"};
+  CHECK(mapr_aggregator_push_lines(agg, lines, NULL, 3, &err) == MAPR_OK);
+  /* Pointers and lengths into one buffer, no terminators. */
+  const char buf[] = "a,200,30c,404,x";
+  const char* views[] = {buf, buf + 8};
+  size_t lengths[] = {8, 7};
+  CHECK(mapr_aggregator_push_lines(agg, views, lengths, 2, &err) == MAPR_OK);
+  CHECK(mapr_aggregator_push_lines(agg, NULL, NULL, 0, &err) == MAPR_OK);
+  CHECK_NO_ERROR(err);
+
+  /* A snapshot keeps the state. */
+  mapr_result_t* snap = mapr_aggregator_snapshot(agg, &err);
+  CHECK_NO_ERROR(err);
+  CheckCsv(snap,
+           "host,count($line),sum(latency),last(status)\n"
+           "a,2,40.000000,200\n"
+           "b,1,20.000000,500\n"
+           "c,1,0.000000,404\n");
+  mapr_result_free(snap);
+
+  /* A second source has its own CSV header. */
+  const char* other[] = {"latency,host,status", "5,a,201"};
+  CHECK(mapr_aggregator_push_source_lines(agg, 7, other, NULL, 2, &err) ==
+        MAPR_OK);
+  CHECK(mapr_aggregator_push_source_bytes(agg, 8, "host,latency\nd,1", 16,
+                                          &err) == MAPR_OK);
+  CHECK(mapr_aggregator_end_source(agg, 8, &err) == MAPR_OK);
+  CHECK(mapr_aggregator_end_source(agg, 9, &err) == MAPR_OK); /* Unknown. */
+  CHECK_NO_ERROR(err);
+
+  /* Invalid arguments. */
+  CHECK(mapr_aggregator_push_lines(agg, NULL, NULL, 2, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  const char* with_null[] = {NULL};
+  size_t one[] = {1};
+  CHECK(mapr_aggregator_push_lines(agg, with_null, one, 1, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_push_bytes(agg, NULL, 4, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_push_bytes(NULL, "x", 1, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(strstr(mapr_error_message(err), "NULL aggregator") != NULL);
+  mapr_error_free(err);
+  err = NULL;
+
+  mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+  CHECK_NO_ERROR(err);
+  CheckCsv(r,
+           "host,count($line),sum(latency),last(status)\n"
+           "a,3,45.000000,201\n"
+           "b,1,20.000000,500\n"
+           "c,1,0.000000,404\n"
+           "d,1,1.000000,\n");
+  mapr_counters_t c;
+  mapr_result_counters(r, &c);
+  CHECK(c.lines_header == 3);
+  mapr_result_free(r);
+  mapr_aggregator_free(agg);
+  mapr_query_free(q);
+}
+
+static void TestDeltaAndMerge(void) {
+  mapr_query_t* q = Compile(kByHost);
+  mapr_error_t* err = NULL;
+  mapr_aggregator_t* first = NewAggregator(q);
+  mapr_aggregator_t* later = NewAggregator(q);
+  CHECK(mapr_aggregator_push_bytes(first, kCsvLog, strlen(kCsvLog), &err) ==
+        MAPR_OK);
+
+  /* Tail mode: a delta resets the groups and counters. */
+  mapr_result_t* d1 = mapr_aggregator_take_delta(first, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_result_row_count(d1) == 3);
+  mapr_result_free(d1);
+  mapr_counters_t c;
+  mapr_aggregator_counters(first, &c);
+  CHECK(c.lines_read == 0);
+  CHECK(mapr_aggregator_push_bytes(first, "a,200,1\n", 8, &err) == MAPR_OK);
+  mapr_result_t* d2 = mapr_aggregator_take_delta(first, &err);
+  CheckCsv(d2,
+           "host,count($line),sum(latency),last(status)\n"
+           "a,1,1.000000,200\n");
+  mapr_result_free(d2);
+
+  /* Merge: `later`'s lines come after `first`'s; last() takes its values. */
+  CHECK(mapr_aggregator_push_bytes(first, "a,200,2\n", 8, &err) == MAPR_OK);
+  CHECK(mapr_aggregator_push_bytes(later, "host,status,latency\na,301,3\n",
+                                   28, &err) == MAPR_OK);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_aggregator_merge(first, first, &err) == MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_merge(first, later, &err) == MAPR_OK);
+  mapr_error_free(err);
+  err = NULL;
+  /* `later` is emptied; using it fails until it is freed. */
+  CHECK(mapr_aggregator_push_bytes(later, "a,1,1\n", 6, &err) ==
+        MAPR_FAILED_PRECONDITION);
+  CHECK(mapr_aggregator_merge(first, later, &err) ==
+        MAPR_FAILED_PRECONDITION);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_aggregator_free(later);
+
+  mapr_result_t* r = mapr_aggregator_finish(first, &err);
+  CHECK_NO_ERROR(err);
+  CheckCsv(r,
+           "host,count($line),sum(latency),last(status)\n"
+           "a,2,5.000000,301\n");
+  mapr_result_free(r);
+  mapr_aggregator_free(first);
+
+  /* Merging a different query's aggregator fails and changes nothing. */
+  mapr_query_t* other_q = Compile("select count($line) group by *");
+  mapr_aggregator_t* a = NewAggregator(q);
+  mapr_aggregator_t* b = NewAggregator(other_q);
+  CHECK(mapr_aggregator_merge(a, b, &err) == MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_push_bytes(b, "x\n", 2, &err) == MAPR_OK);
+  mapr_error_free(err);
+  mapr_aggregator_free(a);
+  mapr_aggregator_free(b);
+  mapr_query_free(other_q);
+  mapr_query_free(q);
+}
+
+static void TestLimits(void) {
+  mapr_query_t* q = Compile(kByHost);
+  mapr_error_t* err = NULL;
+  mapr_aggregator_options_t* options = mapr_aggregator_options_create();
+  mapr_aggregator_options_set_max_groups(options, 2);
+  mapr_aggregator_options_set_max_line_bytes(options, 20);
+  CHECK(mapr_aggregator_options_set_hostname(NULL, "x", 1) ==
+        MAPR_INVALID_ARGUMENT);
+  mapr_aggregator_t* agg = mapr_aggregator_create(q, options, &err);
+  mapr_aggregator_options_free(options);
+  CHECK_NO_ERROR(err);
+  /* A too-long line is counted, not an error. */
+  const char* long_line = "a,200,123456789012345";
+  CHECK(mapr_aggregator_push_lines(agg, &long_line, NULL, 1, &err) == MAPR_OK);
+  mapr_counters_t c;
+  mapr_aggregator_counters(agg, &c);
+  CHECK(c.lines_too_long == 1);
+  /* The third group exceeds max_groups; the error is sticky. */
+  CHECK(mapr_aggregator_push_bytes(agg, kCsvLog, strlen(kCsvLog), &err) ==
+        MAPR_RESOURCE_EXHAUSTED);
+  CHECK(mapr_error_code(err) == MAPR_RESOURCE_EXHAUSTED);
+  CHECK(strstr(mapr_error_message(err), "max_groups") != NULL);
+  CHECK(mapr_aggregator_push_bytes(agg, "a,1,1\n", 6, &err) ==
+        MAPR_RESOURCE_EXHAUSTED);
+  mapr_error_free(err);
+  mapr_aggregator_free(agg);
+
+  /* NULL query. */
+  err = NULL;
+  CHECK(mapr_aggregator_create(NULL, NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+  mapr_aggregator_counters(NULL, &c);
+  CHECK(c.lines_read == 0);
+  mapr_query_free(q);
+}
+
+static void TestRun(void) {
+  mapr_error_t* err = NULL;
+  const char* query = "select count($line) group by *";
+  mapr_result_t* r = mapr_run(query, strlen(query), "x\ny\nz", 5, &err);
+  CHECK_NO_ERROR(err);
+  CheckCsv(r, "count($line)\n3\n");
+  mapr_result_free(r);
+  /* Empty input. */
+  r = mapr_run(query, strlen(query), NULL, 0, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_result_row_count(r) == 0);
+  mapr_result_free(r);
+  /* A query error keeps its position. */
+  query = "select count($line) group by * limit x";
+  CHECK(mapr_run(query, strlen(query), "x\n", 2, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_error_line(err) == 1 && mapr_error_column(err) > 1);
+  mapr_error_free(err);
+  err = NULL;
+  CHECK(mapr_run(NULL, 1, NULL, 0, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+
+  /* NULL results. */
+  CHECK(mapr_result_column_count(NULL) == 0);
+  CHECK(mapr_result_column_name(NULL, 0) == NULL);
+  CHECK(mapr_result_column_kind(NULL, 0) == MAPR_COLUMN_LAST);
+  CHECK(mapr_result_row_count(NULL) == 0);
+  CHECK(mapr_result_total_groups(NULL) == 0);
+  CHECK(mapr_result_cell(NULL, 0, 0, NULL) == NULL);
+  CHECK(isnan(mapr_result_value(NULL, 0, 0)));
+  err = NULL;
+  CHECK(mapr_result_to_csv(NULL, NULL, &err) == NULL);
+  CHECK(mapr_result_to_json(NULL, NULL, &err) == NULL);
+  CHECK(mapr_result_to_ndjson(NULL, NULL, &err) == NULL);
+  CHECK(mapr_result_to_table(NULL, -1, NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+}
+
+static void TestOutfile(void) {
+  mapr_error_t* err = NULL;
+  const char* path = "c_api_test_outfile.csv";
+  char text[200];
+  snprintf(text, sizeof(text), "select count($line) group by * outfile %s",
+           path);
+  remove(path);
+  mapr_query_t* q = Compile(text);
+  mapr_aggregator_t* agg = NewAggregator(q);
+  CHECK(mapr_aggregator_push_bytes(agg, "a\nb\n", 4, &err) == MAPR_OK);
+  mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_result_write_outfile(r, q, &err) == MAPR_OK);
+  CHECK_NO_ERROR(err);
+  FILE* f = fopen(path, "rb");
+  CHECK(f != NULL);
+  char content[100] = {0};
+  size_t n = fread(content, 1, sizeof(content) - 1, f);
+  fclose(f);
+  CHECK(n > 0);
+  CHECK_STREQ(content, "count($line)\n2\n");
+  remove(path);
+  char sidecar[220];
+  snprintf(sidecar, sizeof(sidecar), "%s.query", path);
+  remove(sidecar);
+
+  /* A query without outfile. */
+  mapr_query_t* plain = Compile("select count($line) group by *");
+  CHECK(mapr_result_write_outfile(r, plain, &err) == MAPR_FAILED_PRECONDITION);
+  CHECK(mapr_result_write_outfile(NULL, plain, &err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+  err = NULL;
+  /* An unwritable path. */
+  mapr_query_t* bad = Compile(
+      "select count($line) group by * outfile /nonexistent-dir/x/r.csv");
+  CHECK(mapr_result_write_outfile(r, bad, &err) != MAPR_OK);
+  CHECK(strstr(mapr_error_message(err), "/nonexistent-dir/x/r.csv") != NULL);
+  mapr_error_free(err);
+  mapr_query_free(bad);
+  mapr_query_free(plain);
+  mapr_result_free(r);
+  mapr_aggregator_free(agg);
+  mapr_query_free(q);
+}
+
+/* Exceptions thrown by a host's C++ log format become errors. */
+static void TestExceptionsNeverCrossTheBoundary(void) {
+  CHECK(mapr_test_register_throwing_format() == 1);
+  const char* text = "select count($line),last(x) group by x logformat throwing";
+  mapr_error_t* err = NULL;
+
+  /* Without throwing, the format works. */
+  mapr_test_set_throw_mode(kNoThrow);
+  mapr_result_t* r = mapr_run(text, strlen(text), "a\nb\na\n", 6, &err);
+  CHECK_NO_ERROR(err);
+  CheckCsv(r, "count($line),last(x)\n2,a\n1,b\n");
+  mapr_result_free(r);
+
+  /* At compile time (LogFormat::variables): MAPR_INTERNAL. */
+  mapr_test_set_throw_mode(kThrowInVariables);
+  CHECK(mapr_query_compile(text, strlen(text), NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INTERNAL);
+  CHECK_STREQ(mapr_error_message(err),
+              "internal error: C++ exception: host variables() failed");
+  CHECK(mapr_error_line(err) == 0);
+  CHECK(mapr_run(text, strlen(text), "a\n", 2, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INTERNAL);
+
+  mapr_test_set_throw_mode(kNoThrow);
+  mapr_query_t* q = Compile(text);
+
+  /* std::bad_alloc (from NewParser, on the first push): RESOURCE_EXHAUSTED,
+   * and the aggregator is poisoned. */
+  mapr_aggregator_t* agg = NewAggregator(q);
+  mapr_test_set_throw_mode(kThrowBadAllocInNewParser);
+  CHECK(mapr_aggregator_push_bytes(agg, "a\n", 2, &err) ==
+        MAPR_RESOURCE_EXHAUSTED);
+  CHECK_STREQ(mapr_error_message(err), "out of memory (std::bad_alloc)");
+  mapr_test_set_throw_mode(kNoThrow);
+  CHECK(mapr_aggregator_push_bytes(agg, "a\n", 2, &err) == MAPR_INTERNAL);
+  CHECK(strstr(mapr_error_message(err), "unusable after an earlier internal "
+                                        "error: out of memory") != NULL);
+  mapr_aggregator_free(agg);
+
+  /* std::exception from ParseBatch, through push_lines. */
+  agg = NewAggregator(q);
+  const char* lines[] = {"a", "b"};
+  CHECK(mapr_aggregator_push_lines(agg, lines, NULL, 2, &err) == MAPR_OK);
+  mapr_test_set_throw_mode(kThrowInParseBatch);
+  CHECK(mapr_aggregator_push_lines(agg, lines, NULL, 2, &err) ==
+        MAPR_INTERNAL);
+  CHECK_STREQ(mapr_error_message(err),
+              "internal error: C++ exception: host parser failed");
+  mapr_test_set_throw_mode(kNoThrow);
+  /* Every later call on the poisoned aggregator fails. */
+  CHECK(mapr_aggregator_snapshot(agg, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INTERNAL);
+  CHECK(mapr_aggregator_take_delta(agg, &err) == NULL);
+  CHECK(mapr_aggregator_end_source(agg, 0, &err) == MAPR_INTERNAL);
+  CHECK(mapr_aggregator_push_source_bytes(agg, 1, "a\n", 2, &err) ==
+        MAPR_INTERNAL);
+  CHECK(mapr_aggregator_push_source_lines(agg, 1, lines, NULL, 2, &err) ==
+        MAPR_INTERNAL);
+  mapr_aggregator_t* healthy = NewAggregator(q);
+  CHECK(mapr_aggregator_merge(healthy, agg, &err) == MAPR_INTERNAL);
+  CHECK(mapr_aggregator_merge(agg, healthy, &err) == MAPR_INTERNAL);
+  CHECK(mapr_aggregator_finish(agg, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INTERNAL);
+  mapr_aggregator_free(agg);
+  mapr_aggregator_free(healthy);
+
+  /* A non-std exception, through push_bytes and finish's last line. */
+  agg = NewAggregator(q);
+  CHECK(mapr_aggregator_push_bytes(agg, "a", 1, &err) == MAPR_OK);
+  mapr_test_set_throw_mode(kThrowIntInParseBatch);
+  CHECK(mapr_aggregator_finish(agg, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INTERNAL);
+  CHECK_STREQ(mapr_error_message(err),
+              "internal error: C++ exception of unknown type");
+  mapr_aggregator_free(agg);
+
+  /* Through mapr_run. */
+  CHECK(mapr_run(text, strlen(text), "a\n", 2, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INTERNAL);
+  mapr_test_set_throw_mode(kNoThrow);
+  mapr_error_free(err);
+  mapr_query_free(q);
+}
+
+int main(void) {
+  TestVersionAndCodes();
+  TestQueryAccessors();
+  TestCompileErrors();
+  TestPushBytesInPieces();
+  TestPushLineArrays();
+  TestDeltaAndMerge();
+  TestLimits();
+  TestRun();
+  TestOutfile();
+  TestExceptionsNeverCrossTheBoundary();
+  printf("c_api_test: %d checks passed\n", g_checks);
+  return 0;
+}

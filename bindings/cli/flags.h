@@ -1,0 +1,60 @@
+// bindings/cli/flags.h: the command line of `mapr`.
+//
+// GNU style: options may come before or after the positional arguments,
+// long options take their value as `--name=value` or `--name value`, short
+// ones as `-o csv` or `-ocsv`, and `--` ends the options.
+//
+// Example:
+//   absl::StatusOr<Flags> flags = ParseFlags(argc, argv);
+//   if (!flags.ok()) { /* usage error: print, exit 2 */ }
+#ifndef MAPR_BINDINGS_CLI_FLAGS_H_
+#define MAPR_BINDINGS_CLI_FLAGS_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace mapr::cli {
+
+enum class OutputFormat { kTable, kCsv, kJson, kJsonl };
+
+struct Flags {
+  bool help = false;
+  bool version = false;
+  // Set only when --output was given.
+  std::optional<OutputFormat> output;
+  bool stats = false;
+  bool explain = false;
+  bool quiet = false;
+  // Empty: the machine's name.
+  std::string hostname;
+  // 0: the number of CPUs.
+  int threads = 0;
+  size_t max_line_bytes = size_t{1} << 20;
+  // Reserved options, rejected by the command.
+  bool follow = false;
+  bool delta = false;
+  // The query (--query, else the first positional argument).
+  std::optional<std::string> query;
+  // Inputs: --files entries, then the remaining positional arguments.
+  std::vector<std::string> files;
+};
+
+// Parses argv. Usage errors are InvalidArgument with a message such as
+// "unknown option '--foo'" (without the "mapr: " prefix).
+absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv);
+
+// The text of `mapr --help`; `cpus` is the default thread count shown.
+std::string HelpText(int cpus);
+
+// Largest accepted --max-line-bytes.
+inline constexpr size_t kMaxLineBytesLimit = size_t{1} << 30;
+// Largest accepted --threads.
+inline constexpr int kMaxThreads = 1024;
+
+}  // namespace mapr::cli
+
+#endif  // MAPR_BINDINGS_CLI_FLAGS_H_

@@ -1,0 +1,224 @@
+// The `mapr` command: runs a DTail-compatible mapreduce query over log files
+// (or standard input) and prints the result. See docs/cli.md.
+//
+//   mapr 'from STATS select count($line) group by $hostname' app.log
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "bindings/cli/flags.h"
+#include "bindings/cli/runner.h"
+#include "mapr/internal/strings.h"
+#include "mapr/options.h"
+#include "mapr/query.h"
+#include "mapr/result.h"
+#include "mapr/version.h"
+#include "runtime/outfile.h"
+
+namespace mapr::cli {
+namespace {
+
+using ::mapr::internal::ToStd;
+
+// Exit codes.
+constexpr int kExitOk = 0;
+constexpr int kExitInputError = 1;
+constexpr int kExitUsage = 2;
+
+// The terminal shows this many rows of a query without `limit` (DTail).
+constexpr int64_t kTerminalRows = 10;
+
+void PrintError(std::string_view message) {
+  std::fprintf(stderr, "mapr: %.*s\n", static_cast<int>(message.size()),
+               message.data());
+}
+
+int UsageError(std::string_view message) {
+  PrintError(message);
+  std::fputs("Try 'mapr --help' for more information.\n", stderr);
+  return kExitUsage;
+}
+
+void WriteStdout(std::string_view s) {
+  std::fwrite(s.data(), 1, s.size(), stdout);
+}
+
+int DefaultThreads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(std::min<unsigned>(n, kMaxThreads));
+}
+
+void PrintStats(const ResultTable& r) {
+  const LineCounters& c = r.stats();
+  const std::pair<const char*, uint64_t> rows[] = {
+      {"lines_read", c.lines_read},
+      {"lines_too_long", c.lines_too_long},
+      {"lines_table_mismatch", c.lines_table_mismatch},
+      {"lines_ignored", c.lines_ignored},
+      {"lines_malformed", c.lines_malformed},
+      {"lines_header", c.lines_header},
+      {"lines_filtered", c.lines_filtered},
+      {"lines_without_value", c.lines_without_value},
+      {"lines_aggregated", c.lines_aggregated},
+      {"groups", r.total_groups()},
+  };
+  for (const auto& [name, value] : rows) {
+    std::fprintf(stderr, "%s: %llu\n", name,
+                 static_cast<unsigned long long>(value));
+  }
+}
+
+// Prints `r` on stdout in `format`; the terminal table is cut to 10 rows
+// when the query has no limit, with DTail's note on stderr.
+void PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
+                 bool quiet) {
+  switch (format) {
+    case OutputFormat::kTable: {
+      TableOptions options;
+      if (query.limit() < 0) options.max_rows = kTerminalRows;
+      WriteStdout(r.ToTable(options));
+      if (options.max_rows >= 0 &&
+          r.num_rows() > static_cast<size_t>(options.max_rows) && !quiet) {
+        std::fflush(stdout);
+        std::fprintf(stderr,
+                     "Got %zu results but limited terminal output to %lld "
+                     "rows! Use 'limit' clause to override!\n",
+                     r.num_rows(), static_cast<long long>(options.max_rows));
+      }
+      break;
+    }
+    case OutputFormat::kCsv:
+      WriteStdout(r.ToCsv());
+      break;
+    case OutputFormat::kJson:
+      WriteStdout(r.ToJson());
+      break;
+    case OutputFormat::kJsonl:
+      WriteStdout(r.ToNdjson());
+      break;
+  }
+}
+
+// Writes the `outfile` of `query`: the CSV and the `.query` sidecar.
+absl::Status WriteOutfile(const Query& query, const ResultTable& r) {
+  const std::string csv = r.ToCsv();
+  const size_t nl = csv.find('\n');
+  const size_t header_end = nl == std::string::npos ? csv.size() : nl + 1;
+  runtime::OutfileRequest request;
+  request.path = *query.outfile();
+  request.append = query.outfile_append();
+  request.header = std::string_view(csv).substr(0, header_end);
+  request.body = std::string_view(csv).substr(header_end);
+  request.query = query.text();
+  return runtime::WriteOutfile(request);
+}
+
+int Run(int argc, char** argv) {
+  absl::StatusOr<Flags> flags = ParseFlags(argc, argv);
+  if (!flags.ok()) return UsageError(ToStd(flags.status().message()));
+  if (flags->help) {
+    WriteStdout(HelpText(DefaultThreads()));
+    return kExitOk;
+  }
+  if (flags->version) {
+    WriteStdout("mapr " MAPR_VERSION_STRING "\n");
+    return kExitOk;
+  }
+  if (flags->follow || flags->delta) {
+    return UsageError(
+        absl::StrCat(flags->follow ? "--follow" : "--delta",
+                     " is not supported yet (reserved for a later version)"));
+  }
+  if (!flags->query.has_value()) return UsageError("missing QUERY");
+
+  absl::StatusOr<Query> query = Query::Compile(*flags->query);
+  if (!query.ok()) {
+    PrintError(ToStd(query.status().message()));
+    return kExitUsage;
+  }
+  if (flags->explain) {
+    std::string text = query->Explain();
+    if (!text.empty() && text.back() != '\n') text.push_back('\n');
+    for (const std::string& w : query->warnings()) {
+      const std::string line = absl::StrCat("warning: ", w, "\n");
+      if (text.find(line) == std::string::npos) text += line;
+    }
+    WriteStdout(text);
+    return std::fflush(stdout) == 0 ? kExitOk : kExitInputError;
+  }
+  if (!flags->quiet) {
+    for (const std::string& w : query->warnings()) {
+      std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
+  }
+
+  bool input_errors = false;
+  auto report = [&](std::string_view name, std::string_view reason) {
+    input_errors = true;
+    std::fprintf(stderr, "mapr: %.*s: %.*s\n", static_cast<int>(name.size()),
+                 name.data(), static_cast<int>(reason.size()), reason.data());
+  };
+  const std::vector<InputName> inputs = ExpandInputs(flags->files, report);
+
+  RunOptions options;
+  options.threads = flags->threads > 0 ? flags->threads : DefaultThreads();
+  options.max_line_bytes = flags->max_line_bytes;
+  options.hostname = flags->hostname;
+  options.progress = !flags->quiet && isatty(STDERR_FILENO) == 1;
+  absl::StatusOr<RunResult> run = RunQuery(*query, inputs, options, report);
+  if (!run.ok()) {
+    PrintError(ToStd(run.status().message()));
+    return kExitInputError;
+  }
+  // Nothing could be read: print nothing and keep any old outfile.
+  if (run->inputs_ok == 0 && run->table.stats().lines_read == 0) {
+    return kExitInputError;
+  }
+
+  int exit_code = input_errors ? kExitInputError : kExitOk;
+  std::optional<OutputFormat> format = flags->output;
+  if (query->outfile().has_value()) {
+    if (absl::Status s = WriteOutfile(*query, run->table); !s.ok()) {
+      PrintError(ToStd(s.message()));
+      exit_code = kExitInputError;
+    }
+  } else if (!format.has_value()) {
+    format = OutputFormat::kTable;
+  }
+  if (format.has_value()) {
+    PrintResult(*query, run->table, *format, flags->quiet);
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    PrintError(absl::StrCat("cannot write to standard output: ",
+                            std::strerror(errno)));
+    exit_code = kExitInputError;
+  }
+  if (flags->stats) PrintStats(run->table);
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace mapr::cli
+
+int main(int argc, char** argv) {
+  try {
+    return mapr::cli::Run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::fputs("mapr: out of memory\n", stderr);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mapr: internal error: %s\n", e.what());
+  }
+  return 1;
+}

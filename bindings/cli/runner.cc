@@ -1,0 +1,557 @@
+#include "bindings/cli/runner.h"
+
+#include <fcntl.h>
+#include <glob.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "bindings/cli/input.h"
+#include "mapr/aggregator.h"
+#include "mapr/internal/strings.h"
+#include "mapr/options.h"
+
+namespace mapr::cli {
+namespace {
+
+using ::mapr::internal::ToStd;
+
+std::string ErrnoText(int error_number) {
+  char buf[256];
+  return strerror_r(error_number, buf, sizeof(buf));
+}
+
+bool HasGlobChars(std::string_view s) {
+  return s.find_first_of("*?[") != std::string_view::npos;
+}
+
+// Log formats whose parsers keep no state between lines, so a file may be
+// cut into byte ranges read by different aggregators. Others (csv keeps
+// its source's header; host formats are unknown) are never cut.
+bool FormatIsStateless(const std::string& name) {
+  return name == "default" || name == "generic" || name == "generickv";
+}
+
+// A whole input, or a line-aligned byte range of a plain file.
+struct Piece {
+  size_t input = 0;  // Index into the inputs: the SourceId.
+  InputSpec spec;
+};
+
+struct Plan {
+  // Contiguous runs of pieces in input order, one per worker.
+  std::vector<std::vector<Piece>> groups;
+  // Sum of the sizes of the regular files if every input is one, else 0.
+  uint64_t total_bytes = 0;
+};
+
+// The first line start at or after `pos` (> 0): pos itself if the byte
+// before it is '\n', else the byte after the next '\n'; `size` if there is
+// none.
+uint64_t NextLineStart(int fd, uint64_t pos, uint64_t size) {
+  char buf[64 << 10];
+  uint64_t at = pos - 1;
+  while (at < size) {
+    const size_t want =
+        static_cast<size_t>(std::min<uint64_t>(sizeof(buf), size - at));
+    ssize_t r;
+    do {
+      r = pread(fd, buf, want, static_cast<off_t>(at));
+    } while (r < 0 && errno == EINTR);
+    if (r <= 0) return size;  // The reader reports any error.
+    const void* nl = std::memchr(buf, '\n', static_cast<size_t>(r));
+    if (nl != nullptr) {
+      return at + static_cast<uint64_t>(static_cast<const char*>(nl) - buf) + 1;
+    }
+    at += static_cast<uint64_t>(r);
+  }
+  return size;
+}
+
+// Opens `path` if it is a plain (uncompressed) file; -1 otherwise or on
+// error (the reader reports errors later).
+int OpenIfPlain(const std::string& path) {
+  int fd;
+  do {
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return -1;
+  char head[4];
+  ssize_t r;
+  do {
+    r = pread(fd, head, sizeof(head), 0);
+  } while (r < 0 && errno == EINTR);
+  if (r <= 0 || DetectCompression(std::string_view(
+                    head, static_cast<size_t>(r))) != Compression::kNone) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Deals pieces into at most `max_groups` contiguous groups of about
+// `target` bytes each, cutting plain files at line boundaries where a group
+// is full. `slack` is the smallest piece worth cutting off.
+class Grouper {
+ public:
+  Grouper(size_t max_groups, uint64_t target, uint64_t slack)
+      : max_groups_(max_groups), target_(target), slack_(slack) {
+    groups_.emplace_back();
+  }
+
+  // Adds a piece that cannot be cut, of about `weight` bytes.
+  void Add(Piece piece, uint64_t weight) {
+    if (!groups_.back().empty() && filled_ + weight / 2 > target_ &&
+        CanOpenGroup()) {
+      NewGroup();
+    }
+    groups_.back().push_back(std::move(piece));
+    filled_ += weight;
+  }
+
+  // Adds the plain file `path` (open as `fd`, `size` bytes) as input
+  // `input`, cutting it where groups fill up.
+  void AddPlainFile(size_t input, const std::string& path, int fd,
+                    uint64_t size) {
+    uint64_t pos = 0;
+    while (pos < size) {
+      const uint64_t rest = size - pos;
+      uint64_t cut = size;
+      if (CanOpenGroup() && filled_ + rest > target_ + slack_) {
+        uint64_t room = target_ > filled_ ? target_ - filled_ : 0;
+        if (room < slack_) {
+          if (!groups_.back().empty()) {
+            NewGroup();
+            continue;
+          }
+          room = slack_;
+        }
+        cut = NextLineStart(fd, pos + room, size);
+      }
+      Piece piece;
+      piece.input = input;
+      piece.spec.path = path;
+      if (pos > 0 || cut < size) {
+        piece.spec.ranged = true;
+        piece.spec.begin = pos;
+        piece.spec.end = cut;
+      }
+      groups_.back().push_back(std::move(piece));
+      filled_ += cut - pos;
+      pos = cut;
+      if (pos < size) NewGroup();
+    }
+  }
+
+  std::vector<std::vector<Piece>> Take() { return std::move(groups_); }
+
+ private:
+  bool CanOpenGroup() const { return groups_.size() < max_groups_; }
+  void NewGroup() {
+    groups_.emplace_back();
+    filled_ = 0;
+  }
+
+  const size_t max_groups_;
+  const uint64_t target_;
+  const uint64_t slack_;
+  std::vector<std::vector<Piece>> groups_;
+  uint64_t filled_ = 0;
+};
+
+Plan MakePlan(const Query& query, const std::vector<InputName>& inputs,
+              const RunOptions& options, std::vector<bool>& failed,
+              const InputErrorSink& errors) {
+  Plan plan;
+  // An input of unknown size (a pipe) weighs as much as one chunk.
+  const uint64_t unknown_weight = options.min_chunk_bytes;
+  std::vector<uint64_t> sizes(inputs.size(), 0);
+  std::vector<bool> regular(inputs.size(), false);
+  bool sizes_known = true;
+  uint64_t total_weight = 0;
+  // Non-regular inputs (pipes, terminals, devices) seen, by device and inode.
+  std::set<std::pair<dev_t, ino_t>> streams;
+  bool shared_stream = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const InputName& in = inputs[i];
+    if (in.is_stdin) {
+      sizes_known = false;
+      total_weight += unknown_weight;
+      struct stat st;
+      if (fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode) &&
+          !streams.insert({st.st_dev, st.st_ino}).second) {
+        shared_stream = true;
+      }
+      continue;
+    }
+    struct stat st;
+    if (stat(in.path.c_str(), &st) != 0) {
+      errors(in.path, ErrnoText(errno));
+      failed[i] = true;
+      continue;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      errors(in.path, ErrnoText(EISDIR));
+      failed[i] = true;
+      continue;
+    }
+    if (S_ISREG(st.st_mode)) {
+      regular[i] = true;
+      sizes[i] = static_cast<uint64_t>(st.st_size);
+      plan.total_bytes += sizes[i];
+      total_weight += std::max<uint64_t>(sizes[i], 1);
+    } else {
+      sizes_known = false;
+      total_weight += unknown_weight;
+      if (!streams.insert({st.st_dev, st.st_ino}).second) {
+        shared_stream = true;
+      }
+    }
+  }
+  if (!sizes_known) plan.total_bytes = 0;
+
+  // Two threads must not read one pipe at once: a pipe (or standard input
+  // that is not a regular file) named twice makes the run single-threaded.
+  const uint64_t threads =
+      shared_stream ? 1 : static_cast<uint64_t>(std::max(1, options.threads));
+  const bool can_cut = threads > 1 && FormatIsStateless(query.log_format());
+  Grouper grouper(static_cast<size_t>(threads),
+                  (total_weight + threads - 1) / threads,
+                  std::max<uint64_t>(options.min_chunk_bytes, 1));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (failed[i]) continue;
+    Piece piece;
+    piece.input = i;
+    if (inputs[i].is_stdin) {
+      piece.spec.is_stdin = true;
+      grouper.Add(std::move(piece), unknown_weight);
+      continue;
+    }
+    piece.spec.path = inputs[i].path;
+    if (!regular[i]) {
+      grouper.Add(std::move(piece), unknown_weight);
+      continue;
+    }
+    const int fd = can_cut && sizes[i] >= 2 * options.min_chunk_bytes
+                       ? OpenIfPlain(inputs[i].path)
+                       : -1;
+    if (fd < 0) {
+      grouper.Add(std::move(piece), std::max<uint64_t>(sizes[i], 1));
+      continue;
+    }
+    grouper.AddPlainFile(i, inputs[i].path, fd, sizes[i]);
+    close(fd);
+  }
+  plan.groups = grouper.Take();
+  return plan;
+}
+
+std::string HumanBytes(double b) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  size_t u = 0;
+  while (b >= 1024 && u + 1 < std::size(kUnits)) {
+    b /= 1024;
+    ++u;
+  }
+  return u == 0 ? absl::StrFormat("%.0f %s", b, kUnits[u])
+                : absl::StrFormat("%.1f %s", b, kUnits[u]);
+}
+
+std::string HumanCount(double n) {
+  if (n >= 1e9) return absl::StrFormat("%.1fG", n / 1e9);
+  if (n >= 1e6) return absl::StrFormat("%.1fM", n / 1e6);
+  if (n >= 1e4) return absl::StrFormat("%.1fk", n / 1e3);
+  return absl::StrFormat("%.0f", n);
+}
+
+// The progress line on stderr: shown once the run is older than a second,
+// refreshed a few times per second, erased at the end.
+class Progress {
+ public:
+  Progress(bool enabled, uint64_t total_bytes)
+      : enabled_(enabled),
+        total_bytes_(total_bytes),
+        start_(std::chrono::steady_clock::now()) {}
+
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<uint64_t> lines{0};
+
+  void Tick() {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    if (secs < 1.0 || now - last_ < std::chrono::milliseconds(250)) return;
+    last_ = now;
+    const double b = static_cast<double>(bytes.load());
+    const double l = static_cast<double>(lines.load());
+    std::string text = absl::StrCat(
+        "mapr: ", HumanBytes(b), " (", HumanBytes(b / secs), "/s), ",
+        HumanCount(l), " lines (", HumanCount(l / secs), "/s)");
+    if (total_bytes_ > 0) {
+      const double pct =
+          std::min(100.0, 100.0 * b / static_cast<double>(total_bytes_));
+      absl::StrAppend(&text, absl::StrFormat(", %.0f%%", pct));
+    }
+    std::fprintf(stderr, "\r%s\033[K", text.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+
+  void Finish() {
+    if (shown_) {
+      std::fputs("\r\033[K", stderr);
+      std::fflush(stderr);
+    }
+  }
+
+ private:
+  bool enabled_;
+  uint64_t total_bytes_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point last_{};
+  bool shown_ = false;
+};
+
+// What a worker produced from its group of pieces.
+struct GroupOutcome {
+  std::optional<Aggregator> agg;
+  // Inputs that could not be (fully) read, with the reason.
+  std::vector<std::pair<size_t, absl::Status>> input_errors;
+  absl::Status engine_error;  // Fatal for the whole run.
+  bool done = false;
+};
+
+// Runs one group into one aggregator.
+GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
+                      const std::vector<Piece>& pieces, size_t max_line_bytes,
+                      Progress& progress, const std::atomic<bool>& cancel) {
+  GroupOutcome out;
+  absl::StatusOr<Aggregator> agg = Aggregator::Create(query, agg_options);
+  if (!agg.ok()) {
+    out.engine_error = agg.status();
+    return out;
+  }
+  for (const Piece& piece : pieces) {
+    if (cancel.load(std::memory_order_relaxed)) break;
+    absl::StatusOr<std::unique_ptr<ByteStream>> stream =
+        OpenInput(piece.spec, &progress.bytes);
+    if (!stream.ok()) {
+      out.input_errors.emplace_back(piece.input, stream.status());
+      continue;
+    }
+    absl::Status engine;
+    const SourceId source = static_cast<SourceId>(piece.input);
+    absl::Status read = ReadLines(
+        **stream, max_line_bytes,
+        [&](std::span<const std::string_view> lines) {
+          if (cancel.load(std::memory_order_relaxed)) {
+            engine = absl::CancelledError("cancelled");
+          } else {
+            engine = agg->PushLines(lines, source);
+          }
+          return engine;
+        },
+        &progress.lines);
+    if (!engine.ok()) {
+      out.engine_error = engine;
+      return out;
+    }
+    if (!read.ok()) out.input_errors.emplace_back(piece.input, read);
+  }
+  out.agg = std::move(*agg);
+  return out;
+}
+
+// Runs each group on its own thread; the caller takes the outcomes in
+// group order.
+class Executor {
+ public:
+  Executor(const Query& query, const AggregatorOptions& agg_options,
+           const std::vector<std::vector<Piece>>& groups, size_t max_line_bytes,
+           Progress& progress)
+      : outcomes_(groups.size()) {
+    const Query* q = &query;
+    const AggregatorOptions* o = &agg_options;
+    Progress* p = &progress;
+    try {
+      for (size_t i = 0; i < groups.size(); ++i) {
+        const std::vector<Piece>* pieces = &groups[i];
+        threads_.emplace_back([this, q, o, p, pieces, i, max_line_bytes] {
+          Work(*q, *o, *pieces, i, max_line_bytes, *p);
+        });
+      }
+    } catch (...) {
+      Stop();
+      throw;
+    }
+  }
+
+  // Stops the workers early (after an engine error) and waits for them.
+  ~Executor() { Stop(); }
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Waits for group `i`, calling `tick` every 100 ms meanwhile.
+  GroupOutcome Take(size_t i, const std::function<void()>& tick) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!outcomes_[i].done) {
+      cv_.wait_for(lock, std::chrono::milliseconds(100));
+      lock.unlock();
+      tick();
+      lock.lock();
+    }
+    GroupOutcome out = std::move(outcomes_[i]);
+    outcomes_[i] = GroupOutcome();
+    return out;
+  }
+
+ private:
+  void Stop() {
+    cancel_.store(true);
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  void Work(const Query& query, const AggregatorOptions& agg_options,
+            const std::vector<Piece>& pieces, size_t i, size_t max_line_bytes,
+            Progress& progress) {
+    GroupOutcome out;
+    try {
+      out = RunGroup(query, agg_options, pieces, max_line_bytes, progress,
+                     cancel_);
+    } catch (const std::bad_alloc&) {
+      out = GroupOutcome();
+      out.engine_error = absl::ResourceExhaustedError("out of memory");
+    } catch (const std::exception& e) {
+      out = GroupOutcome();
+      out.engine_error = absl::InternalError(e.what());
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      outcomes_[i] = std::move(out);
+      outcomes_[i].done = true;
+    }
+    cv_.notify_all();
+  }
+
+  std::atomic<bool> cancel_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<GroupOutcome> outcomes_;
+  std::vector<std::thread> threads_;  // Last: joined before the rest dies.
+};
+
+std::string MachineName() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
+  return buf;
+}
+
+}  // namespace
+
+std::vector<InputName> ExpandInputs(const std::vector<std::string>& args,
+                                    const InputErrorSink& errors) {
+  std::vector<InputName> out;
+  if (args.empty()) {
+    out.push_back({"-", true});
+    return out;
+  }
+  for (const std::string& a : args) {
+    if (a == "-") {
+      out.push_back({"-", true});
+      continue;
+    }
+    struct stat st;
+    if (!HasGlobChars(a) || lstat(a.c_str(), &st) == 0) {
+      out.push_back({a, false});
+      continue;
+    }
+    glob_t g{};
+    const int rc = glob(a.c_str(), 0, nullptr, &g);
+    if (rc == 0) {
+      for (size_t k = 0; k < g.gl_pathc; ++k) {
+        out.push_back({g.gl_pathv[k], false});
+      }
+    } else if (rc == GLOB_NOMATCH) {
+      errors(a, "no file matches this pattern");
+    } else {
+      errors(a, "cannot expand this pattern");
+    }
+    globfree(&g);
+  }
+  return out;
+}
+
+absl::StatusOr<RunResult> RunQuery(const Query& query,
+                                   const std::vector<InputName>& inputs,
+                                   const RunOptions& options,
+                                   const InputErrorSink& errors) {
+  AggregatorOptions agg_options;
+  agg_options.hostname =
+      options.hostname.empty() ? MachineName() : options.hostname;
+  agg_options.max_line_bytes = options.max_line_bytes;
+
+  std::vector<bool> failed(inputs.size(), false);
+  const Plan plan = MakePlan(query, inputs, options, failed, errors);
+
+  Progress progress(options.progress, plan.total_bytes);
+  std::optional<Aggregator> merged;
+  {
+    Executor executor(query, agg_options, plan.groups, options.max_line_bytes,
+                      progress);
+    for (size_t i = 0; i < plan.groups.size(); ++i) {
+      GroupOutcome out = executor.Take(i, [&] { progress.Tick(); });
+      if (!out.engine_error.ok()) {
+        progress.Finish();
+        return out.engine_error;
+      }
+      for (const auto& [input, status] : out.input_errors) {
+        if (failed[input]) continue;
+        failed[input] = true;
+        progress.Finish();
+        errors(inputs[input].path, ToStd(status.message()));
+      }
+      if (!out.agg.has_value()) continue;
+      if (!merged.has_value()) {
+        merged = std::move(out.agg);
+      } else if (absl::Status s = merged->Merge(std::move(*out.agg)); !s.ok()) {
+        progress.Finish();
+        return s;
+      }
+    }
+  }
+  progress.Finish();
+  if (!merged.has_value()) {
+    absl::StatusOr<Aggregator> empty = Aggregator::Create(query, agg_options);
+    if (!empty.ok()) return empty.status();
+    merged = std::move(*empty);
+  }
+  if (absl::Status s = merged->FinishInput(); !s.ok()) return s;
+  absl::StatusOr<ResultTable> table = merged->TakeResult();
+  if (!table.ok()) return table.status();
+  RunResult result;
+  result.table = std::move(*table);
+  result.inputs_failed =
+      static_cast<size_t>(std::count(failed.begin(), failed.end(), true));
+  result.inputs_ok = inputs.size() - result.inputs_failed;
+  return result;
+}
+
+}  // namespace mapr::cli

@@ -1,0 +1,83 @@
+// bindings/cli/runner.h: running one query over the command's inputs.
+//
+// Each input (a file, or standard input) is its own mapr::SourceId, numbered
+// in command-line order; a file named twice is read twice. The inputs, in
+// order, are dealt into at most `threads` contiguous groups of about equal
+// bytes; where the log format keeps no per-source state (default, generic,
+// generickv), a large plain file is cut between groups at a line boundary.
+// Each group is read by one thread into one mapr::Aggregator, and the
+// partials are merged strictly in group order. Merging A then B means B's
+// lines come later, so results, last() included, are the same for any
+// thread count, and the merge work is at most threads - 1 merges.
+//
+// Example:
+//   std::vector<InputName> inputs = ExpandInputs({"*.log"}, report);
+//   absl::StatusOr<RunResult> r = RunQuery(query, inputs, options, report);
+#ifndef MAPR_BINDINGS_CLI_RUNNER_H_
+#define MAPR_BINDINGS_CLI_RUNNER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mapr/query.h"
+#include "mapr/result.h"
+
+namespace mapr::cli {
+
+// Receives one problem with one input: its name and the reason
+// ("No such file or directory"). Called from the calling thread only, in
+// input order for problems found while planning.
+using InputErrorSink =
+    std::function<void(std::string_view name, std::string_view reason)>;
+
+// An input named on the command line, after glob expansion.
+struct InputName {
+  std::string path;  // As given (or as glob(3) expanded it); "-" for stdin.
+  bool is_stdin = false;
+};
+
+// Expands `args` in order: "-" is standard input; a name that contains a
+// glob character ('*', '?', '[') and does not exist as given is expanded
+// with glob(3) (sorted); a pattern that matches nothing is reported to
+// `errors`. Everything else is kept as given (and checked when read). An
+// empty `args` means standard input.
+std::vector<InputName> ExpandInputs(const std::vector<std::string>& args,
+                                    const InputErrorSink& errors);
+
+struct RunOptions {
+  // Worker threads; at least 1.
+  int threads = 1;
+  // AggregatorOptions::max_line_bytes.
+  size_t max_line_bytes = size_t{1} << 20;
+  // AggregatorOptions::hostname (empty: the machine's name).
+  std::string hostname;
+  // Print a progress line on stderr once the run takes longer than a second.
+  bool progress = false;
+  // Smallest byte range a plain file is cut into. Default: 8 MiB.
+  uint64_t min_chunk_bytes = uint64_t{8} << 20;
+};
+
+struct RunResult {
+  ResultTable table;
+  // Inputs read to their end, and inputs with a problem (each reported once
+  // to the error sink).
+  size_t inputs_ok = 0;
+  size_t inputs_failed = 0;
+};
+
+// Runs `query` over `inputs`. Problems with single inputs go to `errors`
+// and the run goes on; an engine error (e.g. max_groups) is returned as the
+// status.
+absl::StatusOr<RunResult> RunQuery(const Query& query,
+                                   const std::vector<InputName>& inputs,
+                                   const RunOptions& options,
+                                   const InputErrorSink& errors);
+
+}  // namespace mapr::cli
+
+#endif  // MAPR_BINDINGS_CLI_RUNNER_H_

@@ -1,0 +1,478 @@
+// _mapr: the thin pybind11 layer under the `mapr` Python package
+// (bindings/python/mapr/__init__.py holds the Pythonic API and docs).
+//
+// Aggregation runs with the GIL released. Lines from Python are converted
+// in chunks: while holding the GIL, up to kChunkLines str/bytes objects are
+// turned into string_views (ASCII str objects expose their bytes without a
+// copy) and a reference to each is held; then the GIL is released for
+// Aggregator::PushLines over the whole chunk. A mutex per aggregator keeps
+// the C++ object thread-compatible when Python threads share one.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "mapr/mapr.h"
+
+namespace py = pybind11;
+
+namespace {
+
+// Lines converted per GIL release: big enough to amortize the release and
+// the engine's per-call work, small enough to bound the references held.
+constexpr size_t kChunkLines = 8 * mapr::kMaxBatchRows;
+constexpr size_t kFileChunkBytes = 1 << 20;
+
+// The exception classes, defined in Python and handed over at import time
+// (_set_error_types). Leaked on purpose: they live as long as the process.
+PyObject* g_mapr_error = nullptr;
+PyObject* g_query_error = nullptr;
+
+std::string Str(absl::string_view s) { return std::string(s.data(), s.size()); }
+
+// Raises MaprError (or QueryError for query problems) for `status`.
+[[noreturn]] void Raise(const absl::Status& status, bool query_error) {
+  PyObject* cls = query_error && status.code() ==
+                                     absl::StatusCode::kInvalidArgument
+                      ? g_query_error
+                      : g_mapr_error;
+  std::string message = Str(status.message());
+  if (cls == nullptr) {  // _mapr used without the mapr package.
+    throw std::runtime_error(message);
+  }
+  std::optional<mapr::SourceSpan> span = mapr::GetSourceSpan(status);
+  py::object none = py::none();
+  py::object exc = py::reinterpret_borrow<py::object>(cls)(
+      message, absl::StatusCodeToString(status.code()),
+      span ? py::int_(span->line) : none, span ? py::int_(span->column) : none,
+      span ? py::int_(span->offset) : none,
+      span ? py::int_(span->length) : none);
+  PyErr_SetObject(cls, exc.ptr());
+  throw py::error_already_set();
+}
+
+void Check(const absl::Status& status, bool query_error = false) {
+  if (!status.ok()) Raise(status, query_error);
+}
+
+template <typename T>
+T Take(absl::StatusOr<T> v, bool query_error = false) {
+  if (!v.ok()) Raise(v.status(), query_error);
+  return std::move(*v);
+}
+
+py::dict CountersDict(const mapr::LineCounters& c) {
+  py::dict d;
+  d["lines_read"] = c.lines_read;
+  d["lines_too_long"] = c.lines_too_long;
+  d["lines_table_mismatch"] = c.lines_table_mismatch;
+  d["lines_ignored"] = c.lines_ignored;
+  d["lines_malformed"] = c.lines_malformed;
+  d["lines_header"] = c.lines_header;
+  d["lines_filtered"] = c.lines_filtered;
+  d["lines_without_value"] = c.lines_without_value;
+  d["lines_aggregated"] = c.lines_aggregated;
+  return d;
+}
+
+const char* KindName(mapr::ColumnKind kind) {
+  switch (kind) {
+    case mapr::ColumnKind::kCount:
+      return "count";
+    case mapr::ColumnKind::kSum:
+      return "sum";
+    case mapr::ColumnKind::kMin:
+      return "min";
+    case mapr::ColumnKind::kMax:
+      return "max";
+    case mapr::ColumnKind::kAvg:
+      return "avg";
+    case mapr::ColumnKind::kLast:
+      return "last";
+    case mapr::ColumnKind::kLen:
+      return "len";
+    case mapr::ColumnKind::kPercentage:
+      return "percentage";
+    case mapr::ColumnKind::kPercentile:
+      return "percentile";
+  }
+  return "last";
+}
+
+// A row as Python values: count -> int, other numeric kinds -> float (the
+// unrounded value), last() -> str.
+py::tuple TypedRow(const mapr::ResultTable& t, size_t row) {
+  const mapr::ResultRow& r = t.rows()[row];
+  py::tuple out(t.num_columns());
+  for (size_t c = 0; c < t.num_columns(); ++c) {
+    mapr::ColumnKind kind = t.columns()[c].kind;
+    double v = c < r.values.size() ? r.values[c] : 0;
+    if (kind == mapr::ColumnKind::kLast) {
+      const std::string& cell = c < r.cells.size() ? r.cells[c] : "";
+      out[c] = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
+          cell.data(), static_cast<Py_ssize_t>(cell.size()), "replace"));
+    } else if (kind == mapr::ColumnKind::kCount) {
+      out[c] = py::int_(static_cast<long long>(v));
+    } else {
+      out[c] = py::float_(v);
+    }
+  }
+  return out;
+}
+
+py::str Text(const std::string& s) {
+  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
+      s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
+}
+
+struct PyAggregator {
+  explicit PyAggregator(mapr::Aggregator a) : agg(std::move(a)) {}
+  mapr::Aggregator agg;
+  std::mutex mu;
+  // Set if a C++ exception escaped the engine mid-batch (see mapr/c_api.h).
+  bool poisoned = false;
+
+  void CheckUsable() const {
+    if (poisoned) {
+      Check(absl::InternalError(
+          "the aggregator is unusable after an earlier internal error"));
+    }
+  }
+
+  // Runs `f` on the aggregator with the GIL released and the mutex held.
+  template <typename F>
+  auto Locked(F&& f) {
+    CheckUsable();
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mu);
+    try {
+      return f(agg);
+    } catch (...) {
+      poisoned = true;
+      throw;
+    }
+  }
+};
+
+// Holds references to the Python objects whose bytes a chunk points into.
+class RefHolder {
+ public:
+  ~RefHolder() { Clear(); }
+  void Add(PyObject* o) { refs_.push_back(o); }  // Steals a reference.
+  void Clear() {
+    for (PyObject* o : refs_) Py_DECREF(o);
+    refs_.clear();
+  }
+
+ private:
+  std::vector<PyObject*> refs_;
+};
+
+// The bytes of a str (UTF-8) or bytes object. Raises TypeError otherwise.
+std::string_view LineView(PyObject* item) {
+  if (PyUnicode_Check(item)) {
+    Py_ssize_t n = 0;
+    const char* p = PyUnicode_AsUTF8AndSize(item, &n);
+    if (p == nullptr) throw py::error_already_set();
+    return std::string_view(p, static_cast<size_t>(n));
+  }
+  if (PyBytes_Check(item)) {
+    return std::string_view(PyBytes_AS_STRING(item),
+                            static_cast<size_t>(PyBytes_GET_SIZE(item)));
+  }
+  PyErr_Format(PyExc_TypeError, "lines must be str or bytes, not %.200s",
+               Py_TYPE(item)->tp_name);
+  throw py::error_already_set();
+}
+
+void PushIterable(PyAggregator& self, py::handle lines, uint64_t source) {
+  self.CheckUsable();
+  std::vector<std::string_view> views;
+  RefHolder refs;
+  auto flush = [&] {
+    if (views.empty()) return;
+    absl::Status s = self.Locked([&](mapr::Aggregator& a) {
+      return a.PushLines(views, source);
+    });
+    views.clear();
+    refs.Clear();
+    Check(s);
+  };
+  if (PyList_Check(lines.ptr()) || PyTuple_Check(lines.ptr())) {
+    // Fast path: index the sequence directly. A reference to each item is
+    // held, so another thread mutating the list cannot free the bytes.
+    PyObject* seq = lines.ptr();
+    const bool is_list = PyList_Check(seq);
+    views.reserve(kChunkLines);
+    for (Py_ssize_t i = 0;; ++i) {
+      Py_ssize_t size = is_list ? PyList_GET_SIZE(seq) : PyTuple_GET_SIZE(seq);
+      if (i >= size) break;
+      PyObject* item =
+          is_list ? PyList_GET_ITEM(seq, i) : PyTuple_GET_ITEM(seq, i);
+      Py_INCREF(item);
+      refs.Add(item);
+      views.push_back(LineView(item));
+      if (views.size() == kChunkLines) flush();
+    }
+  } else {
+    py::iterator it = py::iter(lines);
+    views.reserve(kChunkLines);
+    while (true) {
+      PyObject* item = PyIter_Next(it.ptr());
+      if (item == nullptr) {
+        if (PyErr_Occurred()) throw py::error_already_set();
+        break;
+      }
+      refs.Add(item);
+      views.push_back(LineView(item));
+      if (views.size() == kChunkLines) flush();
+    }
+  }
+  flush();
+}
+
+void PushBuffer(PyAggregator& self, py::handle data, uint64_t source) {
+  if (PyUnicode_Check(data.ptr())) {
+    throw py::type_error("push_bytes needs a bytes-like object, not str");
+  }
+  Py_buffer view;
+  // PyBUF_SIMPLE: contiguous bytes. While the view is held a bytearray
+  // cannot be resized, so the bytes stay put with the GIL released.
+  if (PyObject_GetBuffer(data.ptr(), &view, PyBUF_SIMPLE) != 0) {
+    throw py::error_already_set();
+  }
+  std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> release(&view,
+                                                           PyBuffer_Release);
+  std::string_view chunk(static_cast<const char*>(view.buf),
+                         static_cast<size_t>(view.len));
+  Check(self.Locked(
+      [&](mapr::Aggregator& a) { return a.PushBytes(chunk, source); }));
+}
+
+void PushFile(PyAggregator& self, const std::string& path, uint64_t source) {
+  self.CheckUsable();
+  int open_errno = 0;
+  absl::Status s = self.Locked([&](mapr::Aggregator& a) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) {
+      open_errno = errno;
+      return absl::OkStatus();
+    }
+    std::unique_ptr<char[]> buf(new char[kFileChunkBytes]);
+    absl::Status st;
+    size_t n;
+    while (st.ok() && (n = std::fread(buf.get(), 1, kFileChunkBytes, f)) > 0) {
+      st = a.PushBytes(std::string_view(buf.get(), n), source);
+    }
+    if (st.ok() && std::ferror(f)) {
+      st = absl::DataLossError("read error in " + path);
+    }
+    std::fclose(f);
+    if (st.ok()) st = a.EndSource(source);
+    return st;
+  });
+  if (open_errno != 0) {
+    errno = open_errno;
+    PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+    throw py::error_already_set();
+  }
+  Check(s);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_mapr, m) {
+  m.doc() =
+      "Low-level bindings of the mapr C++ library; use the `mapr` package.";
+  m.attr("version") = MAPR_VERSION_STRING;
+
+  m.def(
+      "_set_error_types",
+      [](py::object mapr_error, py::object query_error) {
+        Py_XDECREF(g_mapr_error);
+        Py_XDECREF(g_query_error);
+        g_mapr_error = mapr_error.release().ptr();
+        g_query_error = query_error.release().ptr();
+      },
+      "Registers the MaprError and QueryError classes raised by _mapr.");
+
+  py::class_<mapr::Query>(m, "Query", "A compiled query (mapr::Query).")
+      .def_static(
+          "compile",
+          [](const std::string& text, size_t max_query_bytes, size_t max_depth,
+             size_t max_items) {
+            mapr::CompileOptions options;
+            if (max_query_bytes != 0) options.max_query_bytes = max_query_bytes;
+            if (max_depth != 0) options.max_depth = max_depth;
+            if (max_items != 0) options.max_items = max_items;
+            return Take(mapr::Query::Compile(text, options),
+                        /*query_error=*/true);
+          },
+          py::arg("text"), py::arg("max_query_bytes") = 0,
+          py::arg("max_depth") = 0, py::arg("max_items") = 0)
+      .def_property_readonly("text", &mapr::Query::text)
+      .def_property_readonly("columns", &mapr::Query::column_names)
+      .def_property_readonly("warnings", &mapr::Query::warnings)
+      .def_property_readonly("log_format", &mapr::Query::log_format)
+      .def_property_readonly("interval_ms", &mapr::Query::interval_ms)
+      .def_property_readonly("limit", &mapr::Query::limit)
+      .def_property_readonly("outfile", &mapr::Query::outfile)
+      .def_property_readonly("outfile_append", &mapr::Query::outfile_append)
+      .def("to_string", &mapr::Query::ToString)
+      .def("explain", &mapr::Query::Explain)
+      .def("write_outfile", [](const mapr::Query& q,
+                               const mapr::ResultTable& r) {
+        absl::Status s;
+        {
+          py::gil_scoped_release release;
+          s = mapr::WriteOutfile(q, r);
+        }
+        Check(s);
+      });
+
+  py::class_<mapr::ResultTable>(m, "Result",
+                                "A query result (mapr::ResultTable).")
+      .def_property_readonly("columns",
+                             [](const mapr::ResultTable& t) {
+                               py::list out;
+                               for (const auto& c : t.columns()) {
+                                 out.append(Text(c.name));
+                               }
+                               return out;
+                             })
+      .def_property_readonly("column_kinds",
+                             [](const mapr::ResultTable& t) {
+                               py::list out;
+                               for (const auto& c : t.columns()) {
+                                 out.append(KindName(c.kind));
+                               }
+                               return out;
+                             })
+      .def_property_readonly("num_rows", &mapr::ResultTable::num_rows)
+      .def_property_readonly("total_groups", &mapr::ResultTable::total_groups)
+      .def("rows",
+           [](const mapr::ResultTable& t) {
+             py::list out(t.num_rows());
+             for (size_t r = 0; r < t.num_rows(); ++r) out[r] = TypedRow(t, r);
+             return out;
+           })
+      .def("cells",
+           [](const mapr::ResultTable& t) {
+             py::list out(t.num_rows());
+             for (size_t r = 0; r < t.num_rows(); ++r) {
+               py::tuple row(t.num_columns());
+               for (size_t c = 0; c < t.num_columns(); ++c) {
+                 row[c] = Text(t.cell(r, c));
+               }
+               out[r] = row;
+             }
+             return out;
+           })
+      .def("values",
+           [](const mapr::ResultTable& t) {
+             py::list out(t.num_rows());
+             for (size_t r = 0; r < t.num_rows(); ++r) {
+               py::tuple row(t.num_columns());
+               for (size_t c = 0; c < t.num_columns(); ++c) {
+                 row[c] = py::float_(t.value(r, c));
+               }
+               out[r] = row;
+             }
+             return out;
+           })
+      .def("stats",
+           [](const mapr::ResultTable& t) { return CountersDict(t.stats()); })
+      .def("to_csv", [](const mapr::ResultTable& t) { return Text(t.ToCsv()); })
+      .def("to_json",
+           [](const mapr::ResultTable& t) { return Text(t.ToJson()); })
+      .def("to_ndjson",
+           [](const mapr::ResultTable& t) { return Text(t.ToNdjson()); })
+      .def(
+          "to_table",
+          [](const mapr::ResultTable& t, int64_t max_rows) {
+            mapr::TableOptions options;
+            options.max_rows = max_rows;
+            return Text(t.ToTable(options));
+          },
+          py::arg("max_rows") = -1)
+      .def("__eq__", [](const mapr::ResultTable& a,
+                        const mapr::ResultTable& b) { return a == b; });
+
+  py::class_<PyAggregator>(m, "Aggregator",
+                           "Aggregates lines for one query (mapr::Aggregator).")
+      .def(py::init([](const mapr::Query& q, std::optional<std::string> hostname,
+                       std::optional<size_t> max_line_bytes,
+                       std::optional<uint64_t> max_groups) {
+             mapr::AggregatorOptions options;
+             if (hostname) options.hostname = *hostname;
+             if (max_line_bytes) options.max_line_bytes = *max_line_bytes;
+             if (max_groups) options.max_groups = *max_groups;
+             return std::make_unique<PyAggregator>(
+                 Take(mapr::Aggregator::Create(q, options),
+                      /*query_error=*/true));
+           }),
+           py::arg("query"), py::arg("hostname") = py::none(),
+           py::arg("max_line_bytes") = py::none(),
+           py::arg("max_groups") = py::none())
+      .def("push_lines", &PushIterable, py::arg("lines"), py::arg("source") = 0)
+      .def("push_bytes", &PushBuffer, py::arg("data"), py::arg("source") = 0)
+      .def("push_file", &PushFile, py::arg("path"), py::arg("source") = 0)
+      .def(
+          "end_source",
+          [](PyAggregator& self, uint64_t source) {
+            Check(self.Locked(
+                [&](mapr::Aggregator& a) { return a.EndSource(source); }));
+          },
+          py::arg("source") = 0)
+      .def("merge",
+           [](PyAggregator& self, PyAggregator& later) {
+             if (&self == &later) {
+               throw py::value_error("cannot merge an aggregator into itself");
+             }
+             self.CheckUsable();
+             later.CheckUsable();
+             absl::Status s;
+             {
+               py::gil_scoped_release release;
+               std::scoped_lock lock(self.mu, later.mu);
+               s = self.agg.Merge(std::move(later.agg));
+             }
+             Check(s);
+           })
+      .def("snapshot",
+           [](PyAggregator& self) {
+             return Take(self.Locked(
+                 [](mapr::Aggregator& a) { return a.Snapshot(); }));
+           })
+      .def("take_delta",
+           [](PyAggregator& self) {
+             return Take(self.Locked(
+                 [](mapr::Aggregator& a) { return a.TakeDelta(); }));
+           })
+      .def("finish",
+           [](PyAggregator& self) {
+             return Take(self.Locked(
+                 [](mapr::Aggregator& a) -> absl::StatusOr<mapr::ResultTable> {
+                   absl::Status s = a.FinishInput();
+                   if (!s.ok()) return s;
+                   return a.TakeResult();
+                 }));
+           })
+      .def("stats", [](PyAggregator& self) {
+        mapr::LineCounters c;
+        {
+          py::gil_scoped_release release;
+          std::lock_guard<std::mutex> lock(self.mu);
+          c = self.agg.stats();
+        }
+        return CountersDict(c);
+      });
+}

@@ -1,0 +1,457 @@
+"""mapr: DTail-compatible MapReduce queries over log lines, in process.
+
+A query such as
+
+    from STATS select count($line),avg($goroutines) group by $hostname
+
+is compiled once and then aggregates any number of log lines. The engine is
+the mapr C++ library; aggregation runs with the GIL released, and lines are
+handed over in large chunks, so pushing a list of a million lines costs
+little more than the C++ API.
+
+Quick start:
+
+    >>> import mapr
+    >>> r = mapr.run("select count($line) group by *", ["a", "b", "c"])
+    >>> r.to_csv()
+    'count($line)\\n3\\n'
+    >>> r.rows
+    [(3,)]
+
+Streaming:
+
+    >>> q = mapr.compile("select $line,count($line) group by $line")
+    >>> agg = mapr.Aggregator(q)
+    >>> agg.push(["x", "y", "x"])
+    >>> agg.snapshot().to_dicts()[0]
+    {'$line': 'x', 'count($line)': 2}
+    >>> agg.finish().stats.lines_read
+    3
+
+Errors in a query raise QueryError, which carries the position and a caret
+message; other failures raise MaprError. Both have a `.code` such as
+"INVALID_ARGUMENT" or "FAILED_PRECONDITION".
+
+Contents: compile, run, Query, Aggregator, Result, Stats, MaprError,
+QueryError, __version__.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields
+from typing import Any, Iterable, Iterator, List, Optional, Tuple, Union
+
+try:  # Installed layout: mapr/_mapr.*.so next to this file.
+    from . import _mapr
+except ImportError:  # Build tree: _mapr on PYTHONPATH beside the package.
+    import _mapr  # type: ignore[no-redef]
+
+__all__ = [
+    "Aggregator",
+    "MaprError",
+    "Query",
+    "QueryError",
+    "Result",
+    "Stats",
+    "compile",
+    "run",
+]
+
+__version__: str = _mapr.version
+
+Lines = Union[Iterable[Union[str, bytes]], bytes, bytearray, memoryview]
+
+
+class MaprError(Exception):
+    """A mapr operation failed.
+
+    Attributes:
+        message: the full message (for a query error: position, query line,
+            caret underline and possibly a hint).
+        code: the canonical status code name, e.g. "FAILED_PRECONDITION"
+            (calls in the wrong order), "RESOURCE_EXHAUSTED" (max_groups),
+            "INTERNAL".
+    """
+
+    def __init__(
+        self,
+        message: str,
+        code: str = "UNKNOWN",
+        line: Optional[int] = None,
+        column: Optional[int] = None,
+        offset: Optional[int] = None,
+        length: Optional[int] = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.line = line
+        self.column = column
+        self.offset = offset
+        self.length = length
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class QueryError(MaprError, ValueError):
+    """A query text is invalid (syntax, unknown names, limits).
+
+    str(error) is the caret message, for example:
+
+        1:8-11: unknown aggregation 'avgg'
+        select avgg(x) from STATS
+               ^~~~
+        hint: did you mean 'avg'?
+
+    Attributes (beyond MaprError's):
+        line, column: 1-based position of the offending part, or None.
+        offset, length: its byte range in the query text, or None.
+    """
+
+
+_mapr._set_error_types(MaprError, QueryError)
+
+
+@dataclass(frozen=True)
+class Stats:
+    """What happened to the input lines. Every line read is counted once in
+    exactly one of the other fields (lines_read is their sum)."""
+
+    lines_read: int = 0
+    lines_too_long: int = 0
+    lines_table_mismatch: int = 0
+    lines_ignored: int = 0
+    lines_malformed: int = 0
+    lines_header: int = 0
+    lines_filtered: int = 0
+    lines_without_value: int = 0
+    lines_aggregated: int = 0
+
+    @property
+    def lines_matched(self) -> int:
+        """Lines that matched the `from` table (not too long, no mismatch)."""
+        return self.lines_read - self.lines_too_long - self.lines_table_mismatch
+
+    @property
+    def lines_parsed(self) -> int:
+        """Lines the log format turned into fields."""
+        return (
+            self.lines_matched
+            - self.lines_ignored
+            - self.lines_malformed
+            - self.lines_header
+        )
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class Query:
+    """A compiled query: immutable, reusable, safe to share between threads.
+
+    Create with mapr.compile(text).
+    """
+
+    __slots__ = ("_q",)
+
+    def __init__(self, compiled: "_mapr.Query") -> None:
+        self._q = compiled
+
+    @property
+    def text(self) -> str:
+        """The query text as given."""
+        return self._q.text
+
+    @property
+    def columns(self) -> List[str]:
+        """Output column names, in order."""
+        return self._q.columns
+
+    @property
+    def warnings(self) -> List[str]:
+        """Compile-time warnings (for example unknown $variables)."""
+        return self._q.warnings
+
+    @property
+    def log_format(self) -> str:
+        """The log format that parses lines (canonical name)."""
+        return self._q.log_format
+
+    @property
+    def interval_ms(self) -> int:
+        """The `interval` in milliseconds (default 5000)."""
+        return self._q.interval_ms
+
+    @property
+    def limit(self) -> Optional[int]:
+        """The `limit`, or None."""
+        limit = self._q.limit
+        return None if limit < 0 else limit
+
+    @property
+    def outfile(self) -> Optional[str]:
+        """The `outfile` path, or None."""
+        return self._q.outfile
+
+    @property
+    def outfile_append(self) -> bool:
+        """True for `outfile append ...`."""
+        return self._q.outfile_append
+
+    def explain(self) -> str:
+        """A multi-line description of the plan."""
+        return self._q.explain()
+
+    def __str__(self) -> str:
+        """A canonical text that compiles to the same plan."""
+        return self._q.to_string()
+
+    def __repr__(self) -> str:
+        return f"mapr.compile({self.text!r})"
+
+
+def compile(  # noqa: A001 - mirrors re.compile
+    text: str,
+    *,
+    max_query_bytes: Optional[int] = None,
+    max_depth: Optional[int] = None,
+    max_items: Optional[int] = None,
+) -> Query:
+    """Compiles a query text into a Query.
+
+    The optional limits default to the library's (64 KiB, depth 64, 1024
+    items). Raises QueryError (with .line, .column and a caret message) for
+    any problem in the text.
+    """
+    if isinstance(text, Query):
+        return text
+    return Query(
+        _mapr.Query.compile(
+            text, max_query_bytes or 0, max_depth or 0, max_items or 0
+        )
+    )
+
+
+class Result:
+    """A query result: columns, rows and the line counters.
+
+    Attributes:
+        columns: column headers (select items as DTail spells them, or
+            their `as` alias).
+        column_kinds: per column, "count", "sum", "avg", "last", ...
+        rows: list of tuples of Python values: count -> int, other
+            aggregates -> float (unrounded), last() and group fields -> str.
+        cells: list of tuples of str, rendered exactly as DTail does.
+        values: list of tuples of float: the number that orders each cell.
+        stats: a Stats with the line counters.
+        total_groups: number of groups before `limit`.
+    """
+
+    __slots__ = ("_r", "_rows")
+
+    def __init__(self, table: "_mapr.Result") -> None:
+        self._r = table
+        self._rows: Optional[List[Tuple[Any, ...]]] = None
+
+    @property
+    def columns(self) -> List[str]:
+        return self._r.columns
+
+    @property
+    def column_kinds(self) -> List[str]:
+        return self._r.column_kinds
+
+    @property
+    def rows(self) -> List[Tuple[Any, ...]]:
+        if self._rows is None:
+            self._rows = self._r.rows()
+        return list(self._rows)
+
+    @property
+    def cells(self) -> List[Tuple[str, ...]]:
+        return self._r.cells()
+
+    @property
+    def values(self) -> List[Tuple[float, ...]]:
+        return self._r.values()
+
+    @property
+    def stats(self) -> Stats:
+        return Stats(**self._r.stats())
+
+    @property
+    def total_groups(self) -> int:
+        return self._r.total_groups
+
+    def to_dicts(self) -> List[dict]:
+        """The rows as dicts keyed by column name (typed values, as rows)."""
+        cols = self.columns
+        return [dict(zip(cols, row)) for row in self.rows]
+
+    def to_csv(self) -> str:
+        """CSV as DTail writes an outfile: header, then one line per row."""
+        return self._r.to_csv()
+
+    def to_json(self) -> str:
+        """A JSON array of objects keyed by column name."""
+        return self._r.to_json()
+
+    def to_ndjson(self) -> str:
+        """One JSON object per line."""
+        return self._r.to_ndjson()
+
+    def to_table(self, max_rows: Optional[int] = None) -> str:
+        """DTail's terminal table, with at most max_rows rows (None: all)."""
+        return self._r.to_table(-1 if max_rows is None else max_rows)
+
+    def write_outfile(self, query: Query) -> None:
+        """Writes the result to the query's `outfile` as DTail does."""
+        query._q.write_outfile(self._r)
+
+    def __len__(self) -> int:
+        return self._r.num_rows
+
+    def __iter__(self) -> Iterator[Tuple[Any, ...]]:
+        return iter(self.rows)
+
+    def __getitem__(self, i: int) -> Tuple[Any, ...]:
+        return self.rows[i]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Result):
+            return NotImplemented
+        return self._r == other._r
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __str__(self) -> str:
+        return self.to_table()
+
+    def __repr__(self) -> str:
+        return f"<mapr.Result columns={self.columns!r} rows={len(self)}>"
+
+
+def _as_query(query: Union[Query, str]) -> Query:
+    return query if isinstance(query, Query) else compile(query)
+
+
+class Aggregator:
+    """Aggregates lines for one query; one aggregator per input stream.
+
+    Example:
+        agg = mapr.Aggregator(q, hostname="web1")
+        for batch in batches:
+            agg.push(batch)             # iterable of str/bytes lines
+            print(agg.snapshot())       # cumulative result so far
+        result = agg.finish()
+
+    Options (keyword-only): hostname (the value of $hostname; default: this
+    machine's), max_line_bytes (longer lines are counted as too long;
+    default 1 MiB), max_groups (0 or None: unlimited; exceeding it raises
+    MaprError with code RESOURCE_EXHAUSTED).
+
+    Calls are serialized by a lock, so threads may share an aggregator, but
+    the usual pattern is one per thread combined with merge(). Pushing after
+    finish() raises MaprError (FAILED_PRECONDITION).
+    """
+
+    __slots__ = ("_a", "query")
+
+    def __init__(
+        self,
+        query: Union[Query, str],
+        *,
+        hostname: Optional[str] = None,
+        max_line_bytes: Optional[int] = None,
+        max_groups: Optional[int] = None,
+    ) -> None:
+        self.query = _as_query(query)
+        self._a = _mapr.Aggregator(
+            self.query._q, hostname, max_line_bytes, max_groups
+        )
+
+    def push(self, lines: Lines, *, source: int = 0) -> None:
+        """Aggregates lines.
+
+        `lines` is an iterable of str or bytes, one line each (a trailing
+        newline is ignored), for example a list or an open file. A bytes-like
+        object (bytes, bytearray, memoryview) is instead a raw chunk of a
+        byte stream, as push_bytes. `source` identifies the input stream
+        (formats like CSV keep one header per source).
+        """
+        if isinstance(lines, (bytes, bytearray, memoryview)):
+            self._a.push_bytes(lines, source)
+        elif isinstance(lines, str):
+            raise TypeError(
+                "push() takes an iterable of lines, not a str; "
+                "use push([line]) or push_bytes(text.encode())"
+            )
+        else:
+            self._a.push_lines(lines, source)
+
+    def push_bytes(self, data: Union[bytes, bytearray, memoryview], *,
+                   source: int = 0) -> None:
+        """Aggregates a chunk of a byte stream; chunks may cut lines
+        anywhere (an unfinished last line waits for the next chunk or for
+        end_source()/finish())."""
+        self._a.push_bytes(data, source)
+
+    def push_file(self, path: Union[str, os.PathLike], *, source: int = 0) -> None:
+        """Reads and aggregates a whole file (in C++, without the GIL)."""
+        self._a.push_file(os.fspath(path), source)
+
+    def end_source(self, source: int = 0) -> None:
+        """Ends a byte stream: aggregates its unfinished last line."""
+        self._a.end_source(source)
+
+    def merge(self, later: "Aggregator") -> None:
+        """Adds the state of `later` (same query; its lines come after this
+        one's). `later` is emptied and cannot be used afterwards."""
+        self._a.merge(later._a)
+
+    def snapshot(self) -> Result:
+        """The cumulative result so far; the state is kept."""
+        return Result(self._a.snapshot())
+
+    def take_delta(self) -> Result:
+        """The result since the previous delta; resets groups and counters
+        (DTail's tail mode)."""
+        return Result(self._a.take_delta())
+
+    def finish(self) -> Result:
+        """Ends the input and returns the final result (once)."""
+        return Result(self._a.finish())
+
+    @property
+    def stats(self) -> Stats:
+        """The line counters so far."""
+        return Stats(**self._a.stats())
+
+
+def run(
+    query: Union[Query, str],
+    lines: Union[Lines, str, os.PathLike],
+    *,
+    hostname: Optional[str] = None,
+    max_line_bytes: Optional[int] = None,
+    max_groups: Optional[int] = None,
+) -> Result:
+    """Runs a query over lines and returns the final Result.
+
+    `query` is a Query or a query text. `lines` is one of:
+      - a file path (str or os.PathLike): the file is read in C++;
+      - an iterable of str or bytes lines (a list, a generator, an open file);
+      - a bytes-like object: raw bytes, split into lines at '\\n'.
+    The keyword options are those of Aggregator.
+    """
+    agg = Aggregator(
+        query, hostname=hostname, max_line_bytes=max_line_bytes,
+        max_groups=max_groups,
+    )
+    if isinstance(lines, (str, os.PathLike)):
+        agg.push_file(lines)
+    else:
+        agg.push(lines)
+    return agg.finish()

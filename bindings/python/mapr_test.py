@@ -1,0 +1,350 @@
+"""Tests for the mapr Python package (bindings/python/mapr)."""
+
+import doctest
+import gc
+import json
+import os
+import pydoc
+import tempfile
+import threading
+import time
+import unittest
+
+import mapr
+
+SAMPLE_LOG = os.environ.get(
+    "MAPR_SAMPLE_LOG",
+    os.path.join(os.path.dirname(__file__), "..", "..", "examples", "data",
+                 "sample.log"),
+)
+
+CSV_LOG = [
+    "host,status,latency",
+    "a,200,10",
+    "b,500,20",
+    "a,200,30",
+    "c,404,x",
+    "a,500,50",
+]
+BY_HOST = ("select host,count($line),sum(latency),last(status) group by host "
+           "order by count($line) logformat csv")
+BY_HOST_CSV = ("host,count($line),sum(latency),last(status)\n"
+               "a,3,90.000000,500\n"
+               "b,1,20.000000,500\n"
+               "c,1,0.000000,404\n")
+
+
+class CompileTest(unittest.TestCase):
+
+    def test_query_properties(self):
+        q = mapr.compile(
+            "from STATS select count($line),avg($goroutines) as g "
+            "group by $hostname order by count($line) limit 3 interval 2 "
+            "outfile append r.csv")
+        self.assertEqual(q.columns, ["count($line)", "g"])
+        self.assertEqual(q.log_format, "default")
+        self.assertEqual(q.limit, 3)
+        self.assertEqual(q.interval_ms, 2000)
+        self.assertEqual(q.outfile, "r.csv")
+        self.assertTrue(q.outfile_append)
+        self.assertEqual(q.warnings, [])
+        self.assertTrue(q.text.startswith("from STATS"))
+        self.assertEqual(mapr.compile(str(q)).columns, q.columns)
+        self.assertIn("count", q.explain())
+        self.assertIn("from STATS", repr(q))
+
+    def test_defaults_and_warnings(self):
+        q = mapr.compile("select count($line),last($nosuch) group by *")
+        self.assertIsNone(q.limit)
+        self.assertIsNone(q.outfile)
+        self.assertFalse(q.outfile_append)
+        self.assertEqual(len(q.warnings), 1)
+        self.assertIn("$nosuch", q.warnings[0])
+
+    def test_query_error_has_position_and_caret(self):
+        with self.assertRaises(mapr.QueryError) as cm:
+            mapr.compile("select avgg(x) from STATS")
+        e = cm.exception
+        self.assertEqual(e.code, "INVALID_ARGUMENT")
+        self.assertEqual((e.line, e.column), (1, 8))
+        self.assertEqual((e.offset, e.length), (7, 4))
+        self.assertEqual(
+            str(e),
+            "1:8-11: unknown aggregation 'avgg'\n"
+            "select avgg(x) from STATS\n"
+            "       ^~~~\n"
+            "hint: did you mean 'avg'?")
+        # A QueryError is a MaprError and a ValueError.
+        self.assertIsInstance(e, mapr.MaprError)
+        self.assertIsInstance(e, ValueError)
+
+    def test_multi_line_error(self):
+        with self.assertRaises(mapr.QueryError) as cm:
+            mapr.compile("select count($line)\nlogformat nginx")
+        self.assertEqual((cm.exception.line, cm.exception.column), (2, 11))
+
+    def test_limits(self):
+        with self.assertRaises(mapr.QueryError) as cm:
+            mapr.compile("select count($line) group by *", max_query_bytes=10)
+        self.assertIn("max_query_bytes", str(cm.exception))
+        with self.assertRaises(mapr.QueryError):
+            mapr.compile("select count($line),sum(x) group by *", max_items=1)
+        mapr.compile("select count($line),sum(x) group by *", max_items=2)
+
+    def test_non_ascii_query(self):
+        r = mapr.run("select $line,count($line) group by $line",
+                     ["é", "日本", "é"])
+        self.assertEqual(r.rows, [("é", 2), ("日本", 1)])
+
+
+class RunTest(unittest.TestCase):
+
+    def test_list_of_str(self):
+        r = mapr.run(BY_HOST, CSV_LOG)
+        self.assertEqual(r.to_csv(), BY_HOST_CSV)
+        self.assertEqual(r.columns,
+                         ["host", "count($line)", "sum(latency)",
+                          "last(status)"])
+        self.assertEqual(r.column_kinds, ["last", "count", "sum", "last"])
+        self.assertEqual(r.rows, [("a", 3, 90.0, "500"), ("b", 1, 20.0, "500"),
+                                  ("c", 1, 0.0, "404")])
+        self.assertEqual(r.cells[0], ("a", "3", "90.000000", "500"))
+        self.assertEqual(r.values[2], (0.0, 1.0, 0.0, 404.0))
+        self.assertEqual(r.to_dicts()[0],
+                         {"host": "a", "count($line)": 3, "sum(latency)": 90.0,
+                          "last(status)": "500"})
+        self.assertEqual(len(r), 3)
+        self.assertEqual(r[1][0], "b")
+        self.assertEqual([row[0] for row in r], ["a", "b", "c"])
+        self.assertEqual(r.total_groups, 3)
+
+    def test_stats(self):
+        s = mapr.run(BY_HOST, CSV_LOG).stats
+        self.assertEqual(s.lines_read, 6)
+        self.assertEqual(s.lines_header, 1)
+        self.assertEqual(s.lines_aggregated, 5)
+        self.assertEqual(s.lines_matched, 6)
+        self.assertEqual(s.lines_parsed, 5)
+        self.assertEqual(sum(v for k, v in s.as_dict().items()
+                             if k != "lines_read"), s.lines_read)
+
+    def test_inputs(self):
+        expected = mapr.run(BY_HOST, CSV_LOG)
+        as_bytes = [line.encode() for line in CSV_LOG]
+        self.assertEqual(mapr.run(BY_HOST, as_bytes), expected)
+        self.assertEqual(mapr.run(BY_HOST, tuple(CSV_LOG)), expected)
+        self.assertEqual(mapr.run(BY_HOST, (l for l in CSV_LOG)), expected)
+        self.assertEqual(mapr.run(BY_HOST, iter(as_bytes)), expected)
+        raw = ("\n".join(CSV_LOG)).encode()  # No final newline.
+        self.assertEqual(mapr.run(BY_HOST, raw), expected)
+        self.assertEqual(mapr.run(BY_HOST, bytearray(raw)), expected)
+        self.assertEqual(mapr.run(BY_HOST, memoryview(raw)), expected)
+        # Lines with their newline, as from an open file.
+        self.assertEqual(mapr.run(BY_HOST, [l + "\n" for l in CSV_LOG]),
+                         expected)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "log.csv")
+            with open(path, "w") as f:
+                f.write("\n".join(CSV_LOG) + "\n")
+            self.assertEqual(mapr.run(BY_HOST, path), expected)
+            import pathlib
+            self.assertEqual(mapr.run(BY_HOST, pathlib.Path(path)), expected)
+            with open(path) as f:
+                self.assertEqual(mapr.run(BY_HOST, f), expected)
+            with open(path, "rb") as f:
+                self.assertEqual(mapr.run(BY_HOST, f), expected)
+        self.assertEqual(mapr.run(mapr.compile(BY_HOST), CSV_LOG), expected)
+
+    def test_sample_log(self):
+        r = mapr.run(
+            "from STATS select count($line),max(lifetimeConnections) group by *",
+            SAMPLE_LOG)
+        self.assertEqual(r.rows, [(597, 6.0)])
+        self.assertIn(" 597 |", r.to_table())
+        self.assertEqual(str(r), r.to_table())
+
+    def test_bad_inputs(self):
+        with self.assertRaises(TypeError):
+            mapr.run(BY_HOST, [1, 2])
+        with self.assertRaises(TypeError):
+            mapr.run(BY_HOST, ["ok", None])
+        with self.assertRaises(FileNotFoundError):
+            mapr.run(BY_HOST, "/nonexistent/file.log")
+        with self.assertRaises(UnicodeEncodeError):
+            mapr.run(BY_HOST, ["\ud800"])  # A lone surrogate.
+        with self.assertRaises(ZeroDivisionError):
+            mapr.run(BY_HOST, (1 // 0 for _ in range(1)))
+
+    def test_renderings(self):
+        r = mapr.run(BY_HOST, CSV_LOG)
+        self.assertEqual(json.loads(r.to_json())[0],
+                         {"host": "a", "count($line)": 3,
+                          "sum(latency)": 90.0, "last(status)": "500"})
+        self.assertEqual(len(r.to_ndjson().splitlines()), 3)
+        table = r.to_table()
+        self.assertTrue(table.startswith(" host | count($line) |"))
+        self.assertEqual(len(r.to_table(max_rows=1).splitlines()), 3)
+
+    def test_outfile(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "out.csv")
+            q = mapr.compile(BY_HOST + f" outfile {path}")
+            r = mapr.run(q, CSV_LOG)
+            r.write_outfile(q)
+            with open(path) as f:
+                self.assertEqual(f.read(), BY_HOST_CSV)
+            with self.assertRaises(mapr.MaprError) as cm:
+                r.write_outfile(mapr.compile(BY_HOST))
+            self.assertEqual(cm.exception.code, "FAILED_PRECONDITION")
+
+    def test_options(self):
+        r = mapr.run("select $hostname,count($line) group by $hostname",
+                     ["x"], hostname="web7")
+        self.assertEqual(r.rows, [("web7", 1)])
+        r = mapr.run(BY_HOST, CSV_LOG + ["a,200," + "9" * 50],
+                     max_line_bytes=40)
+        self.assertEqual(r.stats.lines_too_long, 1)
+        with self.assertRaises(mapr.MaprError) as cm:
+            mapr.run(BY_HOST, CSV_LOG, max_groups=2)
+        self.assertEqual(cm.exception.code, "RESOURCE_EXHAUSTED")
+        self.assertNotIsInstance(cm.exception, mapr.QueryError)
+
+
+class AggregatorTest(unittest.TestCase):
+
+    def test_push_snapshot_finish(self):
+        agg = mapr.Aggregator(BY_HOST)
+        agg.push(CSV_LOG[:3])
+        snap = agg.snapshot()
+        self.assertEqual(snap.rows, [("a", 1, 10.0, "200"),
+                                     ("b", 1, 20.0, "500")])
+        self.assertEqual(agg.stats.lines_read, 3)
+        agg.push(CSV_LOG[3:])
+        r = agg.finish()
+        self.assertEqual(r.to_csv(), BY_HOST_CSV)
+        with self.assertRaises(mapr.MaprError) as cm:
+            agg.push(["a,1,1"])
+        self.assertEqual(cm.exception.code, "FAILED_PRECONDITION")
+        with self.assertRaises(mapr.MaprError):
+            agg.finish()
+        with self.assertRaises(mapr.MaprError):
+            agg.snapshot()
+
+    def test_push_bytes_in_pieces(self):
+        raw = ("\n".join(CSV_LOG) + "\n").encode()
+        agg = mapr.Aggregator(BY_HOST)
+        for i in range(0, len(raw), 5):
+            agg.push_bytes(raw[i:i + 5])
+        self.assertEqual(agg.finish().to_csv(), BY_HOST_CSV)
+        with self.assertRaises(TypeError):
+            mapr.Aggregator(BY_HOST).push_bytes("text")
+
+    def test_str_is_not_a_list_of_lines(self):
+        with self.assertRaises(TypeError):
+            mapr.Aggregator(BY_HOST).push("a,200,1")
+
+    def test_sources(self):
+        agg = mapr.Aggregator(BY_HOST)
+        agg.push(CSV_LOG, source=1)
+        agg.push(["latency,host", "5,a"], source=2)
+        agg.push_bytes(b"host,latency\nd,1", source=3)
+        agg.end_source(3)
+        r = agg.finish()
+        self.assertEqual(r.stats.lines_header, 3)
+        self.assertEqual([row[:3] for row in r.rows],
+                         [("a", 4, 95.0), ("b", 1, 20.0), ("c", 1, 0.0),
+                          ("d", 1, 1.0)])
+
+    def test_delta(self):
+        agg = mapr.Aggregator(BY_HOST)
+        agg.push(CSV_LOG)
+        self.assertEqual(len(agg.take_delta()), 3)
+        self.assertEqual(agg.stats.lines_read, 0)
+        agg.push(["a,200,1"])
+        self.assertEqual(agg.take_delta().rows, [("a", 1, 1.0, "200")])
+
+    def test_merge(self):
+        q = mapr.compile(BY_HOST)
+        first, later = mapr.Aggregator(q), mapr.Aggregator(q)
+        first.push(CSV_LOG[:3])
+        later.push([CSV_LOG[0]] + CSV_LOG[3:])
+        first.merge(later)
+        self.assertEqual(first.finish().to_csv(), BY_HOST_CSV)
+        with self.assertRaises(mapr.MaprError):
+            later.push(["a,1,1"])
+        with self.assertRaises(ValueError):
+            first.merge(first)
+        other = mapr.Aggregator("select count($line) group by *")
+        with self.assertRaises(mapr.MaprError) as cm:
+            mapr.Aggregator(q).merge(other)
+        self.assertEqual(cm.exception.code, "INVALID_ARGUMENT")
+
+    def test_threads_share_an_aggregator(self):
+        agg = mapr.Aggregator("select count($line) group by *")
+        lines = ["x"] * 10000
+
+        def work():
+            for _ in range(10):
+                agg.push(lines)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(agg.finish().rows, [(400000,)])
+
+    def test_gil_is_released(self):
+        # While one thread aggregates a big chunk, another keeps running.
+        agg = mapr.Aggregator(
+            "select $line,count($line),avg($line) group by $line")
+        lines = [str(i % 1000) for i in range(300000)]
+        ticks = []
+        done = threading.Event()
+
+        def ticker():
+            while not done.is_set():
+                ticks.append(1)
+                time.sleep(0.0005)
+
+        t = threading.Thread(target=ticker)
+        t.start()
+        try:
+            for _ in range(5):
+                agg.push(lines)
+        finally:
+            done.set()
+            t.join()
+        self.assertGreater(len(ticks), 1)
+        self.assertEqual(len(agg.finish()), 1000)
+
+    def test_list_mutation_is_safe(self):
+        # The binding holds references to the lines of a chunk.
+        lines = [f"line{i}" for i in range(50000)]
+        agg = mapr.Aggregator("select count($line) group by *")
+        agg.push(lines)
+        del lines
+        gc.collect()
+        self.assertEqual(agg.finish().rows, [(50000,)])
+
+
+class DocsTest(unittest.TestCase):
+
+    def test_help_is_useful(self):
+        text = pydoc.render_doc(mapr, renderer=pydoc.plaintext)
+        for name in ("compile", "run", "Aggregator", "QueryError", "Result",
+                     "snapshot", "to_csv", "to_dicts", "GIL"):
+            self.assertIn(name, text)
+        self.assertTrue(mapr.__version__)
+        for obj in (mapr.compile, mapr.run, mapr.Aggregator.push,
+                    mapr.Aggregator.finish, mapr.Result, mapr.QueryError):
+            self.assertTrue(obj.__doc__, obj)
+
+    def test_docstring_examples_run(self):
+        failures, tried = doctest.testmod(mapr)
+        self.assertGreater(tried, 0)
+        self.assertEqual(failures, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,446 @@
+/* mapr/c_api.h: the C interface to mapr.
+ *
+ * A C11 interface over the C++ API for hosts written in C and for foreign
+ * function interfaces (Rust, Go, Zig, ctypes). It compiles a query, feeds it
+ * log lines, and reads or renders the result, with the same semantics as
+ * mapr/query.h, mapr/aggregator.h and mapr/result.h. It is implemented in
+ * bindings/c/c_api.cc and is part of libmapr (static and shared).
+ *
+ * Example:
+ *   mapr_error_t* err = NULL;
+ *   const char* text = "from STATS select count($line) group by $hostname";
+ *   mapr_result_t* r = mapr_run(text, strlen(text), input, input_len, &err);
+ *   if (r == NULL) { fprintf(stderr, "%s\n", mapr_error_message(err));
+ *                    mapr_error_free(err); return 2; }
+ *   char* csv = mapr_result_to_csv(r, NULL, NULL);
+ *   fputs(csv, stdout); mapr_free(csv); mapr_result_free(r);
+ *
+ * Conventions (as in leveldb's c.h and duckdb.h):
+ *  - Every name starts with mapr_ or MAPR_. mapr_query_t, mapr_aggregator_t,
+ *    mapr_result_t, mapr_error_t and the two option types are opaque handles.
+ *  - Errors. A function that can fail takes `mapr_error_t** errptr` as its
+ *    last argument and signals failure through its return value: NULL for a
+ *    function returning a handle or a string, a code other than MAPR_OK for
+ *    one returning mapr_code_t. On failure, if errptr is not NULL, *errptr is
+ *    set to a new error object (free with mapr_error_free); an error already
+ *    in *errptr is freed first. On success *errptr is left unchanged, so a
+ *    caller may initialize it to NULL once and test it after several calls.
+ *    errptr may be NULL when the return value is all the caller needs.
+ *  - Exceptions. No C++ exception ever crosses this interface: every
+ *    function is noexcept. An exception escaping the engine (a bug in mapr,
+ *    or a host's C++ LogFormat that throws, which mapr/log_format.h forbids)
+ *    is caught at the boundary and reported as MAPR_INTERNAL, or as
+ *    MAPR_RESOURCE_EXHAUSTED for std::bad_alloc. An aggregator that saw such
+ *    an exception may hold a half-aggregated batch, so it is poisoned: every
+ *    later call on it fails with MAPR_INTERNAL; it can only be freed.
+ *  - Input strings are a pointer and a byte length; they need not be
+ *    NUL-terminated and need to live only for the duration of the call.
+ *    (NULL, 0) is the empty string.
+ *  - Output strings. A `const char*` returned by an accessor is
+ *    NUL-terminated and owned by the handle it came from: it stays valid
+ *    until that handle is freed. A `char*` is owned by the caller: free with
+ *    mapr_free. Where a `size_t* len` out-parameter is offered it receives
+ *    the length in bytes (cells may contain NUL bytes); it may be NULL.
+ *  - Every *_free function accepts NULL.
+ *  - Accessors never crash on a bad index or a NULL handle: they return
+ *    NULL, 0 or NaN as documented.
+ *  - Thread safety is that of the C++ types: a mapr_query_t is immutable and
+ *    may be shared by any number of threads; a mapr_aggregator_t is
+ *    thread-compatible (one thread at a time); a mapr_result_t and a
+ *    mapr_error_t may be read concurrently.
+ *  - ABI: the handles hide every C++ type. Enum values, struct layouts and
+ *    function signatures change only with the library's SOVERSION.
+ */
+#ifndef MAPR_MAPR_C_API_H_
+#define MAPR_MAPR_C_API_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mapr/export.h"
+
+#ifdef __cplusplus
+#define MAPR_C_NOEXCEPT noexcept
+extern "C" {
+#else
+#define MAPR_C_NOEXCEPT
+#endif
+
+/* ------------------------------------------------------------------ Types */
+
+typedef struct mapr_query_t mapr_query_t;
+typedef struct mapr_aggregator_t mapr_aggregator_t;
+typedef struct mapr_result_t mapr_result_t;
+typedef struct mapr_error_t mapr_error_t;
+typedef struct mapr_compile_options_t mapr_compile_options_t;
+typedef struct mapr_aggregator_options_t mapr_aggregator_options_t;
+
+/* Error codes. The values are Abseil's canonical status codes, so a code
+ * from mapr's C++ API (absl::StatusCode) converts by a cast. mapr returns
+ * INVALID_ARGUMENT for problems in a query text, FAILED_PRECONDITION for
+ * calls in the wrong phase, RESOURCE_EXHAUSTED for limits such as
+ * max_groups (and out of memory), NOT_FOUND / PERMISSION_DENIED and similar
+ * for file I/O, and INTERNAL for exceptions and bugs. */
+typedef enum mapr_code_t {
+  MAPR_OK = 0,
+  MAPR_CANCELLED = 1,
+  MAPR_UNKNOWN = 2,
+  MAPR_INVALID_ARGUMENT = 3,
+  MAPR_DEADLINE_EXCEEDED = 4,
+  MAPR_NOT_FOUND = 5,
+  MAPR_ALREADY_EXISTS = 6,
+  MAPR_PERMISSION_DENIED = 7,
+  MAPR_RESOURCE_EXHAUSTED = 8,
+  MAPR_FAILED_PRECONDITION = 9,
+  MAPR_ABORTED = 10,
+  MAPR_OUT_OF_RANGE = 11,
+  MAPR_UNIMPLEMENTED = 12,
+  MAPR_INTERNAL = 13,
+  MAPR_UNAVAILABLE = 14,
+  MAPR_DATA_LOSS = 15,
+  MAPR_UNAUTHENTICATED = 16
+} mapr_code_t;
+
+/* How a result column's cells were produced (mapr::ColumnKind). */
+typedef enum mapr_column_kind_t {
+  MAPR_COLUMN_COUNT = 0,
+  MAPR_COLUMN_SUM = 1,
+  MAPR_COLUMN_MIN = 2,
+  MAPR_COLUMN_MAX = 3,
+  MAPR_COLUMN_AVG = 4,
+  MAPR_COLUMN_LAST = 5,
+  MAPR_COLUMN_LEN = 6,
+  MAPR_COLUMN_PERCENTAGE = 7,
+  MAPR_COLUMN_PERCENTILE = 8
+} mapr_column_kind_t;
+
+/* What happened to the input lines (mapr::LineCounters). Every line read is
+ * counted exactly once in one of the other buckets:
+ *   lines_read = lines_too_long + lines_table_mismatch + lines_ignored
+ *              + lines_malformed + lines_header + lines_filtered
+ *              + lines_without_value + lines_aggregated */
+typedef struct mapr_counters_t {
+  uint64_t lines_read;           /* handed to the aggregator */
+  uint64_t lines_too_long;       /* longer than max_line_bytes */
+  uint64_t lines_table_mismatch; /* no |MAPREDUCE:TABLE| marker of `from` */
+  uint64_t lines_ignored;        /* the log format does not apply */
+  uint64_t lines_malformed;      /* the log format could not parse them */
+  uint64_t lines_header;         /* CSV header lines */
+  uint64_t lines_filtered;       /* `where` was false */
+  uint64_t lines_without_value;  /* no select item took a value */
+  uint64_t lines_aggregated;     /* contributed to an aggregate */
+} mapr_counters_t;
+
+/* ---------------------------------------------------------------- Version */
+
+/* The library's version, "MAJOR.MINOR.PATCH" (compare with the header's
+ * MAPR_VERSION_STRING to detect a mismatched shared library). Static
+ * storage: do not free. */
+MAPR_EXPORT const char* mapr_version(void) MAPR_C_NOEXCEPT;
+
+/* ----------------------------------------------------------------- Errors */
+
+/* The error's code; MAPR_OK for a NULL error. */
+MAPR_EXPORT mapr_code_t mapr_error_code(const mapr_error_t* error)
+    MAPR_C_NOEXCEPT;
+
+/* The full message, owned by `error`. For a query error it is the same
+ * multi-line text the C++ API gives: a first line such as
+ *   1:32-35: unknown aggregate function 'avgg'
+ * then the query line, a caret underline and possibly a hint. "" for NULL. */
+MAPR_EXPORT const char* mapr_error_message(const mapr_error_t* error)
+    MAPR_C_NOEXCEPT;
+
+/* The 1-based line and column of the offending part of the query text, or 0
+ * when the error has no position (it is not a query error, or NULL). */
+MAPR_EXPORT size_t mapr_error_line(const mapr_error_t* error) MAPR_C_NOEXCEPT;
+MAPR_EXPORT size_t mapr_error_column(const mapr_error_t* error)
+    MAPR_C_NOEXCEPT;
+
+/* Returns 1 and stores the byte offset and length of the offending part of
+ * the query text (either pointer may be NULL) if the error has a position,
+ * else returns 0 and leaves them unchanged (mapr::GetSourceSpan). */
+MAPR_EXPORT int mapr_error_span(const mapr_error_t* error, size_t* offset,
+                                size_t* length) MAPR_C_NOEXCEPT;
+
+/* The name of a code, such as "INVALID_ARGUMENT"; "UNKNOWN_CODE" for a value
+ * outside the enum. Static storage: do not free. */
+MAPR_EXPORT const char* mapr_code_name(mapr_code_t code) MAPR_C_NOEXCEPT;
+
+/* Frees an error object. */
+MAPR_EXPORT void mapr_error_free(mapr_error_t* error) MAPR_C_NOEXCEPT;
+
+/* Frees a string returned as `char*` by this interface. */
+MAPR_EXPORT void mapr_free(void* ptr) MAPR_C_NOEXCEPT;
+
+/* -------------------------------------------------------- Compile options */
+
+/* Options for mapr_query_compile (mapr::CompileOptions), set to their
+ * defaults. Returns NULL only when out of memory. Free with
+ * mapr_compile_options_free. */
+MAPR_EXPORT mapr_compile_options_t* mapr_compile_options_create(void)
+    MAPR_C_NOEXCEPT;
+/* Longest accepted query text in bytes. Default: 64 KiB. */
+MAPR_EXPORT void mapr_compile_options_set_max_query_bytes(
+    mapr_compile_options_t* options, size_t max_query_bytes) MAPR_C_NOEXCEPT;
+/* Deepest nesting of parentheses, `not` and calls. Default: 64. */
+MAPR_EXPORT void mapr_compile_options_set_max_depth(
+    mapr_compile_options_t* options, size_t max_depth) MAPR_C_NOEXCEPT;
+/* Most select items, comparisons, assignments and group fields. Default:
+ * 1024. */
+MAPR_EXPORT void mapr_compile_options_set_max_items(
+    mapr_compile_options_t* options, size_t max_items) MAPR_C_NOEXCEPT;
+MAPR_EXPORT void mapr_compile_options_free(mapr_compile_options_t* options)
+    MAPR_C_NOEXCEPT;
+
+/* ----------------------------------------------------------------- Query */
+
+/* Compiles the query text[0, text_len). `options` may be NULL for the
+ * defaults and may be freed right after the call. Returns a new query (free
+ * with mapr_query_free), or NULL with MAPR_INVALID_ARGUMENT for a problem in
+ * the text; the error then has a line, a column and a span. */
+MAPR_EXPORT mapr_query_t* mapr_query_compile(
+    const char* text, size_t text_len, const mapr_compile_options_t* options,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* Frees a query. Aggregators created from it stay valid (they share the
+ * compiled plan). */
+MAPR_EXPORT void mapr_query_free(mapr_query_t* query) MAPR_C_NOEXCEPT;
+
+/* The query text as given, owned by `query`. */
+MAPR_EXPORT const char* mapr_query_text(const mapr_query_t* query,
+                                        size_t* len) MAPR_C_NOEXCEPT;
+
+/* Number of output columns, and the name of column `col` (owned by `query`;
+ * NULL when out of range). */
+MAPR_EXPORT size_t mapr_query_column_count(const mapr_query_t* query)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT const char* mapr_query_column_name(const mapr_query_t* query,
+                                               size_t col) MAPR_C_NOEXCEPT;
+
+/* Compile-time warnings (unknown $variables), without a "warning: " prefix;
+ * owned by `query`, NULL when out of range. */
+MAPR_EXPORT size_t mapr_query_warning_count(const mapr_query_t* query)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT const char* mapr_query_warning(const mapr_query_t* query,
+                                           size_t i) MAPR_C_NOEXCEPT;
+
+/* The canonical name of the log format, owned by `query`. */
+MAPR_EXPORT const char* mapr_query_log_format(const mapr_query_t* query)
+    MAPR_C_NOEXCEPT;
+
+/* The `interval` in milliseconds (default 5000; 0 as written) and the
+ * `limit` (-1 when none). Both -1 for NULL. */
+MAPR_EXPORT int64_t mapr_query_interval_ms(const mapr_query_t* query)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT int64_t mapr_query_limit(const mapr_query_t* query)
+    MAPR_C_NOEXCEPT;
+
+/* The `outfile` path owned by `query`, or NULL when the query has none; and
+ * 1 if it is in append mode, else 0. */
+MAPR_EXPORT const char* mapr_query_outfile(const mapr_query_t* query)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT int mapr_query_outfile_append(const mapr_query_t* query)
+    MAPR_C_NOEXCEPT;
+
+/* A canonical text that compiles to the same plan, and a multi-line plan
+ * description. New strings: free with mapr_free. NULL on failure. */
+MAPR_EXPORT char* mapr_query_to_string(const mapr_query_t* query,
+                                       mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+MAPR_EXPORT char* mapr_query_explain(const mapr_query_t* query,
+                                     mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* ----------------------------------------------------- Aggregator options */
+
+/* Options for mapr_aggregator_create (mapr::AggregatorOptions), set to their
+ * defaults. Returns NULL only when out of memory. Free with
+ * mapr_aggregator_options_free. */
+MAPR_EXPORT mapr_aggregator_options_t* mapr_aggregator_options_create(void)
+    MAPR_C_NOEXCEPT;
+/* The value of $hostname and $server. Default: empty, meaning the machine's
+ * host name. The bytes are copied. Returns MAPR_OK, or
+ * MAPR_RESOURCE_EXHAUSTED when out of memory (options unchanged). */
+MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_hostname(
+    mapr_aggregator_options_t* options, const char* hostname,
+    size_t hostname_len) MAPR_C_NOEXCEPT;
+/* Longer lines are counted as too long, never split. Default: 1 MiB. */
+MAPR_EXPORT void mapr_aggregator_options_set_max_line_bytes(
+    mapr_aggregator_options_t* options, size_t max_line_bytes)
+    MAPR_C_NOEXCEPT;
+/* Most groups; the push that would exceed it fails with
+ * MAPR_RESOURCE_EXHAUSTED. 0 means unlimited. Default: 0. */
+MAPR_EXPORT void mapr_aggregator_options_set_max_groups(
+    mapr_aggregator_options_t* options, uint64_t max_groups) MAPR_C_NOEXCEPT;
+MAPR_EXPORT void mapr_aggregator_options_free(
+    mapr_aggregator_options_t* options) MAPR_C_NOEXCEPT;
+
+/* ------------------------------------------------------------ Aggregator */
+
+/* Creates an aggregator for `query` (which may be freed afterwards).
+ * `options` may be NULL for the defaults and may be freed right after the
+ * call. Returns a new aggregator (free with mapr_aggregator_free), or NULL,
+ * for example with MAPR_INVALID_ARGUMENT if the query's log format cannot
+ * serve its fields. */
+MAPR_EXPORT mapr_aggregator_t* mapr_aggregator_create(
+    const mapr_query_t* query, const mapr_aggregator_options_t* options,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* Frees an aggregator, with any state not yet taken. */
+MAPR_EXPORT void mapr_aggregator_free(mapr_aggregator_t* aggregator)
+    MAPR_C_NOEXCEPT;
+
+/* Aggregates a chunk of raw bytes: the complete lines in it are aggregated
+ * now ('\n' ends a line; a '\r' before it is trimmed); an unfinished last
+ * line is kept until the next chunk completes it or the input ends. Chunks
+ * may be cut anywhere. The bytes need to live only for the call. Fails with
+ * MAPR_FAILED_PRECONDITION after mapr_aggregator_finish and
+ * MAPR_RESOURCE_EXHAUSTED when max_groups would be exceeded (sticky). */
+MAPR_EXPORT mapr_code_t mapr_aggregator_push_bytes(
+    mapr_aggregator_t* aggregator, const char* data, size_t len,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* Aggregates `count` lines, line i being lines[i][0, lengths[i]) without its
+ * '\n'. If `lengths` is NULL, every line is a NUL-terminated string. The
+ * lines need to live only for the call. Errors as for push_bytes. */
+MAPR_EXPORT mapr_code_t mapr_aggregator_push_lines(
+    mapr_aggregator_t* aggregator, const char* const* lines,
+    const size_t* lengths, size_t count, mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+
+/* The same for input source `source` (a file, a socket). Formats with
+ * per-source state (CSV's header) keep one state per source, and each
+ * source has its own unfinished last line. The functions above use source
+ * 0. */
+MAPR_EXPORT mapr_code_t mapr_aggregator_push_source_bytes(
+    mapr_aggregator_t* aggregator, uint64_t source, const char* data,
+    size_t len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_code_t mapr_aggregator_push_source_lines(
+    mapr_aggregator_t* aggregator, uint64_t source, const char* const* lines,
+    const size_t* lengths, size_t count, mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+
+/* Ends `source`'s byte stream: aggregates its unfinished last line, if any.
+ * (mapr_aggregator_finish does this for every source.) */
+MAPR_EXPORT mapr_code_t mapr_aggregator_end_source(
+    mapr_aggregator_t* aggregator, uint64_t source, mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+
+/* Adds the state of `later`, an aggregator of the same query whose lines
+ * come after this one's (its last() values win). On success `later` is
+ * emptied: it must still be freed with mapr_aggregator_free, and any other
+ * call on it fails with MAPR_FAILED_PRECONDITION. On failure both are
+ * unchanged: MAPR_INVALID_ARGUMENT for a different query,
+ * MAPR_FAILED_PRECONDITION if either is finished. */
+MAPR_EXPORT mapr_code_t mapr_aggregator_merge(mapr_aggregator_t* aggregator,
+                                              mapr_aggregator_t* later,
+                                              mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+
+/* The cumulative result so far; the state is kept (DTail's dmap). Returns a
+ * new result (free with mapr_result_free), or NULL with
+ * MAPR_FAILED_PRECONDITION once the final result was taken. */
+MAPR_EXPORT mapr_result_t* mapr_aggregator_snapshot(
+    const mapr_aggregator_t* aggregator, mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+
+/* The result since the previous delta, and resets the groups and counters
+ * (DTail's tail mode, one call per `interval`). Returns a new result (free
+ * with mapr_result_free), or NULL as for snapshot. */
+MAPR_EXPORT mapr_result_t* mapr_aggregator_take_delta(
+    mapr_aggregator_t* aggregator, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* Declares the end of input (aggregating every source's unfinished last
+ * line) and returns the final result: a new result, free with
+ * mapr_result_free. A second call, or a push afterwards, fails with
+ * MAPR_FAILED_PRECONDITION. The aggregator must still be freed. */
+MAPR_EXPORT mapr_result_t* mapr_aggregator_finish(
+    mapr_aggregator_t* aggregator, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* Stores the counters so far in *counters (zeros for NULL). */
+MAPR_EXPORT void mapr_aggregator_counters(const mapr_aggregator_t* aggregator,
+                                          mapr_counters_t* counters)
+    MAPR_C_NOEXCEPT;
+
+/* --------------------------------------------------------------- One call */
+
+/* Compiles `query`, aggregates input[0, input_len) as one byte stream (the
+ * last line needs no final '\n') and returns the final result: a new
+ * result, free with mapr_result_free; NULL on failure (a query error has a
+ * line and column). The helper for small tools and tests. */
+MAPR_EXPORT mapr_result_t* mapr_run(const char* query, size_t query_len,
+                                    const char* input, size_t input_len,
+                                    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* ----------------------------------------------------------------- Result */
+
+/* Frees a result. */
+MAPR_EXPORT void mapr_result_free(mapr_result_t* result) MAPR_C_NOEXCEPT;
+
+/* Number of columns; a column's header (the select item as DTail spells it,
+ * or its alias; owned by `result`, NULL when out of range) and kind
+ * (MAPR_COLUMN_LAST when out of range). */
+MAPR_EXPORT size_t mapr_result_column_count(const mapr_result_t* result)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT const char* mapr_result_column_name(const mapr_result_t* result,
+                                                size_t col) MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_column_kind_t mapr_result_column_kind(
+    const mapr_result_t* result, size_t col) MAPR_C_NOEXCEPT;
+
+/* Number of rows (after `limit`), and the number of groups before `limit`
+ * was applied. */
+MAPR_EXPORT size_t mapr_result_row_count(const mapr_result_t* result)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT uint64_t mapr_result_total_groups(const mapr_result_t* result)
+    MAPR_C_NOEXCEPT;
+
+/* The cell's text, rendered exactly as DTail renders it (count as an
+ * integer, other numbers with six decimals, last() raw); owned by `result`.
+ * *len (if not NULL) receives its length. NULL when out of range. */
+MAPR_EXPORT const char* mapr_result_cell(const mapr_result_t* result,
+                                         size_t row, size_t col, size_t* len)
+    MAPR_C_NOEXCEPT;
+
+/* The number behind the cell, which orders the rows: the value for numeric
+ * kinds, for last() the text parsed as a number (0 if not numeric). NaN when
+ * out of range. */
+MAPR_EXPORT double mapr_result_value(const mapr_result_t* result, size_t row,
+                                     size_t col) MAPR_C_NOEXCEPT;
+
+/* Stores the line counters at the time the result was produced in
+ * *counters (zeros for NULL). */
+MAPR_EXPORT void mapr_result_counters(const mapr_result_t* result,
+                                      mapr_counters_t* counters)
+    MAPR_C_NOEXCEPT;
+
+/* Renderings of the result (see mapr/result.h): CSV (DTail's outfile
+ * bytes), a JSON array of objects, NDJSON, and DTail's terminal table with
+ * at most `max_rows` rows (negative: all). Each returns a new
+ * NUL-terminated string (free with mapr_free) and stores its length in
+ * *len if `len` is not NULL; NULL on failure (out of memory). */
+MAPR_EXPORT char* mapr_result_to_csv(const mapr_result_t* result, size_t* len,
+                                     mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+MAPR_EXPORT char* mapr_result_to_json(const mapr_result_t* result,
+                                      size_t* len, mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT char* mapr_result_to_ndjson(const mapr_result_t* result,
+                                        size_t* len, mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT char* mapr_result_to_table(const mapr_result_t* result,
+                                       int64_t max_rows, size_t* len,
+                                       mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* Writes `result` as CSV to `query`'s `outfile`, as DTail does (temporary
+ * file and rename, or append; a `.query` sidecar). Fails with
+ * MAPR_FAILED_PRECONDITION if the query has no outfile, and with
+ * MAPR_NOT_FOUND, MAPR_PERMISSION_DENIED and similar codes for I/O errors;
+ * the message names the path. */
+MAPR_EXPORT mapr_code_t mapr_result_write_outfile(const mapr_result_t* result,
+                                                  const mapr_query_t* query,
+                                                  mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MAPR_MAPR_C_API_H_ */

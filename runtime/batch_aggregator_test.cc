@@ -1,0 +1,694 @@
+#include "runtime/batch_aggregator.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mapr/options.h"
+#include "mapr/query.h"
+#include "mapr/result.h"
+#include "tests/testing/status_matchers.h"
+
+namespace mapr::runtime {
+namespace {
+
+using ::mapr::testing::StatusIs;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// The nine positional fields and the table of a DTail STATS line; the
+// key=value pairs follow.
+constexpr std::string_view kPrefix =
+    "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS";
+
+std::string Stats(std::string_view kv) {
+  std::string line(kPrefix);
+  line.push_back('|');
+  line.append(kv);
+  return line;
+}
+
+AggregatorOptions TestOptions() {
+  AggregatorOptions options;
+  options.hostname = "integrationtest";
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<BatchAggregator>> Make(
+    std::string_view query, const AggregatorOptions& options = TestOptions()) {
+  absl::StatusOr<Query> q = Query::Compile(query);
+  if (!q.ok()) return q.status();
+  // The plan lives as long as the copy of the query that owns it.
+  auto holder = std::make_shared<const Query>(*std::move(q));
+  std::shared_ptr<const plan::Plan> plan(holder, &holder->plan());
+  return BatchAggregator::Create(std::move(plan), options);
+}
+
+absl::Status Push(BatchAggregator& agg, const std::vector<std::string>& lines,
+                  uint64_t source = 0) {
+  std::vector<std::string_view> views(lines.begin(), lines.end());
+  return agg.Push(views, source);
+}
+
+// Runs `query` over `lines` (one source, one Push) and returns the CSV.
+std::string RunCsv(std::string_view query,
+                   const std::vector<std::string>& lines,
+                   const AggregatorOptions& options = TestOptions()) {
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> agg = Make(query, options);
+  if (!agg.ok()) return std::string(agg.status().ToString());
+  absl::Status s = Push(**agg, lines);
+  if (!s.ok()) return std::string(s.ToString());
+  return (*agg)->Result().ToCsv();
+}
+
+uint64_t SumOfBuckets(const LineCounters& c) {
+  return c.lines_too_long + c.lines_table_mismatch + c.lines_ignored +
+         c.lines_malformed + c.lines_header + c.lines_filtered +
+         c.lines_without_value + c.lines_aggregated;
+}
+
+// ------------------------------------------------------------ aggregates
+
+TEST(BatchAggregatorTest, CountCountsEveryPresentValueIncludingEmpty) {
+  EXPECT_EQ(RunCsv("from STATS select count(v),count($line) group by $empty",
+                   {Stats("v=1"), Stats("v="), Stats("w=1"), Stats("v=abc")}),
+            "count(v),count($line)\n3,4\n");
+}
+
+TEST(BatchAggregatorTest, SumAddsOnlyNumericValues) {
+  EXPECT_EQ(RunCsv("from STATS select sum(v) group by $empty",
+                   {Stats("v=1.5"), Stats("v=abc"), Stats("w=1"), Stats("v=-4"),
+                    Stats("v=10")}),
+            "sum(v)\n7.500000\n");
+}
+
+TEST(BatchAggregatorTest, MinAndMaxStartFromTheFirstValue) {
+  EXPECT_EQ(RunCsv("from STATS select min(v),max(v),min(w),max(w) "
+                   "group by $empty",
+                   {Stats("v=5|w=-3"), Stats("v=3|w=-1"), Stats("v=9|w=-7"),
+                    Stats("v=x|w=y")}),
+            "min(v),max(v),min(w),max(w)\n"
+            "3.000000,9.000000,-7.000000,-1.000000\n");
+}
+
+TEST(BatchAggregatorTest, AvgDividesByTheNumericValuesOfItsField) {
+  // DTail's §8.2 example: DTail divides by 4 lines and gives 7.500000.
+  EXPECT_EQ(RunCsv("from STATS select avg(x),count(y) group by $empty",
+                   {Stats("x=10|y=1"), Stats("y=2"), Stats("x=abc|y=3"),
+                    Stats("x=20|y=4")}),
+            "avg(x),count(y)\n15.000000,4\n");
+}
+
+TEST(BatchAggregatorTest, LastKeepsTheLastValueInInputOrderAcrossChunks) {
+  // More lines than one engine chunk (kMaxBatchRows) in a single Push.
+  std::vector<std::string> lines;
+  const int n = static_cast<int>(2 * kMaxBatchRows + 17);
+  for (int i = 0; i < n; ++i) {
+    lines.push_back(
+        Stats("g=" + std::to_string(i % 3) + "|v=" + std::to_string(i)));
+  }
+  std::string expected = "$g,last(v)\n";
+  for (int g = 0; g < 3; ++g) {
+    int last = n - 1;
+    while (last % 3 != g) --last;
+    expected += std::to_string(g) + "," + std::to_string(last) + "\n";
+  }
+  EXPECT_EQ(RunCsv("from STATS select $g,last(v) set $g = g group by g", lines),
+            expected);
+}
+
+TEST(BatchAggregatorTest, LastIgnoresLinesWithoutTheField) {
+  EXPECT_EQ(RunCsv("from STATS select last(v),count($line) group by $empty",
+                   {Stats("v=first"), Stats("v=second"), Stats("w=1")}),
+            "last(v),count($line)\nsecond,3\n");
+}
+
+TEST(BatchAggregatorTest, LastKeepsTheLastValueAcrossPushes) {
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       Make("from STATS select last(v) group by $empty"));
+  ASSERT_OK(Push(*agg, {Stats("v=a"), Stats("v=b")}));
+  ASSERT_OK(Push(*agg, {Stats("w=1")}));
+  EXPECT_EQ(agg->Result().ToCsv(), "last(v)\nb\n");
+  ASSERT_OK(Push(*agg, {Stats("v=c")}));
+  EXPECT_EQ(agg->Result().ToCsv(), "last(v)\nc\n");
+}
+
+TEST(BatchAggregatorTest, LenIsTheByteLengthOfTheLastValueNotASum) {
+  EXPECT_EQ(RunCsv("from STATS select len(v),len(w) group by $empty",
+                   {Stats("v=abcdef|w=x"), Stats("v=abc"), Stats("w=")}),
+            "len(v),len(w)\n3.000000,0.000000\n");
+}
+
+TEST(BatchAggregatorTest, PercentageIsTheShareOfTheTotalOverGroups) {
+  EXPECT_EQ(RunCsv("from STATS select h,percentage(v) group by h",
+                   {Stats("h=a|v=10"), Stats("h=b|v=30"), Stats("h=c|v=20")}),
+            "h,percentage(v)\n"
+            "a,16.666667\nb,50.000000\nc,33.333333\n");
+}
+
+TEST(BatchAggregatorTest, PercentileIsTheRankOfTheGroupSumTiesShareHigher) {
+  EXPECT_EQ(RunCsv("from STATS select h,percentile(v) group by h",
+                   {Stats("h=a|v=10"), Stats("h=b|v=10"), Stats("h=c|v=30")}),
+            "h,percentile(v)\n"
+            "a,66.666667\nb,66.666667\nc,100.000000\n");
+  EXPECT_EQ(RunCsv("from STATS select h,percentile(v) group by h",
+                   {Stats("h=a|v=10"), Stats("h=b|v=20"), Stats("h=c|v=30")}),
+            "h,percentile(v)\n"
+            "a,33.333333\nb,66.666667\nc,100.000000\n");
+}
+
+TEST(BatchAggregatorTest, PercentageAndPercentileCountGroupsWithoutTheField) {
+  // Group b has no v: it adds 0 to the total and to the population.
+  EXPECT_EQ(RunCsv("from STATS select h,percentage(v),percentile(v),"
+                   "count($line) group by h",
+                   {Stats("h=a|v=10"), Stats("h=b"), Stats("h=c|v=30")}),
+            "h,percentage(v),percentile(v),count($line)\n"
+            "a,25.000000,66.666667,1\n"
+            "b,0.000000,33.333333,1\n"
+            "c,75.000000,100.000000,1\n");
+}
+
+TEST(BatchAggregatorTest, PercentageOfAllZeroInputsIsZero) {
+  EXPECT_EQ(RunCsv("from STATS select h,percentage(v) group by h",
+                   {Stats("h=a|v=0"), Stats("h=b|v=0")}),
+            "h,percentage(v)\na,0.000000\nb,0.000000\n");
+}
+
+TEST(BatchAggregatorTest, GroupWithoutAnyValueIsAbsent) {
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("from STATS select sum(x) group by h"));
+  ASSERT_OK(Push(*agg, {Stats("h=a|x=1"), Stats("h=b|x=abc"), Stats("h=b")}));
+  ResultTable r = agg->Result();
+  EXPECT_EQ(r.ToCsv(), "sum(x)\n1.000000\n");
+  EXPECT_EQ(r.total_groups(), 1u);
+  EXPECT_EQ(r.stats().lines_without_value, 2u);
+  EXPECT_EQ(r.stats().lines_aggregated, 1u);
+}
+
+TEST(BatchAggregatorTest, DefaultGroupByIsTheFirstSelectItemsField) {
+  EXPECT_EQ(RunCsv("select count($line)", {"b", "a", "b"}),
+            "count($line)\n1\n2\n");
+  EXPECT_EQ(RunCsv("select count(*)", {"b", "a", "b"}), "count(*)\n3\n");
+}
+
+TEST(BatchAggregatorTest, ItemsSharingAStateAgree) {
+  EXPECT_EQ(RunCsv("from STATS select sum(v),percentage(v),percentile(v),"
+                   "sum(v) group by $empty",
+                   {Stats("v=1"), Stats("v=2")}),
+            "sum(v),percentage(v),percentile(v),sum(v)\n"
+            "3.000000,100.000000,100.000000,3.000000\n");
+}
+
+// ------------------------------------------------------------ rendering
+
+TEST(BatchAggregatorTest, CountRendersAsIntegerNumbersWithSixDecimals) {
+  std::vector<std::string> lines(3000, Stats("v=0.1"));
+  lines.push_back(Stats("w=1e20"));
+  EXPECT_EQ(RunCsv("from STATS select count(v),sum(v),max(w) "
+                   "group by $empty",
+                   lines),
+            "count(v),sum(v),max(w)\n"
+            "3000,300.000000,100000000000000000000.000000\n");
+}
+
+TEST(BatchAggregatorTest, RendersNanAndInfinitiesLikeGo) {
+  EXPECT_EQ(
+      RunCsv("from STATS select h,sum(v),avg(v) group by h",
+             {Stats("h=a|v=NaN"), Stats("h=b|v=+Inf"), Stats("h=c|v=-inf"),
+              Stats("h=d|v=inf"), Stats("h=d|v=-inf")}),
+      "h,sum(v),avg(v)\n"
+      "a,NaN,NaN\nb,+Inf,+Inf\nc,-Inf,-Inf\nd,NaN,NaN\n");
+}
+
+TEST(BatchAggregatorTest, EmptyGroupRendersZeroNeverNan) {
+  EXPECT_EQ(RunCsv("from STATS select avg(x),sum(x),min(x),max(x),len(x),"
+                   "last(x),percentage(x),percentile(x),count(x),"
+                   "count($line) group by $empty",
+                   {Stats("y=1"), Stats("x=abc")}),
+            "avg(x),sum(x),min(x),max(x),len(x),last(x),percentage(x),"
+            "percentile(x),count(x),count($line)\n"
+            "0.000000,0.000000,0.000000,0.000000,3.000000,abc,0.000000,"
+            "100.000000,1,2\n");
+}
+
+TEST(BatchAggregatorTest, SumOfNegativeZeroRendersLikeGo) {
+  // DTail's first value initialises the sum, so it keeps the sign of -0.
+  EXPECT_EQ(RunCsv("from STATS select sum(v),avg(v),min(v) group by $empty",
+                   {Stats("v=-0"), Stats("v=-0.0")}),
+            "sum(v),avg(v),min(v)\n-0.000000,-0.000000,-0.000000\n");
+  EXPECT_EQ(RunCsv("from STATS select sum(v) group by $empty",
+                   {Stats("v=-0"), Stats("v=0")}),
+            "sum(v)\n0.000000\n");
+}
+
+TEST(BatchAggregatorTest, ResultDescribesColumnsAndOrderValues) {
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, Make("from STATS select h,count($line) as n,avg(v),last(v) "
+                     "group by h order by n"));
+  ASSERT_OK(
+      Push(*agg, {Stats("h=a|v=abc"), Stats("h=b|v=2.5"), Stats("h=b|v=3.5")}));
+  ResultTable r = agg->Result();
+  ASSERT_EQ(r.num_columns(), 4u);
+  EXPECT_EQ(r.columns()[0].name, "h");
+  EXPECT_EQ(r.columns()[0].kind, ColumnKind::kLast);
+  EXPECT_TRUE(r.columns()[0].is_group_key);
+  EXPECT_FALSE(r.columns()[0].is_order_key);
+  EXPECT_EQ(r.columns()[1].name, "n");
+  EXPECT_EQ(r.columns()[1].kind, ColumnKind::kCount);
+  EXPECT_EQ(r.columns()[1].field, "$line");
+  EXPECT_TRUE(r.columns()[1].is_order_key);
+  EXPECT_EQ(r.columns()[2].kind, ColumnKind::kAvg);
+  EXPECT_EQ(r.columns()[2].field, "v");
+  ASSERT_EQ(r.num_rows(), 2u);
+  EXPECT_THAT(r.rows()[0].cells, ElementsAre("b", "2", "3.000000", "3.5"));
+  EXPECT_THAT(r.rows()[0].values, ElementsAre(0, 2, 3, 3.5));
+  // A non-numeric last() value orders as 0.
+  EXPECT_THAT(r.rows()[1].cells, ElementsAre("a", "1", "0.000000", "abc"));
+  EXPECT_THAT(r.rows()[1].values, ElementsAre(0, 1, 0, 0));
+}
+
+// ------------------------------------------------------------- ordering
+
+TEST(BatchAggregatorTest, RowsComeInKeyTupleOrderWithoutOrderBy) {
+  // Byte order ('B' < 'a'), and tuple order: ("a","b") sorts before
+  // ("a+","x") although the DTail-joined key "a+,x" sorts before "a,b".
+  EXPECT_EQ(RunCsv("from STATS select k,l,count($line) group by k,l",
+                   {Stats("k=a+|l=x"), Stats("k=a|l=b"), Stats("k=B|l=z"),
+                    Stats("k=a|l=a")}),
+            "k,l,count($line)\n"
+            "B,z,1\na,a,1\na,b,1\na+,x,1\n");
+}
+
+TEST(BatchAggregatorTest, OrderByIsStableAndTiesKeepKeyOrder) {
+  // DTail's example (§8.5).
+  EXPECT_EQ(RunCsv("from STATS select h,last(v) group by h order by last(v)",
+                   {Stats("h=b|v=10"), Stats("h=a|v=abc"), Stats("h=d|v=2"),
+                    Stats("h=c|v=10"), Stats("h=e|v=-1")}),
+            "h,last(v)\nb,10\nc,10\nd,2\na,abc\ne,-1\n");
+}
+
+TEST(BatchAggregatorTest, RorderSortsAscendingTiesKeepKeyOrder) {
+  EXPECT_EQ(RunCsv("from STATS select h,last(v) group by h rorder by last(v)",
+                   {Stats("h=b|v=10"), Stats("h=a|v=abc"), Stats("h=d|v=2"),
+                    Stats("h=c|v=10"), Stats("h=e|v=-1")}),
+            "h,last(v)\ne,-1\na,abc\nd,2\nb,10\nc,10\n");
+}
+
+TEST(BatchAggregatorTest, NanSortsLastInBothDirections) {
+  std::vector<std::string> lines = {Stats("h=a|v=nan"), Stats("h=b|v=1"),
+                                    Stats("h=c|v=-inf"), Stats("h=d|v=2")};
+  EXPECT_EQ(
+      RunCsv("from STATS select h,sum(v) group by h order by sum(v)", lines),
+      "h,sum(v)\nd,2.000000\nb,1.000000\nc,-Inf\na,NaN\n");
+  EXPECT_EQ(
+      RunCsv("from STATS select h,sum(v) group by h rorder by sum(v)", lines),
+      "h,sum(v)\nc,-Inf\nb,1.000000\nd,2.000000\na,NaN\n");
+}
+
+// ---------------------------------------------------------------- limit
+
+TEST(BatchAggregatorTest, LimitKeepsTheFirstRowsAfterOrdering) {
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("from STATS select h,count($line) "
+                                      "group by h order by count($line) "
+                                      "limit 2"));
+  ASSERT_OK(Push(*agg, {Stats("h=a"), Stats("h=b"), Stats("h=b"), Stats("h=c"),
+                        Stats("h=c"), Stats("h=c")}));
+  ResultTable r = agg->Result();
+  EXPECT_EQ(r.ToCsv(), "h,count($line)\nc,3\nb,2\n");
+  EXPECT_EQ(r.total_groups(), 3u);
+}
+
+TEST(BatchAggregatorTest, LimitAboveTheGroupCountAndLimitZero) {
+  std::vector<std::string> lines = {Stats("h=a"), Stats("h=b")};
+  EXPECT_EQ(RunCsv("from STATS select h group by h limit 5", lines),
+            "h\na\nb\n");
+  EXPECT_EQ(RunCsv("from STATS select h group by h limit 0", lines), "h\n");
+}
+
+TEST(BatchAggregatorTest, PercentagesUseAllGroupsBeforeTheLimit) {
+  EXPECT_EQ(RunCsv("from STATS select h,percentage(v) group by h "
+                   "order by percentage(v) limit 1",
+                   {Stats("h=a|v=1"), Stats("h=b|v=3")}),
+            "h,percentage(v)\nb,75.000000\n");
+}
+
+// ------------------------------------------------------------- counters
+
+TEST(BatchAggregatorTest, EveryLineIsCountedInExactlyOneBucket) {
+  AggregatorOptions options = TestOptions();
+  options.max_line_bytes = 200;
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("from STATS select sum(x) "
+                                      "where not y eq \"skip\" group by h",
+                                      options));
+  ASSERT_OK(
+      Push(*agg, {
+                     Stats("x=1|pad=" + std::string(200, 'p')),   // long
+                     "hello",                                     // table
+                     "WARN|1|2|3|4|5|6|7|8|MAPREDUCE:STATS|x=1",  // ignored
+                     Stats("x=1|noeq"),                           // malformed
+                     Stats("x=1|y=skip"),                         // filtered
+                     Stats("x=abc"),    // without value
+                     Stats("x=2"),      // aggregated
+                     Stats("h=b|x=3"),  // aggregated
+                 }));
+  const LineCounters& c = agg->counters();
+  EXPECT_EQ(c.lines_read, 8u);
+  EXPECT_EQ(c.lines_too_long, 1u);
+  EXPECT_EQ(c.lines_table_mismatch, 1u);
+  EXPECT_EQ(c.lines_ignored, 1u);
+  EXPECT_EQ(c.lines_malformed, 1u);
+  EXPECT_EQ(c.lines_header, 0u);
+  EXPECT_EQ(c.lines_filtered, 1u);
+  EXPECT_EQ(c.lines_without_value, 1u);
+  EXPECT_EQ(c.lines_aggregated, 2u);
+  EXPECT_EQ(SumOfBuckets(c), c.lines_read);
+  EXPECT_EQ(c.lines_matched(), 6u);
+  EXPECT_EQ(c.lines_parsed(), 4u);
+  EXPECT_EQ(agg->Result().stats(), c);
+}
+
+TEST(BatchAggregatorTest, CsvHeaderIsCountedOncePerSource) {
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("select count($line),sum(b) group by * "
+                                      "logformat csv"));
+  ASSERT_OK(Push(*agg, {"a,b", "1,2", "3,4"}, 7));
+  ASSERT_OK(Push(*agg, {"a,b", "5,6"}, 8));
+  ASSERT_OK(Push(*agg, {"7,8", "1,2,3"}, 7));  // No new header; too many.
+  const LineCounters& c = agg->counters();
+  EXPECT_EQ(c.lines_header, 2u);
+  EXPECT_EQ(c.lines_malformed, 1u);
+  EXPECT_EQ(c.lines_aggregated, 4u);
+  EXPECT_EQ(SumOfBuckets(c), c.lines_read);
+  EXPECT_EQ(agg->Result().ToCsv(), "count($line),sum(b)\n4,20.000000\n");
+}
+
+TEST(BatchAggregatorTest, CountersAccumulateAcrossPushesAndChunks) {
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       Make("from STATS select count($line) group by $empty"));
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < kMaxBatchRows * 3 + 1; ++i) {
+    lines.push_back(i % 5 == 0 ? std::string("noise") : Stats("x=1"));
+  }
+  ASSERT_OK(Push(*agg, lines));
+  ASSERT_OK(Push(*agg, lines));
+  const LineCounters& c = agg->counters();
+  EXPECT_EQ(c.lines_read, 2 * lines.size());
+  EXPECT_EQ(c.lines_table_mismatch, 2 * ((lines.size() + 4) / 5));
+  EXPECT_EQ(SumOfBuckets(c), c.lines_read);
+}
+
+// ---------------------------------------------------------- line limits
+
+TEST(BatchAggregatorTest, LongerLineIsRejectedAndCountedNotSplit) {
+  AggregatorOptions options = TestOptions();
+  options.max_line_bytes = 100;
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("select count($line),len($line) "
+                                      "group by *",
+                                      options));
+  ASSERT_OK(Push(
+      *agg, {std::string(101, 'x'), std::string(100, 'y'),
+             std::string(100, 'z') + "\r\n", std::string(100, 'w') + "\r\r"}));
+  const LineCounters& c = agg->counters();
+  EXPECT_EQ(c.lines_read, 4u);
+  // The line ending does not count; other trailing bytes do.
+  EXPECT_EQ(c.lines_too_long, 2u);
+  EXPECT_EQ(c.lines_aggregated, 2u);
+  EXPECT_EQ(agg->Result().ToCsv(), "count($line),len($line)\n2,100.000000\n");
+}
+
+TEST(BatchAggregatorTest, TenMegabyteLine) {
+  const std::string big = Stats("v=" + std::string(10 << 20, 'x'));
+  // Default limit (1 MiB): rejected whole.
+  ASSERT_OK_AND_ASSIGN(auto rejected,
+                       Make("from STATS select count($line) group by *"));
+  ASSERT_OK(Push(*rejected, {big, Stats("v=1")}));
+  EXPECT_EQ(rejected->counters().lines_too_long, 1u);
+  EXPECT_EQ(rejected->Result().ToCsv(), "count($line)\n1\n");
+
+  AggregatorOptions options = TestOptions();
+  options.max_line_bytes = 16 << 20;
+  ASSERT_OK_AND_ASSIGN(
+      auto accepted,
+      Make("from STATS select len(v),count($line) group by *", options));
+  ASSERT_OK(Push(*accepted, {big}));
+  EXPECT_EQ(accepted->Result().ToCsv(),
+            "len(v),count($line)\n10485760.000000,1\n");
+}
+
+// ----------------------------------------------------------- max_groups
+
+TEST(BatchAggregatorTest, MaxGroupsIsResourceExhaustedNamingTheLimitSticky) {
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 2;
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, Make("from STATS select h,count($line) group by h", options));
+  ASSERT_OK(Push(*agg, {Stats("h=a"), Stats("h=b"), Stats("h=a")}));
+  const auto exhausted =
+      StatusIs(absl::StatusCode::kResourceExhausted,
+               AllOf(HasSubstr("more than 2 groups"), HasSubstr("max_groups")));
+  EXPECT_THAT(Push(*agg, {Stats("h=c")}), exhausted);
+  // Sticky: even lines of existing groups are refused now.
+  EXPECT_THAT(Push(*agg, {Stats("h=a")}), exhausted);
+  EXPECT_THAT(Push(*agg, {}), exhausted);
+  // The groups so far can still be rendered.
+  EXPECT_EQ(agg->Result().ToCsv(), "h,count($line)\na,2\nb,1\n");
+}
+
+TEST(BatchAggregatorTest, MaxGroupsAcceptsExistingGroupsAtTheLimit) {
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 2;
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, Make("from STATS select h,count($line) group by h", options));
+  ASSERT_OK(Push(*agg, {Stats("h=a"), Stats("h=b")}));
+  ASSERT_OK(Push(*agg, {Stats("h=b"), Stats("h=a"), Stats("h=b")}));
+  EXPECT_EQ(agg->Result().ToCsv(), "h,count($line)\na,2\nb,3\n");
+}
+
+TEST(BatchAggregatorTest, MergeBeyondMaxGroupsIsResourceExhausted) {
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 2;
+  constexpr std::string_view kQuery =
+      "from STATS select h,count($line) group by h";
+  ASSERT_OK_AND_ASSIGN(auto a, Make(kQuery, options));
+  ASSERT_OK_AND_ASSIGN(auto b, Make(kQuery, options));
+  ASSERT_OK(Push(*a, {Stats("h=a"), Stats("h=b")}));
+  ASSERT_OK(Push(*b, {Stats("h=c")}));
+  EXPECT_THAT(a->Merge(*b), StatusIs(absl::StatusCode::kResourceExhausted,
+                                     HasSubstr("more than 2 groups")));
+  EXPECT_THAT(Push(*a, {Stats("h=a")}),
+              StatusIs(absl::StatusCode::kResourceExhausted, ::testing::_));
+}
+
+// ---------------------------------------------------------- merge, reset
+
+TEST(BatchAggregatorTest, MergeOfADifferentQueryIsInvalidArgument) {
+  ASSERT_OK_AND_ASSIGN(auto a, Make("select count($line) group by *"));
+  ASSERT_OK_AND_ASSIGN(auto b, Make("select count(*) group by *"));
+  EXPECT_THAT(a->Merge(*b),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("cannot merge a partial of a different "
+                                 "query")));
+}
+
+TEST(BatchAggregatorTest, MergeAddsStateAndCountersLaterLastWins) {
+  constexpr std::string_view kQuery =
+      "from STATS select h,count($line),sum(v),min(v),max(v),avg(v),last(v),"
+      "len(v) group by h";
+  ASSERT_OK_AND_ASSIGN(auto a, Make(kQuery));
+  ASSERT_OK_AND_ASSIGN(auto b, Make(kQuery));
+  ASSERT_OK(Push(*a, {Stats("h=x|v=1"), Stats("h=y|v=10"), "noise"}));
+  ASSERT_OK(Push(*b, {Stats("h=x|v=3"), Stats("h=z|v=-2"), Stats("h=x|w")}));
+  ASSERT_OK(a->Merge(*b));
+  ResultTable r = a->Result();
+  EXPECT_EQ(r.ToCsv(),
+            "h,count($line),sum(v),min(v),max(v),avg(v),last(v),len(v)\n"
+            "x,2,4.000000,1.000000,3.000000,2.000000,3,1.000000\n"
+            "y,1,10.000000,10.000000,10.000000,10.000000,10,2.000000\n"
+            "z,1,-2.000000,-2.000000,-2.000000,-2.000000,-2,2.000000\n");
+  EXPECT_EQ(r.stats().lines_read, 6u);
+  EXPECT_EQ(r.stats().lines_table_mismatch, 1u);
+  EXPECT_EQ(r.stats().lines_malformed, 1u);
+  EXPECT_EQ(r.stats().lines_aggregated, 4u);
+}
+
+TEST(BatchAggregatorTest, MergeKeepsValuesTheLaterPartialLacks) {
+  constexpr std::string_view kQuery =
+      "from STATS select count($line),min(a),max(b),last(c),len(c),sum(d) "
+      "group by $empty";
+  ASSERT_OK_AND_ASSIGN(auto a, Make(kQuery));
+  ASSERT_OK_AND_ASSIGN(auto b, Make(kQuery));
+  ASSERT_OK(Push(*a, {Stats("a=5|b=-5|c=hello|d=-0")}));
+  ASSERT_OK(Push(*b, {Stats("e=1")}));
+  ASSERT_OK(a->Merge(*b));
+  EXPECT_EQ(a->Result().ToCsv(),
+            "count($line),min(a),max(b),last(c),len(c),sum(d)\n"
+            "2,5.000000,-5.000000,hello,5.000000,-0.000000\n");
+}
+
+TEST(BatchAggregatorTest, ResetForgetsGroupsAndCountersButNotCsvHeaders) {
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("select a,sum(b) group by a "
+                                      "logformat csv"));
+  ASSERT_OK(Push(*agg, {"a,b", "x,1", "y,2"}));
+  agg->Reset();
+  EXPECT_EQ(agg->counters(), LineCounters());
+  EXPECT_EQ(agg->Result().ToCsv(), "a,sum(b)\n");
+  // The source's header is still known: the next line is data.
+  ASSERT_OK(Push(*agg, {"z,3"}));
+  EXPECT_EQ(agg->Result().ToCsv(), "a,sum(b)\nz,3.000000\n");
+  EXPECT_EQ(agg->counters().lines_header, 0u);
+  EXPECT_EQ(agg->counters().lines_read, 1u);
+}
+
+// ------------------------------------------------------------ bad input
+
+TEST(BatchAggregatorTest, NulBytesAndInvalidUtf8AreOrdinaryBytes) {
+  const std::string nul_key = Stats(std::string("h=a\0b|v=1", 9));
+  const std::string utf8_key = Stats("h=\xff\xfe\xc3|v=2");
+  const std::string nul_value = Stats(std::string("h=c|v=1\0", 8));
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       Make("from STATS select h,count($line),sum(v),len(v) "
+                            "group by h"));
+  ASSERT_OK(Push(*agg, {nul_key, utf8_key, nul_value, nul_key}));
+  std::string expected = "h,count($line),sum(v),len(v)\n";
+  expected += std::string("a\0b", 3) + ",2,2.000000,1.000000\n";
+  expected += "c,1,0.000000,2.000000\n";
+  expected += "\xff\xfe\xc3,1,2.000000,1.000000\n";
+  EXPECT_EQ(agg->Result().ToCsv(), expected);
+}
+
+TEST(BatchAggregatorTest, LineEndingsAndSurroundingWhitespaceAreTrimmed) {
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("from STATS select last($line),"
+                                      "count($line),sum(v) group by $empty"));
+  ASSERT_OK(Push(*agg, {Stats("v=1") + "\r\n", Stats("v=1") + "\n",
+                        "\t " + Stats("v=1") + " \r", Stats("v=1") + "\r\r\n",
+                        "\r" + Stats("v=1")}));
+  EXPECT_EQ(agg->Result().ToCsv(), "last($line),count($line),sum(v)\n" +
+                                       Stats("v=1") + ",5,5.000000\n");
+}
+
+TEST(BatchAggregatorTest, EmptyAndNullLinesAreLines) {
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("select count($line),last($line) "
+                                      "group by *"));
+  std::vector<std::string_view> lines = {std::string_view(), "", "  ", "\r\n"};
+  ASSERT_OK(agg->Push(lines, 0));
+  EXPECT_EQ(agg->Result().ToCsv(), "count($line),last($line)\n4,\n");
+  ASSERT_OK_AND_ASSIGN(auto stats,
+                       Make("from STATS select count($line) group by *"));
+  ASSERT_OK(stats->Push(lines, 0));
+  EXPECT_EQ(stats->counters().lines_table_mismatch, 4u);
+}
+
+TEST(BatchAggregatorTest, NumericEdgeCases) {
+  EXPECT_EQ(
+      RunCsv("from STATS select h,count(v),sum(v),min(v),max(v),avg(v) "
+             "group by h",
+             {Stats("h=a|v=1e309"), Stats("h=b|v=-0"), Stats("h=c|v=nan"),
+              Stats("h=d|v=0x10"), Stats("h=e|v=1_000"), Stats("h=f|v="),
+              Stats("h=g|v=-1e-400"), Stats("h=h|v=1.7976931348623157e308"),
+              Stats("h=h|v=1.7976931348623157e308")}),
+      "h,count(v),sum(v),min(v),max(v),avg(v)\n"
+      "a,1,0.000000,0.000000,0.000000,0.000000\n"
+      "b,1,-0.000000,-0.000000,-0.000000,-0.000000\n"
+      "c,1,NaN,NaN,NaN,NaN\n"
+      "d,1,0.000000,0.000000,0.000000,0.000000\n"
+      "e,1,0.000000,0.000000,0.000000,0.000000\n"
+      "f,1,0.000000,0.000000,0.000000,0.000000\n"
+      "g,1,-0.000000,-0.000000,-0.000000,-0.000000\n"
+      "h,2,+Inf,179769313486231570814527423731704356798070567525844996"
+      "598917476803157260780028538760589558632766878171540458953514382"
+      "464234321326889464182768467546703537516986049910576551282076245"
+      "490090389328944075868508455133942304583236903222948165808559332"
+      "123348274797826204144723168738177180919299881250404026184124858"
+      "368.000000,179769313486231570814527423731704356798070567525844996"
+      "598917476803157260780028538760589558632766878171540458953514382"
+      "464234321326889464182768467546703537516986049910576551282076245"
+      "490090389328944075868508455133942304583236903222948165808559332"
+      "123348274797826204144723168738177180919299881250404026184124858"
+      "368.000000,+Inf\n");
+}
+
+TEST(BatchAggregatorTest, WhereOnNonNumericAndMissingValues) {
+  EXPECT_EQ(RunCsv("from STATS select h,count($line) where v >= 1 group by h",
+                   {Stats("h=a|v=2"), Stats("h=b|v=x"), Stats("h=c"),
+                    Stats("h=d|v=nan"), Stats("h=e|v=inf")}),
+            "h,count($line)\na,1\ne,1\n");
+  EXPECT_EQ(RunCsv("from STATS select h,count($line) where v != 1 group by h",
+                   {Stats("h=a|v=2"), Stats("h=b|v=x"), Stats("h=d|v=nan")}),
+            "h,count($line)\na,1\nd,1\n");
+}
+
+// Random bytes in every log format: never crashes, every line accounted.
+TEST(BatchAggregatorTest, RandomBytesNeverCrash) {
+  const std::vector<std::string_view> queries = {
+      "from STATS select h,count($line),sum(v),avg(v),min(v),max(v),last(v),"
+      "len(v),percentage(v),percentile(v) where (v > 1 or not h eq \"\") "
+      "set $m = maskdigits(h), $d = md5sum(v) group by h,$m order by sum(v)",
+      "from * select count($line),last($time),max($goroutines) "
+      "group by $time",
+      "select a,sum(b),count($line) group by a,c logformat csv",
+      "select count($line),last(k) group by k logformat generickv",
+      "select count($line),len($line) group by $line limit 3",
+  };
+  const std::string_view pieces[] = {
+      "INFO",
+      "|",
+      "MAPREDUCE:STATS",
+      "=",
+      "h",
+      "v",
+      "1",
+      "-2.5",
+      "nan",
+      ",",
+      "\"",
+      "\r",
+      "\n",
+      std::string_view("\0", 1),
+      "\xff",
+      " ",
+      "a",
+      "b",
+      "c",
+      "k",
+      "1e309",
+      "$time",
+  };
+  std::mt19937_64 rng(20240611);
+  for (std::string_view query : queries) {
+    SCOPED_TRACE(query);
+    AggregatorOptions options = TestOptions();
+    options.max_line_bytes = 64;
+    ASSERT_OK_AND_ASSIGN(auto agg, Make(query, options));
+    for (int batch = 0; batch < 20; ++batch) {
+      std::vector<std::string> lines(rng() % 300);
+      for (std::string& line : lines) {
+        size_t n = rng() % 30;
+        for (size_t i = 0; i < n; ++i) {
+          line.append(pieces[rng() % std::size(pieces)]);
+        }
+      }
+      ASSERT_OK(Push(*agg, lines, rng() % 3));
+    }
+    ResultTable r = agg->Result();
+    EXPECT_EQ(SumOfBuckets(r.stats()), r.stats().lines_read);
+    for (const ResultRow& row : r.rows()) {
+      EXPECT_EQ(row.cells.size(), r.num_columns());
+      EXPECT_EQ(row.values.size(), r.num_columns());
+    }
+    (void)r.ToCsv();
+    (void)r.ToTable();
+    (void)r.ToJson();
+  }
+}
+
+}  // namespace
+}  // namespace mapr::runtime

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Whole-process benchmark of the `mapr` command (issue: speed).
+#
+#   tests/bench/run.sh [SIZE_MB] [RUNS]     (defaults: 1000 MB, 5 runs)
+#
+# Builds the release preset, generates a deterministic STATS log of SIZE_MB
+# (cached under build/bench/), then for each query Q1-Q5 runs mapr with 1
+# thread and with all threads: median wall time of RUNS runs after a warm-up,
+# MB/s, lines/s and peak RSS (/usr/bin/time -v). The floors `cat FILE
+# >/dev/null` and `wc -l FILE`, and mawk versions of Q1/Q5, run in the same
+# session as reference rows. Prints a Markdown table.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+size_mb="${1:-1000}"
+runs="${2:-5}"
+
+cmake --preset release >/dev/null
+cmake --build --preset release --target mapr_cli >/dev/null
+mkdir -p build/bench
+gen=build/bench/gen_stats_log
+if [ ! -x "$gen" ] || [ tests/bench/gen_stats_log.cc -nt "$gen" ]; then
+  g++ -O2 -std=c++20 tests/bench/gen_stats_log.cc -o "$gen"
+fi
+data="build/bench/stats_${size_mb}mb.log"
+if [ ! -f "$data" ]; then
+  "$gen" $((size_mb * 1000 * 1000)) > "$data"
+fi
+mapr=build/release/bindings/cli/mapr
+bytes=$(stat -c %s "$data")
+lines=$(wc -l < "$data")
+cores=$(nproc)
+
+declare -A Q
+Q[Q1]='from STATS select hostname,count($line),avg(currentConnections),min(currentConnections),max(currentConnections),avg(latency_ms),min(latency_ms),max(latency_ms) group by hostname'
+Q[Q2]="${Q[Q1]} where latency_ms >= 100 and path contains \"orders\""
+Q[Q3]='from STATS select path,count($line) group by path order by count($line) limit 10'
+Q[Q4]='from STATS select session,count($line),sum(bytes) group by session'
+Q[Q5]='from STATS select count($line) group by $empty'
+
+# run NAME CMD...: prints a table row.
+run() {
+  local name="$1"; shift
+  "$@" >/dev/null 2>&1 || true  # warm-up
+  local times=() rss=0
+  for _ in $(seq "$runs"); do
+    local out
+    out=$( { /usr/bin/time -v "$@" >/dev/null 2>/dev/null; } 2>&1 ) || true
+    local wall
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' <<<"$out")
+    local r
+    r=$(awk -F': ' '/Maximum resident set size/ {print $2}' <<<"$out")
+    times+=("$wall")
+    [ "$r" -gt "$rss" ] && rss=$r
+  done
+  local median
+  median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  awk -v n="$name" -v t="$median" -v b="$bytes" -v l="$lines" -v r="$rss" 'BEGIN {
+    if (t <= 0) t = 0.001;
+    printf "| %s | %.3f | %.0f | %.2f | %.0f |\n", n, t, b/t/1e6, l/t/1e6, r/1024 }'
+}
+
+echo "Data: $data, $((bytes / 1000000)) MB, $lines lines; $cores cores; $runs runs (median)"
+echo
+echo "| run | seconds | MB/s | M lines/s | peak RSS MiB |"
+echo "|---|---|---|---|---|"
+run "floor: cat > /dev/null" cat "$data"
+run "floor: wc -l" wc -l "$data"
+for q in Q1 Q2 Q3 Q4 Q5; do
+  run "mapr $q, 1 thread" "$mapr" --quiet --threads 1 --output csv "${Q[$q]}" "$data"
+  if [ "$cores" -gt 1 ]; then
+    run "mapr $q, $cores threads" "$mapr" --quiet --threads "$cores" --output csv "${Q[$q]}" "$data"
+  fi
+done
+if command -v mawk >/dev/null; then
+  run "mawk Q1" mawk -F'|' '$1 ~ /^INFO/ && index($0, "|MAPREDUCE:STATS|") {
+      h=""; c=-1; l=-1
+      for (i = 11; i <= NF; i++) { split($i, kv, "=");
+        if (kv[1] == "hostname") h = kv[2];
+        else if (kv[1] == "currentConnections") c = kv[2] + 0;
+        else if (kv[1] == "latency_ms") l = kv[2] + 0 }
+      n[h]++; cs[h] += c; ls[h] += l
+      if (!(h in cmin) || c < cmin[h]) cmin[h] = c; if (c > cmax[h]) cmax[h] = c
+      if (!(h in lmin) || l < lmin[h]) lmin[h] = l; if (l > lmax[h]) lmax[h] = l }
+    END { for (h in n) print h, n[h], cs[h]/n[h], cmin[h], cmax[h], ls[h]/n[h], lmin[h], lmax[h] }' "$data"
+  run "mawk Q5" mawk '$0 ~ /^INFO/ && index($0, "|MAPREDUCE:STATS|") { n++ } END { print n }' "$data"
+fi

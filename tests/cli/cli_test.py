@@ -1,0 +1,567 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the `mapr` command (bindings/cli).
+
+Drives the real binary. Its path comes from the MAPR_BIN environment variable
+or the first command-line argument:
+
+  MAPR_BIN=build/dev/bindings/cli/mapr python3 tests/cli/cli_test.py
+  python3 tests/cli/cli_test.py build/dev/bindings/cli/mapr -v
+
+DTail's integration vectors are read from MAPR_TESTDATA (tests/golden/dtail
+in CTest), falling back to tests/golden/dtail next to this file and then to
+/work/shared/testdata/dtail. Standard library only.
+"""
+
+import collections
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _take_binary_from_argv():
+    if len(sys.argv) > 1 and os.path.isfile(sys.argv[1]):
+        return sys.argv.pop(1)
+    return None
+
+
+MAPR_BIN = _take_binary_from_argv() or os.environ.get("MAPR_BIN", "")
+
+
+def _testdata_dir():
+    candidates = [
+        os.environ.get("MAPR_TESTDATA", ""),
+        os.path.join(HERE, "..", "golden", "dtail"),
+        "/work/shared/testdata/dtail",
+    ]
+    for d in candidates:
+        if d and os.path.isfile(os.path.join(d, "mapr_testdata.log")):
+            return os.path.abspath(d)
+    raise RuntimeError("no DTail test data found (set MAPR_TESTDATA)")
+
+
+DATA = _testdata_dir()
+LOG = os.path.join(DATA, "mapr_testdata.log")
+
+Q1A = ("from STATS select count($line),last($time),avg($goroutines),"
+       "min(concurrentConnections),max(lifetimeConnections) "
+       "group by $hostname")
+Q2 = ("from STATS select count($time),$time,max($goroutines),"
+      "avg($goroutines),min($goroutines) group by $time order by count($time)")
+Q5 = ("select sum($timecount),last($time),min($min_goroutines) group by "
+      "$hostname set $timecount = `count($time)`, $time = `$time`, "
+      "$min_goroutines = `min($goroutines)` logformat csv")
+TERMINAL_NOTE = ("Got 203 results but limited terminal output to 10 rows! "
+                 "Use 'limit' clause to override!")
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def expected(name):
+    return read_bytes(os.path.join(DATA, name))
+
+
+def multiset(data):
+    return collections.Counter(data.decode().splitlines())
+
+
+class MaprTestCase(unittest.TestCase):
+
+    def setUp(self):
+        if not MAPR_BIN or not os.access(MAPR_BIN, os.X_OK):
+            self.fail("set MAPR_BIN to the mapr binary (got %r)" % MAPR_BIN)
+        self.tmp = tempfile.mkdtemp(prefix="mapr_cli_test_")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def mapr(self, *args, stdin=None, cwd=None, code=0):
+        """Runs mapr; checks the exit code; returns (stdout, stderr) bytes."""
+        p = subprocess.run([os.path.abspath(MAPR_BIN)] + list(args),
+                           input=stdin,
+                           stdin=None if stdin is not None else
+                           subprocess.DEVNULL,
+                           capture_output=True,
+                           cwd=cwd or self.tmp,
+                           timeout=300)
+        self.assertEqual(
+            p.returncode, code, "mapr %s\nstdout: %s\nstderr: %s" %
+            (" ".join(args)[:300], p.stdout[:2000], p.stderr[:2000]))
+        self.assertNotIn(b"Traceback", p.stderr)
+        self.assertNotIn(b"terminate called", p.stderr)
+        return p.stdout, p.stderr
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def write(self, name, data):
+        with open(self.path(name), "wb") as f:
+            f.write(data)
+        return self.path(name)
+
+
+class GoldenVectorsTest(MaprTestCase):
+    """DTail's integration tests (fork integrationtests/), serverless."""
+
+    def check_dmap1(self, sub, query_body, via_stdin=False):
+        outfile = "dmap1%s.csv.tmp" % sub
+        query = "%s outfile %s" % (query_body, outfile)
+        if via_stdin:
+            out, err = self.mapr(query, stdin=read_bytes(LOG))
+        else:
+            out, err = self.mapr(query, LOG)
+        self.assertEqual(out, b"")
+        self.assertEqual(err, b"")
+        self.assertEqual(read_bytes(self.path(outfile)),
+                         expected("dmap1%s.csv.expected" % sub))
+        # The sidecar holds the raw query, byte for byte, no newline.
+        self.assertEqual(read_bytes(self.path(outfile + ".query")),
+                         expected("dmap1%s.csv.query.expected" % sub))
+        self.assertEqual(read_bytes(self.path(outfile + ".query")),
+                         query.encode())
+        self.assertFalse(os.path.exists(self.path(outfile + ".tmp")))
+
+    def test_dmap1a_file_argument(self):
+        self.check_dmap1("a", Q1A)
+
+    def test_dmap1a_stdin(self):
+        self.check_dmap1("a", Q1A, via_stdin=True)
+
+    def test_dmap1a_stdin_dash(self):
+        query = Q1A + " outfile dmap1a.csv.tmp"
+        self.mapr(query, "-", stdin=read_bytes(LOG))
+        self.assertEqual(read_bytes(self.path("dmap1a.csv.tmp")),
+                         expected("dmap1a.csv.expected"))
+
+    def test_dmap1b_where(self):
+        self.check_dmap1("b", Q1A + " where lifetimeConnections >= 3")
+
+    def test_dmap1c_where_string(self):
+        self.check_dmap1("c", Q1A + ' where $time eq "1002-071949"')
+
+    def test_dmap1d_set(self):
+        self.check_dmap1(
+            "d", "from STATS select $mask,$md5,$foo,$bar,$baz,last($time), "
+            "set $mask = maskdigits($time), $md5 = md5sum($time), $foo = 42, "
+            "$bar = \"baz\", $baz = $time group by $hostname")
+
+    def test_dmap2_multiset(self):
+        self.mapr(Q2 + " outfile dmap2.csv.tmp", LOG)
+        got = read_bytes(self.path("dmap2.csv.tmp"))
+        self.assertEqual(multiset(got), multiset(expected("dmap2.csv.expected")))
+        self.assertEqual(read_bytes(self.path("dmap2.csv.tmp.query")),
+                         expected("dmap2.csv.query.expected"))
+
+    def test_dmap2_absolute_outfile_path(self):
+        outfile = os.path.join(self.tmp, "sub", "abs.csv")
+        os.mkdir(os.path.dirname(outfile))
+        self.mapr(Q2 + " outfile " + outfile, LOG, cwd="/")
+        self.assertEqual(multiset(read_bytes(outfile)),
+                         multiset(expected("dmap2.csv.expected")))
+
+    def test_dmap3_file_passed_100_times(self):
+        query = Q2 + " desc outfile dmap3.csv.tmp"
+        for threads in ("1", "2", "3"):
+            self.mapr("--threads", threads, query, *([LOG] * 100))
+            got = read_bytes(self.path("dmap3.csv.tmp"))
+            self.assertEqual(multiset(got),
+                             multiset(expected("dmap3.csv.expected")),
+                             "threads=" + threads)
+            self.assertEqual(read_bytes(self.path("dmap3.csv.tmp.query")),
+                             query.encode())
+
+    def test_dmap4_upstream_append_twice(self):
+        query = Q2 + " outfile append dmap4.csv.tmp"
+        self.mapr(query, LOG)
+        self.mapr(query, LOG)
+        got = read_bytes(self.path("dmap4.csv.tmp"))
+        self.assertEqual(multiset(got), multiset(expected("dmap4.csv.expected")))
+        self.assertEqual(got.count(b"count($time),$time"), 1)
+        self.assertEqual(len(got.splitlines()), 407)
+        self.assertEqual(read_bytes(self.path("dmap4.csv.tmp.query")),
+                         expected("dmap4.csv.query.expected"))
+
+    def test_dmap4_fork_append_colon_is_a_file_name(self):
+        q1 = Q2 + " outfile dmap4_x.csv.tmp"
+        self.mapr(q1, LOG)
+        original = read_bytes(self.path("dmap4_x.csv.tmp"))
+        self.assertEqual(multiset(original),
+                         multiset(expected("dmap4_query1.csv.expected")))
+        # The fork's step 2 has `reverse` after the order key, which mapr's
+        # grammar rejects (query-language.md §1); it makes no difference here.
+        q2 = ("from STATS select count($time),$time,max($goroutines),"
+              "avg($goroutines),min($goroutines) group by $time "
+              "order by avg($goroutines) "
+              "outfile append:dmap4_x.csv.tmp")
+        self.mapr(q2, LOG)
+        q3 = ("from STATS select count($line),$hostname group by $hostname "
+              "outfile append:dmap4_x.csv.tmp")
+        self.mapr("--hostname", "integrationtest", q3, LOG)
+        self.assertEqual(read_bytes(self.path("dmap4_x.csv.tmp")), original)
+        self.assertEqual(read_bytes(self.path("dmap4_x.csv.tmp.query")),
+                         q1.encode())
+        self.assertEqual(read_bytes(self.path("append:dmap4_x.csv.tmp")),
+                         b"count($line),$hostname\n597,integrationtest\n")
+        self.assertEqual(
+            read_bytes(self.path("append:dmap4_x.csv.tmp.query")), q3.encode())
+
+    def test_dmap5_csv(self):
+        query = Q5 + " outfile dmap5.csv.tmp"
+        self.mapr(query, os.path.join(DATA, "dmap5.csv.in"))
+        self.assertEqual(read_bytes(self.path("dmap5.csv.tmp")),
+                         expected("dmap5.csv.expected"))
+        self.assertEqual(read_bytes(self.path("dmap5.csv.tmp.query")),
+                         query.encode())
+
+    def test_dmap_csv_multifile_header_per_file(self):
+        query = "select count($line) group by * logformat csv outfile m.csv"
+        for threads in ("1", "2"):
+            self.mapr("-t", threads, query,
+                      os.path.join(DATA, "dmap_csv_multifile_a.csv.in"),
+                      os.path.join(DATA, "dmap_csv_multifile_b.csv.in"))
+            self.assertEqual(read_bytes(self.path("m.csv")),
+                             expected("dmap_csv_multifile.csv.expected"))
+
+    def test_csv_same_file_twice_has_two_headers(self):
+        a = os.path.join(DATA, "dmap_csv_multifile_a.csv.in")
+        out, _ = self.mapr("-o", "csv",
+                           "select count($line) group by * logformat csv", a,
+                           a)
+        self.assertEqual(out, b"count($line)\n4\n")
+
+
+class OutputTest(MaprTestCase):
+
+    def test_terminal_table(self):
+        out, err = self.mapr(Q1A, LOG)
+        self.assertEqual(err, b"")
+        lines = out.decode().split("\n")
+        self.assertEqual(
+            lines[0], " count($line) | last($time) | avg($goroutines) | "
+            "min(concurrentConnections) | max(lifetimeConnections) ")
+        self.assertTrue(lines[1].startswith("--------------|"))
+        self.assertEqual(
+            lines[2], "          597 | 1002-071949 |        11.628141 | "
+            "                  0.000000 |                 6.000000 ")
+        self.assertEqual(lines[3:], [""])
+
+    def test_terminal_shows_ten_rows_without_limit(self):
+        out, err = self.mapr(Q2, LOG)
+        self.assertEqual(len(out.splitlines()), 2 + 10)
+        self.assertEqual(err.decode().strip(), TERMINAL_NOTE)
+        first = out.decode().splitlines()[2]
+        self.assertEqual(
+            first.split("|")[0:2], ["           23 ", " 1002-071147 "])
+
+    def test_terminal_limit_overrides_the_cap(self):
+        out, err = self.mapr(Q2 + " limit 20", LOG)
+        self.assertEqual(len(out.splitlines()), 2 + 20)
+        self.assertEqual(err, b"")
+        out, err = self.mapr(Q2 + " limit 0", LOG)
+        self.assertEqual(len(out.splitlines()), 2)
+
+    def test_quiet_silences_the_note(self):
+        out, err = self.mapr("--quiet", Q2, LOG)
+        self.assertEqual(len(out.splitlines()), 12)
+        self.assertEqual(err, b"")
+
+    def test_output_csv_has_all_rows(self):
+        out, err = self.mapr("--output", "csv", Q2, LOG)
+        self.assertEqual(err, b"")
+        self.assertEqual(multiset(out), multiset(expected("dmap2.csv.expected")))
+        out, _ = self.mapr("--output=csv", Q2 + " limit 3", LOG)
+        self.assertEqual(len(out.splitlines()), 4)
+
+    def test_output_json(self):
+        out, _ = self.mapr("-o", "json", Q1A, LOG)
+        rows = json.loads(out)
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["count($line)"], 597)
+        self.assertEqual(rows[0]["last($time)"], "1002-071949")
+        self.assertAlmostEqual(rows[0]["avg($goroutines)"], 11.628141)
+
+    def test_output_jsonl(self):
+        out, _ = self.mapr("-ojsonl", Q2, LOG)
+        lines = out.decode().splitlines()
+        self.assertEqual(len(lines), 203)
+        counts = [json.loads(line)["count($time)"] for line in lines]
+        self.assertEqual(sum(counts), 597)
+        self.assertEqual(counts[0], 23)
+
+    def test_outfile_prints_nothing_unless_output_given(self):
+        out, err = self.mapr(Q1A + " outfile r.csv", LOG)
+        self.assertEqual((out, err), (b"", b""))
+        out, _ = self.mapr("--output", "csv", Q1A + " outfile r2.csv", LOG)
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+        self.assertEqual(read_bytes(self.path("r2.csv")), out)
+
+    def test_outfile_write_error_exits_1(self):
+        _, err = self.mapr(Q1A + " outfile no/such/dir/r.csv", LOG, code=1)
+        self.assertIn(b"mapr: cannot ", err)
+        self.assertIn(b"no/such/dir/r.csv", err)
+
+    def test_stats(self):
+        out, err = self.mapr("--stats", "--quiet", "-o", "csv",
+                             "from STATS select count($line) group by * "
+                             "where lifetimeConnections >= 3", LOG)
+        self.assertEqual(out, b"count($line)\n527\n")
+        stats = dict(
+            line.split(": ", 1) for line in err.decode().splitlines())
+        self.assertEqual(stats["lines_read"], "597")
+        self.assertEqual(stats["lines_filtered"], "70")
+        self.assertEqual(stats["lines_aggregated"], "527")
+        self.assertIn("lines_too_long", stats)
+
+    def test_hostname(self):
+        out, _ = self.mapr("--hostname", "web-7", "-o", "csv",
+                           "from STATS select $hostname,$server,count($line) "
+                           "group by $hostname", LOG)
+        self.assertEqual(out, b"$hostname,$server,count($line)\nweb-7,web-7,597\n")
+
+    def test_default_hostname_is_the_machine_name(self):
+        out, _ = self.mapr("-o", "csv",
+                           "from STATS select $hostname group by $hostname",
+                           LOG)
+        import socket
+        self.assertEqual(out.decode().splitlines()[1], socket.gethostname())
+
+
+class InputTest(MaprTestCase):
+
+    def test_gzip_by_magic_bytes(self):
+        data = gzip.compress(read_bytes(LOG))
+        for name in ("log.gz", "compressed.log"):
+            path = self.write(name, data)
+            out, _ = self.mapr("-o", "csv", Q1A, path)
+            self.assertEqual(out, expected("dmap1a.csv.expected"), name)
+        out, _ = self.mapr("-o", "csv", Q1A, stdin=data)
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+
+    def test_gzip_concatenated_members(self):
+        log = read_bytes(LOG)
+        half = log.index(b"\n", len(log) // 2) + 1
+        path = self.write("two.gz",
+                          gzip.compress(log[:half]) + gzip.compress(log[half:]))
+        out, _ = self.mapr("-o", "csv", Q1A, path)
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+
+    def test_truncated_gzip_is_an_input_error(self):
+        data = gzip.compress(read_bytes(LOG))
+        path = self.write("cut.gz", data[:len(data) // 2])
+        _, err = self.mapr("-o", "csv", Q1A, path, code=1)
+        self.assertIn(("mapr: %s: " % path).encode(), err)
+
+    def test_zstd(self):
+        zstd = shutil.which("zstd")
+        if not zstd:
+            self.skipTest("zstd command not installed")
+        plain = self.write("z.log", read_bytes(LOG))
+        subprocess.run([zstd, "-q", "-f", plain, "-o", self.path("z.log.zst")],
+                       check=True)
+        shutil.copy(self.path("z.log.zst"), self.path("z.data"))
+        for name in ("z.log.zst", "z.data"):
+            out, _ = self.mapr("-o", "csv", Q1A, self.path(name))
+            self.assertEqual(out, expected("dmap1a.csv.expected"), name)
+        out, _ = self.mapr("-o", "csv", Q1A,
+                           stdin=read_bytes(self.path("z.log.zst")))
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+
+    def test_stdin_named_twice_is_read_once_by_one_thread(self):
+        for threads in ("1", "4"):
+            out, _ = self.mapr("-t", threads, "-o", "csv",
+                               "from STATS select count($line),last($time) "
+                               "group by *", "-", LOG, "-",
+                               stdin=read_bytes(LOG))
+            self.assertEqual(out, b"count($line),last($time)\n"
+                             b"1194,1002-071949\n")
+
+    def test_crlf_and_last_line_without_newline(self):
+        log = read_bytes(LOG).replace(b"\n", b"\r\n").rstrip(b"\r\n")
+        path = self.write("crlf.log", log)
+        out, _ = self.mapr("-o", "csv", Q1A, path)
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+
+    def test_overlong_line_is_counted_once_never_split(self):
+        long_line = (b"INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|"
+                     b"MAPREDUCE:STATS|currentConnections=0|x=" + b"7" * 5000)
+        path = self.write("long.log",
+                          b"a\n" + long_line + b"\nb\n" + long_line + b"\r\nc")
+        out, err = self.mapr("--stats", "--max-line-bytes", "100", "-o", "csv",
+                             "select count($line) group by * "
+                             "logformat generic", path)
+        self.assertEqual(out, b"count($line)\n3\n")
+        stats = dict(
+            line.split(": ", 1) for line in err.decode().splitlines())
+        self.assertEqual(stats["lines_read"], "5")
+        self.assertEqual(stats["lines_too_long"], "2")
+
+    def test_line_longer_than_the_read_buffer(self):
+        # Longer than the 1 MiB read size and the default limit.
+        huge = b"x" * (3 << 20)
+        path = self.write("huge.log", b"a\n" + huge + b"\nb\n")
+        out, err = self.mapr("--stats", "-o", "csv",
+                             "select count($line) group by * "
+                             "logformat generic", path)
+        self.assertEqual(out, b"count($line)\n2\n")
+        self.assertIn(b"lines_too_long: 1\n", err)
+        out, err = self.mapr("--stats", "-o", "csv", "--max-line-bytes", "4M",
+                             "select count($line) group by * "
+                             "logformat generic", path)
+        self.assertEqual(out, b"count($line)\n3\n")
+
+    def test_glob(self):
+        os.mkdir(self.path("logs"))
+        for name in ("a.log", "b.log"):
+            shutil.copy(LOG, self.path(os.path.join("logs", name)))
+        with open(self.path("logs/a.log.gz"), "wb") as f:
+            f.write(gzip.compress(read_bytes(LOG)))
+        query = "from STATS select count($line) group by *"
+        out, _ = self.mapr("-o", "csv", query, "logs/*.log")
+        self.assertEqual(out, b"count($line)\n1194\n")
+        out, _ = self.mapr("-o", "csv", query, "logs/*")
+        self.assertEqual(out, b"count($line)\n1791\n")
+        _, err = self.mapr("-o", "csv", query, "logs/*.nothing", LOG, code=1)
+        self.assertIn(b"mapr: logs/*.nothing: ", err)
+
+    def test_threads_give_identical_output(self):
+        # A file large enough to be cut between threads (16 MiB or more),
+        # whose last() values differ per part.
+        base = read_bytes(LOG)
+        parts = [base.replace(b"1002-07", b"%04d-07" % i) for i in range(300)]
+        path = self.write("big.log", b"".join(parts))
+        self.assertGreater(os.path.getsize(path), 18 << 20)
+        queries = [
+            "from STATS select count($line),last($time),last($line),"
+            "avg($goroutines),max(lifetimeConnections) group by $hostname",
+            "from STATS select last($time),count($line),min($goroutines) "
+            "group by lifetimeConnections order by count($line)",
+        ]
+        for query in queries:
+            for files in ([path, LOG], [LOG, path, path]):
+                outputs = set()
+                for threads in ("1", "2", "5"):
+                    out, _ = self.mapr("-t", threads, "-o", "csv", query,
+                                       *files)
+                    outputs.add(out)
+                self.assertEqual(len(outputs), 1, (query, files))
+        out, _ = self.mapr("-t", "4", "-o", "csv", queries[0], path, LOG)
+        self.assertIn(b",1002-071949,", out)
+        self.assertTrue(out.splitlines()[1].startswith(b"179697,"))
+
+
+class ErrorTest(MaprTestCase):
+
+    def test_bad_query_exits_2_with_caret(self):
+        _, err = self.mapr("from STATS select avgg($x) group by $hostname", LOG,
+                           code=2)
+        lines = err.decode().splitlines()
+        self.assertTrue(lines[0].startswith("mapr: 1:19-22: "), lines[0])
+        self.assertIn("avgg", lines[0])
+        self.assertIn("from STATS select avgg($x) group by $hostname", lines)
+        self.assertTrue(any(line.strip().startswith("^") for line in lines))
+
+    def test_missing_file_exits_1_and_counts_the_others(self):
+        out, err = self.mapr("-o", "csv", Q1A, "nope.log", LOG, code=1)
+        self.assertEqual(
+            err.decode(), "mapr: nope.log: No such file or directory\n")
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+
+    def test_directory_exits_1(self):
+        out, err = self.mapr("-o", "csv", Q1A, self.tmp, LOG, code=1)
+        self.assertEqual(err.decode(), "mapr: %s: Is a directory\n" % self.tmp)
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+
+    def test_no_readable_input_writes_no_outfile(self):
+        out, _ = self.mapr(Q1A + " outfile r.csv", "nope.log", code=1)
+        self.assertEqual(out, b"")
+        self.assertFalse(os.path.exists(self.path("r.csv")))
+
+    def test_unreadable_file(self):
+        if os.geteuid() == 0:
+            self.skipTest("root reads everything")
+        path = self.write("secret.log", b"x\n")
+        os.chmod(path, 0)
+        _, err = self.mapr(Q1A, path, code=1)
+        self.assertIn(b"Permission denied", err)
+
+    def test_usage_errors_exit_2(self):
+        for args in ([], ["--no-such-flag", Q1A], ["--threads", "0", Q1A],
+                     ["--threads", "x", Q1A], ["--output", "xml", Q1A],
+                     ["--max-line-bytes", "0", Q1A], ["--output"],
+                     ["--stats=yes", Q1A]):
+            _, err = self.mapr(*args, code=2)
+            self.assertTrue(err.startswith(b"mapr: "), (args, err))
+            self.assertIn(b"--help", err)
+
+    def test_follow_and_delta_are_not_supported_yet(self):
+        for flag in ("--follow", "--delta"):
+            _, err = self.mapr(flag, Q1A, LOG, code=2)
+            self.assertIn(b"not supported yet", err)
+
+    def test_warnings(self):
+        query = "from STATS select $service,count($line) group by $service"
+        _, err = self.mapr(query, LOG)
+        self.assertTrue(err.startswith(b"warning: $service"), err)
+        _, err = self.mapr("--quiet", query, LOG)
+        self.assertEqual(err, b"")
+
+
+class MiscTest(MaprTestCase):
+
+    def test_explain_reads_no_input(self):
+        out, err = self.mapr("--explain",
+                             "from STATS select $service group by $service",
+                             "nope.log", stdin=b"")
+        self.assertIn(b"format: default", out)
+        self.assertIn(b"group by: $service", out)
+        self.assertIn(b"warning: $service", out)
+        self.assertEqual(err, b"")
+
+    def test_help(self):
+        out, _ = self.mapr("--help")
+        text = out.decode()
+        for option in ("--output", "--stats", "--explain", "--quiet",
+                       "--hostname", "--threads", "--max-line-bytes",
+                       "--query", "--files", "--help", "--version",
+                       "--follow", "--delta"):
+            self.assertIn(option, text)
+        self.assertGreaterEqual(text.count("\n  mapr "), 3)
+        out2, _ = self.mapr("-h")
+        self.assertEqual(out, out2)
+
+    def test_version(self):
+        out, _ = self.mapr("--version")
+        self.assertRegex(out.decode(), r"^mapr \d+\.\d+\.\d+\n$")
+
+    def test_query_and_files_flags(self):
+        out, _ = self.mapr("--query", Q1A, "--files", LOG + "," + LOG, "-o",
+                           "csv")
+        self.assertTrue(out.splitlines()[1].startswith(b"1194,"))
+
+    def test_query_is_the_argument_containing_select_like_dtail(self):
+        out, _ = self.mapr("-o", "csv", LOG, Q1A)
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+
+    def test_options_after_positionals_and_double_dash(self):
+        out, _ = self.mapr(Q1A, LOG, "-o", "csv")
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+        shutil.copy(LOG, self.path("-o"))
+        out, _ = self.mapr("-o", "csv", Q1A, "--", "-o")
+        self.assertEqual(out, expected("dmap1a.csv.expected"))
+
+    def test_empty_input(self):
+        out, err = self.mapr("-o", "csv", Q1A, stdin=b"")
+        self.assertEqual(out, b"count($line),last($time),avg($goroutines),"
+                         b"min(concurrentConnections),"
+                         b"max(lifetimeConnections)\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
