@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   mapr_error_t* err = NULL;
-  mapr_query_t* query = mapr_query_compile(argv[1], strlen(argv[1]), NULL, &err);
+  mapr_query_t* query =
+      mapr_query_compile(argv[1], strlen(argv[1]), NULL, &err);
   if (query == NULL) return Fail(err, 2);
   for (size_t i = 0; i < mapr_query_warning_count(query); ++i) {
     fprintf(stderr, "warning: %s\n", mapr_query_warning(query, i));
@@ -72,8 +73,7 @@ int main(int argc, char** argv) {
   mapr_result_counters(result, &c);
   printf("%llu lines read, %llu aggregated, %zu rows\n",
          (unsigned long long)c.lines_read,
-         (unsigned long long)c.lines_aggregated,
-         mapr_result_row_count(result));
+         (unsigned long long)c.lines_aggregated, mapr_result_row_count(result));
 
   if (mapr_query_outfile(query) != NULL &&
       mapr_result_write_outfile(result, query, &err) != MAPR_OK) {

@@ -433,11 +433,37 @@ TEST(AggregatorTest, BadNumbersRenderAsNoValue) {
             "f,1,0.000000,0.000000,0.000000\n");
 }
 
+// Known issue (not fixed here): min/max follow DTail's rule that a leading
+// NaN sticks and later NaNs are ignored. That rule is not mergeable with the
+// current state (one value per group): a partial whose first value is NaN
+// forgets its later numbers, so one pass over 5, nan, 1 gives min 1 while
+// the partials [5] + [nan, 1] give 5. Enable this test once SlotState keeps
+// the extreme of the non-NaN values beside a "first value was NaN" flag.
+TEST(AggregatorTest, DISABLED_MinMaxWithNanDoNotDependOnTheSplit) {
+  constexpr std::string_view kQuery =
+      "from STATS select min(v),max(v) group by $empty";
+  const std::vector<std::string> lines = {Stats("v=5"), Stats("v=nan"),
+                                          Stats("v=1")};
+  ASSERT_OK_AND_ASSIGN(Aggregator one_pass, Make(kQuery));
+  ASSERT_OK(Push(one_pass, lines));
+  ASSERT_OK_AND_ASSIGN(Aggregator first, Make(kQuery));
+  ASSERT_OK_AND_ASSIGN(Aggregator second, Make(kQuery));
+  ASSERT_OK(Push(first, {lines[0]}));
+  ASSERT_OK(Push(second, {lines[1], lines[2]}));
+  ASSERT_OK(first.Merge(std::move(second)));
+  ASSERT_OK_AND_ASSIGN(ResultTable expected, one_pass.Snapshot());
+  ASSERT_OK_AND_ASSIGN(ResultTable merged, first.Snapshot());
+  EXPECT_EQ(expected.ToCsv(), "min(v),max(v)\n1.000000,5.000000\n");
+  EXPECT_EQ(merged.ToCsv(), expected.ToCsv());
+}
+
 // ------------------------------------------------------- property test
 
 // A random DTail STATS line: 5 groups (sometimes none), numeric values that
 // add exactly in any order (multiples of 1/8), and lines with missing,
 // empty or non-numeric values, plus lines of other tables and bad lines.
+// NaN and Inf appear only in `n`, which no min()/max() reads (see
+// DISABLED_MinMaxWithNanDoNotDependOnTheSplit).
 std::string RandomLine(std::mt19937_64& rng) {
   auto pick = [&rng](uint64_t n) { return rng() % n; };
   switch (pick(40)) {

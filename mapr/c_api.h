@@ -154,8 +154,7 @@ MAPR_EXPORT const char* mapr_error_message(const mapr_error_t* error)
 /* The 1-based line and column of the offending part of the query text, or 0
  * when the error has no position (it is not a query error, or NULL). */
 MAPR_EXPORT size_t mapr_error_line(const mapr_error_t* error) MAPR_C_NOEXCEPT;
-MAPR_EXPORT size_t mapr_error_column(const mapr_error_t* error)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT size_t mapr_error_column(const mapr_error_t* error) MAPR_C_NOEXCEPT;
 
 /* Returns 1 and stores the byte offset and length of the offending part of
  * the query text (either pointer may be NULL) if the error has a position,
@@ -233,8 +232,7 @@ MAPR_EXPORT const char* mapr_query_log_format(const mapr_query_t* query)
  * `limit` (-1 when none). Both -1 for NULL. */
 MAPR_EXPORT int64_t mapr_query_interval_ms(const mapr_query_t* query)
     MAPR_C_NOEXCEPT;
-MAPR_EXPORT int64_t mapr_query_limit(const mapr_query_t* query)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT int64_t mapr_query_limit(const mapr_query_t* query) MAPR_C_NOEXCEPT;
 
 /* The `outfile` path owned by `query`, or NULL when the query has none; and
  * 1 if it is in append mode, else 0. */
@@ -265,8 +263,7 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_hostname(
     size_t hostname_len) MAPR_C_NOEXCEPT;
 /* Longer lines are counted as too long, never split. Default: 1 MiB. */
 MAPR_EXPORT void mapr_aggregator_options_set_max_line_bytes(
-    mapr_aggregator_options_t* options, size_t max_line_bytes)
-    MAPR_C_NOEXCEPT;
+    mapr_aggregator_options_t* options, size_t max_line_bytes) MAPR_C_NOEXCEPT;
 /* Most groups; the push that would exceed it fails with
  * MAPR_RESOURCE_EXHAUSTED. 0 means unlimited. Default: 0. */
 MAPR_EXPORT void mapr_aggregator_options_set_max_groups(
@@ -295,17 +292,16 @@ MAPR_EXPORT void mapr_aggregator_free(mapr_aggregator_t* aggregator)
  * may be cut anywhere. The bytes need to live only for the call. Fails with
  * MAPR_FAILED_PRECONDITION after mapr_aggregator_finish and
  * MAPR_RESOURCE_EXHAUSTED when max_groups would be exceeded (sticky). */
-MAPR_EXPORT mapr_code_t mapr_aggregator_push_bytes(
-    mapr_aggregator_t* aggregator, const char* data, size_t len,
-    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_code_t
+mapr_aggregator_push_bytes(mapr_aggregator_t* aggregator, const char* data,
+                           size_t len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* Aggregates `count` lines, line i being lines[i][0, lengths[i]) without its
  * '\n'. If `lengths` is NULL, every line is a NUL-terminated string. The
  * lines need to live only for the call. Errors as for push_bytes. */
 MAPR_EXPORT mapr_code_t mapr_aggregator_push_lines(
     mapr_aggregator_t* aggregator, const char* const* lines,
-    const size_t* lengths, size_t count, mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+    const size_t* lengths, size_t count, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* The same for input source `source` (a file, a socket). Formats with
  * per-source state (CSV's header) keep one state per source, and each
@@ -316,14 +312,13 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_push_source_bytes(
     size_t len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 MAPR_EXPORT mapr_code_t mapr_aggregator_push_source_lines(
     mapr_aggregator_t* aggregator, uint64_t source, const char* const* lines,
-    const size_t* lengths, size_t count, mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+    const size_t* lengths, size_t count, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* Ends `source`'s byte stream: aggregates its unfinished last line, if any.
  * (mapr_aggregator_finish does this for every source.) */
-MAPR_EXPORT mapr_code_t mapr_aggregator_end_source(
-    mapr_aggregator_t* aggregator, uint64_t source, mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_code_t
+mapr_aggregator_end_source(mapr_aggregator_t* aggregator, uint64_t source,
+                           mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* Adds the state of `later`, an aggregator of the same query whose lines
  * come after this one's (its last() values win). On success `later` is
@@ -331,17 +326,15 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_end_source(
  * call on it fails with MAPR_FAILED_PRECONDITION. On failure both are
  * unchanged: MAPR_INVALID_ARGUMENT for a different query,
  * MAPR_FAILED_PRECONDITION if either is finished. */
-MAPR_EXPORT mapr_code_t mapr_aggregator_merge(mapr_aggregator_t* aggregator,
-                                              mapr_aggregator_t* later,
-                                              mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_code_t
+mapr_aggregator_merge(mapr_aggregator_t* aggregator, mapr_aggregator_t* later,
+                      mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* The cumulative result so far; the state is kept (DTail's dmap). Returns a
  * new result (free with mapr_result_free), or NULL with
  * MAPR_FAILED_PRECONDITION once the final result was taken. */
 MAPR_EXPORT mapr_result_t* mapr_aggregator_snapshot(
-    const mapr_aggregator_t* aggregator, mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+    const mapr_aggregator_t* aggregator, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* The result since the previous delta, and resets the groups and counters
  * (DTail's tail mode, one call per `interval`). Returns a new result (free
@@ -397,8 +390,8 @@ MAPR_EXPORT uint64_t mapr_result_total_groups(const mapr_result_t* result)
  * integer, other numbers with six decimals, last() raw); owned by `result`.
  * *len (if not NULL) receives its length. NULL when out of range. */
 MAPR_EXPORT const char* mapr_result_cell(const mapr_result_t* result,
-                                         size_t row, size_t col, size_t* len)
-    MAPR_C_NOEXCEPT;
+                                         size_t row, size_t col,
+                                         size_t* len) MAPR_C_NOEXCEPT;
 
 /* The number behind the cell, which orders the rows: the value for numeric
  * kinds, for last() the text parsed as a number (0 if not numeric). NaN when
@@ -408,9 +401,8 @@ MAPR_EXPORT double mapr_result_value(const mapr_result_t* result, size_t row,
 
 /* Stores the line counters at the time the result was produced in
  * *counters (zeros for NULL). */
-MAPR_EXPORT void mapr_result_counters(const mapr_result_t* result,
-                                      mapr_counters_t* counters)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT void mapr_result_counters(
+    const mapr_result_t* result, mapr_counters_t* counters) MAPR_C_NOEXCEPT;
 
 /* Renderings of the result (see mapr/result.h): CSV (DTail's outfile
  * bytes), a JSON array of objects, NDJSON, and DTail's terminal table with
@@ -419,12 +411,11 @@ MAPR_EXPORT void mapr_result_counters(const mapr_result_t* result,
  * *len if `len` is not NULL; NULL on failure (out of memory). */
 MAPR_EXPORT char* mapr_result_to_csv(const mapr_result_t* result, size_t* len,
                                      mapr_error_t** errptr) MAPR_C_NOEXCEPT;
-MAPR_EXPORT char* mapr_result_to_json(const mapr_result_t* result,
-                                      size_t* len, mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT char* mapr_result_to_json(const mapr_result_t* result, size_t* len,
+                                      mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 MAPR_EXPORT char* mapr_result_to_ndjson(const mapr_result_t* result,
-                                        size_t* len, mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+                                        size_t* len,
+                                        mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 MAPR_EXPORT char* mapr_result_to_table(const mapr_result_t* result,
                                        int64_t max_rows, size_t* len,
                                        mapr_error_t** errptr) MAPR_C_NOEXCEPT;
@@ -434,10 +425,9 @@ MAPR_EXPORT char* mapr_result_to_table(const mapr_result_t* result,
  * MAPR_FAILED_PRECONDITION if the query has no outfile, and with
  * MAPR_NOT_FOUND, MAPR_PERMISSION_DENIED and similar codes for I/O errors;
  * the message names the path. */
-MAPR_EXPORT mapr_code_t mapr_result_write_outfile(const mapr_result_t* result,
-                                                  const mapr_query_t* query,
-                                                  mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_code_t mapr_result_write_outfile(
+    const mapr_result_t* result, const mapr_query_t* query,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -67,9 +67,15 @@ const char* CompareOpName(CompareOp op) {
 
 namespace {
 
+// A private before-`where` copy of a set variable prints with a prime.
+std::string FieldName(const Plan& p, FieldId id) {
+  const Field& f = p.fields[id];
+  return f.before_where ? f.name + "'" : f.name;
+}
+
 std::string OperandString(const Plan& p, const Operand& o) {
   switch (o.kind) {
-    case Operand::Kind::kField: return p.fields[o.field].name;
+    case Operand::Kind::kField: return FieldName(p, o.field);
     case Operand::Kind::kNumber: return o.text;
     case Operand::Kind::kString: return absl::StrCat("\"", o.text, "\"");
   }
@@ -102,7 +108,7 @@ std::string SetString(const Plan& p, const SetStep& s) {
   for (runtime::FunctionKind f : s.functions) {
     value = absl::StrCat(internal::ToAbsl(runtime::FunctionName(f)), "(", value, ")");
   }
-  return absl::StrCat(p.fields[s.target].name, " = ", value);
+  return absl::StrCat(FieldName(p, s.target), " = ", value);
 }
 
 }  // namespace
@@ -122,22 +128,19 @@ std::string DebugString(const Plan& p) {
   std::vector<std::string> extracted;
   for (FieldId id : p.extracted_fields) extracted.push_back(p.fields[id].name);
   absl::StrAppend(&out, "extract: ", absl::StrJoin(extracted, ", "), "\n");
-  std::vector<std::string> sets;
-  for (const SetStep& s : p.sets) sets.push_back(SetString(p, s));
-  if (p.sets_before_where > 0) {
-    absl::StrAppend(
-        &out, "set before where: ",
-        absl::StrJoin(sets.begin(), sets.begin() + p.sets_before_where, ", "),
-        "\n");
+  if (!p.sets_before_where.empty()) {
+    std::vector<std::string> pre;
+    for (const SetStep& s : p.sets_before_where) pre.push_back(SetString(p, s));
+    absl::StrAppend(&out, "set before where: ",
+                    absl::StrJoin(pre, ", "), "\n");
   }
   if (p.where) {
     absl::StrAppend(&out, "where: ", ConditionString(p, *p.where), "\n");
   }
-  if (sets.size() > p.sets_before_where) {
-    absl::StrAppend(
-        &out, "set: ",
-        absl::StrJoin(sets.begin() + p.sets_before_where, sets.end(), ", "),
-        "\n");
+  if (!p.sets.empty()) {
+    std::vector<std::string> sets;
+    for (const SetStep& s : p.sets) sets.push_back(SetString(p, s));
+    absl::StrAppend(&out, "set: ", absl::StrJoin(sets, ", "), "\n");
   }
   std::vector<std::string> groups;
   for (FieldId id : p.group_by) groups.push_back(p.fields[id].name);

@@ -39,6 +39,9 @@ struct Field {
   bool extracted = false;
   // True if some `set` assigns it.
   bool assigned = false;
+  // True for the private copy of a `set` variable that `where` reads: the
+  // steps `where` depends on compute it before `where` runs.
+  bool before_where = false;
 };
 
 using AggregateKind = ColumnKind;
@@ -129,10 +132,13 @@ struct Plan {
   std::vector<StateSlot> slots;
 
   std::optional<Condition> where;
+  // All `set` steps, in order; they run after `where`.
   std::vector<SetStep> sets;
-  // The first `sets_before_where` steps run before `where` because it reads
-  // what they assign; the rest run after it.
-  size_t sets_before_where = 0;
+  // The steps `where` depends on (a $variable that `set` assigns and the log
+  // format does not produce), computed before `where` into private copies of
+  // their targets (Field::before_where), so `where` sees the value `set`
+  // gives while the format's own variables keep their parsed values.
+  std::vector<SetStep> sets_before_where;
 
   std::vector<FieldId> group_by;
 

@@ -24,6 +24,8 @@ using plan::CompareOp;
 using plan::FieldId;
 using plan::StateKind;
 
+constexpr FieldId kNoField = UINT32_MAX;
+
 struct AggregateName {
   std::string_view name;
   AggregateKind kind;
@@ -486,40 +488,87 @@ class Planner {
     }
   }
 
-  // Which sets run before `where`, and which fields the format must fill.
+  static void RemapCondition(plan::Condition& c,
+                             const std::vector<FieldId>& shadow) {
+    auto remap = [&](plan::Operand& o) {
+      if (o.kind == plan::Operand::Kind::kField && shadow[o.field] != kNoField) {
+        o.field = shadow[o.field];
+      }
+    };
+    remap(c.lhs);
+    remap(c.rhs);
+    for (plan::Condition& child : c.children) RemapCondition(child, shadow);
+  }
+
+  // Which `set` steps `where` depends on, and which fields the format must
+  // fill.
   void PlanExecutionOrder() {
     std::vector<FieldId> where_fields;
     if (p_.where) CollectConditionFields(*p_.where, &where_fields);
-    // `where` reads a set variable when it names a $variable that some `set`
-    // assigns and the format does not provide itself.
-    size_t before = 0;
-    for (size_t i = 0; i < p_.sets.size(); ++i) {
-      FieldId target = p_.sets[i].target;
-      bool read_by_where = std::find(where_fields.begin(), where_fields.end(),
-                                     target) != where_fields.end();
-      if (read_by_where && !FormatKnows(p_.fields[target].name)) before = i + 1;
+
+    // Backward liveness from the $variables `where` reads that only `set`
+    // produces: a step is needed if it assigns a live variable.
+    absl::flat_hash_set<FieldId> live;
+    for (FieldId id : where_fields) {
+      if (p_.fields[id].assigned && !FormatKnows(p_.fields[id].name)) {
+        live.insert(id);
+      }
     }
-    p_.sets_before_where = before;
+    std::vector<bool> needed(p_.sets.size(), false);
+    for (size_t i = p_.sets.size(); i-- > 0;) {
+      const plan::SetStep& step = p_.sets[i];
+      if (!live.contains(step.target)) continue;
+      needed[i] = true;
+      live.erase(step.target);
+      if (step.source.kind == plan::Operand::Kind::kField) {
+        live.insert(step.source.field);
+      }
+    }
+    // The needed steps, renamed onto private copies of their targets.
+    std::vector<FieldId> shadow(p_.fields.size(), kNoField);
+    for (size_t i = 0; i < p_.sets.size(); ++i) {
+      if (!needed[i]) continue;
+      plan::SetStep step = p_.sets[i];
+      if (step.source.kind == plan::Operand::Kind::kField &&
+          shadow[step.source.field] != kNoField) {
+        step.source.field = shadow[step.source.field];
+      }
+      if (shadow[step.target] == kNoField) {
+        plan::Field copy;
+        copy.name = p_.fields[step.target].name;
+        copy.before_where = true;
+        shadow[step.target] = static_cast<FieldId>(p_.fields.size());
+        p_.fields.push_back(std::move(copy));
+        shadow.push_back(kNoField);
+      }
+      step.target = shadow[step.target];
+      p_.sets_before_where.push_back(std::move(step));
+    }
+    if (p_.where && !p_.sets_before_where.empty()) {
+      RemapCondition(*p_.where, shadow);
+      where_fields.clear();
+      CollectConditionFields(*p_.where, &where_fields);
+    }
 
     // Simulate the per-line order: a field is extracted if it is read
     // before any set writes it.
     std::vector<bool> written(p_.fields.size(), false);
     auto read = [&](FieldId id) {
       plan::Field& f = p_.fields[id];
-      if (!written[id] && f.common == plan::CommonVariable::kNone) {
+      if (!written[id] && f.common == plan::CommonVariable::kNone &&
+          !f.before_where) {
         f.extracted = true;
       }
     };
-    auto run_sets = [&](size_t from, size_t to) {
-      for (size_t i = from; i < to; ++i) {
-        const plan::SetStep& s = p_.sets[i];
+    auto run_sets = [&](const std::vector<plan::SetStep>& steps) {
+      for (const plan::SetStep& s : steps) {
         if (s.source.kind == plan::Operand::Kind::kField) read(s.source.field);
         written[s.target] = true;
       }
     };
-    run_sets(0, before);
+    run_sets(p_.sets_before_where);
     for (FieldId id : where_fields) read(id);
-    run_sets(before, p_.sets.size());
+    run_sets(p_.sets);
     for (FieldId id : p_.group_by) read(id);
     for (const plan::Column& c : p_.columns) read(c.field);
     for (FieldId id = 0; id < p_.fields.size(); ++id) {
@@ -568,7 +617,32 @@ class Planner {
     for (const ast::Token& t : q_.group_by) {
       if (t.text == name) return t.span;
     }
+    if (q_.where) {
+      if (std::optional<ast::Span> span = FindInExpr(*q_.where, name)) {
+        return *span;
+      }
+    }
+    for (const ast::Assignment& a : q_.set) {
+      if (a.operand.text == name) return a.operand.span;
+    }
     return ast::Span{};
+  }
+
+  static std::optional<ast::Span> FindInExpr(const ast::Expr& e,
+                                             const std::string& name) {
+    if (e.kind == ast::ExprKind::kCompare) {
+      if (e.lhs.kind != ast::TokenKind::kString && e.lhs.text == name) {
+        return e.lhs.span;
+      }
+      if (e.rhs.kind != ast::TokenKind::kString && e.rhs.text == name) {
+        return e.rhs.span;
+      }
+      return std::nullopt;
+    }
+    for (const ast::Expr& c : e.children) {
+      if (std::optional<ast::Span> span = FindInExpr(c, name)) return span;
+    }
+    return std::nullopt;
   }
 
   const ast::Query& q_;

@@ -250,7 +250,7 @@ TEST(PlannerTest, FieldPlanOfDTailsTest) {
     EXPECT_TRUE(p.fields[*id].assigned) << name;
   }
   EXPECT_FALSE(FindField(p, "$time").has_value());
-  EXPECT_EQ(p.sets_before_where, 0u);
+  EXPECT_TRUE(p.sets_before_where.empty());
 }
 
 TEST(PlannerTest, FieldPlanOnlyHasWhatTheQueryReads) {
@@ -464,7 +464,7 @@ TEST(PlannerTest, SetsBeforeWhere) {
        0},
       // generic has no $time: it is set-only there.
       {"select a where $time eq \"x\" set $time = maskdigits($line)", 1},
-      // Everything up to the last set that where needs runs first.
+      // Only the steps where depends on run first (on private copies).
       {"select a where $b eq \"x\" set $a = 1, $b = $a, $c = 2", 2},
       {"select a where $a eq \"x\" set $a = 1, $b = $a, $c = 2", 1},
       {"select a where x eq \"x\" set $a = 1", 0},
@@ -473,7 +473,7 @@ TEST(PlannerTest, SetsBeforeWhere) {
   };
   for (const Case& c : kCases) {
     ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
-    EXPECT_EQ(p.sets_before_where, c.sets_before_where) << c.query;
+    EXPECT_EQ(p.sets_before_where.size(), c.sets_before_where) << c.query;
   }
 }
 
@@ -481,14 +481,15 @@ TEST(PlannerTest, SetBeforeWhereReadsItsSourceFromTheLine) {
   ASSERT_OK_AND_ASSIGN(
       plan::Plan p,
       PlanOf("select count($line) where $m eq \"x\" set $m = md5sum(foo)"));
-  EXPECT_EQ(p.sets_before_where, 1u);
+  EXPECT_EQ(p.sets_before_where.size(), 1u);
   EXPECT_THAT(Extracted(p), ElementsAre("foo"));
   EXPECT_EQ(plan::DebugString(p),
             "format: generic (default rule)\n"
             "table: every line\n"
             "extract: foo\n"
-            "set before where: $m = md5sum(foo)\n"
-            "where: ($m eq \"x\")\n"
+            "set before where: $m' = md5sum(foo)\n"
+            "where: ($m' eq \"x\")\n"
+            "set: $m = md5sum(foo)\n"
             "group by: $line\n"
             "columns:\n"
             "  count($line): count($line) slot 0\n"

@@ -263,13 +263,13 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
   }
 
   // 4. set (the part `where` reads), where, the rest of set.
-  RunSets(0, p.sets_before_where);
+  RunSets(p.sets_before_where);
   if (p.where) {
     size_t before = sel_size_;
     Filter(*p.where);
     counters_.lines_filtered += before - sel_size_;
   }
-  RunSets(p.sets_before_where, p.sets.size());
+  RunSets(p.sets);
   return Aggregate();
 }
 
@@ -288,10 +288,8 @@ void BatchAggregator::EnsureNumeric(FieldId f) {
   }
 }
 
-void BatchAggregator::RunSets(size_t from, size_t to) {
-  const plan::Plan& p = *plan_;
-  for (size_t s = from; s < to; ++s) {
-    const plan::SetStep& step = p.sets[s];
+void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
+  for (const plan::SetStep& step : steps) {
     std::string_view* target = Column(step.target);
     const std::string_view* source =
         step.source.kind == Operand::Kind::kField ? Column(step.source.field)

@@ -70,7 +70,7 @@ class BatchAggregator {
   }
   // Parses field `f` as numbers for rows [0, rows_) once per batch.
   void EnsureNumeric(plan::FieldId f);
-  void RunSets(size_t from, size_t to);
+  void RunSets(const std::vector<plan::SetStep>& steps);
   // Keeps the rows of sel_ for which `c` holds.
   void Filter(const plan::Condition& c);
   void Evaluate(const plan::Condition& c, const uint32_t* rows, size_t n,

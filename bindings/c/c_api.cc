@@ -105,10 +105,10 @@ mapr_code_t ToCode(absl::StatusCode code) {
 }
 
 // Replaces *errptr with a new error "<a><b>". Returns `code`.
-mapr_code_t SetError(mapr_error_t** errptr, mapr_code_t code,
-                     std::string_view a, std::string_view b = {},
-                     std::optional<mapr::SourceSpan> span = std::nullopt)
-    noexcept {
+mapr_code_t SetError(
+    mapr_error_t** errptr, mapr_code_t code, std::string_view a,
+    std::string_view b = {},
+    std::optional<mapr::SourceSpan> span = std::nullopt) noexcept {
   if (errptr == nullptr) return code;
   mapr_error_free(*errptr);
   *errptr = nullptr;
@@ -188,8 +188,8 @@ R Guard(mapr_error_t** errptr, R on_exception, Body&& body) noexcept {
 
 // Guard() for calls that change an aggregator: an exception also poisons it.
 template <typename R, typename Body>
-R GuardAggregator(mapr_aggregator_t* a, mapr_error_t** errptr,
-                  R on_exception, Body&& body) noexcept {
+R GuardAggregator(mapr_aggregator_t* a, mapr_error_t** errptr, R on_exception,
+                  Body&& body) noexcept {
   try {
     return body();
   } catch (...) {
@@ -211,7 +211,8 @@ R GuardAggregator(mapr_aggregator_t* a, mapr_error_t** errptr,
 // MAPR_OK if `a` may be used, else sets the error.
 mapr_code_t CheckUsable(const mapr_aggregator_t* a, const char* function,
                         mapr_error_t** errptr) noexcept {
-  if (a == nullptr) return InvalidArgument(errptr, function, ": NULL aggregator");
+  if (a == nullptr)
+    return InvalidArgument(errptr, function, ": NULL aggregator");
   if (a->poisoned) {
     SetError(errptr, MAPR_INTERNAL, function,
              ": the aggregator is unusable after an earlier internal error");
@@ -414,18 +415,17 @@ mapr_query_t* mapr_query_compile(const char* text, size_t text_len,
     InvalidArgument(errptr, "mapr_query_compile", ": NULL text with a length");
     return nullptr;
   }
-  return Guard(errptr, static_cast<mapr_query_t*>(nullptr),
-               [&]() -> mapr_query_t* {
-                 absl::StatusOr<mapr::Query> q = mapr::Query::Compile(
-                     View(text, text_len),
-                     options != nullptr ? options->options
-                                        : mapr::CompileOptions());
-                 if (!q.ok()) {
-                   Fail(errptr, q.status());
-                   return nullptr;
-                 }
-                 return new mapr_query_t(std::move(*q));
-               });
+  return Guard(
+      errptr, static_cast<mapr_query_t*>(nullptr), [&]() -> mapr_query_t* {
+        absl::StatusOr<mapr::Query> q = mapr::Query::Compile(
+            View(text, text_len),
+            options != nullptr ? options->options : mapr::CompileOptions());
+        if (!q.ok()) {
+          Fail(errptr, q.status());
+          return nullptr;
+        }
+        return new mapr_query_t(std::move(*q));
+      });
 }
 
 void mapr_query_free(mapr_query_t* query) noexcept { delete query; }
@@ -540,19 +540,18 @@ mapr_aggregator_t* mapr_aggregator_create(
     InvalidArgument(errptr, "mapr_aggregator_create", ": NULL query");
     return nullptr;
   }
-  return Guard(errptr, static_cast<mapr_aggregator_t*>(nullptr),
-               [&]() -> mapr_aggregator_t* {
-                 absl::StatusOr<mapr::Aggregator> agg =
-                     mapr::Aggregator::Create(
-                         query->query, options != nullptr
-                                           ? options->options
-                                           : mapr::AggregatorOptions());
-                 if (!agg.ok()) {
-                   Fail(errptr, agg.status());
-                   return nullptr;
-                 }
-                 return new mapr_aggregator_t(std::move(*agg));
-               });
+  return Guard(
+      errptr, static_cast<mapr_aggregator_t*>(nullptr),
+      [&]() -> mapr_aggregator_t* {
+        absl::StatusOr<mapr::Aggregator> agg = mapr::Aggregator::Create(
+            query->query,
+            options != nullptr ? options->options : mapr::AggregatorOptions());
+        if (!agg.ok()) {
+          Fail(errptr, agg.status());
+          return nullptr;
+        }
+        return new mapr_aggregator_t(std::move(*agg));
+      });
 }
 
 void mapr_aggregator_free(mapr_aggregator_t* aggregator) noexcept {
@@ -575,8 +574,8 @@ mapr_code_t mapr_aggregator_push_lines(mapr_aggregator_t* aggregator,
 }
 
 mapr_code_t mapr_aggregator_push_source_bytes(mapr_aggregator_t* aggregator,
-                                              uint64_t source,
-                                              const char* data, size_t len,
+                                              uint64_t source, const char* data,
+                                              size_t len,
                                               mapr_error_t** errptr) noexcept {
   return PushBytes(aggregator, source, data, len,
                    "mapr_aggregator_push_source_bytes", errptr);
@@ -668,9 +667,9 @@ mapr_result_t* mapr_aggregator_finish(mapr_aggregator_t* aggregator,
 void mapr_aggregator_counters(const mapr_aggregator_t* aggregator,
                               mapr_counters_t* counters) noexcept {
   if (counters == nullptr) return;
-  CopyCounters(aggregator == nullptr ? mapr::LineCounters()
-                                     : aggregator->agg.stats(),
-               counters);
+  CopyCounters(
+      aggregator == nullptr ? mapr::LineCounters() : aggregator->agg.stats(),
+      counters);
 }
 
 // ---------------------------------------------------------------- One call
@@ -682,28 +681,27 @@ mapr_result_t* mapr_run(const char* query, size_t query_len, const char* input,
     InvalidArgument(errptr, "mapr_run", ": NULL pointer with a length");
     return nullptr;
   }
-  return Guard(errptr, static_cast<mapr_result_t*>(nullptr),
-               [&]() -> mapr_result_t* {
-                 absl::StatusOr<mapr::Query> q =
-                     mapr::Query::Compile(View(query, query_len));
-                 if (!q.ok()) {
-                   Fail(errptr, q.status());
-                   return nullptr;
-                 }
-                 absl::StatusOr<mapr::Aggregator> agg =
-                     mapr::Aggregator::Create(*q);
-                 if (!agg.ok()) {
-                   Fail(errptr, agg.status());
-                   return nullptr;
-                 }
-                 absl::Status s = agg->PushBytes(View(input, input_len));
-                 s.Update(agg->FinishInput());
-                 if (!s.ok()) {
-                   Fail(errptr, s);
-                   return nullptr;
-                 }
-                 return NewResult(agg->TakeResult(), errptr);
-               });
+  return Guard(
+      errptr, static_cast<mapr_result_t*>(nullptr), [&]() -> mapr_result_t* {
+        absl::StatusOr<mapr::Query> q =
+            mapr::Query::Compile(View(query, query_len));
+        if (!q.ok()) {
+          Fail(errptr, q.status());
+          return nullptr;
+        }
+        absl::StatusOr<mapr::Aggregator> agg = mapr::Aggregator::Create(*q);
+        if (!agg.ok()) {
+          Fail(errptr, agg.status());
+          return nullptr;
+        }
+        absl::Status s = agg->PushBytes(View(input, input_len));
+        s.Update(agg->FinishInput());
+        if (!s.ok()) {
+          Fail(errptr, s);
+          return nullptr;
+        }
+        return NewResult(agg->TakeResult(), errptr);
+      });
 }
 
 // ------------------------------------------------------------------ Result

@@ -7,13 +7,14 @@
  * out-of-range indices, and exceptions thrown by a host log format (which
  * must surface as errors, never cross into C). Run under valgrind as well
  * (c_api_test_valgrind), so every error path is also checked for leaks. */
+#include "mapr/c_api.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mapr/c_api.h"
 #include "mapr/version.h"
 
 /* From c_api_test_helper.cc. */
@@ -29,39 +30,37 @@ enum {
 
 static int g_checks = 0;
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    ++g_checks;                                                       \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-              #cond);                                                 \
-      exit(1);                                                        \
-    }                                                                 \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    ++g_checks;                                                                \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      exit(1);                                                                 \
+    }                                                                          \
   } while (0)
 
-#define CHECK_STREQ(actual, expected)                                     \
-  do {                                                                    \
-    const char* a_ = (actual);                                            \
-    const char* e_ = (expected);                                          \
-    ++g_checks;                                                           \
-    if (a_ == NULL || strcmp(a_, e_) != 0) {                              \
-      fprintf(stderr, "%s:%d: CHECK_STREQ failed: %s\n  actual:   %s\n",  \
-              __FILE__, __LINE__, #actual, a_ == NULL ? "(NULL)" : a_);   \
-      fprintf(stderr, "  expected: %s\n", e_);                            \
-      exit(1);                                                            \
-    }                                                                     \
+#define CHECK_STREQ(actual, expected)                                    \
+  do {                                                                   \
+    const char* a_ = (actual);                                           \
+    const char* e_ = (expected);                                         \
+    ++g_checks;                                                          \
+    if (a_ == NULL || strcmp(a_, e_) != 0) {                             \
+      fprintf(stderr, "%s:%d: CHECK_STREQ failed: %s\n  actual:   %s\n", \
+              __FILE__, __LINE__, #actual, a_ == NULL ? "(NULL)" : a_);  \
+      fprintf(stderr, "  expected: %s\n", e_);                           \
+      exit(1);                                                           \
+    }                                                                    \
   } while (0)
 
 /* Fails with the error's message if `err` is set. */
-#define CHECK_NO_ERROR(err)                                                \
-  do {                                                                     \
-    ++g_checks;                                                            \
-    if ((err) != NULL) {                                                   \
-      fprintf(stderr, "%s:%d: unexpected error %s: %s\n", __FILE__,        \
-              __LINE__, mapr_code_name(mapr_error_code(err)),              \
-              mapr_error_message(err));                                    \
-      exit(1);                                                             \
-    }                                                                      \
+#define CHECK_NO_ERROR(err)                                                   \
+  do {                                                                        \
+    ++g_checks;                                                               \
+    if ((err) != NULL) {                                                      \
+      fprintf(stderr, "%s:%d: unexpected error %s: %s\n", __FILE__, __LINE__, \
+              mapr_code_name(mapr_error_code(err)), mapr_error_message(err)); \
+      exit(1);                                                                \
+    }                                                                         \
   } while (0)
 
 static mapr_query_t* Compile(const char* text) {
@@ -227,8 +226,8 @@ static void TestCompileErrors(void) {
   CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
   CHECK(mapr_error_line(err) == 2);
   CHECK(mapr_error_column(err) == 11);
-  CHECK(strncmp(mapr_error_message(err), "2:11-15: unknown log format 'nginx'\n",
-                36) == 0);
+  CHECK(strncmp(mapr_error_message(err),
+                "2:11-15: unknown log format 'nginx'\n", 36) == 0);
 
   /* The text need not be NUL-terminated: only `len` bytes are read. */
   const char padded[] = "select count($line) group by *XXXX";
@@ -478,8 +477,8 @@ static void TestDeltaAndMerge(void) {
 
   /* Merge: `later`'s lines come after `first`'s; last() takes its values. */
   CHECK(mapr_aggregator_push_bytes(first, "a,200,2\n", 8, &err) == MAPR_OK);
-  CHECK(mapr_aggregator_push_bytes(later, "host,status,latency\na,301,3\n",
-                                   28, &err) == MAPR_OK);
+  CHECK(mapr_aggregator_push_bytes(later, "host,status,latency\na,301,3\n", 28,
+                                   &err) == MAPR_OK);
   CHECK_NO_ERROR(err);
   CHECK(mapr_aggregator_merge(first, first, &err) == MAPR_INVALID_ARGUMENT);
   CHECK(mapr_aggregator_merge(first, later, &err) == MAPR_OK);
@@ -488,8 +487,7 @@ static void TestDeltaAndMerge(void) {
   /* `later` is emptied; using it fails until it is freed. */
   CHECK(mapr_aggregator_push_bytes(later, "a,1,1\n", 6, &err) ==
         MAPR_FAILED_PRECONDITION);
-  CHECK(mapr_aggregator_merge(first, later, &err) ==
-        MAPR_FAILED_PRECONDITION);
+  CHECK(mapr_aggregator_merge(first, later, &err) == MAPR_FAILED_PRECONDITION);
   mapr_error_free(err);
   err = NULL;
   mapr_aggregator_free(later);
@@ -640,7 +638,8 @@ static void TestOutfile(void) {
 /* Exceptions thrown by a host's C++ log format become errors. */
 static void TestExceptionsNeverCrossTheBoundary(void) {
   CHECK(mapr_test_register_throwing_format() == 1);
-  const char* text = "select count($line),last(x) group by x logformat throwing";
+  const char* text =
+      "select count($line),last(x) group by x logformat throwing";
   mapr_error_t* err = NULL;
 
   /* Without throwing, the format works. */
@@ -672,8 +671,9 @@ static void TestExceptionsNeverCrossTheBoundary(void) {
   CHECK_STREQ(mapr_error_message(err), "out of memory (std::bad_alloc)");
   mapr_test_set_throw_mode(kNoThrow);
   CHECK(mapr_aggregator_push_bytes(agg, "a\n", 2, &err) == MAPR_INTERNAL);
-  CHECK(strstr(mapr_error_message(err), "unusable after an earlier internal "
-                                        "error: out of memory") != NULL);
+  CHECK(strstr(mapr_error_message(err),
+               "unusable after an earlier internal "
+               "error: out of memory") != NULL);
   mapr_aggregator_free(agg);
 
   /* std::exception from ParseBatch, through push_lines. */
@@ -681,8 +681,7 @@ static void TestExceptionsNeverCrossTheBoundary(void) {
   const char* lines[] = {"a", "b"};
   CHECK(mapr_aggregator_push_lines(agg, lines, NULL, 2, &err) == MAPR_OK);
   mapr_test_set_throw_mode(kThrowInParseBatch);
-  CHECK(mapr_aggregator_push_lines(agg, lines, NULL, 2, &err) ==
-        MAPR_INTERNAL);
+  CHECK(mapr_aggregator_push_lines(agg, lines, NULL, 2, &err) == MAPR_INTERNAL);
   CHECK_STREQ(mapr_error_message(err),
               "internal error: C++ exception: host parser failed");
   mapr_test_set_throw_mode(kNoThrow);

@@ -42,7 +42,8 @@ class ThrowingParser : public mapr::LogFormatParser {
     if (g_mode == kThrowIntInParseBatch) throw 42;
     // Every requested field is the whole line.
     for (size_t row = 0; row < lines.size(); ++row) {
-      for (size_t f = 0; f < num_fields_; ++f) fields.column(f)[row] = lines[row];
+      for (size_t f = 0; f < num_fields_; ++f)
+        fields.column(f)[row] = lines[row];
       outcomes[row] = mapr::LineOutcome::kParsed;
     }
   }

@@ -40,10 +40,10 @@ std::string Str(absl::string_view s) { return std::string(s.data(), s.size()); }
 
 // Raises MaprError (or QueryError for query problems) for `status`.
 [[noreturn]] void Raise(const absl::Status& status, bool query_error) {
-  PyObject* cls = query_error && status.code() ==
-                                     absl::StatusCode::kInvalidArgument
-                      ? g_query_error
-                      : g_mapr_error;
+  PyObject* cls =
+      query_error && status.code() == absl::StatusCode::kInvalidArgument
+          ? g_query_error
+          : g_mapr_error;
   std::string message = Str(status.message());
   if (cls == nullptr) {  // _mapr used without the mapr package.
     throw std::runtime_error(message);
@@ -199,9 +199,8 @@ void PushIterable(PyAggregator& self, py::handle lines, uint64_t source) {
   RefHolder refs;
   auto flush = [&] {
     if (views.empty()) return;
-    absl::Status s = self.Locked([&](mapr::Aggregator& a) {
-      return a.PushLines(views, source);
-    });
+    absl::Status s = self.Locked(
+        [&](mapr::Aggregator& a) { return a.PushLines(views, source); });
     views.clear();
     refs.Clear();
     Check(s);
@@ -251,10 +250,17 @@ void PushBuffer(PyAggregator& self, py::handle data, uint64_t source) {
   }
   std::unique_ptr<Py_buffer, void (*)(Py_buffer*)> release(&view,
                                                            PyBuffer_Release);
-  std::string_view chunk(static_cast<const char*>(view.buf),
-                         static_cast<size_t>(view.len));
-  Check(self.Locked(
-      [&](mapr::Aggregator& a) { return a.PushBytes(chunk, source); }));
+  std::string_view data_view(static_cast<const char*>(view.buf),
+                             static_cast<size_t>(view.len));
+  Check(self.Locked([&](mapr::Aggregator& a) {
+    // Slices keep the splitter's line array small (and in cache) when a
+    // whole file arrives as one buffer.
+    absl::Status st;
+    for (size_t i = 0; st.ok() && i < data_view.size(); i += kFileChunkBytes) {
+      st = a.PushBytes(data_view.substr(i, kFileChunkBytes), source);
+    }
+    return st;
+  }));
 }
 
 void PushFile(PyAggregator& self, const std::string& path, uint64_t source) {
@@ -328,15 +334,15 @@ PYBIND11_MODULE(_mapr, m) {
       .def_property_readonly("outfile_append", &mapr::Query::outfile_append)
       .def("to_string", &mapr::Query::ToString)
       .def("explain", &mapr::Query::Explain)
-      .def("write_outfile", [](const mapr::Query& q,
-                               const mapr::ResultTable& r) {
-        absl::Status s;
-        {
-          py::gil_scoped_release release;
-          s = mapr::WriteOutfile(q, r);
-        }
-        Check(s);
-      });
+      .def("write_outfile",
+           [](const mapr::Query& q, const mapr::ResultTable& r) {
+             absl::Status s;
+             {
+               py::gil_scoped_release release;
+               s = mapr::WriteOutfile(q, r);
+             }
+             Check(s);
+           });
 
   py::class_<mapr::ResultTable>(m, "Result",
                                 "A query result (mapr::ResultTable).")
@@ -408,20 +414,21 @@ PYBIND11_MODULE(_mapr, m) {
 
   py::class_<PyAggregator>(m, "Aggregator",
                            "Aggregates lines for one query (mapr::Aggregator).")
-      .def(py::init([](const mapr::Query& q, std::optional<std::string> hostname,
-                       std::optional<size_t> max_line_bytes,
-                       std::optional<uint64_t> max_groups) {
-             mapr::AggregatorOptions options;
-             if (hostname) options.hostname = *hostname;
-             if (max_line_bytes) options.max_line_bytes = *max_line_bytes;
-             if (max_groups) options.max_groups = *max_groups;
-             return std::make_unique<PyAggregator>(
-                 Take(mapr::Aggregator::Create(q, options),
-                      /*query_error=*/true));
-           }),
-           py::arg("query"), py::arg("hostname") = py::none(),
-           py::arg("max_line_bytes") = py::none(),
-           py::arg("max_groups") = py::none())
+      .def(
+          py::init([](const mapr::Query& q, std::optional<std::string> hostname,
+                      std::optional<size_t> max_line_bytes,
+                      std::optional<uint64_t> max_groups) {
+            mapr::AggregatorOptions options;
+            if (hostname) options.hostname = *hostname;
+            if (max_line_bytes) options.max_line_bytes = *max_line_bytes;
+            if (max_groups) options.max_groups = *max_groups;
+            return std::make_unique<PyAggregator>(
+                Take(mapr::Aggregator::Create(q, options),
+                     /*query_error=*/true));
+          }),
+          py::arg("query"), py::arg("hostname") = py::none(),
+          py::arg("max_line_bytes") = py::none(),
+          py::arg("max_groups") = py::none())
       .def("push_lines", &PushIterable, py::arg("lines"), py::arg("source") = 0)
       .def("push_bytes", &PushBuffer, py::arg("data"), py::arg("source") = 0)
       .def("push_file", &PushFile, py::arg("path"), py::arg("source") = 0)
@@ -449,8 +456,8 @@ PYBIND11_MODULE(_mapr, m) {
            })
       .def("snapshot",
            [](PyAggregator& self) {
-             return Take(self.Locked(
-                 [](mapr::Aggregator& a) { return a.Snapshot(); }));
+             return Take(
+                 self.Locked([](mapr::Aggregator& a) { return a.Snapshot(); }));
            })
       .def("take_delta",
            [](PyAggregator& self) {

@@ -38,6 +38,7 @@ QueryError, __version__.
 
 from __future__ import annotations
 
+import io
 import os
 from dataclasses import dataclass, fields
 from typing import Any, Iterable, Iterator, List, Optional, Tuple, Union
@@ -59,6 +60,8 @@ __all__ = [
 ]
 
 __version__: str = _mapr.version
+
+_READ_CHUNK = 1 << 20
 
 Lines = Union[Iterable[Union[str, bytes]], bytes, bytearray, memoryview]
 
@@ -376,13 +379,26 @@ class Aggregator:
         """Aggregates lines.
 
         `lines` is an iterable of str or bytes, one line each (a trailing
-        newline is ignored), for example a list or an open file. A bytes-like
+        newline is ignored), for example a list or a generator. A bytes-like
         object (bytes, bytearray, memoryview) is instead a raw chunk of a
-        byte stream, as push_bytes. `source` identifies the input stream
-        (formats like CSV keep one header per source).
+        byte stream, as push_bytes. An open file (text or binary) is read to
+        its end in large chunks, which is much faster than iterating it.
+        `source` identifies the input stream (formats like CSV keep one
+        header per source).
         """
         if isinstance(lines, (bytes, bytearray, memoryview)):
             self._a.push_bytes(lines, source)
+        elif isinstance(lines, io.IOBase) and lines.readable():
+            # An open file: read big chunks instead of making one object
+            # per line, and end the stream at EOF.
+            while True:
+                chunk = lines.read(_READ_CHUNK)
+                if not chunk:
+                    break
+                if isinstance(chunk, str):
+                    chunk = chunk.encode("utf-8", "surrogateescape")
+                self._a.push_bytes(chunk, source)
+            self._a.end_source(source)
         elif isinstance(lines, str):
             raise TypeError(
                 "push() takes an iterable of lines, not a str; "
@@ -442,7 +458,8 @@ def run(
 
     `query` is a Query or a query text. `lines` is one of:
       - a file path (str or os.PathLike): the file is read in C++;
-      - an iterable of str or bytes lines (a list, a generator, an open file);
+      - an open file object (text or binary), read to its end in chunks;
+      - an iterable of str or bytes lines (a list, a generator);
       - a bytes-like object: raw bytes, split into lines at '\\n'.
     The keyword options are those of Aggregator.
     """

@@ -97,19 +97,19 @@ int main() {
   Expect(a->PushLines(lines).ok(), "PushLines");
   mapr::LineBatch batch{std::span<const std::string_view>(lines)};
   Expect(a->Push(batch).ok(), "Push");
-  Expect(b->PushBytes("x:10\ny:").ok() && b->PushBytes("20").ok(),
-         "PushBytes");
+  Expect(b->PushBytes("x:10\ny:").ok() && b->PushBytes("20").ok(), "PushBytes");
   Expect(b->EndSource().ok(), "EndSource");
   Expect(a->Snapshot().ok(), "Snapshot");
   Expect(a->Merge(std::move(*b)).ok(), "Merge");
   Expect(a->FinishInput().ok(), "FinishInput");
   absl::StatusOr<mapr::ResultTable> r = a->TakeResult();
   Expect(r.ok(), "TakeResult");
-  Expect(r->ToCsv() == "key,count($line),sum(value)\nx,5,18.000000\ny,3,24.000000\n",
+  Expect(r->ToCsv() ==
+             "key,count($line),sum(value)\nx,5,18.000000\ny,3,24.000000\n",
          "ToCsv");
-  Expect(!r->ToJson().empty() && !r->ToNdjson().empty() &&
-             !r->ToTable().empty(),
-         "renderers");
+  Expect(
+      !r->ToJson().empty() && !r->ToNdjson().empty() && !r->ToTable().empty(),
+      "renderers");
   Expect(*r == *r, "operator==");
   mapr::LineCounters c = r->stats();
   c += r->stats();
