@@ -13,6 +13,7 @@
 #include "runtime/format_number.h"
 #include "runtime/functions.h"
 #include "runtime/number.h"
+#include "runtime/scan.h"
 
 namespace mapr::runtime {
 namespace {
@@ -142,6 +143,10 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
   numeric_epoch_.resize(nfields, 0);
   sel_.resize(kMaxBatchRows);
   gids_.resize(kMaxBatchRows);
+  // Heap buffers (beyond the small-string size), so swapping the two keeps
+  // views of the previous key valid.
+  key_scratch_.reserve(256);
+  prev_key_scratch_.reserve(256);
   hashes_.resize(kMaxBatchRows);
   slots_.resize(plan_->slots.size());
   for (size_t i = 0; i < slots_.size(); ++i) {
@@ -194,7 +199,7 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
       case plan::TableFilter::kNone:
         break;
       case plan::TableFilter::kTable:
-        if (raw.find(p.table_marker) == std::string_view::npos) {
+        if (!ContainsTableMarker(raw, p.table_marker)) {
           ++counters_.lines_table_mismatch;
           continue;
         }
@@ -437,6 +442,7 @@ absl::Status BatchAggregator::Aggregate() {
 
   // Group ids.
   const size_t nkeys = p.group_by.size();
+  std::string_view prev_key;
   for (size_t i = 0; i < sel_size_; ++i) {
     uint32_t r = sel_[i];
     std::string_view key;
@@ -444,6 +450,8 @@ absl::Status BatchAggregator::Aggregate() {
       key = Column(p.group_by[0])[r];
       if (key.data() == nullptr) key = FieldBatch::kEmptyValue;
     } else {
+      // Two scratch buffers, so the previous row's key stays readable.
+      key_scratch_.swap(prev_key_scratch_);
       key_scratch_.clear();
       for (FieldId id : p.group_by) {
         std::string_view part = Column(id)[r];
@@ -452,6 +460,14 @@ absl::Status BatchAggregator::Aggregate() {
       }
       key = key_scratch_;
     }
+    // Fast path: runs of rows with the same key (few groups, sorted or
+    // bursty logs) skip hashing and probing.
+    if (i > 0 && key == prev_key) {
+      gids_[i] = gids_[i - 1];
+      prev_key = key;
+      continue;
+    }
+    prev_key = key;
     uint64_t hash = HashKey(key);
     bool created;
     if (options_.max_groups != 0 && groups_.size() >= options_.max_groups) {

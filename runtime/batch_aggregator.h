@@ -104,6 +104,7 @@ class BatchAggregator {
   std::vector<uint32_t> gids_;
   std::vector<uint64_t> hashes_;
   std::string key_scratch_;
+  std::string prev_key_scratch_;
   std::vector<int32_t> last_row_;
   Arena arena_;
 

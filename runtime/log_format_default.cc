@@ -6,6 +6,7 @@
 // line and later duplicate keys win. The parser decides at NewParser time
 // which positional tokens are needed and builds a small key table, so the hot
 // loop is memchr for '|' and '=' plus one key compare per token.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "runtime/scan.h"
 
 namespace mapr::runtime {
 namespace {
@@ -171,54 +173,76 @@ class DefaultParser : public LogFormatParser {
     uint32_t source;
   };
 
+  // One pass over the line with 64-byte masks of '|' and '=' (no call per
+  // token): tokens 0-9 are the positional fields, every later token must
+  // hold a '=' (else the whole line is malformed, as in DTail), and later
+  // duplicate keys overwrite earlier ones.
   LineOutcome ParseLine(std::string_view line, size_t row) {
     if (!StartsWith(line, kInfo)) return LineOutcome::kIgnored;
-    const char* pos = line.data();
-    const char* const end = line.data() + line.size();
+    const char* const base = line.data();
+    const size_t n = line.size();
     std::string_view tokens[kNumPositional];
-    for (size_t i = 0; i < kNumPositional; ++i) {
-      const char* bar = static_cast<const char*>(
-          std::memchr(pos, '|', static_cast<size_t>(end - pos)));
-      // No '|' after token i: fewer than 11 tokens.
-      if (bar == nullptr) return LineOutcome::kIgnored;
-      tokens[i] = std::string_view(pos, static_cast<size_t>(bar - pos));
-      pos = bar + 1;
+    size_t token = 0;
+    size_t token_start = 0;
+    size_t first_eq = SIZE_MAX;
+    for (size_t block = 0; block < n; block += 64) {
+      uint64_t bars, eqs;
+      if (n >= 64) {
+        MaskBlock64(base + block, base + n, '|', '=', &bars, &eqs);
+      } else {
+        Mask64(base + block, n - block, '|', '=', &bars, &eqs);
+      }
+      uint64_t special = bars | eqs;
+      while (special != 0) {
+        const int bit = __builtin_ctzll(special);
+        special &= special - 1;
+        const size_t pos = block + static_cast<size_t>(bit);
+        if ((bars >> bit) & 1) {
+          if (token < kNumPositional) {
+            tokens[token] = std::string_view(base + token_start,
+                                             pos - token_start);
+            if (token == 9 && !StartsWith(tokens[9], kMapreduce)) {
+              return LineOutcome::kIgnored;
+            }
+          } else {
+            if (first_eq == SIZE_MAX) return LineOutcome::kMalformed;
+            EmitKeyValue(base, token_start, first_eq, pos, row);
+          }
+          ++token;
+          token_start = pos + 1;
+          first_eq = SIZE_MAX;
+        } else if (first_eq == SIZE_MAX) {
+          first_eq = pos;
+        }
+      }
     }
-    if (!StartsWith(tokens[9], kMapreduce)) return LineOutcome::kIgnored;
+    // The last token (after the last '|') ends the line.
+    if (token < kNumPositional) return LineOutcome::kIgnored;
+    if (first_eq == SIZE_MAX) return LineOutcome::kMalformed;
+    EmitKeyValue(base, token_start, first_eq, n, row);
 
     for (const Positional& p : positional_) {
       const PositionalVariable& v = *p.variable;
-      std::string_view token = tokens[v.token];
+      std::string_view t = tokens[v.token];
       if (v.time_slice) {
-        if (token.size() != kFullTimeLength) continue;
-        token = token.substr(v.begin, v.length);
+        if (t.size() != kFullTimeLength) continue;
+        t = t.substr(v.begin, v.length);
       }
-      columns_[p.column][row] = token;
+      columns_[p.column][row] = t;
     }
+    return LineOutcome::kParsed;
+  }
 
-    // Tokens 10.. : every one must be `key=value`; `pos` starts token 10.
-    while (true) {
-      const size_t left = static_cast<size_t>(end - pos);
-      const char* bar = static_cast<const char*>(std::memchr(pos, '|', left));
-      const char* token_end = bar == nullptr ? end : bar;
-      const char* eq = static_cast<const char*>(
-          std::memchr(pos, '=', static_cast<size_t>(token_end - pos)));
-      if (eq == nullptr) return LineOutcome::kMalformed;
-      if (!keys_.empty()) {
-        const uint32_t column =
-            keys_.Find(std::string_view(pos, static_cast<size_t>(eq - pos)));
-        if (column != KeyTable::kNotFound) {
-          // Later duplicates overwrite earlier ones.
-          columns_[column][row] =
-              std::string_view(eq + 1, static_cast<size_t>(token_end - eq - 1));
-        }
-      }
-      if (bar == nullptr) return LineOutcome::kParsed;
-      pos = bar + 1;
+  void EmitKeyValue(const char* base, size_t start, size_t eq, size_t end,
+                    size_t row) {
+    if (keys_.empty()) return;
+    const uint32_t column =
+        keys_.Find(std::string_view(base + start, eq - start));
+    if (column != KeyTable::kNotFound) {
+      columns_[column][row] = std::string_view(base + eq + 1, end - eq - 1);
     }
   }
 
-  // Requested names; keys_ holds views into these (never resized).
   const std::vector<std::string> names_;
   std::vector<Positional> positional_;
   std::vector<Alias> aliases_;

@@ -336,6 +336,93 @@ TEST(DefaultLogFormatTest, FullBatchDoesNotAllocate) {
 
 // ---------------------------------------------------------------- generic
 
+// A plain reference implementation of §3.3, to check the bitmask scanner on
+// random lines of every length around the 64-byte block boundaries.
+Row ReferenceDefault(const std::vector<std::string>& fields,
+                     const std::string& line) {
+  std::vector<std::string> tokens;
+  size_t start = 0;
+  while (true) {
+    size_t bar = line.find('|', start);
+    tokens.push_back(line.substr(start, bar == std::string::npos
+                                            ? std::string::npos
+                                            : bar - start));
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  Row row{LineOutcome::kIgnored, {}};
+  if (line.rfind("INFO", 0) != 0 || tokens.size() < 11 ||
+      tokens[9].rfind("MAPREDUCE:", 0) != 0) {
+    return row;
+  }
+  std::map<std::string, std::string> kv;
+  for (size_t i = 10; i < tokens.size(); ++i) {
+    size_t eq = tokens[i].find('=');
+    if (eq == std::string::npos) {
+      row.outcome = LineOutcome::kMalformed;
+      return row;
+    }
+    kv[tokens[i].substr(0, eq)] = tokens[i].substr(eq + 1);
+  }
+  row.outcome = LineOutcome::kParsed;
+  for (const std::string& f : fields) {
+    if (f == "$time") {
+      row.fields[f] = tokens[1];
+    } else if (f == "$pid") {
+      row.fields[f] = tokens[2];
+    } else if (kv.count(f)) {
+      row.fields[f] = kv[f];
+    }
+  }
+  return row;
+}
+
+TEST(DefaultLogFormatTest, ScannerMatchesReferenceOnRandomLines) {
+  const std::vector<std::string> fields = {"$time", "$pid", "a", "b", "ab"};
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewDefaultLogFormat(), fields);
+  uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<uint32_t>(state >> 33);
+  };
+  const char* const kKeys[] = {"a", "b", "ab", ""};
+  std::vector<std::string> lines;
+  for (int i = 0; i < 3000; ++i) {
+    std::string line = "INFO|t" + std::to_string(i) +
+                       "|1|c|1|2|3|0.1|1h|MAPREDUCE:T";
+    if (next() % 8 == 0) line = line.substr(0, next() % line.size());
+    size_t tokens = next() % 12;
+    for (size_t k = 0; k < tokens; ++k) {
+      line += '|';
+      line += kKeys[next() % 4];
+      if (next() % 12 != 0) line += '=';
+      size_t len = next() % 40;
+      for (size_t c = 0; c < len; ++c) line += "xyz="[next() % 4];
+    }
+    lines.push_back(line);
+  }
+  int parsed = 0, malformed = 0;
+  for (size_t begin = 0; begin < lines.size(); begin += kMaxBatchRows) {
+    std::vector<std::string> batch(
+        lines.begin() + begin,
+        lines.begin() + std::min(lines.size(), begin + kMaxBatchRows));
+    std::vector<Row> rows = ParseWith(*parser, fields, batch);
+    for (size_t r = 0; r < batch.size(); ++r) {
+      Row want = ReferenceDefault(fields, batch[r]);
+      EXPECT_EQ(rows[r].outcome, want.outcome) << batch[r];
+      parsed += want.outcome == LineOutcome::kParsed;
+      malformed += want.outcome == LineOutcome::kMalformed;
+      if (want.outcome == LineOutcome::kParsed) {
+        EXPECT_EQ(rows[r].fields, want.fields) << batch[r];
+      }
+    }
+  }
+  // The random lines exercise every outcome.
+  EXPECT_GT(parsed, 100);
+  EXPECT_GT(malformed, 100);
+}
+
 TEST(GenericLogFormatTest, ParsesEveryLineWithoutFields) {
   auto format = NewGenericLogFormat();
   EXPECT_EQ(format->name(), "generic");
