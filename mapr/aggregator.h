@@ -88,9 +88,12 @@ class MAPR_EXPORT Aggregator {
   absl::Status EndSource(SourceId source = 0);
 
   // Adds the state of `later` (a partial of the same query whose lines come
-  // after this one's: its last() values win). Returns InvalidArgument if it
-  // was created from a different query, FailedPrecondition after
-  // FinishInput() or if `later` is finished.
+  // after this one's: its last() values win) and consumes it; `later` may be
+  // finished or not (its unfinished PushBytes lines are completed first).
+  // Returns InvalidArgument if it was created from a different query (then
+  // `later` is left untouched) or is this aggregator itself;
+  // FailedPrecondition after this aggregator's FinishInput(), or if
+  // `later`'s result was already taken.
   absl::Status Merge(Aggregator&& later);
 
   // The cumulative result so far; the state is kept (DTail's dmap).

@@ -1,6 +1,8 @@
 #include "runtime/aggregate_ops.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace mapr::runtime {
 namespace {
@@ -32,6 +34,11 @@ struct SumOp {
   }
 };
 
+// min/max as DTail computes them: the first value initialises the state and
+// later values replace it only if they compare smaller (larger). A NaN
+// therefore sticks when it comes first and is ignored when it comes later.
+// To stay mergeable whatever the split, the state keeps the extreme of the
+// non-NaN values plus whether the group's first value was NaN.
 template <bool kMin>
 struct ExtremeOp {
   static void Update(SlotState& s, const FieldRows& f, const uint32_t* sel,
@@ -43,8 +50,16 @@ struct ExtremeOp {
       if (!f.numeric[r]) continue;
       uint32_t g = gids[i];
       double v = f.numbers[r];
-      if (!has[g] || (kMin ? v < value[g] : v > value[g])) value[g] = v;
-      has[g] = 1;
+      if (has[g] == 0) {
+        has[g] = std::isnan(v) ? SlotState::kAny | SlotState::kFirstNan
+                               : SlotState::kAny;
+      }
+      if (std::isnan(v)) continue;
+      if (!(has[g] & SlotState::kNumber) ||
+          (kMin ? v < value[g] : v > value[g])) {
+        value[g] = v;
+      }
+      has[g] |= SlotState::kNumber;
     }
   }
 };
@@ -129,6 +144,12 @@ void SlotState::Resize(size_t groups) {
   }
 }
 
+double SlotState::Extreme(uint32_t g) const {
+  if (has[g] == 0) return 0;
+  if (has[g] & kFirstNan) return std::numeric_limits<double>::quiet_NaN();
+  return value[g];
+}
+
 void SlotState::Clear() {
   count.clear();
   value.clear();
@@ -153,11 +174,14 @@ void SlotState::MergeGroup(uint32_t to, const SlotState& o, uint32_t from) {
       break;
     case StateKind::kMin:
     case StateKind::kMax:
-      if (o.has[from]) {
+      if (o.has[from] == 0) break;
+      // The earlier partial's first value stays the group's first value.
+      if (has[to] == 0) has[to] = o.has[from] & (kAny | kFirstNan);
+      if (o.has[from] & kNumber) {
         double v = o.value[from];
         bool better = kind == StateKind::kMin ? v < value[to] : v > value[to];
-        if (!has[to] || better) value[to] = v;
-        has[to] = 1;
+        if (!(has[to] & kNumber) || better) value[to] = v;
+        has[to] |= kNumber;
       }
       break;
     case StateKind::kLen:

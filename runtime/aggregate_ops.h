@@ -21,7 +21,13 @@ struct SlotState {
   plan::StateKind kind = plan::StateKind::kCount;
   std::vector<int64_t> count;    // kCount; kAvg: number of values
   std::vector<double> value;     // kSum, kMin, kMax, kAvg (sum), kLen
-  std::vector<uint8_t> has;      // kSum, kMin, kMax, kLast, kLen
+  std::vector<uint8_t> has;      // kSum, kLast, kLen: 0/1; kMin, kMax: bits
+
+  // kMin/kMax `has` bits: the group has a value; its first value was NaN
+  // (DTail then reports NaN); it has a non-NaN value (in `value`).
+  static constexpr uint8_t kAny = 1, kFirstNan = 2, kNumber = 4;
+  // The rendered min/max of group `g` (0 if it has no value).
+  double Extreme(uint32_t g) const;
   std::vector<std::string> text; // kLast
 
   void Resize(size_t groups);

@@ -43,23 +43,30 @@ const std::vector<std::string>& StatsLines() {
     std::mt19937_64 rng(215);
     static constexpr const char* kStatus[] = {"200", "200", "200", "204",
                                               "301", "404", "500"};
-    static constexpr const char* kPaths[] = {
-        "/api/v1/items", "/api/v1/users/me", "/healthz", "/static/app.js",
-        "/api/v2/search"};
+    static constexpr const char* kPaths[] = {"/items", "/users/me", "/healthz",
+                                             "/app.js", "/search"};
+    // Draws in a fixed order (argument evaluation order is unspecified).
+    auto draw = [&rng](uint64_t n) { return static_cast<int>(rng() % n); };
     for (size_t i = 0; i < kNumLines; ++i) {
       const int second = static_cast<int>(i / 100 % 60);
+      const int pid = 4711 + draw(100);
+      const int goroutines = 10 + draw(20);
+      const int host = draw(kNumHosts);
+      const int current = draw(500);
+      const int bytes = draw(2000000);
+      const int latency_ms = draw(2000);
+      const int latency_us = draw(1000);
+      const char* status = kStatus[draw(std::size(kStatus))];
+      const char* path = kPaths[draw(std::size(kPaths))];
+      const uint32_t session = static_cast<uint32_t>(rng());
       out->push_back(absl::StrFormat(
           "INFO|20231002-0711%02d|%d|stats.go:56|8|%d|7|0.21|471h0m%02ds|"
-          "MAPREDUCE:STATS|hostname=web-%02d.dc1.example.org|"
-          "currentConnections=%d|lifetimeConnections=%d|bytes=%d|"
-          "latency_ms=%d.%03d|status=%s|path=%s|session=%016x",
-          second, 4711 + static_cast<int>(rng() % 100),
-          10 + static_cast<int>(rng() % 20), second,
-          static_cast<int>(rng() % kNumHosts), static_cast<int>(rng() % 500),
-          static_cast<int>(100000 + i), static_cast<int>(rng() % 2000000),
-          static_cast<int>(rng() % 2000), static_cast<int>(rng() % 1000),
-          kStatus[rng() % std::size(kStatus)],
-          kPaths[rng() % std::size(kPaths)], rng()));
+          "MAPREDUCE:STATS|hostname=web-%02d|currentConnections=%d|"
+          "lifetimeConnections=%d|bytes=%d|latency_ms=%d.%03d|status=%s|"
+          "path=%s|session=%08x",
+          second, pid, goroutines, second, host, current,
+          static_cast<int>(100000 + i), bytes, latency_ms, latency_us, status,
+          path, session));
     }
     return out;
   }();

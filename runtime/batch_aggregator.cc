@@ -597,10 +597,13 @@ ResultTable BatchAggregator::Result() const {
           AppendGoInt(value, &cell);
           break;
         case ColumnKind::kSum:
-        case ColumnKind::kMin:
-        case ColumnKind::kMax:
         case ColumnKind::kLen:
           value = s.has[g] ? s.value[g] : 0;
+          AppendGoFloat(value, &cell);
+          break;
+        case ColumnKind::kMin:
+        case ColumnKind::kMax:
+          value = s.Extreme(g);
           AppendGoFloat(value, &cell);
           break;
         case ColumnKind::kAvg:
