@@ -10,8 +10,8 @@
 
 namespace mapr {
 
-absl::StatusOr<Aggregator> Aggregator::Create(const Query& query,
-                                              const AggregatorOptions& options) {
+absl::StatusOr<Aggregator> Aggregator::Create(
+    const Query& query, const AggregatorOptions& options) {
   // The plan is shared with the query (an aliasing shared_ptr would need the
   // query's control block; copying the Query keeps it alive instead).
   auto plan = std::shared_ptr<const plan::Plan>(std::make_shared<Query>(query),
@@ -36,7 +36,8 @@ absl::Status Aggregator::CheckOpen(const char* method) const {
   if (phase_ != Phase::kOpen) {
     return absl::FailedPreconditionError(absl::StrCat(
         method, " called after FinishInput(); the aggregator is ",
-        phase_ == Phase::kFinished ? "finished" : "finished and its result taken"));
+        phase_ == Phase::kFinished ? "finished"
+                                   : "finished and its result taken"));
   }
   return absl::OkStatus();
 }
@@ -183,9 +184,9 @@ absl::StatusOr<ResultTable> RunQuery(std::string_view query,
 absl::StatusOr<ResultTable> RunQuery(
     std::string_view query, std::initializer_list<std::string_view> lines,
     const AggregatorOptions& options) {
-  return RunQuery(query,
-                  std::span<const std::string_view>(lines.begin(), lines.size()),
-                  options);
+  return RunQuery(
+      query, std::span<const std::string_view>(lines.begin(), lines.size()),
+      options);
 }
 
 }  // namespace mapr

@@ -63,8 +63,8 @@ class MAPR_EXPORT Aggregator {
  public:
   // Creates an aggregator for `query`. Fails with InvalidArgument if the
   // query's log format cannot serve its fields.
-  static absl::StatusOr<Aggregator> Create(const Query& query,
-                                           const AggregatorOptions& options = {});
+  static absl::StatusOr<Aggregator> Create(
+      const Query& query, const AggregatorOptions& options = {});
 
   Aggregator(Aggregator&&) noexcept;
   Aggregator& operator=(Aggregator&&) noexcept;

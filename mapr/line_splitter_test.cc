@@ -73,7 +73,7 @@ TEST(AggregatorPushBytesTest, SplitsChunksPerSourceAndFlushesOnFinish) {
   ASSERT_OK(agg.PushBytes("one\ntw", /*source=*/1));
   ASSERT_OK(agg.PushBytes("three\nfo", /*source=*/2));
   ASSERT_OK(agg.PushBytes("o\nwaytoolongline\nlast", /*source=*/1));
-  ASSERT_OK(agg.EndSource(2));  // "fo" counts now.
+  ASSERT_OK(agg.EndSource(2));   // "fo" counts now.
   ASSERT_OK(agg.FinishInput());  // "last" of source 1 counts now.
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
   EXPECT_EQ(r.ToCsv(), "count($line)\n5\n");

@@ -101,10 +101,12 @@ class MAPR_EXPORT LogFormat {
 // Registers `format` process-wide. Thread-safe. Returns AlreadyExists if a
 // format of that name is registered (built-in names included), and
 // InvalidArgument for an empty or non-lower-case name.
-MAPR_EXPORT absl::Status RegisterLogFormat(std::shared_ptr<const LogFormat> format);
+MAPR_EXPORT absl::Status RegisterLogFormat(
+    std::shared_ptr<const LogFormat> format);
 
 // Returns the format registered as `name` (case-insensitive), or nullptr.
-MAPR_EXPORT std::shared_ptr<const LogFormat> FindLogFormat(std::string_view name);
+MAPR_EXPORT std::shared_ptr<const LogFormat> FindLogFormat(
+    std::string_view name);
 
 // Names of all registered formats, sorted.
 MAPR_EXPORT std::vector<std::string> LogFormatNames();

@@ -27,10 +27,10 @@ std::optional<SourceSpan> GetSourceSpan(const absl::Status& status) {
 }
 
 void SetSourceSpan(absl::Status& status, const SourceSpan& span) {
-  status.SetPayload(kSourceSpanPayloadUrl,
-                    absl::Cord(absl::StrFormat("%u %u %u %u", span.offset,
-                                               span.length, span.line,
-                                               span.column)));
+  status.SetPayload(
+      kSourceSpanPayloadUrl,
+      absl::Cord(absl::StrFormat("%u %u %u %u", span.offset, span.length,
+                                 span.line, span.column)));
 }
 
 }  // namespace mapr

@@ -11,15 +11,23 @@ namespace mapr::ast {
 namespace {
 
 constexpr std::string_view kReserved[] = {
-    "select", "from",    "where",  "set",       "group", "order",
-    "rorder", "interval", "limit", "outfile",   "logformat",
-    "and",    "or",       "not",   "as"};
+    "select",    "from",   "where",    "set",   "group",
+    "order",     "rorder", "interval", "limit", "outfile",
+    "logformat", "and",    "or",       "not",   "as"};
 
 bool IsNameChar(unsigned char c) {
   if (c < 32 || c == 127) return false;
   switch (c) {
-    case ' ': case ',': case '"': case '`': case '(': case ')':
-    case '<': case '>': case '=': case '!':
+    case ' ':
+    case ',':
+    case '"':
+    case '`':
+    case '(':
+    case ')':
+    case '<':
+    case '>':
+    case '=':
+    case '!':
       return false;
     default:
       return true;
@@ -46,8 +54,7 @@ void AppendExpr(const Expr& e, bool parenthesize_compound, std::string* out) {
         const Expr& c = e.children[i];
         // An `or` inside an `and` needs parentheses; anything compound
         // inside an `or` gets them too for readability.
-        AppendExpr(c, c.kind == ExprKind::kOr || c.kind == ExprKind::kAnd,
-                   out);
+        AppendExpr(c, c.kind == ExprKind::kOr || c.kind == ExprKind::kAnd, out);
       }
       if (parenthesize_compound) out->push_back(')');
       return;
@@ -155,7 +162,8 @@ std::string Unparse(const Query& q) {
     } else {
       AppendToken(q.order->field, &out);
     }
-    if (q.order->direction) absl::StrAppend(&out, " ", q.order->direction->text);
+    if (q.order->direction)
+      absl::StrAppend(&out, " ", q.order->direction->text);
   }
   if (q.interval) absl::StrAppend(&out, " interval ", q.interval->text);
   if (q.limit) absl::StrAppend(&out, " limit ", q.limit->text);

@@ -61,8 +61,8 @@ struct kw_set : keyword<istring<'s', 'e', 't'>> {};
 struct kw_group : keyword<istring<'g', 'r', 'o', 'u', 'p'>> {};
 struct kw_order : keyword<istring<'o', 'r', 'd', 'e', 'r'>> {};
 struct kw_rorder : keyword<istring<'r', 'o', 'r', 'd', 'e', 'r'>> {};
-struct kw_interval
-    : keyword<istring<'i', 'n', 't', 'e', 'r', 'v', 'a', 'l'>> {};
+struct kw_interval : keyword<istring<'i', 'n', 't', 'e', 'r', 'v', 'a', 'l'>> {
+};
 struct kw_limit : keyword<istring<'l', 'i', 'm', 'i', 't'>> {};
 struct kw_outfile : keyword<istring<'o', 'u', 't', 'f', 'i', 'l', 'e'>> {};
 struct kw_logformat
@@ -113,8 +113,8 @@ struct item_expr : sor<agg_call, field> {};
 struct select_item : seq<item_expr, opt<sp, alias>> {};
 struct select_first_item : select_item {};
 struct select_clause
-    : seq<kw_select, sp, must<select_first_item>,
-          star<item_sep, select_item>> {};
+    : seq<kw_select, sp, must<select_first_item>, star<item_sep, select_item>> {
+};
 
 // ---- from ------------------------------------------------------------------
 
@@ -124,19 +124,17 @@ struct from_clause : seq<kw_from, sp, must<table_name>> {};
 
 // ---- where -----------------------------------------------------------------
 
-struct cmp_word
-    : sor<istring<'n', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
-          istring<'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
-          istring<'l', 'a', 'c', 'k', 's'>,
-          istring<'n', 'h', 'a', 's', 'p', 'r', 'e', 'f', 'i', 'x'>,
-          istring<'h', 'a', 's', 'p', 'r', 'e', 'f', 'i', 'x'>,
-          istring<'n', 'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
-          istring<'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
-          istring<'e', 'q'>, istring<'n', 'e'>> {};
-struct cmp_symbol
-    : sor<string<'=', '='>, string<'!', '='>, string<'<', '='>,
-          string<'=', '<'>, string<'>', '='>, string<'=', '>'>, one<'<'>,
-          one<'>'>> {};
+struct cmp_word : sor<istring<'n', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
+                      istring<'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
+                      istring<'l', 'a', 'c', 'k', 's'>,
+                      istring<'n', 'h', 'a', 's', 'p', 'r', 'e', 'f', 'i', 'x'>,
+                      istring<'h', 'a', 's', 'p', 'r', 'e', 'f', 'i', 'x'>,
+                      istring<'n', 'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
+                      istring<'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
+                      istring<'e', 'q'>, istring<'n', 'e'>> {};
+struct cmp_symbol : sor<string<'=', '='>, string<'!', '='>, string<'<', '='>,
+                        string<'=', '<'>, string<'>', '='>, string<'=', '>'>,
+                        one<'<'>, one<'>'>> {};
 struct compare_op : sor<cmp_symbol, keyword<cmp_word>> {};
 struct operand : sor<tok_string, tok_tick, tok_bare> {};
 struct lhs_operand : operand {};
@@ -177,8 +175,7 @@ struct func_arg : set_value {};
 struct set_target : sor<tok_tick, tok_bare> {};
 struct set_equals : one<'='> {};
 struct set_rhs : set_value {};
-struct assignment
-    : seq<set_target, sp, must<set_equals>, sp, must<set_rhs>> {};
+struct assignment : seq<set_target, sp, must<set_equals>, sp, must<set_rhs>> {};
 struct first_assignment : assignment {};
 struct set_clause
     : seq<kw_set, sp, must<first_assignment>, star<item_sep, assignment>> {};
@@ -187,18 +184,16 @@ struct set_clause
 
 struct group_field : field {};
 struct group_first_field : group_field {};
-struct group_clause
-    : seq<kw_group, sp, opt<kw_by, sp>, must<group_first_field>,
-          star<item_sep, group_field>> {};
+struct group_clause : seq<kw_group, sp, opt<kw_by, sp>, must<group_first_field>,
+                          star<item_sep, group_field>> {};
 
 // ---- order by --------------------------------------------------------------
 
 struct order_key : item_expr {};
 struct order_direction : sor<kw_asc, kw_desc> {};
 struct order_keyword : sor<kw_rorder, kw_order> {};
-struct order_clause
-    : seq<order_keyword, sp, opt<kw_by, sp>, must<order_key>,
-          opt<sp, order_direction>> {};
+struct order_clause : seq<order_keyword, sp, opt<kw_by, sp>, must<order_key>,
+                          opt<sp, order_direction>> {};
 
 // ---- interval, limit, outfile, logformat -----------------------------------
 
@@ -214,8 +209,8 @@ struct outfile_append_path : outfile_path {};
 // `outfile append` with nothing after it (trailing whitespace included) is a
 // path named append.
 struct outfile_append
-    : seq<kw_append, plus<space>, not_at<sp, eof>,
-          must<outfile_append_path>> {};
+    : seq<kw_append, plus<space>, not_at<sp, eof>, must<outfile_append_path>> {
+};
 struct outfile_target : sor<outfile_append, outfile_path> {};
 struct outfile_clause : seq<kw_outfile, sp, must<outfile_target>> {};
 
@@ -224,15 +219,13 @@ struct logformat_clause : seq<kw_logformat, sp, must<logformat_name>> {};
 
 // ---- query -----------------------------------------------------------------
 
-struct clause
-    : sor<select_clause, from_clause, where_clause, set_clause, group_clause,
-          order_clause, interval_clause, limit_clause, outfile_clause,
-          logformat_clause> {};
+struct clause : sor<select_clause, from_clause, where_clause, set_clause,
+                    group_clause, order_clause, interval_clause, limit_clause,
+                    outfile_clause, logformat_clause> {};
 struct first_clause : clause {};
 struct end_of_query : eof {};
-struct query
-    : seq<sp, must<first_clause>, star<list_sep, clause>, list_sep,
-          must<end_of_query>> {};
+struct query : seq<sp, must<first_clause>, star<list_sep, clause>, list_sep,
+                   must<end_of_query>> {};
 
 }  // namespace mapr::parser::grammar
 

@@ -4,17 +4,16 @@
 #include <cctype>
 #include <exception>
 #include <string>
+#include <tao/pegtl.hpp>
 #include <utility>
 #include <vector>
-
-#include <tao/pegtl.hpp>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "mapr/internal/strings.h"
 #include "parser/grammar.h"
 #include "parser/grammar_errors.h"
-#include "mapr/internal/strings.h"
 #include "parser/source_span.h"
 
 namespace mapr::parser {
@@ -44,8 +43,8 @@ enum Clause : uint32_t {
 };
 
 constexpr const char* kClauseNames[kNumClauses] = {
-    "select", "from", "where", "set", "group", "order", "interval",
-    "limit", "outfile", "logformat"};
+    "select", "from",     "where", "set",     "group",
+    "order",  "interval", "limit", "outfile", "logformat"};
 
 struct State {
   std::string_view text;
@@ -100,7 +99,8 @@ std::string Describe(std::string_view text, const ast::Span& span) {
     return absl::StrFormat("control character 0x%02X",
                            static_cast<unsigned char>(tok[0]));
   }
-  if (tok.size() > 40) return absl::StrCat("'", ToAbsl(tok.substr(0, 37)), "...'");
+  if (tok.size() > 40)
+    return absl::StrCat("'", ToAbsl(tok.substr(0, 37)), "...'");
   return absl::StrCat("'", ToAbsl(tok), "'");
 }
 
@@ -135,14 +135,16 @@ struct BaseControl : pegtl::normal<Rule> {
     bool control = offset < st.text.size() && IsControlChar(st.text[offset]);
     if (control) {
       span.length = 1;
-      hint = "a query may not contain control characters; only spaces, tabs "
-             "and newlines separate words";
+      hint =
+          "a query may not contain control characters; only spaces, tabs "
+          "and newlines separate words";
     }
     if constexpr (std::is_same_v<Rule, g::end_of_query>) {
       std::string_view found = st.text.substr(span.offset, span.length);
-      bool glued = offset > 0 && !std::isspace(static_cast<unsigned char>(
-                                     st.text[offset - 1])) &&
-                   st.text[offset - 1] != ',';
+      bool glued =
+          offset > 0 &&
+          !std::isspace(static_cast<unsigned char>(st.text[offset - 1])) &&
+          st.text[offset - 1] != ',';
       std::string_view keyword = ClosestKeyword(found);
       if (control) {
         // Keep the control-character hint.
@@ -155,9 +157,9 @@ struct BaseControl : pegtl::normal<Rule> {
         hint = "'asc' and 'desc' may only follow the key of 'order by'";
       } else if (st.last_clause == kSet && found.starts_with('"')) {
         hint = kQuotedSetTarget;
-      } else if (glued && (st.last_clause == kSelect ||
-                           st.last_clause == kSet ||
-                           st.last_clause == kGroup)) {
+      } else if (glued &&
+                 (st.last_clause == kSelect || st.last_clause == kSet ||
+                  st.last_clause == kGroup)) {
         hint = "separate items with a space or a comma";
       } else if (st.last_clause == kOrder) {
         hint = "'order by' takes one key, optionally followed by asc or desc";
@@ -270,8 +272,7 @@ struct DepthControl : BaseControl<Rule> {
       }
       Fail(ast::Span{static_cast<uint32_t>(offset),
                      static_cast<uint32_t>(std::max<size_t>(end - offset, 1))},
-           absl::StrCat("nesting deeper than ", st.limits.max_depth,
-                        " levels"),
+           absl::StrCat("nesting deeper than ", st.limits.max_depth, " levels"),
            "raise CompileOptions::max_depth, or simplify the expression");
     }
   }
@@ -340,8 +341,7 @@ struct Action<g::agg_open> {
                                 std::string(in.begin(), in.size() - 1),
                                 st.SpanOf(in.begin(), in.size() - 1)};
     // `count()` has no field: an empty token just after '('.
-    st.tok = ast::Token{ast::TokenKind::kBareword, "",
-                        st.SpanOf(in.end(), 0)};
+    st.tok = ast::Token{ast::TokenKind::kBareword, "", st.SpanOf(in.end(), 0)};
   }
 };
 
@@ -365,8 +365,7 @@ struct Action<g::alias_name> {
 void CheckItemCount(State& st, size_t count, const ast::Span& span,
                     const char* what) {
   if (count > st.limits.max_items) {
-    Fail(span,
-         absl::StrCat("more than ", st.limits.max_items, " ", what),
+    Fail(span, absl::StrCat("more than ", st.limits.max_items, " ", what),
          "raise CompileOptions::max_items");
   }
 }
@@ -443,8 +442,7 @@ struct Action<g::compare_op> {
   static void apply(const Input& in, State& st) {
     std::string op = in.string();
     for (char& c : op) c = static_cast<char>(std::tolower(c));
-    st.op = ast::Token{ast::TokenKind::kBareword, std::move(op),
-                       st.SpanOf(in)};
+    st.op = ast::Token{ast::TokenKind::kBareword, std::move(op), st.SpanOf(in)};
   }
 };
 template <>
@@ -544,8 +542,7 @@ struct Action<g::assignment> {
     a.span = st.SpanOf(in);
     st.functions.clear();
     st.query.set.push_back(std::move(a));
-    CheckItemCount(st, st.query.set.size(), st.SpanOf(in),
-                   "set assignments");
+    CheckItemCount(st, st.query.set.size(), st.SpanOf(in), "set assignments");
   }
 };
 template <>
@@ -592,8 +589,8 @@ struct Action<g::order_direction> {
   static void apply(const Input& in, State& st) {
     std::string d = in.string();
     for (char& c : d) c = static_cast<char>(std::tolower(c));
-    st.direction = ast::Token{ast::TokenKind::kBareword, std::move(d),
-                              st.SpanOf(in)};
+    st.direction =
+        ast::Token{ast::TokenKind::kBareword, std::move(d), st.SpanOf(in)};
   }
 };
 template <>
@@ -663,8 +660,8 @@ struct Action<g::outfile_clause> {
     // Unparse, which always quotes it, round-trips.
     ast::Token path = st.tok;
     path.kind = ast::TokenKind::kString;
-    st.query.outfile = ast::OutfileClause{st.append, std::move(path),
-                                          st.SpanOf(in)};
+    st.query.outfile =
+        ast::OutfileClause{st.append, std::move(path), st.SpanOf(in)};
     st.append = false;
   }
 };
@@ -694,8 +691,8 @@ absl::StatusOr<ast::Query> Parse(std::string_view text,
   st.text = text;
   st.limits = limits;
   try {
-    pegtl::memory_input<pegtl::tracking_mode::lazy> in(text.data(),
-                                                       text.size(), "query");
+    pegtl::memory_input<pegtl::tracking_mode::lazy> in(text.data(), text.size(),
+                                                       "query");
     pegtl::parse<g::query, Action, Control>(in, st);
   } catch (const SyntaxError& e) {
     return QueryErrorStatus(text, e.error);

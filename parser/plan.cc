@@ -19,48 +19,78 @@ CommonVariable LookupCommonVariable(std::string_view name) {
 
 const char* AggregateName(AggregateKind kind) {
   switch (kind) {
-    case AggregateKind::kCount: return "count";
-    case AggregateKind::kSum: return "sum";
-    case AggregateKind::kMin: return "min";
-    case AggregateKind::kMax: return "max";
-    case AggregateKind::kAvg: return "avg";
-    case AggregateKind::kLast: return "last";
-    case AggregateKind::kLen: return "len";
-    case AggregateKind::kPercentage: return "percentage";
-    case AggregateKind::kPercentile: return "percentile";
+    case AggregateKind::kCount:
+      return "count";
+    case AggregateKind::kSum:
+      return "sum";
+    case AggregateKind::kMin:
+      return "min";
+    case AggregateKind::kMax:
+      return "max";
+    case AggregateKind::kAvg:
+      return "avg";
+    case AggregateKind::kLast:
+      return "last";
+    case AggregateKind::kLen:
+      return "len";
+    case AggregateKind::kPercentage:
+      return "percentage";
+    case AggregateKind::kPercentile:
+      return "percentile";
   }
   return "?";
 }
 
 const char* StateKindName(StateKind kind) {
   switch (kind) {
-    case StateKind::kCount: return "count";
-    case StateKind::kSum: return "sum";
-    case StateKind::kMin: return "min";
-    case StateKind::kMax: return "max";
-    case StateKind::kAvg: return "avg";
-    case StateKind::kLast: return "last";
-    case StateKind::kLen: return "len";
+    case StateKind::kCount:
+      return "count";
+    case StateKind::kSum:
+      return "sum";
+    case StateKind::kMin:
+      return "min";
+    case StateKind::kMax:
+      return "max";
+    case StateKind::kAvg:
+      return "avg";
+    case StateKind::kLast:
+      return "last";
+    case StateKind::kLen:
+      return "len";
   }
   return "?";
 }
 
 const char* CompareOpName(CompareOp op) {
   switch (op) {
-    case CompareOp::kFloatEq: return "==";
-    case CompareOp::kFloatNe: return "!=";
-    case CompareOp::kFloatLt: return "<";
-    case CompareOp::kFloatLe: return "<=";
-    case CompareOp::kFloatGt: return ">";
-    case CompareOp::kFloatGe: return ">=";
-    case CompareOp::kStrEq: return "eq";
-    case CompareOp::kStrNe: return "ne";
-    case CompareOp::kContains: return "contains";
-    case CompareOp::kNotContains: return "ncontains";
-    case CompareOp::kHasPrefix: return "hasprefix";
-    case CompareOp::kNotHasPrefix: return "nhasprefix";
-    case CompareOp::kHasSuffix: return "hassuffix";
-    case CompareOp::kNotHasSuffix: return "nhassuffix";
+    case CompareOp::kFloatEq:
+      return "==";
+    case CompareOp::kFloatNe:
+      return "!=";
+    case CompareOp::kFloatLt:
+      return "<";
+    case CompareOp::kFloatLe:
+      return "<=";
+    case CompareOp::kFloatGt:
+      return ">";
+    case CompareOp::kFloatGe:
+      return ">=";
+    case CompareOp::kStrEq:
+      return "eq";
+    case CompareOp::kStrNe:
+      return "ne";
+    case CompareOp::kContains:
+      return "contains";
+    case CompareOp::kNotContains:
+      return "ncontains";
+    case CompareOp::kHasPrefix:
+      return "hasprefix";
+    case CompareOp::kNotHasPrefix:
+      return "nhasprefix";
+    case CompareOp::kHasSuffix:
+      return "hassuffix";
+    case CompareOp::kNotHasSuffix:
+      return "nhassuffix";
   }
   return "?";
 }
@@ -75,9 +105,12 @@ std::string FieldName(const Plan& p, FieldId id) {
 
 std::string OperandString(const Plan& p, const Operand& o) {
   switch (o.kind) {
-    case Operand::Kind::kField: return FieldName(p, o.field);
-    case Operand::Kind::kNumber: return o.text;
-    case Operand::Kind::kString: return absl::StrCat("\"", o.text, "\"");
+    case Operand::Kind::kField:
+      return FieldName(p, o.field);
+    case Operand::Kind::kNumber:
+      return o.text;
+    case Operand::Kind::kString:
+      return absl::StrCat("\"", o.text, "\"");
   }
   return "";
 }
@@ -106,7 +139,8 @@ std::string ConditionString(const Plan& p, const Condition& c) {
 std::string SetString(const Plan& p, const SetStep& s) {
   std::string value = OperandString(p, s.source);
   for (runtime::FunctionKind f : s.functions) {
-    value = absl::StrCat(internal::ToAbsl(runtime::FunctionName(f)), "(", value, ")");
+    value = absl::StrCat(internal::ToAbsl(runtime::FunctionName(f)), "(", value,
+                         ")");
   }
   return absl::StrCat(FieldName(p, s.target), " = ", value);
 }
@@ -119,8 +153,12 @@ std::string DebugString(const Plan& p) {
                   p.log_format_given ? " (logformat)" : " (default rule)",
                   "\n");
   switch (p.table_filter) {
-    case TableFilter::kNone: out.append("table: every line\n"); break;
-    case TableFilter::kAny: out.append("table: any |MAPREDUCE:<table>|\n"); break;
+    case TableFilter::kNone:
+      out.append("table: every line\n");
+      break;
+    case TableFilter::kAny:
+      out.append("table: any |MAPREDUCE:<table>|\n");
+      break;
     case TableFilter::kTable:
       absl::StrAppend(&out, "table: ", p.table_marker, "\n");
       break;
@@ -131,8 +169,7 @@ std::string DebugString(const Plan& p) {
   if (!p.sets_before_where.empty()) {
     std::vector<std::string> pre;
     for (const SetStep& s : p.sets_before_where) pre.push_back(SetString(p, s));
-    absl::StrAppend(&out, "set before where: ",
-                    absl::StrJoin(pre, ", "), "\n");
+    absl::StrAppend(&out, "set before where: ", absl::StrJoin(pre, ", "), "\n");
   }
   if (p.where) {
     absl::StrAppend(&out, "where: ", ConditionString(p, *p.where), "\n");

@@ -87,9 +87,9 @@ inline bool IsFloatOp(CompareOp op) { return op <= CompareOp::kFloatGe; }
 struct Operand {
   enum class Kind : uint8_t { kField, kNumber, kString };
   Kind kind = Kind::kField;
-  FieldId field = 0;    // kField
-  double number = 0;    // kNumber
-  std::string text;     // kString; for kNumber the number as written
+  FieldId field = 0;  // kField
+  double number = 0;  // kNumber
+  std::string text;   // kString; for kNumber the number as written
 };
 
 struct Condition {

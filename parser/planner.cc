@@ -50,13 +50,20 @@ struct OpName {
 };
 
 constexpr OpName kOps[] = {
-    {"==", CompareOp::kFloatEq},       {"!=", CompareOp::kFloatNe},
-    {"<", CompareOp::kFloatLt},        {"<=", CompareOp::kFloatLe},
-    {"=<", CompareOp::kFloatLe},       {">", CompareOp::kFloatGt},
-    {">=", CompareOp::kFloatGe},       {"=>", CompareOp::kFloatGe},
-    {"eq", CompareOp::kStrEq},         {"ne", CompareOp::kStrNe},
-    {"contains", CompareOp::kContains}, {"ncontains", CompareOp::kNotContains},
-    {"lacks", CompareOp::kNotContains}, {"hasprefix", CompareOp::kHasPrefix},
+    {"==", CompareOp::kFloatEq},
+    {"!=", CompareOp::kFloatNe},
+    {"<", CompareOp::kFloatLt},
+    {"<=", CompareOp::kFloatLe},
+    {"=<", CompareOp::kFloatLe},
+    {">", CompareOp::kFloatGt},
+    {">=", CompareOp::kFloatGe},
+    {"=>", CompareOp::kFloatGe},
+    {"eq", CompareOp::kStrEq},
+    {"ne", CompareOp::kStrNe},
+    {"contains", CompareOp::kContains},
+    {"ncontains", CompareOp::kNotContains},
+    {"lacks", CompareOp::kNotContains},
+    {"hasprefix", CompareOp::kHasPrefix},
     {"nhasprefix", CompareOp::kNotHasPrefix},
     {"hassuffix", CompareOp::kHasSuffix},
     {"nhassuffix", CompareOp::kNotHasSuffix},
@@ -65,8 +72,8 @@ constexpr OpName kOps[] = {
 // The $-variables of DTail's default format (dtail-reference §3.3, §3.6).
 const std::vector<std::string>& DefaultFormatVariables() {
   static const auto* vars = new std::vector<std::string>{
-      "$severity", "$loglevel", "$time",       "$date",     "$hour",
-      "$minute",   "$second",   "$pid",        "$caller",   "$cpus",
+      "$severity",   "$loglevel", "$time",    "$date",   "$hour",
+      "$minute",     "$second",   "$pid",     "$caller", "$cpus",
       "$goroutines", "$cgocalls", "$loadavg", "$uptime"};
   return *vars;
 }
@@ -130,8 +137,9 @@ class Planner {
     if (!info) {
       std::vector<std::string> names = context_.format_names;
       std::sort(names.begin(), names.end());
-      Error(span, absl::StrCat("unknown log format '",
-                               q_.logformat ? q_.logformat->text : name, "'"),
+      Error(span,
+            absl::StrCat("unknown log format '",
+                         q_.logformat ? q_.logformat->text : name, "'"),
             absl::StrCat("known log formats: ", absl::StrJoin(names, ", ")));
       return;
     }
@@ -171,8 +179,9 @@ class Planner {
         absl::StrAppend(&hint, " aggregation names are case-sensitive");
       }
     } else {
-      hint = "known aggregations: count, sum, min, max, last, avg, len, "
-             "percentage, percentile";
+      hint =
+          "known aggregations: count, sum, min, max, last, avg, len, "
+          "percentage, percentile";
     }
     Error(name.span, absl::StrCat("unknown aggregation '", name.text, "'"),
           std::move(hint));
@@ -205,7 +214,8 @@ class Planner {
       if (item.field.kind == ast::TokenKind::kString) {
         Error(item.field.span, "a select item cannot be a string literal",
               absl::StrCat("to select a field with an unusual name, use "
-                           "backticks: `", item.field.text, "`"));
+                           "backticks: `",
+                           item.field.text, "`"));
         continue;
       }
       c.field = Intern(item.field.text);
@@ -302,16 +312,16 @@ class Planner {
     for (const ast::Assignment& a : q_.set) {
       plan::SetStep step;
       bool ok = true;
-      if (a.target.kind == ast::TokenKind::kString ||
-          a.target.text.empty() || a.target.text[0] != '$') {
-        Error(a.target.span,
-              absl::StrCat("'set' assigns $variables, not '", a.target.text,
-                           "'"),
-              absl::StrCat("write: set $",
-                           a.target.text.empty() || a.target.text[0] == '$'
-                               ? "name"
-                               : a.target.text,
-                           " = ..."));
+      if (a.target.kind == ast::TokenKind::kString || a.target.text.empty() ||
+          a.target.text[0] != '$') {
+        Error(
+            a.target.span,
+            absl::StrCat("'set' assigns $variables, not '", a.target.text, "'"),
+            absl::StrCat("write: set $",
+                         a.target.text.empty() || a.target.text[0] == '$'
+                             ? "name"
+                             : a.target.text,
+                         " = ..."));
         ok = false;
       }
       for (auto it = a.functions.rbegin(); it != a.functions.rend(); ++it) {
@@ -323,7 +333,8 @@ class Planner {
           Error(it->span, absl::StrCat("unknown function '", it->text, "'"),
                 close.empty()
                     ? std::string("known functions: md5sum, maskdigits")
-                    : absl::StrCat("did you mean '", internal::ToAbsl(close), "'?"));
+                    : absl::StrCat("did you mean '", internal::ToAbsl(close),
+                                   "'?"));
           ok = false;
           continue;
         }
@@ -359,10 +370,10 @@ class Planner {
       p_.group_by.push_back(p_.columns[0].field);
     }
     for (plan::Column& c : p_.columns) {
-      c.is_group_key =
-          c.kind == AggregateKind::kLast && c.storage == p_.fields[c.field].name &&
-          std::find(p_.group_by.begin(), p_.group_by.end(), c.field) !=
-              p_.group_by.end();
+      c.is_group_key = c.kind == AggregateKind::kLast &&
+                       c.storage == p_.fields[c.field].name &&
+                       std::find(p_.group_by.begin(), p_.group_by.end(),
+                                 c.field) != p_.group_by.end();
     }
   }
 
@@ -388,11 +399,10 @@ class Planner {
       }
       std::vector<std::string> column_names;
       for (const plan::Column& c : p_.columns) column_names.push_back(c.name);
-      absl::StrAppend(&hint, "order by '", key,
-                      "' must name a select item: ",
+      absl::StrAppend(&hint, "order by '", key, "' must name a select item: ",
                       absl::StrJoin(column_names, ", "));
-      Error(o.key_span,
-            absl::StrCat("'", key, "' is not a select item"), std::move(hint));
+      Error(o.key_span, absl::StrCat("'", key, "' is not a select item"),
+            std::move(hint));
       return;
     }
     p_.order_column = *found;
@@ -479,8 +489,10 @@ class Planner {
   void CollectConditionFields(const plan::Condition& c,
                               std::vector<FieldId>* out) const {
     if (c.kind == plan::Condition::Kind::kCompare) {
-      if (c.lhs.kind == plan::Operand::Kind::kField) out->push_back(c.lhs.field);
-      if (c.rhs.kind == plan::Operand::Kind::kField) out->push_back(c.rhs.field);
+      if (c.lhs.kind == plan::Operand::Kind::kField)
+        out->push_back(c.lhs.field);
+      if (c.rhs.kind == plan::Operand::Kind::kField)
+        out->push_back(c.rhs.field);
       return;
     }
     for (const plan::Condition& child : c.children) {
@@ -491,7 +503,8 @@ class Planner {
   static void RemapCondition(plan::Condition& c,
                              const std::vector<FieldId>& shadow) {
     auto remap = [&](plan::Operand& o) {
-      if (o.kind == plan::Operand::Kind::kField && shadow[o.field] != kNoField) {
+      if (o.kind == plan::Operand::Kind::kField &&
+          shadow[o.field] != kNoField) {
         o.field = shadow[o.field];
       }
     };
@@ -660,7 +673,8 @@ PlannerContext BuiltinPlannerContext() {
   PlannerContext ctx;
   ctx.format_names = {"csv", "default", "generic", "generickv"};
   ctx.lookup_format = [](std::string_view name) -> std::optional<FormatInfo> {
-    if (name == "default") return FormatInfo{"default", DefaultFormatVariables()};
+    if (name == "default")
+      return FormatInfo{"default", DefaultFormatVariables()};
     if (name == "generic" || name == "generickv" || name == "csv") {
       return FormatInfo{std::string(name), std::vector<std::string>{}};
     }

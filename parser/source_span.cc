@@ -39,8 +39,8 @@ void AppendSnippet(std::string_view text, const ast::Span& span,
   if (line_end == std::string_view::npos) line_end = text.size();
   std::string line(text.substr(line_start, line_end - line_start));
   size_t col = offset - line_start;  // 0-based
-  size_t len = std::max<size_t>(1, std::min<size_t>(span.length,
-                                                   line_end - offset));
+  size_t len =
+      std::max<size_t>(1, std::min<size_t>(span.length, line_end - offset));
   // Make the snippet printable: tabs and control bytes become spaces so the
   // caret stays aligned.
   for (char& c : line) {
@@ -78,8 +78,8 @@ std::string RenderQueryError(std::string_view text, const QueryError& error) {
     // Inclusive end column, clipped to the end of the line.
     size_t line_end = text.find('\n', error.span.offset);
     if (line_end == std::string_view::npos) line_end = text.size();
-    size_t end = std::min<size_t>(error.span.offset + error.span.length,
-                                  line_end);
+    size_t end =
+        std::min<size_t>(error.span.offset + error.span.length, line_end);
     if (end > error.span.offset + 1) {
       absl::StrAppend(&out, "-", lc.column + (end - error.span.offset) - 1);
     }

@@ -19,16 +19,16 @@ namespace mapr::runtime {
 // The state of one slot for every group.
 struct SlotState {
   plan::StateKind kind = plan::StateKind::kCount;
-  std::vector<int64_t> count;    // kCount; kAvg: number of values
-  std::vector<double> value;     // kSum, kMin, kMax, kAvg (sum), kLen
-  std::vector<uint8_t> has;      // kSum, kLast, kLen: 0/1; kMin, kMax: bits
+  std::vector<int64_t> count;  // kCount; kAvg: number of values
+  std::vector<double> value;   // kSum, kMin, kMax, kAvg (sum), kLen
+  std::vector<uint8_t> has;    // kSum, kLast, kLen: 0/1; kMin, kMax: bits
 
   // kMin/kMax `has` bits: the group has a value; its first value was NaN
   // (DTail then reports NaN); it has a non-NaN value (in `value`).
   static constexpr uint8_t kAny = 1, kFirstNan = 2, kNumber = 4;
   // The rendered min/max of group `g` (0 if it has no value).
   double Extreme(uint32_t g) const;
-  std::vector<std::string> text; // kLast
+  std::vector<std::string> text;  // kLast
 
   void Resize(size_t groups);
   void Clear();
@@ -46,8 +46,7 @@ struct FieldRows {
 // Updates `state` for rows sel[0..n) whose groups are gids[0..n).
 // `last_row` is scratch with one entry per group (kLast only).
 void UpdateSlot(SlotState& state, const FieldRows& field, const uint32_t* sel,
-                const uint32_t* gids, size_t n,
-                std::vector<int32_t>& last_row);
+                const uint32_t* gids, size_t n, std::vector<int32_t>& last_row);
 
 }  // namespace mapr::runtime
 

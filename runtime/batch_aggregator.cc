@@ -64,29 +64,43 @@ std::string LocalHostname() {
 
 bool CompareFloat(CompareOp op, double a, double b) {
   switch (op) {
-    case CompareOp::kFloatEq: return a == b;
-    case CompareOp::kFloatNe: return a != b;
-    case CompareOp::kFloatLt: return a < b;
-    case CompareOp::kFloatLe: return a <= b;
-    case CompareOp::kFloatGt: return a > b;
-    case CompareOp::kFloatGe: return a >= b;
-    default: return false;
+    case CompareOp::kFloatEq:
+      return a == b;
+    case CompareOp::kFloatNe:
+      return a != b;
+    case CompareOp::kFloatLt:
+      return a < b;
+    case CompareOp::kFloatLe:
+      return a <= b;
+    case CompareOp::kFloatGt:
+      return a > b;
+    case CompareOp::kFloatGe:
+      return a >= b;
+    default:
+      return false;
   }
 }
 
 bool CompareString(CompareOp op, std::string_view a, std::string_view b) {
   switch (op) {
-    case CompareOp::kStrEq: return a == b;
-    case CompareOp::kStrNe: return a != b;
-    case CompareOp::kContains: return a.find(b) != std::string_view::npos;
-    case CompareOp::kNotContains: return a.find(b) == std::string_view::npos;
-    case CompareOp::kHasPrefix: return a.substr(0, b.size()) == b;
-    case CompareOp::kNotHasPrefix: return a.substr(0, b.size()) != b;
+    case CompareOp::kStrEq:
+      return a == b;
+    case CompareOp::kStrNe:
+      return a != b;
+    case CompareOp::kContains:
+      return a.find(b) != std::string_view::npos;
+    case CompareOp::kNotContains:
+      return a.find(b) == std::string_view::npos;
+    case CompareOp::kHasPrefix:
+      return a.substr(0, b.size()) == b;
+    case CompareOp::kNotHasPrefix:
+      return a.substr(0, b.size()) != b;
     case CompareOp::kHasSuffix:
       return a.size() >= b.size() && a.substr(a.size() - b.size()) == b;
     case CompareOp::kNotHasSuffix:
       return !(a.size() >= b.size() && a.substr(a.size() - b.size()) == b);
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -255,13 +269,24 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
     }
     std::string_view v;
     switch (var) {
-      case CommonVariable::kEmpty: v = FieldBatch::kEmptyValue; break;
-      case CommonVariable::kStar: v = "*"; break;
+      case CommonVariable::kEmpty:
+        v = FieldBatch::kEmptyValue;
+        break;
+      case CommonVariable::kStar:
+        v = "*";
+        break;
       case CommonVariable::kHostname:
-      case CommonVariable::kServer: v = hostname_; break;
-      case CommonVariable::kTimezone: v = timezone_; break;
-      case CommonVariable::kTimeoffset: v = timeoffset_; break;
-      default: break;
+      case CommonVariable::kServer:
+        v = hostname_;
+        break;
+      case CommonVariable::kTimezone:
+        v = timezone_;
+        break;
+      case CommonVariable::kTimeoffset:
+        v = timeoffset_;
+        break;
+      default:
+        break;
     }
     if (v.data() == nullptr) v = FieldBatch::kEmptyValue;
     for (size_t i = 0; i < sel_size_; ++i) col[sel_[i]] = v;
@@ -296,13 +321,13 @@ void BatchAggregator::EnsureNumeric(FieldId f) {
 void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
   for (const plan::SetStep& step : steps) {
     std::string_view* target = Column(step.target);
-    const std::string_view* source =
-        step.source.kind == Operand::Kind::kField ? Column(step.source.field)
-                                                  : nullptr;
+    const std::string_view* source = step.source.kind == Operand::Kind::kField
+                                         ? Column(step.source.field)
+                                         : nullptr;
     for (size_t i = 0; i < sel_size_; ++i) {
       uint32_t r = sel_[i];
-      std::string_view v = source != nullptr ? source[r]
-                                             : std::string_view(step.source.text);
+      std::string_view v =
+          source != nullptr ? source[r] : std::string_view(step.source.text);
       if (v.data() == nullptr) {
         target[r] = std::string_view();
         continue;
@@ -426,8 +451,7 @@ absl::Status BatchAggregator::Aggregate() {
           contributes = Column(s.field)[r].data() != nullptr;
           break;
         default:
-          contributes =
-              numeric_[size_t{s.field} * kMaxBatchRows + r] != 0;
+          contributes = numeric_[size_t{s.field} * kMaxBatchRows + r] != 0;
           break;
       }
       if (contributes) break;
@@ -487,8 +511,7 @@ absl::Status BatchAggregator::Aggregate() {
 
   for (size_t k = 0; k < slots_.size(); ++k) {
     FieldId f = p.slots[k].field;
-    FieldRows rows{Column(f),
-                   numbers_.data() + size_t{f} * kMaxBatchRows,
+    FieldRows rows{Column(f), numbers_.data() + size_t{f} * kMaxBatchRows,
                    numeric_.data() + size_t{f} * kMaxBatchRows};
     UpdateSlot(slots_[k], rows, sel_.data(), gids_.data(), sel_size_,
                last_row_);
@@ -543,9 +566,8 @@ ResultTable BatchAggregator::Result() const {
   for (uint32_t g = 0; g < ngroups; ++g) {
     keys[g] = DecodeKey(groups_.key(g), nkeys);
   }
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return keys[a] < keys[b];
-  });
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
 
   // Per-slot totals and sorted sums for percentage/percentile.
   std::vector<double> totals(slots_.size(), 0);
@@ -607,8 +629,8 @@ ResultTable BatchAggregator::Result() const {
           AppendGoFloat(value, &cell);
           break;
         case ColumnKind::kAvg:
-          value = s.count[g] > 0 ? s.value[g] / static_cast<double>(s.count[g])
-                                 : 0;
+          value =
+              s.count[g] > 0 ? s.value[g] / static_cast<double>(s.count[g]) : 0;
           AppendGoFloat(value, &cell);
           break;
         case ColumnKind::kLast:

@@ -13,9 +13,9 @@ uint64_t HashKey(std::string_view bytes) {
 
 void AppendKeyPart(std::string_view part, std::string* out) {
   uint32_t n = static_cast<uint32_t>(part.size());
-  char len[4] = {static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff),
-                 static_cast<char>((n >> 16) & 0xff),
-                 static_cast<char>((n >> 24) & 0xff)};
+  char len[4] = {
+      static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff),
+      static_cast<char>((n >> 16) & 0xff), static_cast<char>((n >> 24) & 0xff)};
   out->append(len, 4);
   out->append(part.data(), part.size());
 }

@@ -226,8 +226,8 @@ class DefaultParser : public LogFormatParser {
         const size_t pos = block + static_cast<size_t>(bit);
         if ((bars >> bit) & 1) {
           if (token < kNumPositional) {
-            tokens[token] = std::string_view(base + token_start,
-                                             pos - token_start);
+            tokens[token] =
+                std::string_view(base + token_start, pos - token_start);
             if (token == 9 && !StartsWith(tokens[9], kMapreduce)) {
               return LineOutcome::kIgnored;
             }

@@ -23,8 +23,9 @@ Registry& GetRegistry() {
   static Registry* registry = [] {
     auto* r = new Registry;
     absl::MutexLock lock(&r->mu);
-    for (auto f : {runtime::NewDefaultLogFormat(), runtime::NewGenericLogFormat(),
-                   runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat()}) {
+    for (auto f :
+         {runtime::NewDefaultLogFormat(), runtime::NewGenericLogFormat(),
+          runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat()}) {
       r->formats[f->name()] = f;
     }
     return r;
@@ -44,8 +45,7 @@ std::string_view FieldBatch::Copy(std::string_view s) {
 absl::Status RegisterLogFormat(std::shared_ptr<const LogFormat> format) {
   if (format == nullptr) return absl::InvalidArgumentError("null log format");
   std::string name = format->name();
-  if (name.empty() ||
-      name != absl::AsciiStrToLower(internal::ToAbsl(name))) {
+  if (name.empty() || name != absl::AsciiStrToLower(internal::ToAbsl(name))) {
     return absl::InvalidArgumentError(absl::StrCat(
         "log format name '", name, "' must be non-empty and lower-case"));
   }

@@ -344,9 +344,8 @@ Row ReferenceDefault(const std::vector<std::string>& fields,
   size_t start = 0;
   while (true) {
     size_t bar = line.find('|', start);
-    tokens.push_back(line.substr(start, bar == std::string::npos
-                                            ? std::string::npos
-                                            : bar - start));
+    tokens.push_back(line.substr(
+        start, bar == std::string::npos ? std::string::npos : bar - start));
     if (bar == std::string::npos) break;
     start = bar + 1;
   }
@@ -389,8 +388,8 @@ TEST(DefaultLogFormatTest, ScannerMatchesReferenceOnRandomLines) {
   const char* const kKeys[] = {"a", "b", "ab", ""};
   std::vector<std::string> lines;
   for (int i = 0; i < 3000; ++i) {
-    std::string line = "INFO|t" + std::to_string(i) +
-                       "|1|c|1|2|3|0.1|1h|MAPREDUCE:T";
+    std::string line =
+        "INFO|t" + std::to_string(i) + "|1|c|1|2|3|0.1|1h|MAPREDUCE:T";
     if (next() % 8 == 0) line = line.substr(0, next() % line.size());
     size_t tokens = next() % 12;
     for (size_t k = 0; k < tokens; ++k) {

@@ -24,13 +24,12 @@ inline void MaskFull64(const char* p, char ca, char cb, uint64_t* a,
   const __m128i vb = _mm_set1_epi8(cb);
   uint64_t ma = 0, mb = 0;
   for (int k = 0; k < 4; ++k) {
-    __m128i v =
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    ma |= static_cast<uint64_t>(static_cast<uint32_t>(
-              _mm_movemask_epi8(_mm_cmpeq_epi8(v, va))))
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    ma |= static_cast<uint64_t>(
+              static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, va))))
           << (16 * k);
-    mb |= static_cast<uint64_t>(static_cast<uint32_t>(
-              _mm_movemask_epi8(_mm_cmpeq_epi8(v, vb))))
+    mb |= static_cast<uint64_t>(
+              static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb))))
           << (16 * k);
   }
 #else
@@ -87,8 +86,8 @@ inline bool ContainsTableMarker(std::string_view hay, std::string_view marker) {
   const __m128i vm = _mm_set1_epi8('M');
   const __m128i vc = _mm_set1_epi8(':');
   for (; i + kColon + 16 <= n; i += 16) {
-    __m128i a = _mm_loadu_si128(
-        reinterpret_cast<const __m128i*>(hay.data() + i + kM));
+    __m128i a =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(hay.data() + i + kM));
     __m128i b = _mm_loadu_si128(
         reinterpret_cast<const __m128i*>(hay.data() + i + kColon));
     uint32_t bits = static_cast<uint32_t>(_mm_movemask_epi8(
@@ -96,7 +95,8 @@ inline bool ContainsTableMarker(std::string_view hay, std::string_view marker) {
     while (bits != 0) {
       size_t pos = i + static_cast<size_t>(__builtin_ctz(bits));
       bits &= bits - 1;
-      if (pos + m <= n && std::memcmp(hay.data() + pos, marker.data(), m) == 0) {
+      if (pos + m <= n &&
+          std::memcmp(hay.data() + pos, marker.data(), m) == 0) {
         return true;
       }
     }

@@ -41,9 +41,9 @@ TEST_F(AccessLogTest, FiltersServerErrors) {
 }
 
 TEST_F(AccessLogTest, UnknownFieldIsMissingNotAnError) {
-  absl::StatusOr<mapr::ResultTable> r = mapr::RunQuery(
-      "select count(referrer) group by * logformat accesslog",
-      std::span<const std::string_view>(kLog));
+  absl::StatusOr<mapr::ResultTable> r =
+      mapr::RunQuery("select count(referrer) group by * logformat accesslog",
+                     std::span<const std::string_view>(kLog));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->num_rows(), 0u);  // No line gave count(referrer) a value.
 }

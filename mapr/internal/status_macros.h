@@ -12,16 +12,16 @@
 #define MAPR_INTERNAL_CONCAT(a, b) MAPR_INTERNAL_CONCAT_IMPL(a, b)
 
 // Returns the status of `expr` from the current function if it is not OK.
-#define MAPR_RETURN_IF_ERROR(expr)                   \
-  do {                                               \
-    ::absl::Status mapr_status_ = (expr);            \
-    if (!mapr_status_.ok()) return mapr_status_;     \
+#define MAPR_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::absl::Status mapr_status_ = (expr);        \
+    if (!mapr_status_.ok()) return mapr_status_; \
   } while (false)
 
 // MAPR_ASSIGN_OR_RETURN(lhs, expr): evaluates `expr` (a StatusOr<T>); on error
 // returns its status, otherwise moves the value into `lhs`.
-#define MAPR_ASSIGN_OR_RETURN(lhs, expr)                                    \
-  MAPR_INTERNAL_ASSIGN_OR_RETURN(                                           \
+#define MAPR_ASSIGN_OR_RETURN(lhs, expr) \
+  MAPR_INTERNAL_ASSIGN_OR_RETURN(        \
       MAPR_INTERNAL_CONCAT(mapr_statusor_, __LINE__), lhs, expr)
 #define MAPR_INTERNAL_ASSIGN_OR_RETURN(statusor, lhs, expr) \
   auto statusor = (expr);                                   \

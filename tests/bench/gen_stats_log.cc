@@ -33,8 +33,8 @@ struct Rng {
 
 const char* const kStatus[] = {"200", "201", "204", "301", "302",
                                "400", "403", "404", "500", "503"};
-const char* const kSegments[] = {"api", "orders", "users", "cart", "items",
-                                 "search", "login", "static", "v1", "v2"};
+const char* const kSegments[] = {"api",    "orders", "users",  "cart", "items",
+                                 "search", "login",  "static", "v1",   "v2"};
 
 }  // namespace
 
@@ -68,20 +68,20 @@ int main(int argc, char** argv) {
     int min = static_cast<int>(n / 60000 % 60);
     int len = std::snprintf(
         buf, sizeof(buf),
-        "%s|20261130-04%02d%02d|%" PRIu64 "|stats.go:%d|8|%d|%d|%.2f|%dh|%s%s|"
+        "%s|20261130-04%02d%02d|%" PRIu64
+        "|stats.go:%d|8|%d|%d|%.2f|%dh|%s%s|"
         "hostname=server%02d|currentConnections=%" PRIu64
-        "|lifetimeConnections=%" PRIu64 "|bytes=%" PRIu64
-        "|latency_ms=%" PRIu64 ".%03" PRIu64
-        "|status=%s|path=/%s/%s/%d|session=%016" PRIx64 "\n",
+        "|lifetimeConnections=%" PRIu64 "|bytes=%" PRIu64 "|latency_ms=%" PRIu64
+        ".%03" PRIu64 "|status=%s|path=/%s/%s/%d|session=%016" PRIx64 "\n",
         severity, min, sec, 1000 + rng.Below(9000),
         static_cast<int>(100 + rng.Below(900)),
-        static_cast<int>(10 + rng.Below(90)),
-        static_cast<int>(rng.Below(1000)), rng.Unit() * 4,
-        static_cast<int>(rng.Below(100)), marker ? "MAPREDUCE:" : "STATS:",
-        marker ? table : "", host, rng.Below(500), 1000 + rng.Below(100000),
-        rng.Below(1000000), rng.Below(1000), rng.Below(1000),
-        kStatus[rng.Below(10)], kSegments[path % 10],
-        kSegments[(path / 10) % 10], path, rng.Below(1000000) * 2654435761ULL);
+        static_cast<int>(10 + rng.Below(90)), static_cast<int>(rng.Below(1000)),
+        rng.Unit() * 4, static_cast<int>(rng.Below(100)),
+        marker ? "MAPREDUCE:" : "STATS:", marker ? table : "", host,
+        rng.Below(500), 1000 + rng.Below(100000), rng.Below(1000000),
+        rng.Below(1000), rng.Below(1000), kStatus[rng.Below(10)],
+        kSegments[path % 10], kSegments[(path / 10) % 10], path,
+        rng.Below(1000000) * 2654435761ULL);
     std::fwrite(buf, 1, static_cast<size_t>(len), stdout);
     written += static_cast<uint64_t>(len);
   }

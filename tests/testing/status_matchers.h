@@ -37,10 +37,10 @@ MATCHER_P2(StatusIs, code, message_matcher, "") {
 #define MAPR_TESTING_CONCAT(a, b) MAPR_TESTING_CONCAT_IMPL(a, b)
 #define ASSERT_OK(expr) ASSERT_THAT((expr), ::mapr::testing::IsOk())
 #define EXPECT_OK(expr) EXPECT_THAT((expr), ::mapr::testing::IsOk())
-#define ASSERT_OK_AND_ASSIGN(lhs, expr)                                  \
-  auto MAPR_TESTING_CONCAT(statusor_, __LINE__) = (expr);                \
-  ASSERT_THAT(MAPR_TESTING_CONCAT(statusor_, __LINE__).status(),         \
-              ::mapr::testing::IsOk());                                  \
+#define ASSERT_OK_AND_ASSIGN(lhs, expr)                          \
+  auto MAPR_TESTING_CONCAT(statusor_, __LINE__) = (expr);        \
+  ASSERT_THAT(MAPR_TESTING_CONCAT(statusor_, __LINE__).status(), \
+              ::mapr::testing::IsOk());                          \
   lhs = std::move(MAPR_TESTING_CONCAT(statusor_, __LINE__)).value()
 
 #endif  // MAPR_TESTS_TESTING_STATUS_MATCHERS_H_
