@@ -41,6 +41,18 @@ absl::StatusOr<int> ParseThreads(std::string_view v) {
   return n;
 }
 
+absl::StatusOr<int64_t> ParseIntervalMs(std::string_view v) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n < 1 ||
+      n > kMaxIntervalMs) {
+    return Usage(absl::StrCat("invalid --interval-ms '", ToAbsl(v),
+                              "' (use a number of milliseconds from 1 to ",
+                              kMaxIntervalMs, ")"));
+  }
+  return n;
+}
+
 // A byte count with an optional K, M or G suffix (powers of 1024).
 absl::StatusOr<size_t> ParseBytes(std::string_view v) {
   const absl::Status bad = Usage(absl::StrCat(
@@ -137,9 +149,12 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
       s = switch_flag(flags.follow);
     } else if (name == "--delta") {
       s = switch_flag(flags.delta);
+    } else if (name == "--from-start") {
+      s = switch_flag(flags.from_start);
     } else if (name == "--output" || name == "--hostname" ||
                name == "--threads" || name == "--max-line-bytes" ||
-               name == "--query" || name == "--files") {
+               name == "--query" || name == "--files" ||
+               name == "--interval-ms") {
       absl::StatusOr<std::string> v = take_value();
       if (!v.ok()) return v.status();
       if (name == "--output") {
@@ -156,6 +171,10 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
         absl::StatusOr<size_t> n = ParseBytes(*v);
         if (!n.ok()) return n.status();
         flags.max_line_bytes = *n;
+      } else if (name == "--interval-ms") {
+        absl::StatusOr<int64_t> n = ParseIntervalMs(*v);
+        if (!n.ok()) return n.status();
+        flags.interval_ms = *n;
       } else if (name == "--query") {
         flags.query = *v;
       } else {
@@ -218,19 +237,30 @@ Input:
                           "select ", else the first argument)
       --files LIST        comma-separated FILEs, read before positional ones
 
+Follow (tail mode):
+      --follow            follow the FILEs like tail -f, from their end
+                          (truncation and rotation handled), and report every
+                          interval; Ctrl-C or SIGTERM prints the final result.
+                          Standard input is read until it ends
+      --delta             each report holds only the lines since the previous
+                          one (DTail's tail mode); default: everything so far
+      --from-start        read the files' existing content first
+      --interval-ms N     report every N milliseconds (default: the query's
+                          interval clause; 5 seconds without one)
+
 Other:
   -h, --help              print this help and exit
   -V, --version           print the version and exit
-      --follow, --delta   reserved for tail mode; not supported yet (exit 2)
 
-Exit status: 0 on success; 1 if an input could not be read (the others are
-still counted) or the outfile could not be written; 2 on a usage error or an
-invalid query.
+Exit status: 0 on success (with --follow: after the final result); 1 if an
+input could not be read (the others are still counted) or the outfile could
+not be written; 2 on a usage error or an invalid query.
 
 Examples:
   mapr 'from STATS select count($line),avg($goroutines) group by $hostname' app.log
   mapr -o csv 'from STATS select count($line),$time group by $time limit 5' 'logs/*.gz'
   mapr 'from STATS select max(lifetimeConnections) group by $hostname outfile out.csv' - <app.log
+  mapr --follow --delta 'from STATS select count($line) group by $hostname interval 10' app.log
 )");
 }
 

@@ -11,6 +11,7 @@
 #define MAPR_BINDINGS_CLI_FLAGS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,9 +35,13 @@ struct Flags {
   // 0: the number of CPUs.
   int threads = 0;
   size_t max_line_bytes = size_t{1} << 20;
-  // Reserved options, rejected by the command.
+  // Tail mode (see follow.h): follow the inputs, report every interval,
+  // cumulative or (delta) per interval, read the files from their start.
   bool follow = false;
   bool delta = false;
+  bool from_start = false;
+  // Milliseconds between reports; 0: the query's `interval`.
+  int64_t interval_ms = 0;
   // The query (--query, else the first positional argument).
   std::optional<std::string> query;
   // Inputs: --files entries, then the remaining positional arguments.
@@ -52,6 +57,8 @@ std::string HelpText(int cpus);
 
 // Largest accepted --max-line-bytes.
 inline constexpr size_t kMaxLineBytesLimit = size_t{1} << 30;
+// Largest accepted --interval-ms: one day.
+inline constexpr int64_t kMaxIntervalMs = int64_t{86400} * 1000;
 // Largest accepted --threads.
 inline constexpr int kMaxThreads = 1024;
 

@@ -4,6 +4,7 @@
 //   mapr 'from STATS select count($line) group by $hostname' app.log
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -19,13 +20,15 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "bindings/cli/flags.h"
+#include "bindings/cli/follow.h"
 #include "bindings/cli/runner.h"
 #include "mapr/internal/strings.h"
 #include "mapr/options.h"
+#include "mapr/outfile.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
+#include "mapr/turbo_aggregate.h"
 #include "mapr/version.h"
-#include "runtime/outfile.h"
 
 namespace mapr::cli {
 namespace {
@@ -60,8 +63,13 @@ int DefaultThreads() {
   return n == 0 ? 1 : static_cast<int>(std::min<unsigned>(n, kMaxThreads));
 }
 
-void PrintStats(const ResultTable& r) {
-  const LineCounters& c = r.stats();
+void PrintInputProblem(std::string_view name, std::string_view reason) {
+  std::fprintf(stderr, "mapr: %.*s: %.*s\n", static_cast<int>(name.size()),
+               name.data(), static_cast<int>(reason.size()), reason.data());
+}
+
+// `groups` is the result's number of groups before `limit`.
+void PrintStats(const LineCounters& c, uint64_t groups) {
   const std::pair<const char*, uint64_t> rows[] = {
       {"lines_read", c.lines_read},
       {"lines_too_long", c.lines_too_long},
@@ -72,7 +80,7 @@ void PrintStats(const ResultTable& r) {
       {"lines_filtered", c.lines_filtered},
       {"lines_without_value", c.lines_without_value},
       {"lines_aggregated", c.lines_aggregated},
-      {"groups", r.total_groups()},
+      {"groups", groups},
   };
   for (const auto& [name, value] : rows) {
     std::fprintf(stderr, "%s: %llu\n", name,
@@ -111,18 +119,76 @@ void PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
   }
 }
 
-// Writes the `outfile` of `query`: the CSV and the `.query` sidecar.
-absl::Status WriteOutfile(const Query& query, const ResultTable& r) {
-  const std::string csv = r.ToCsv();
-  const size_t nl = csv.find('\n');
-  const size_t header_end = nl == std::string::npos ? csv.size() : nl + 1;
-  runtime::OutfileRequest request;
-  request.path = *query.outfile();
-  request.append = query.outfile_append();
-  request.header = std::string_view(csv).substr(0, header_end);
-  request.body = std::string_view(csv).substr(header_end);
-  request.query = query.text();
-  return runtime::WriteOutfile(request);
+// --follow: reports every interval until a signal (see follow.h). Every
+// report is written to the outfile and/or printed, reports separated by an
+// empty line.
+int RunFollow(const Flags& flags, const Query& query) {
+  bool glob_errors = false;
+  const std::vector<InputName> inputs = ExpandInputs(
+      flags.files, [&](std::string_view name, std::string_view reason) {
+        glob_errors = true;
+        PrintInputProblem(name, reason);
+      });
+
+  std::optional<OutputFormat> format = flags.output;
+  if (!query.outfile().has_value() && !format.has_value()) {
+    format = OutputFormat::kTable;
+  }
+  // Written by the reporter thread; read after FollowQuery() returned.
+  std::atomic<bool> output_failed{false};
+  std::string last_outfile_error;
+  size_t reports = 0;
+  uint64_t final_groups = 0;
+  FollowCallbacks callbacks;
+  callbacks.report = [&](const ResultTable& r, bool is_final) {
+    if (query.outfile().has_value()) {
+      absl::Status s = WriteOutfile(query, r);
+      if (!s.ok()) {
+        // Once per distinct message, not every interval.
+        const std::string message(ToStd(s.message()));
+        if (message != last_outfile_error) PrintError(message);
+        last_outfile_error = message;
+        output_failed = true;
+      } else {
+        last_outfile_error.clear();
+      }
+    }
+    if (format.has_value()) {
+      if (reports > 0) WriteStdout("\n");
+      PrintResult(query, r, *format, flags.quiet);
+      if (std::fflush(stdout) != 0 && !output_failed.exchange(true)) {
+        PrintError(absl::StrCat("cannot write to standard output: ",
+                                std::strerror(errno)));
+      }
+    }
+    ++reports;
+    if (is_final) final_groups = r.total_groups();
+  };
+  callbacks.error = PrintInputProblem;
+  if (!flags.quiet) {
+    callbacks.notice = PrintInputProblem;
+    callbacks.started = PrintError;
+  }
+
+  FollowOptions options;
+  options.threads = flags.threads > 0 ? flags.threads : DefaultThreads();
+  options.max_line_bytes = flags.max_line_bytes;
+  options.hostname = flags.hostname;
+  options.mode = flags.delta ? ReportMode::kDelta : ReportMode::kCumulative;
+  options.interval_ms = flags.interval_ms;
+  options.from_start = flags.from_start;
+  absl::StatusOr<FollowResult> run =
+      FollowQuery(query, inputs, options, callbacks);
+  if (!run.ok()) {
+    PrintError(ToStd(run.status().message()));
+    return kExitInputError;
+  }
+  // Nothing could be opened: nothing was printed or written.
+  if (!run->followed) return kExitInputError;
+  if (flags.stats) PrintStats(run->stats, final_groups);
+  return glob_errors || run->inputs_failed > 0 || output_failed.load()
+             ? kExitInputError
+             : kExitOk;
 }
 
 int Run(int argc, char** argv) {
@@ -136,10 +202,14 @@ int Run(int argc, char** argv) {
     WriteStdout("mapr " MAPR_VERSION_STRING "\n");
     return kExitOk;
   }
-  if (flags->follow || flags->delta) {
-    return UsageError(
-        absl::StrCat(flags->follow ? "--follow" : "--delta",
-                     " is not supported yet (reserved for a later version)"));
+  if (!flags->follow) {
+    const char* follow_only = flags->delta             ? "--delta"
+                              : flags->from_start      ? "--from-start"
+                              : flags->interval_ms > 0 ? "--interval-ms"
+                                                       : nullptr;
+    if (follow_only != nullptr) {
+      return UsageError(absl::StrCat(follow_only, " works only with --follow"));
+    }
   }
   if (!flags->query.has_value()) return UsageError("missing QUERY");
 
@@ -164,11 +234,12 @@ int Run(int argc, char** argv) {
     }
   }
 
+  if (flags->follow) return RunFollow(*flags, *query);
+
   bool input_errors = false;
   auto report = [&](std::string_view name, std::string_view reason) {
     input_errors = true;
-    std::fprintf(stderr, "mapr: %.*s: %.*s\n", static_cast<int>(name.size()),
-                 name.data(), static_cast<int>(reason.size()), reason.data());
+    PrintInputProblem(name, reason);
   };
   const std::vector<InputName> inputs = ExpandInputs(flags->files, report);
 
@@ -205,7 +276,7 @@ int Run(int argc, char** argv) {
                             std::strerror(errno)));
     exit_code = kExitInputError;
   }
-  if (flags->stats) PrintStats(run->table);
+  if (flags->stats) PrintStats(run->table.stats(), run->table.total_groups());
   return exit_code;
 }
 

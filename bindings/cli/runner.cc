@@ -42,13 +42,6 @@ bool HasGlobChars(std::string_view s) {
   return s.find_first_of("*?[") != std::string_view::npos;
 }
 
-// Log formats whose parsers keep no state between lines, so a file may be
-// cut into byte ranges read by different aggregators. Others (csv keeps
-// its source's header; host formats are unknown) are never cut.
-bool FormatIsStateless(const std::string& name) {
-  return name == "default" || name == "generic" || name == "generickv";
-}
-
 // A whole input, or a line-aligned byte range of a plain file.
 struct Piece {
   size_t input = 0;  // Index into the inputs: the SourceId.
@@ -231,7 +224,7 @@ Plan MakePlan(const Query& query, const std::vector<InputName>& inputs,
   // that is not a regular file) named twice makes the run single-threaded.
   const uint64_t threads =
       shared_stream ? 1 : static_cast<uint64_t>(std::max(1, options.threads));
-  const bool can_cut = threads > 1 && FormatIsStateless(query.log_format());
+  const bool can_cut = threads > 1 && LogFormatIsStateless(query.log_format());
   Grouper grouper(static_cast<size_t>(threads),
                   (total_weight + threads - 1) / threads,
                   std::max<uint64_t>(options.min_chunk_bytes, 1));
@@ -458,13 +451,19 @@ class Executor {
   std::vector<std::thread> threads_;  // Last: joined before the rest dies.
 };
 
+}  // namespace
+
 std::string MachineName() {
   char buf[256] = {};
   if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
   return buf;
 }
 
-}  // namespace
+// Others (csv keeps its source's header; host formats are unknown) are never
+// cut into byte ranges.
+bool LogFormatIsStateless(const std::string& name) {
+  return name == "default" || name == "generic" || name == "generickv";
+}
 
 std::vector<InputName> ExpandInputs(const std::vector<std::string>& args,
                                     const InputErrorSink& errors) {

@@ -70,6 +70,14 @@ struct RunResult {
   size_t inputs_failed = 0;
 };
 
+// The machine's host name (gethostname(2)); "localhost" if it is unknown.
+std::string MachineName();
+
+// True for the log formats whose parsers keep no state between lines
+// (default, generic, generickv): their input may be cut into byte ranges
+// read by different aggregators, or continue in a new file in one source.
+bool LogFormatIsStateless(const std::string& name);
+
 // Runs `query` over `inputs`. Problems with single inputs go to `errors`
 // and the run goes on; an engine error (e.g. max_groups) is returned as the
 // status.

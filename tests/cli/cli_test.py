@@ -17,9 +17,12 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -500,10 +503,14 @@ class ErrorTest(MaprTestCase):
             self.assertTrue(err.startswith(b"mapr: "), (args, err))
             self.assertIn(b"--help", err)
 
-    def test_follow_and_delta_are_not_supported_yet(self):
-        for flag in ("--follow", "--delta"):
-            _, err = self.mapr(flag, Q1A, LOG, code=2)
-            self.assertIn(b"not supported yet", err)
+    def test_follow_only_options_need_follow(self):
+        for args in (["--delta"], ["--from-start"], ["--interval-ms", "100"]):
+            _, err = self.mapr(*args, Q1A, LOG, code=2)
+            self.assertIn(b"works only with --follow", err)
+        for value in ("0", "x", "-5", "86400001"):
+            _, err = self.mapr("--follow", "--interval-ms", value, Q1A, LOG,
+                               code=2)
+            self.assertIn(b"invalid --interval-ms", err)
 
     def test_warnings(self):
         query = "from STATS select $service,count($line) group by $service"
@@ -530,7 +537,8 @@ class MiscTest(MaprTestCase):
         for option in ("--output", "--stats", "--explain", "--quiet",
                        "--hostname", "--threads", "--max-line-bytes",
                        "--query", "--files", "--help", "--version",
-                       "--follow", "--delta"):
+                       "--follow", "--delta", "--from-start",
+                       "--interval-ms"):
             self.assertIn(option, text)
         self.assertGreaterEqual(text.count("\n  mapr "), 3)
         out2, _ = self.mapr("-h")
@@ -561,6 +569,284 @@ class MiscTest(MaprTestCase):
         self.assertEqual(out, b"count($line),last($time),avg($goroutines),"
                          b"min(concurrentConnections),"
                          b"max(lifetimeConnections)\n")
+
+
+COUNT = "select count($line) group by * logformat generic"
+
+
+def csv_reports(out):
+    """The `count($line)` value of each CSV report (0 for an empty one)."""
+    counts = []
+    for block in out.decode().split("\n\n"):
+        lines = block.strip("\n").split("\n")
+        if lines == [""]:
+            continue
+        assert lines[0] == "count($line)", block
+        counts.append(int(lines[1]) if len(lines) > 1 else 0)
+    return counts
+
+
+class Follower:
+    """A running `mapr --follow`, its output collected by two threads."""
+
+    def __init__(self, test, args, stdin=False):
+        self.test = test
+        self.args = args
+        self.p = subprocess.Popen(
+            [os.path.abspath(MAPR_BIN)] + list(args),
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=test.tmp)
+        test.addCleanup(self.kill)
+        self.lock = threading.Lock()
+        self.buffers = {"out": bytearray(), "err": bytearray()}
+        self.threads = [
+            threading.Thread(target=self._collect, args=(f, key), daemon=True)
+            for f, key in ((self.p.stdout, "out"), (self.p.stderr, "err"))
+        ]
+        for t in self.threads:
+            t.start()
+
+    def _collect(self, f, key):
+        while True:
+            data = os.read(f.fileno(), 65536)
+            if not data:
+                return
+            with self.lock:
+                self.buffers[key] += data
+
+    def out(self):
+        with self.lock:
+            return bytes(self.buffers["out"])
+
+    def err(self):
+        with self.lock:
+            return bytes(self.buffers["err"])
+
+    def wait_for(self, what, predicate, timeout=5.0):
+        """Waits until predicate() is true; fails the test at the deadline."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if predicate():
+                return
+            if self.p.poll() is not None and not predicate():
+                break
+            time.sleep(0.02)
+        self.test.fail("timed out waiting for %s\nmapr %s\nstdout: %r\n"
+                       "stderr: %r" % (what, " ".join(self.args), self.out(),
+                                       self.err()))
+
+    def wait_ready(self):
+        self.wait_for("the start line", lambda: b"mapr: following " in self.err())
+
+    def wait_report(self, count, timeout=5.0):
+        self.wait_for("a report of %d" % count,
+                      lambda: csv_reports(self.out())[-1:] == [count], timeout)
+
+    def finish(self, sig=signal.SIGTERM, code=0, timeout=5.0):
+        """Sends `sig` (unless None), waits for the exit; returns stdout."""
+        if sig is not None:
+            self.p.send_signal(sig)
+        try:
+            rc = self.p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.test.fail("mapr did not exit after %s\nstdout: %r\n"
+                           "stderr: %r" % (sig, self.out(), self.err()))
+        for t in self.threads:
+            t.join(timeout)
+        self.test.assertEqual(rc, code, "stderr: %r" % self.err())
+        self.test.assertNotIn(b"terminate called", self.err())
+        self.test.assertNotIn(b"Sanitizer", self.err())
+        return self.out()
+
+    def kill(self):
+        if self.p.poll() is None:
+            self.p.kill()
+            self.p.wait()
+        for f in (self.p.stdin, self.p.stdout, self.p.stderr):
+            if f is not None:
+                f.close()
+
+
+class FollowTest(MaprTestCase):
+    """--follow: tail -f with interval reports, ended by a signal."""
+
+    def follow(self, *args, stdin=False):
+        return Follower(self, ["--follow", "--interval-ms", "150"] + list(args),
+                        stdin=stdin)
+
+    def append(self, name, data):
+        with open(self.path(name), "ab") as f:
+            f.write(data)
+
+    def test_growing_file_starts_at_the_end(self):
+        self.write("a.log", b"old 1\nold 2\npart")
+        f = self.follow("-o", "csv", COUNT, "a.log")
+        f.wait_ready()
+        self.assertIn(b"following a.log from the end; cumulative report "
+                      b"every 150ms", f.err())
+        # The fragment "partial" (begun before the start) is not a line.
+        self.append("a.log", b"ial\nnew 1\nnew 2\n")
+        f.wait_report(2)
+        self.append("a.log", b"new 3\n")
+        f.wait_report(3)
+        counts = csv_reports(f.finish())
+        self.assertEqual(counts[-1], 3)
+        self.assertEqual(counts, sorted(counts))
+
+    def test_from_start_sigint_reads_the_rest_and_the_partial_line(self):
+        self.write("a.log", b"".join(b"line %d\n" % i for i in range(5)))
+        f = self.follow("--from-start", "--stats", "--max-line-bytes", "20",
+                        "-o", "csv", COUNT, "a.log")
+        f.wait_report(5)
+        # Written just before the signal: still in the final report, the
+        # last line without its newline too.
+        self.append("a.log", b"x" * 50 + b"\nline 5\nline 6")
+        out = f.finish(signal.SIGINT)
+        self.assertEqual(csv_reports(out)[-1], 7)
+        stats = dict(line.split(": ", 1)
+                     for line in f.err().decode().splitlines()
+                     if not line.startswith("mapr: "))
+        self.assertEqual(stats["lines_read"], "8")
+        self.assertEqual(stats["lines_too_long"], "1")
+        self.assertEqual(stats["lines_aggregated"], "7")
+        self.assertEqual(stats["groups"], "1")
+
+    def test_truncated_file_is_read_again(self):
+        self.write("a.log", b"".join(b"line %d\n" % i for i in range(10)))
+        f = self.follow("--from-start", "-o", "csv", COUNT, "a.log")
+        f.wait_report(10)
+        self.write("a.log", b"again 1\nagain 2\n")
+        f.wait_report(12)
+        self.assertIn(b"mapr: a.log: file truncated; reading it from its "
+                      b"start\n", f.err())
+        self.append("a.log", b"again 3\n")
+        f.wait_report(13)
+        self.assertEqual(csv_reports(f.finish())[-1], 13)
+
+    def test_rotated_file(self):
+        self.write("a.log", b"")
+        f = self.follow("-o", "csv", COUNT, "a.log")
+        f.wait_ready()
+        self.append("a.log", b"one\ntwo\n")
+        f.wait_report(2)
+        os.rename(self.path("a.log"), self.path("a.log.1"))
+        # The writer still finishes its line in the old file.
+        self.append("a.log.1", b"three\n")
+        self.write("a.log", b"four\nfive\nsix\n")
+        f.wait_report(6)
+        self.assertIn(b"mapr: a.log: file replaced (rotated); following the "
+                      b"new file from its start\n", f.err())
+        self.append("a.log", b"seven\n")
+        f.wait_report(7)
+        self.append("a.log.1", b"not followed any more\n")
+        self.assertEqual(csv_reports(f.finish())[-1], 7)
+
+    def test_rotated_csv_file_has_a_new_header(self):
+        query = "select sum(n),count($line) group by * logformat csv"
+        self.write("a.csv", b"n,name\n1,a\n")
+        f = self.follow("--from-start", "--stats", "-o", "jsonl", query,
+                        "a.csv")
+        f.wait_for("the first report", lambda: b'"sum(n)":1' in f.out())
+        os.rename(self.path("a.csv"), self.path("a.csv.1"))
+        self.write("a.csv", b"name,n\nb,10\nc,100\n")
+        f.wait_for("the second report", lambda: b'"sum(n)":111' in f.out())
+        out = f.finish()
+        self.assertEqual(json.loads(out.splitlines()[-1])["count($line)"], 3)
+        self.assertIn(b"lines_header: 2\n", f.err())
+
+    def test_delta_reports_only_new_lines(self):
+        self.write("a.log", b"before\n")
+        f = self.follow("--delta", "-o", "csv", COUNT, "a.log")
+        f.wait_ready()
+        self.assertIn(b"delta report every 150ms", f.err())
+        self.append("a.log", b"1\n2\n3\n")
+        f.wait_report(3)
+        self.append("a.log", b"4\n5\n")
+        f.wait_for("a delta of 2", lambda: csv_reports(f.out())[:2] == [3, 2])
+        self.append("a.log", b"6\n7\n8\n9\n")
+        counts = csv_reports(f.finish())
+        # Every line is in exactly one report; the final one holds the rest
+        # (0 if an interval report took them first).
+        self.assertEqual(counts[:2], [3, 2])
+        self.assertEqual(sum(counts[2:]), 4)
+        self.assertNotIn(0, counts[:-1])
+
+    def test_outfile(self):
+        query = COUNT + " outfile o.csv"
+        self.write("a.log", b"1\n2\n3\n")
+        f = self.follow("--from-start", query, "a.log")
+        f.wait_for("the outfile",
+                   lambda: os.path.exists(self.path("o.csv")) and
+                   read_bytes(self.path("o.csv")) == b"count($line)\n3\n")
+        self.append("a.log", b"4\n5\n")
+        self.assertEqual(f.finish(), b"")
+        self.assertEqual(read_bytes(self.path("o.csv")), b"count($line)\n5\n")
+        self.assertEqual(read_bytes(self.path("o.csv.query")), query.encode())
+
+        # Delta mode overwrites the outfile with each interval's rows.
+        f = self.follow("--delta", query, "a.log")
+        f.wait_ready()
+        self.append("a.log", b"6\n")
+        f.wait_for("the delta outfile",
+                   lambda: read_bytes(self.path("o.csv")) ==
+                   b"count($line)\n1\n")
+        f.finish()
+
+    def test_stdin_ends_the_run(self):
+        f = self.follow("-o", "csv", COUNT, stdin=True)
+        f.wait_ready()
+        self.assertIn(b"following standard input until it ends", f.err())
+        f.p.stdin.write(b"a\nb\n")
+        f.p.stdin.flush()
+        f.wait_report(2)
+        f.p.stdin.write(b"c")
+        f.p.stdin.close()
+        self.assertEqual(csv_reports(f.finish(sig=None))[-1], 3)
+
+    def test_missing_file_is_awaited_if_others_exist(self):
+        self.write("a.log", b"")
+        f = self.follow("-o", "csv", COUNT, "a.log", "b.log")
+        f.wait_ready()
+        self.assertIn(b"mapr: b.log: No such file or directory (waiting for it "
+                      b"to appear)\n", f.err())
+        self.write("b.log", b"b1\nb2\n")
+        f.wait_report(2)
+        self.assertIn(b"mapr: b.log: appeared; following it from its start\n",
+                      f.err())
+        self.assertEqual(csv_reports(f.finish())[-1], 2)
+
+        # Never appeared: exit status 1.
+        f = self.follow("-o", "csv", COUNT, "a.log", "c.log")
+        f.wait_ready()
+        self.append("a.log", b"a1\n")
+        f.wait_report(1)
+        self.assertEqual(csv_reports(f.finish(code=1))[-1], 1)
+
+    def test_nothing_to_follow_exits_1(self):
+        for args in (["nope.log"], [self.tmp], ["nope.log", "nope2.log"]):
+            out, err = self.mapr("--follow", COUNT, *args, code=1)
+            self.assertEqual(out, b"")
+            self.assertNotIn(b"following", err)
+        path = self.write("a.gz", gzip.compress(b"x\n"))
+        _, err = self.mapr("--follow", COUNT, path, code=1)
+        self.assertIn(b"compressed input cannot be followed", err)
+
+    def test_table_reports_keep_the_row_cap(self):
+        self.write("app.log", read_bytes(LOG))
+        f = self.follow("--from-start", Q2, "app.log")
+        f.wait_for("a table", lambda: f.out().count(b"\n") >= 12)
+        self.append("app.log", read_bytes(LOG))
+        f.wait_for("a second table", lambda: b"\n\n" in f.out())
+        out = f.finish().decode()
+        tables = out.split("\n\n")
+        self.assertGreaterEqual(len(tables), 3)  # Two intervals, the final.
+        for table in tables:
+            self.assertEqual(len(table.strip("\n").split("\n")), 12, table)
+        self.assertEqual(tables[-1].split("\n")[2].split("|")[0].strip(),
+                         "46")
+        self.assertEqual(f.err().decode().count(TERMINAL_NOTE), len(tables))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,661 @@
+#include "bindings/cli/follow.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <thread>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "bindings/cli/input.h"
+#include "mapr/internal/strings.h"
+#include "mapr/line_splitter.h"
+
+namespace mapr::cli {
+namespace {
+
+using ::mapr::internal::ToStd;
+
+// Bytes per read(2).
+constexpr size_t kChunkBytes = size_t{256} << 10;
+// Reads from one input before the next input's turn (4 MiB), so that one
+// busy file cannot starve the others.
+constexpr int kReadsPerTurn = 16;
+
+std::string ErrnoText(int error_number) {
+  char buf[256];
+  // GNU strerror_r returns the message (possibly not in `buf`).
+  return strerror_r(error_number, buf, sizeof(buf));
+}
+
+absl::Status ErrnoStatus(int error_number) {
+  return absl::Status(absl::ErrnoToStatusCode(error_number),
+                      ErrnoText(error_number));
+}
+
+// Closes a file descriptor it owns.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+enum class InputState : uint8_t {
+  kWaiting,  // A file that does not exist (now); looked for every round.
+  kFile,     // A regular file, followed.
+  kStream,   // Standard input, a pipe or a device: read until it ends.
+  kEnded,    // A stream that has ended.
+  kFailed,   // Given up after a reported error.
+};
+
+struct Input {
+  explicit Input(size_t max_line_bytes) : splitter(max_line_bytes) {}
+
+  size_t index = 0;  // On the command line: the SourceId.
+  std::string name;  // The path, or "-".
+  InputState state = InputState::kFailed;
+  int fd = -1;
+  bool owns_fd = false;
+  // The followed file (kFile): its identity and the bytes read from it.
+  dev_t dev = 0;
+  ino_t ino = 0;
+  uint64_t offset = 0;
+  // Started at the end of a file in the middle of a line: drop the bytes up
+  // to the next '\n'.
+  bool skip_fragment = false;
+  // Missing at the start, and not opened since.
+  bool awaited = false;
+  // Lines were pushed into `producer`.
+  bool pushed = false;
+  LineSplitter splitter;
+  std::unique_ptr<TurboAggregate::Producer> producer;
+};
+
+// The reader: follows every input from one thread.
+class Follower {
+ public:
+  Follower(TurboAggregate& turbo, const FollowOptions& options,
+           bool stateless_format, const FollowCallbacks& callbacks, int wake_fd)
+      : turbo_(turbo),
+        options_(options),
+        stateless_format_(stateless_format),
+        callbacks_(callbacks),
+        wake_fd_(wake_fd),
+        buf_(std::make_unique<char[]>(kChunkBytes)) {}
+
+  ~Follower() {
+    for (auto& in : inputs_) CloseFd(*in);
+  }
+
+  Follower(const Follower&) = delete;
+  Follower& operator=(const Follower&) = delete;
+
+  // Opens the inputs and registers their producers, in input order.
+  // Returns the number of inputs being read (0: nothing to follow, every
+  // input failed), or an engine error.
+  absl::StatusOr<size_t> Open(const std::vector<InputName>& inputs) {
+    bool stdin_taken = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto in = std::make_unique<Input>(options_.max_line_bytes);
+      in->index = i;
+      in->name = inputs[i].path;
+      if (inputs[i].is_stdin) {
+        if (stdin_taken) {
+          // The first "-" reads standard input to its end.
+          in->state = InputState::kEnded;
+        } else {
+          stdin_taken = true;
+          in->fd = STDIN_FILENO;
+          in->state = InputState::kStream;
+        }
+      } else if (absl::Status s = OpenFile(*in, !options_.from_start);
+                 !s.ok()) {
+        if (absl::IsNotFound(s)) {
+          in->state = InputState::kWaiting;
+          in->awaited = true;
+        } else {
+          Error(*in, ToStd(s.message()));
+          in->state = InputState::kFailed;
+          ++failed_;
+        }
+      }
+      inputs_.push_back(std::move(in));
+    }
+    size_t live = 0;
+    for (const auto& in : inputs_) {
+      if (in->state == InputState::kFile || in->state == InputState::kStream) {
+        ++live;
+      }
+    }
+    for (auto& in : inputs_) {
+      if (in->state != InputState::kWaiting) continue;
+      if (live == 0) {
+        Error(*in, ErrnoText(ENOENT));
+        in->state = InputState::kFailed;
+        ++failed_;
+      } else {
+        Error(*in,
+              absl::StrCat(ErrnoText(ENOENT), " (waiting for it to appear)"));
+      }
+    }
+    if (live == 0) return 0;
+    for (auto& in : inputs_) {
+      if (in->state == InputState::kFailed || in->state == InputState::kEnded) {
+        continue;
+      }
+      absl::StatusOr<std::unique_ptr<TurboAggregate::Producer>> p =
+          turbo_.AddProducer(static_cast<SourceId>(in->index));
+      if (!p.ok()) return p.status();
+      in->producer = *std::move(p);
+    }
+    return live;
+  }
+
+  // A one-line description of the run, for FollowCallbacks::started.
+  std::string Summary(int64_t interval_ms) const {
+    size_t live = 0;
+    const Input* only = nullptr;
+    bool any_file = false;
+    for (const auto& in : inputs_) {
+      if (in->state == InputState::kFailed || in->state == InputState::kEnded) {
+        continue;
+      }
+      ++live;
+      only = in.get();
+      any_file = any_file || in->state != InputState::kStream;
+    }
+    std::string text = "following ";
+    if (live == 1) {
+      absl::StrAppend(&text, only->name == "-" && only->fd == STDIN_FILENO
+                                 ? "standard input"
+                                 : only->name);
+    } else {
+      absl::StrAppend(&text, live, " inputs");
+    }
+    if (!any_file) {
+      absl::StrAppend(&text, " until it ends");
+    } else {
+      absl::StrAppend(
+          &text, options_.from_start ? " from the start" : " from the end");
+    }
+    absl::StrAppend(
+        &text, "; ",
+        options_.mode == ReportMode::kDelta ? "delta" : "cumulative",
+        " report every ",
+        interval_ms % 1000 == 0 ? absl::StrCat(interval_ms / 1000, "s")
+                                : absl::StrCat(interval_ms, "ms"),
+        "; Ctrl-C or SIGTERM prints the final result");
+    return text;
+  }
+
+  // The reader thread: follows until RequestStop() (or until every input
+  // has ended or failed), reads the rest on a first stop request, then
+  // finishes every producer.
+  void Run() {
+    try {
+      Loop();
+      if (error_.ok() && stop_.load() == 1) Drain();
+    } catch (const std::bad_alloc&) {
+      error_ = absl::ResourceExhaustedError("out of memory");
+    } catch (const std::exception& e) {
+      error_ = absl::InternalError(e.what());
+    }
+    FinishAll();
+  }
+
+  // Level 1: read what the files hold now, then stop; 2: stop at once.
+  // Thread-safe.
+  void RequestStop(int level) {
+    int old = stop_.load();
+    while (old < level && !stop_.compare_exchange_weak(old, level)) {
+    }
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t r = write(wake_fd_, &one, sizeof(one));
+  }
+
+  // After Run().
+  const absl::Status& error() const { return error_; }
+  size_t failed() const { return failed_; }
+  uint64_t too_long_lines() const {
+    uint64_t n = 0;
+    for (const auto& in : inputs_) n += in->splitter.too_long_lines();
+    return n;
+  }
+
+ private:
+  void Loop() {
+    while (stop_.load() == 0 && error_.ok()) {
+      bool progress = false;
+      bool active = false;
+      for (auto& in : inputs_) {
+        if (stop_.load() != 0 || !error_.ok()) return;
+        switch (in->state) {
+          case InputState::kWaiting:
+            progress |= TryAppear(*in);
+            break;
+          case InputState::kFile: {
+            const ReadOutcome r = ReadFile(*in, kReadsPerTurn, std::nullopt);
+            progress |= r.progress;
+            if (r.at_end) progress |= CheckFile(*in);
+            break;
+          }
+          case InputState::kStream:
+            progress |= ReadStream(*in, kReadsPerTurn);
+            break;
+          case InputState::kEnded:
+          case InputState::kFailed:
+            break;
+        }
+        active = active || in->state == InputState::kWaiting ||
+                 in->state == InputState::kFile ||
+                 in->state == InputState::kStream;
+      }
+      if (!active) return;  // Every input has ended or failed.
+      if (!progress) Wait();
+    }
+  }
+
+  // Sleeps for poll_ms, or until a stream has data or a stop request.
+  void Wait() {
+    std::vector<pollfd> fds;
+    fds.push_back({wake_fd_, POLLIN, 0});
+    for (const auto& in : inputs_) {
+      if (in->state == InputState::kStream) fds.push_back({in->fd, POLLIN, 0});
+    }
+    if (poll(fds.data(), fds.size(), options_.poll_ms) > 0 &&
+        (fds[0].revents & POLLIN) != 0) {
+      uint64_t count;
+      [[maybe_unused]] ssize_t r = read(wake_fd_, &count, sizeof(count));
+    }
+  }
+
+  // After the first stop request: every file up to its present size, and
+  // what the streams have ready.
+  void Drain() {
+    for (auto& in : inputs_) {
+      if (stop_.load() >= 2 || !error_.ok()) return;
+      if (in->state == InputState::kFile) {
+        struct stat st;
+        if (fstat(in->fd, &st) != 0) continue;
+        ReadFile(*in, -1, static_cast<uint64_t>(st.st_size));
+      } else if (in->state == InputState::kStream) {
+        ReadStream(*in, kReadsPerTurn);
+      }
+    }
+  }
+
+  // Pushes the unfinished lines and finishes every producer.
+  void FinishAll() {
+    for (auto& in : inputs_) {
+      if (in->producer != nullptr) {
+        if (in->state != InputState::kFailed) EndOfData(*in);
+        in->producer->Finish().IgnoreError();  // FinishInput() reports it.
+        in->producer.reset();
+      }
+      if (in->state == InputState::kWaiting && in->awaited) ++failed_;
+      CloseFd(*in);
+    }
+  }
+
+  // Opens the file of `in` (kFile), or a pipe or device (kStream), at the
+  // end of the file or at its start.
+  absl::Status OpenFile(Input& in, bool at_end) {
+    int fd;
+    do {
+      // O_NONBLOCK: opening a FIFO does not wait for a writer.
+      fd = open(in.name.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) return ErrnoStatus(errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      const int e = errno;
+      close(fd);
+      return ErrnoStatus(e);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      close(fd);
+      return ErrnoStatus(EISDIR);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      in.fd = fd;
+      in.owns_fd = true;
+      in.state = InputState::kStream;
+      in.awaited = false;
+      return absl::OkStatus();
+    }
+    char head[4];
+    ssize_t r;
+    do {
+      r = pread(fd, head, sizeof(head), 0);
+    } while (r < 0 && errno == EINTR);
+    if (r > 0 && DetectCompression(std::string_view(
+                     head, static_cast<size_t>(r))) != Compression::kNone) {
+      close(fd);
+      return absl::FailedPreconditionError(
+          "compressed input cannot be followed (read it without --follow)");
+    }
+    in.fd = fd;
+    in.owns_fd = true;
+    in.dev = st.st_dev;
+    in.ino = st.st_ino;
+    in.offset = 0;
+    in.skip_fragment = false;
+    in.state = InputState::kFile;
+    in.awaited = false;
+    if (at_end && st.st_size > 0) {
+      in.offset = static_cast<uint64_t>(st.st_size);
+      lseek(fd, st.st_size, SEEK_SET);
+      char last = '\n';
+      in.skip_fragment =
+          pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+    }
+    return absl::OkStatus();
+  }
+
+  void CloseFd(Input& in) {
+    if (in.owns_fd && in.fd >= 0) close(in.fd);
+    in.fd = -1;
+    in.owns_fd = false;
+  }
+
+  struct ReadOutcome {
+    bool progress = false;  // Bytes were read.
+    bool at_end = false;    // read(2) returned 0.
+  };
+
+  // Reads `in` (kFile) at most `max_reads` times (-1: no limit) or up to
+  // the offset `until`.
+  ReadOutcome ReadFile(Input& in, int max_reads,
+                       std::optional<uint64_t> until) {
+    ReadOutcome out;
+    for (int k = 0; max_reads < 0 || k < max_reads; ++k) {
+      if (stop_.load() >= 2 || !error_.ok()) return out;
+      size_t want = kChunkBytes;
+      if (until.has_value()) {
+        if (in.offset >= *until) return out;
+        want =
+            static_cast<size_t>(std::min<uint64_t>(want, *until - in.offset));
+      }
+      const ssize_t n = read(in.fd, buf_.get(), want);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        Fail(in, ErrnoText(errno));
+        return out;
+      }
+      if (n == 0) {
+        out.at_end = true;
+        return out;
+      }
+      out.progress = true;
+      in.offset += static_cast<uint64_t>(n);
+      Push(in, std::string_view(buf_.get(), static_cast<size_t>(n)));
+    }
+    return out;
+  }
+
+  // At the end of a file: handles truncation and rotation. Returns true if
+  // it did something.
+  bool CheckFile(Input& in) {
+    struct stat st;
+    if (fstat(in.fd, &st) == 0 &&
+        static_cast<uint64_t>(st.st_size) < in.offset) {
+      Notice(in, "file truncated; reading it from its start");
+      EndOfData(in);
+      lseek(in.fd, 0, SEEK_SET);
+      in.offset = 0;
+      RenewProducer(in);
+      return true;
+    }
+    struct stat now;
+    // Gone (renamed or removed, no new file yet): keep reading the old one,
+    // its writer may still add to it.
+    if (stat(in.name.c_str(), &now) != 0) return false;
+    if (now.st_dev == in.dev && now.st_ino == in.ino) return false;
+    // Rotated: the rest of the old file, then the new file from its start.
+    ReadFile(in, -1, std::nullopt);
+    if (in.state != InputState::kFile || !error_.ok()) return true;
+    EndOfData(in);
+    CloseFd(in);
+    Notice(in,
+           "file replaced (rotated); following the new file from its start");
+    if (absl::Status s = OpenFile(in, /*at_end=*/false); !s.ok()) {
+      if (absl::IsNotFound(s)) {
+        in.state = InputState::kWaiting;  // Gone again; TryAppear() looks.
+      } else {
+        Fail(in, ToStd(s.message()));
+      }
+      return true;
+    }
+    RenewProducer(in);
+    return true;
+  }
+
+  // A kWaiting input: opens its file from the start if it exists now.
+  bool TryAppear(Input& in) {
+    struct stat st;
+    if (stat(in.name.c_str(), &st) != 0) return false;
+    if (absl::Status s = OpenFile(in, /*at_end=*/false); !s.ok()) {
+      if (absl::IsNotFound(s)) return false;
+      Fail(in, ToStd(s.message()));
+      return true;
+    }
+    Notice(in, "appeared; following it from its start");
+    RenewProducer(in);
+    return true;
+  }
+
+  // Reads a stream while it has data, at most `max_reads` times.
+  bool ReadStream(Input& in, int max_reads) {
+    bool progress = false;
+    for (int k = 0; k < max_reads; ++k) {
+      if (stop_.load() >= 2 || !error_.ok()) return progress;
+      pollfd p = {in.fd, POLLIN, 0};
+      const int ready = poll(&p, 1, 0);
+      if (ready < 0 && errno == EINTR) continue;
+      if (ready <= 0) return progress;
+      const ssize_t n = read(in.fd, buf_.get(), kChunkBytes);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN) return progress;
+        Fail(in, ErrnoText(errno));
+        return true;
+      }
+      if (n == 0) {
+        EndOfData(in);
+        in.producer->Finish().IgnoreError();
+        in.producer.reset();
+        CloseFd(in);
+        in.state = InputState::kEnded;
+        return true;
+      }
+      progress = true;
+      Push(in, std::string_view(buf_.get(), static_cast<size_t>(n)));
+    }
+    return progress;
+  }
+
+  // Splits `chunk` into lines and pushes them.
+  void Push(Input& in, std::string_view chunk) {
+    if (in.skip_fragment) {
+      const size_t nl = chunk.find('\n');
+      if (nl == std::string_view::npos) return;
+      chunk.remove_prefix(nl + 1);
+      in.skip_fragment = false;
+    }
+    std::span<const std::string_view> lines = in.splitter.Split(chunk);
+    if (lines.empty()) return;
+    in.pushed = true;
+    if (absl::Status s = in.producer->PushLines(lines); !s.ok()) error_ = s;
+  }
+
+  // The data of `in` ends here (truncation, rotation, end of the stream or
+  // of the run): its unfinished last line is a line.
+  void EndOfData(Input& in) {
+    in.skip_fragment = false;
+    std::optional<std::string_view> last = in.splitter.Finish();
+    if (!last.has_value() || !error_.ok()) return;
+    in.pushed = true;
+    if (absl::Status s = in.producer->PushLine(*last); !s.ok()) error_ = s;
+  }
+
+  // A new file continues the input. A log format with per-source state
+  // (csv: the header) gets a new producer, so the new file's first line is
+  // its header; the new producer merges after all the others.
+  void RenewProducer(Input& in) {
+    if (stateless_format_ || !in.pushed || !error_.ok()) return;
+    in.producer->Finish().IgnoreError();
+    absl::StatusOr<std::unique_ptr<TurboAggregate::Producer>> p =
+        turbo_.AddProducer(static_cast<SourceId>(in.index));
+    if (!p.ok()) {
+      error_ = p.status();
+      return;
+    }
+    in.producer = *std::move(p);
+    in.pushed = false;
+  }
+
+  // Gives up `in` after an error; its unfinished line is dropped.
+  void Fail(Input& in, std::string_view reason) {
+    Error(in, reason);
+    CloseFd(in);
+    in.state = InputState::kFailed;
+    ++failed_;
+    if (in.producer != nullptr) {
+      in.producer->Finish().IgnoreError();
+      in.producer.reset();
+    }
+  }
+
+  void Error(const Input& in, std::string_view reason) {
+    if (callbacks_.error) callbacks_.error(in.name, reason);
+  }
+  void Notice(const Input& in, std::string_view text) {
+    if (callbacks_.notice) callbacks_.notice(in.name, text);
+  }
+
+  TurboAggregate& turbo_;
+  const FollowOptions& options_;
+  const bool stateless_format_;
+  const FollowCallbacks& callbacks_;
+  const int wake_fd_;
+  std::unique_ptr<char[]> buf_;
+  std::vector<std::unique_ptr<Input>> inputs_;
+  std::atomic<int> stop_{0};
+  absl::Status error_;
+  size_t failed_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<FollowResult> FollowQuery(const Query& query,
+                                         const std::vector<InputName>& inputs,
+                                         const FollowOptions& options,
+                                         const FollowCallbacks& callbacks) {
+  // Signals arrive through a signalfd, so no handler ever runs on a mapr
+  // thread; they are blocked before any thread starts, and stay blocked (a
+  // second signal during the final report must not kill the process).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  if (int e = pthread_sigmask(SIG_BLOCK, &signals, nullptr); e != 0) {
+    return ErrnoStatus(e);
+  }
+  Fd signal_fd(signalfd(-1, &signals, SFD_CLOEXEC));
+  if (signal_fd.get() < 0) return ErrnoStatus(errno);
+  // Wakes the reader for a stop request; tells the caller it has finished.
+  Fd wake_fd(eventfd(0, EFD_CLOEXEC));
+  Fd done_fd(eventfd(0, EFD_CLOEXEC));
+  if (wake_fd.get() < 0 || done_fd.get() < 0) return ErrnoStatus(errno);
+
+  TurboOptions turbo_options;
+  turbo_options.aggregator.hostname =
+      options.hostname.empty() ? MachineName() : options.hostname;
+  turbo_options.aggregator.max_line_bytes = options.max_line_bytes;
+  turbo_options.mode = options.mode;
+  turbo_options.interval_ms = options.interval_ms;
+  turbo_options.worker_threads = std::max(1, options.threads);
+  absl::StatusOr<std::unique_ptr<TurboAggregate>> turbo =
+      TurboAggregate::Create(query, turbo_options, callbacks.report);
+  if (!turbo.ok()) return turbo.status();
+
+  FollowResult result;
+  // Destroyed before the aggregate: its producers end first.
+  Follower follower(**turbo, options, LogFormatIsStateless(query.log_format()),
+                    callbacks, wake_fd.get());
+  absl::StatusOr<size_t> live = follower.Open(inputs);
+  if (!live.ok()) return live.status();
+  if (*live == 0) {
+    result.inputs_failed = follower.failed();
+    return result;
+  }
+  if (callbacks.started) {
+    int64_t interval_ms = options.interval_ms;
+    if (interval_ms == 0) {
+      interval_ms = query.interval_ms() > 0 ? query.interval_ms() : 1000;
+    }
+    callbacks.started(follower.Summary(interval_ms));
+  }
+
+  std::thread reader([&follower, &done_fd] {
+    follower.Run();
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t r = write(done_fd.get(), &one, sizeof(one));
+  });
+  int signals_seen = 0;
+  for (;;) {
+    pollfd fds[2] = {{signal_fd.get(), POLLIN, 0}, {done_fd.get(), POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      follower.RequestStop(2);
+      break;
+    }
+    if ((fds[1].revents & POLLIN) != 0) break;
+    if ((fds[0].revents & POLLIN) != 0) {
+      signalfd_siginfo info;
+      if (read(signal_fd.get(), &info, sizeof(info)) == sizeof(info)) {
+        ++signals_seen;
+        follower.RequestStop(signals_seen >= 2 ? 2 : 1);
+      }
+    }
+  }
+  reader.join();
+
+  // Every producer has finished: the final report.
+  if (absl::Status s = (*turbo)->FinishInput(); !s.ok()) return s;
+  if (!follower.error().ok()) return follower.error();
+  result.followed = true;
+  result.stats = (*turbo)->stats();
+  const uint64_t too_long = follower.too_long_lines();
+  result.stats.lines_read += too_long;
+  result.stats.lines_too_long += too_long;
+  result.inputs_failed = follower.failed();
+  return result;
+}
+
+}  // namespace mapr::cli
