@@ -18,13 +18,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "mapr/log_format.h"
+#include "runtime/key_table.h"
 #include "runtime/log_formats.h"
 
 namespace mapr::runtime {
 namespace {
 
 // Up to this many keys are matched by a linear scan, beyond it by hash.
-constexpr size_t kMaxLinearKeys = 8;
 
 class GenericParser : public LogFormatParser {
  public:
@@ -46,50 +46,6 @@ class GenericLogFormat : public LogFormat {
       std::span<const std::string> /*fields*/) const override {
     return std::make_unique<GenericParser>();
   }
-};
-
-// Maps the requested keys to their column. Names are views into strings
-// owned by the parser. (log_format_default.cc has the same table.)
-class KeyTable {
- public:
-  static constexpr uint32_t kNotFound = UINT32_MAX;
-
-  void Add(std::string_view name, uint32_t column) {
-    keys_.push_back(Key{name, column});
-  }
-  // Call once after the last Add().
-  void Finish() {
-    if (keys_.size() > kMaxLinearKeys) {
-      for (const Key& k : keys_) map_.emplace(k.name, k.column);
-    }
-  }
-  bool empty() const { return keys_.empty(); }
-
-  // Returns the column of `key`, or kNotFound.
-  uint32_t Find(std::string_view key) const {
-    if (keys_.size() <= kMaxLinearKeys) {
-      for (const Key& k : keys_) {
-        if (k.name.size() != key.size()) continue;
-        if (key.empty()) return k.column;
-        if (k.name[0] == key[0] &&
-            std::memcmp(k.name.data() + 1, key.data() + 1, key.size() - 1) ==
-                0) {
-          return k.column;
-        }
-      }
-      return kNotFound;
-    }
-    auto it = map_.find(key);
-    return it == map_.end() ? kNotFound : it->second;
-  }
-
- private:
-  struct Key {
-    std::string_view name;
-    uint32_t column;
-  };
-  std::vector<Key> keys_;
-  absl::flat_hash_map<std::string_view, uint32_t> map_;
 };
 
 class GenericKvParser : public LogFormatParser {

@@ -1,0 +1,90 @@
+// The key=value keys a parser was asked for, shared by the key=value log
+// formats (default, generickv). Private to runtime/.
+#ifndef MAPR_RUNTIME_KEY_TABLE_H_
+#define MAPR_RUNTIME_KEY_TABLE_H_
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace mapr::runtime {
+
+// The requested key=value keys. Lookups go through a direct-mapped table
+// indexed by (length, first byte, last byte): most tokens of a line are keys
+// nobody asked for, and they are rejected with one load; a hit is confirmed
+// with one compare. Slots shared by several keys fall back to a scan (few
+// keys) or a hash map.
+class KeyTable {
+ public:
+  // Up to this many keys, shared slots are resolved by a scan.
+  static constexpr size_t kMaxLinearKeys = 8;
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+
+  void Add(std::string_view name, uint32_t column) {
+    keys_.push_back(Key{name, column});
+  }
+  void Finish() {
+    for (size_t i = 0; i < keys_.size(); ++i) {
+      uint16_t& slot = slots_[Slot(keys_[i].name)];
+      slot = slot == kEmpty && i < kShared ? static_cast<uint16_t>(i) : kShared;
+    }
+    if (keys_.size() > kMaxLinearKeys) {
+      for (const Key& k : keys_) map_.emplace(k.name, k.column);
+    }
+  }
+  bool empty() const { return keys_.empty(); }
+
+  uint32_t Find(std::string_view key) const {
+    const uint16_t slot = slots_[Slot(key)];
+    if (slot == kEmpty) return kNotFound;
+    if (slot != kShared) {
+      const Key& k = keys_[slot];
+      return k.name.size() == key.size() &&
+                     (key.empty() ||
+                      std::memcmp(k.name.data(), key.data(), key.size()) == 0)
+                 ? k.column
+                 : kNotFound;
+    }
+    if (keys_.size() <= kMaxLinearKeys) {
+      for (const Key& k : keys_) {
+        if (k.name == key) return k.column;
+      }
+      return kNotFound;
+    }
+    auto it = map_.find(key);
+    return it == map_.end() ? kNotFound : it->second;
+  }
+
+ private:
+  static constexpr uint16_t kEmpty = 0xffff;
+  static constexpr uint16_t kShared = 0xfffe;
+
+  static size_t Slot(std::string_view key) {
+    if (key.empty()) return 0;
+    return (key.size() * 131 + static_cast<uint8_t>(key.front()) * 31 +
+            static_cast<uint8_t>(key.back())) &
+           255;
+  }
+
+  struct Key {
+    std::string_view name;
+    uint32_t column;
+  };
+  std::vector<Key> keys_;
+  std::array<uint16_t, 256> slots_ = MakeEmptySlots();
+  absl::flat_hash_map<std::string_view, uint32_t> map_;
+
+  static constexpr std::array<uint16_t, 256> MakeEmptySlots() {
+    std::array<uint16_t, 256> a{};
+    for (uint16_t& v : a) v = kEmpty;
+    return a;
+  }
+};
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_KEY_TABLE_H_
