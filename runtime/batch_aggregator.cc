@@ -56,6 +56,25 @@ bool HasAnyTable(std::string_view line) {
   return false;
 }
 
+struct LocalZone {
+  std::string name;    // $timezone, e.g. UTC or CET
+  std::string offset;  // $timeoffset, seconds east of UTC
+};
+
+// The process's time zone, read once: tm_zone points into glibc's tzname,
+// which a concurrent localtime_r may rewrite, so it is copied under the
+// static's initialization lock and never read again.
+const LocalZone& GetLocalZone() {
+  static const LocalZone* zone = [] {
+    time_t now = time(nullptr);
+    struct tm tm_local;
+    localtime_r(&now, &tm_local);
+    return new LocalZone{tm_local.tm_zone != nullptr ? tm_local.tm_zone : "UTC",
+                         absl::StrCat(tm_local.tm_gmtoff)};
+  }();
+  return *zone;
+}
+
 std::string LocalHostname() {
   char buf[256] = {};
   if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
@@ -142,11 +161,9 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
     extracted_names_.push_back(plan_->fields[id].name);
   }
   hostname_ = options_.hostname.empty() ? LocalHostname() : options_.hostname;
-  time_t now = time(nullptr);
-  struct tm tm_local;
-  localtime_r(&now, &tm_local);
-  timezone_ = tm_local.tm_zone != nullptr ? tm_local.tm_zone : "UTC";
-  timeoffset_ = absl::StrCat(tm_local.tm_gmtoff);
+  const LocalZone& zone = GetLocalZone();
+  timezone_ = zone.name;
+  timeoffset_ = zone.offset;
 
   size_t nfields = plan_->fields.size();
   lines_.resize(kMaxBatchRows);
