@@ -48,18 +48,23 @@ struct ExtremeOp {
     for (size_t i = 0; i < n; ++i) {
       uint32_t r = sel[i];
       if (!f.numeric[r]) continue;
-      uint32_t g = gids[i];
-      double v = f.numbers[r];
-      if (has[g] == 0) {
-        has[g] = std::isnan(v) ? SlotState::kAny | SlotState::kFirstNan
-                               : SlotState::kAny;
+      const uint32_t g = gids[i];
+      const double v = f.numbers[r];
+      uint8_t h = has[g];
+      if (h & SlotState::kNumber) {
+        // The common case. A NaN compares false and is ignored.
+        if (kMin ? v < value[g] : v > value[g]) value[g] = v;
+        continue;
       }
-      if (std::isnan(v)) continue;
-      if (!(has[g] & SlotState::kNumber) ||
-          (kMin ? v < value[g] : v > value[g])) {
+      const bool nan = std::isnan(v);
+      if (h == 0) {
+        h = nan ? SlotState::kAny | SlotState::kFirstNan : SlotState::kAny;
+      }
+      if (!nan) {
         value[g] = v;
+        h |= SlotState::kNumber;
       }
-      has[g] |= SlotState::kNumber;
+      has[g] = h;
     }
   }
 };

@@ -577,14 +577,41 @@ ResultTable BatchAggregator::Result() const {
   const size_t nkeys = p.group_by.size();
 
   // Groups in key-tuple order (§8.5 step 1).
+  // Keys are compared part by part as they are decoded, so no decoded copy
+  // of every key is kept.
   std::vector<uint32_t> order(ngroups);
   std::iota(order.begin(), order.end(), 0);
-  std::vector<std::vector<std::string_view>> keys(ngroups);
-  for (uint32_t g = 0; g < ngroups; ++g) {
-    keys[g] = DecodeKey(groups_.key(g), nkeys);
+  if (nkeys <= 1) {
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      return groups_.key(a) < groups_.key(b);
+    });
+  } else {
+    // The next (4-byte little-endian length, bytes) part of `key` at `*pos`.
+    auto next_part = [](std::string_view key, size_t* pos,
+                        std::string_view* part) {
+      if (*pos + 4 > key.size()) return false;
+      const unsigned char* b =
+          reinterpret_cast<const unsigned char*>(key.data() + *pos);
+      const uint32_t n =
+          b[0] | (b[1] << 8) | (b[2] << 16) | (uint32_t{b[3]} << 24);
+      *pos += 4;
+      *part = key.substr(*pos, n);
+      *pos += part->size();
+      return true;
+    };
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const std::string_view ka = groups_.key(a), kb = groups_.key(b);
+      size_t pa = 0, pb = 0;
+      for (size_t i = 0; i < nkeys; ++i) {
+        std::string_view x, y;
+        const bool hx = next_part(ka, &pa, &x);
+        const bool hy = next_part(kb, &pb, &y);
+        if (!hx || !hy) return !hx && hy;
+        if (x != y) return x < y;
+      }
+      return false;
+    });
   }
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
 
   // Per-slot totals and sorted sums for percentage/percentile.
   std::vector<double> totals(slots_.size(), 0);

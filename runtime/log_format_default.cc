@@ -5,7 +5,8 @@
 // The whole line is always scanned: a later token without '=' rejects the
 // line and later duplicate keys win. The parser decides at NewParser time
 // which positional tokens are needed and builds a small key table, so the hot
-// loop is memchr for '|' and '=' plus one key compare per token.
+// loop visits the '|' bits of 64-byte masks and does one table load per
+// key=value token.
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -94,7 +95,7 @@ class DefaultParser : public LogFormatParser {
         }
       }
       // Anything else, a `$foo` included, is a key=value key.
-      if (!positional) keys_.Add(names_[i], i);
+      if (!positional) AddKey(names_[i], i);
     }
     keys_.Finish();
   }
@@ -131,16 +132,27 @@ class DefaultParser : public LogFormatParser {
   };
 
   // One pass over the line with 64-byte masks of '|' and '=' (no call per
-  // token): tokens 0-9 are the positional fields, every later token must
-  // hold a '=' (else the whole line is malformed, as in DTail), and later
-  // duplicate keys overwrite earlier ones.
+  // token). Only the '|' bits are visited: tokens 0-9 are the positional
+  // fields; every later token must hold a '=' (else the whole line is
+  // malformed, as in DTail), found as the lowest '=' bit between the token's
+  // start and its '|'; later duplicate keys overwrite earlier ones.
   LineOutcome ParseLine(std::string_view line, size_t row) {
+    return keys_.empty() ? ParseLineT<false>(line, row)
+                         : ParseLineT<true>(line, row);
+  }
+
+  // kEmit: some key=value key is requested (else the tokens are only
+  // checked for their '=').
+  template <bool kEmit>
+  LineOutcome ParseLineT(std::string_view line, size_t row) {
     if (!StartsWith(line, kInfo)) return LineOutcome::kIgnored;
     const char* const base = line.data();
     const size_t n = line.size();
-    std::string_view tokens[kNumPositional];
+    size_t ends[kNumPositional];  // ends[i]: the '|' after token i
     size_t token = 0;
     size_t token_start = 0;
+    // The first '=' of the current key=value token, if already seen in an
+    // earlier block.
     size_t first_eq = SIZE_MAX;
     for (size_t block = 0; block < n; block += 64) {
       uint64_t bars, eqs;
@@ -149,38 +161,57 @@ class DefaultParser : public LogFormatParser {
       } else {
         Mask64(base + block, n - block, '|', '=', &bars, &eqs);
       }
-      uint64_t special = bars | eqs;
-      while (special != 0) {
-        const int bit = __builtin_ctzll(special);
-        special &= special - 1;
-        const size_t pos = block + static_cast<size_t>(bit);
-        if ((bars >> bit) & 1) {
-          if (token < kNumPositional) {
-            tokens[token] =
-                std::string_view(base + token_start, pos - token_start);
-            if (token == 9 && !StartsWith(tokens[9], kMapreduce)) {
-              return LineOutcome::kIgnored;
-            }
-          } else {
-            if (first_eq == SIZE_MAX) return LineOutcome::kMalformed;
-            EmitKeyValue(base, token_start, first_eq, pos, row);
-          }
-          ++token;
-          token_start = pos + 1;
-          first_eq = SIZE_MAX;
-        } else if (first_eq == SIZE_MAX) {
-          first_eq = pos;
+      if (token < kNumPositional) {
+        // Positional tokens: only their ends, no '=' handling.
+        while (token < kNumPositional && bars != 0) {
+          ends[token++] = block + static_cast<size_t>(__builtin_ctzll(bars));
+          bars &= bars - 1;
         }
+        if (token < kNumPositional) continue;  // Block exhausted.
+        const size_t start9 = ends[8] + 1;
+        if (!StartsWith(std::string_view(base + start9, ends[9] - start9),
+                        kMapreduce)) {
+          return LineOutcome::kIgnored;
+        }
+        token_start = ends[9] + 1;
+        // Drop the '=' bits up to the tenth '|'.
+        const uint64_t low = uint64_t{1} << (ends[9] - block);
+        eqs &= 0 - (low << 1);
+      }
+      while (bars != 0) {
+        const uint64_t low = bars & (0 - bars);
+        const uint64_t before = eqs & (low - 1);
+        eqs &= 0 - (low << 1);
+        if constexpr (kEmit) {
+          const size_t pos = block + static_cast<size_t>(__builtin_ctzll(bars));
+          if (first_eq == SIZE_MAX) {
+            if (before == 0) return LineOutcome::kMalformed;
+            first_eq = block + static_cast<size_t>(__builtin_ctzll(before));
+          }
+          EmitKeyValue(base, token_start, first_eq, pos, row);
+          token_start = pos + 1;
+        } else {
+          if (first_eq == SIZE_MAX && before == 0) {
+            return LineOutcome::kMalformed;
+          }
+        }
+        bars ^= low;
+        first_eq = SIZE_MAX;
+      }
+      // A '=' of the token that continues into the next block.
+      if (first_eq == SIZE_MAX && eqs != 0) {
+        first_eq = block + static_cast<size_t>(__builtin_ctzll(eqs));
       }
     }
     // The last token (after the last '|') ends the line.
     if (token < kNumPositional) return LineOutcome::kIgnored;
     if (first_eq == SIZE_MAX) return LineOutcome::kMalformed;
-    EmitKeyValue(base, token_start, first_eq, n, row);
+    if constexpr (kEmit) EmitKeyValue(base, token_start, first_eq, n, row);
 
     for (const Positional& p : positional_) {
       const PositionalVariable& v = *p.variable;
-      std::string_view t = tokens[v.token];
+      const size_t b = v.token == 0 ? 0 : ends[v.token - 1] + 1;
+      std::string_view t(base + b, ends[v.token] - b);
       if (v.time_slice) {
         if (t.size() != kFullTimeLength) continue;
         t = t.substr(v.begin, v.length);
@@ -192,11 +223,46 @@ class DefaultParser : public LogFormatParser {
 
   void EmitKeyValue(const char* base, size_t start, size_t eq, size_t end,
                     size_t row) {
-    if (keys_.empty()) return;
-    const uint32_t column =
-        keys_.Find(std::string_view(base + start, eq - start));
+    const uint32_t column = FindKey(base + start, eq - start);
     if (column != KeyTable::kNotFound) {
       columns_[column][row] = std::string_view(base + eq + 1, end - eq - 1);
+    }
+  }
+
+  // The slot of a key: its length, first and last byte.
+  static size_t Slot(const char* key, size_t size) {
+    if (size == 0) return 0;
+    return (size * 131 + static_cast<uint8_t>(key[0]) * 31 +
+            static_cast<uint8_t>(key[size - 1])) &
+           255;
+  }
+
+  // Inline front of keys_: most tokens are rejected by one load, a unique
+  // slot is confirmed by one compare; shared slots ask keys_.
+  uint32_t FindKey(const char* key, size_t size) const {
+    const uint16_t slot = slots_[Slot(key, size)];
+    if (slot == kEmptySlot) return KeyTable::kNotFound;
+    if (slot == kSharedSlot) return keys_.Find(std::string_view(key, size));
+    const SlotKey& k = slot_keys_[slot];
+    return k.name.size() == size && BytesEqual(k.name.data(), key, size)
+               ? k.column
+               : KeyTable::kNotFound;
+  }
+
+  static constexpr uint16_t kEmptySlot = 0xffff;
+  static constexpr uint16_t kSharedSlot = 0xfffe;
+  struct SlotKey {
+    std::string_view name;
+    uint32_t column;
+  };
+  void AddKey(std::string_view name, uint32_t column) {
+    keys_.Add(name, column);
+    uint16_t& slot = slots_[Slot(name.data(), name.size())];
+    if (slot == kEmptySlot && slot_keys_.size() < kSharedSlot) {
+      slot = static_cast<uint16_t>(slot_keys_.size());
+      slot_keys_.push_back(SlotKey{name, column});
+    } else {
+      slot = kSharedSlot;
     }
   }
 
@@ -204,6 +270,13 @@ class DefaultParser : public LogFormatParser {
   std::vector<Positional> positional_;
   std::vector<Alias> aliases_;
   KeyTable keys_;
+  std::array<uint16_t, 256> slots_ = MakeEmptySlots();
+  std::vector<SlotKey> slot_keys_;
+  static constexpr std::array<uint16_t, 256> MakeEmptySlots() {
+    std::array<uint16_t, 256> a{};
+    for (uint16_t& v : a) v = kEmptySlot;
+    return a;
+  }
   // fields.column(i) for the current batch.
   std::vector<std::string_view*> columns_;
 };

@@ -12,7 +12,7 @@ namespace {
 
 // Mantissas of at most this many digits are below 10^15 < 2^53, so they
 // convert to double exactly.
-constexpr int kMaxFastDigits = 15;
+constexpr size_t kMaxFastDigits = 15;
 
 // Exact powers of ten (all up to 10^22 are representable).
 constexpr double kPow10[kMaxFastDigits + 1] = {
@@ -91,17 +91,23 @@ bool ParseNumber(std::string_view s, double* out) noexcept {
   // so is 10^frac_digits, so one IEEE division rounds correctly (Clinger).
   {
     const char* q = p;
-    uint64_t mantissa = 0;
-    int digits = 0;
-    int frac_digits = 0;
-    for (; q != end && IsDigit(*q) && digits <= kMaxFastDigits; ++q, ++digits) {
-      mantissa = mantissa * 10 + static_cast<uint64_t>(*q - '0');
+    uint64_t mantissa = 0;  // wraps for long inputs, which are not used
+    for (; q != end; ++q) {
+      const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};
+      if (d > 9) break;
+      mantissa = mantissa * 10 + d;
     }
+    size_t digits = static_cast<size_t>(q - p);
+    size_t frac_digits = 0;
     if (q != end && *q == '.') {
-      for (++q; q != end && IsDigit(*q) && digits <= kMaxFastDigits;
-           ++q, ++digits, ++frac_digits) {
-        mantissa = mantissa * 10 + static_cast<uint64_t>(*q - '0');
+      const char* const frac = ++q;
+      for (; q != end; ++q) {
+        const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};
+        if (d > 9) break;
+        mantissa = mantissa * 10 + d;
       }
+      frac_digits = static_cast<size_t>(q - frac);
+      digits += frac_digits;
     }
     if (q == end && digits > 0 && digits <= kMaxFastDigits &&
         (frac_digits == 0 || kExactDivision)) {

@@ -20,18 +20,21 @@ namespace mapr::runtime {
 inline void MaskFull64(const char* p, char ca, char cb, uint64_t* a,
                        uint64_t* b) {
 #if defined(__SSE2__)
+  // Unrolled by hand: GCC at -O2 keeps the loop.
   const __m128i va = _mm_set1_epi8(ca);
   const __m128i vb = _mm_set1_epi8(cb);
-  uint64_t ma = 0, mb = 0;
-  for (int k = 0; k < 4; ++k) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
-    ma |= static_cast<uint64_t>(
-              static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, va))))
-          << (16 * k);
-    mb |= static_cast<uint64_t>(
-              static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb))))
-          << (16 * k);
-  }
+  const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i v1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+  const __m128i v2 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32));
+  const __m128i v3 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 48));
+  auto bits = [](__m128i v, __m128i c) {
+    return static_cast<uint64_t>(
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, c))));
+  };
+  const uint64_t ma = bits(v0, va) | (bits(v1, va) << 16) |
+                      (bits(v2, va) << 32) | (bits(v3, va) << 48);
+  const uint64_t mb = bits(v0, vb) | (bits(v1, vb) << 16) |
+                      (bits(v2, vb) << 32) | (bits(v3, vb) << 48);
 #else
   uint64_t ma = 0, mb = 0;
   for (int i = 0; i < 64; ++i) {
@@ -74,6 +77,37 @@ inline void MaskBlock64(const char* begin, const char* end, char ca, char cb,
   *b >>= 64 - n;
 }
 
+// a[0, n) == b[0, n), without a call for n <= 32; reads only those bytes.
+inline bool BytesEqual(const char* a, const char* b, size_t n) {
+  if (n >= 8) {
+    if (n > 32) return std::memcmp(a, b, n) == 0;
+    // Two 8-byte words from each end (overlapping for n < 32).
+    const size_t m = n > 16 ? 8 : 0;
+    uint64_t a0, b0, a1, b1, a2, b2, a3, b3;
+    std::memcpy(&a0, a, 8);
+    std::memcpy(&b0, b, 8);
+    std::memcpy(&a1, a + m, 8);
+    std::memcpy(&b1, b + m, 8);
+    std::memcpy(&a2, a + n - 8 - m, 8);
+    std::memcpy(&b2, b + n - 8 - m, 8);
+    std::memcpy(&a3, a + n - 8, 8);
+    std::memcpy(&b3, b + n - 8, 8);
+    return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2) | (a3 ^ b3)) == 0;
+  }
+  if (n >= 4) {
+    uint32_t a0, b0, a1, b1;
+    std::memcpy(&a0, a, 4);
+    std::memcpy(&b0, b, 4);
+    std::memcpy(&a1, a + n - 4, 4);
+    std::memcpy(&b1, b + n - 4, 4);
+    return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // Finds `marker` (which starts with "|MAPREDUCE:") in `hay`. Candidates are
 // positions where both the 'M' and the ':' of the marker match, 16 at a
 // time; each is confirmed with memcmp.
@@ -95,8 +129,7 @@ inline bool ContainsTableMarker(std::string_view hay, std::string_view marker) {
     while (bits != 0) {
       size_t pos = i + static_cast<size_t>(__builtin_ctz(bits));
       bits &= bits - 1;
-      if (pos + m <= n &&
-          std::memcmp(hay.data() + pos, marker.data(), m) == 0) {
+      if (pos + m <= n && BytesEqual(hay.data() + pos, marker.data(), m)) {
         return true;
       }
     }

@@ -88,8 +88,10 @@ absl::Status ReadLines(ByteStream& stream, size_t max_line_bytes,
                        const LineSink& sink,
                        std::atomic<uint64_t>* lines = nullptr);
 
-// The size of one read from a file descriptor.
-inline constexpr size_t kReadBytes = size_t{1} << 20;
+// The size of one read from a file descriptor: small enough that the bytes
+// read are still in the L2 cache when their lines are parsed (1 MiB reads
+// cost about a quarter more CPU), large enough to keep syscalls rare.
+inline constexpr size_t kReadBytes = size_t{256} << 10;
 
 }  // namespace mapr::cli
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <glob.h>
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -530,9 +531,16 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
       if (!out.agg.has_value()) continue;
       if (!merged.has_value()) {
         merged = std::move(out.agg);
-      } else if (absl::Status s = merged->Merge(std::move(*out.agg)); !s.ok()) {
-        progress.Finish();
-        return s;
+      } else {
+        absl::Status s = merged->Merge(std::move(*out.agg));
+        out.agg.reset();
+        if (!s.ok()) {
+          progress.Finish();
+          return s;
+        }
+        // The spent partial's memory goes back to the system before the
+        // next one is merged and the result is built.
+        malloc_trim(0);
       }
     }
   }
@@ -545,6 +553,10 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
   if (absl::Status s = merged->FinishInput(); !s.ok()) return s;
   absl::StatusOr<ResultTable> table = merged->TakeResult();
   if (!table.ok()) return table.status();
+  // The groups are rendered: give their memory back before the caller
+  // formats the result.
+  merged.reset();
+  malloc_trim(0);
   RunResult result;
   result.table = std::move(*table);
   result.inputs_failed =

@@ -1,0 +1,100 @@
+#include "runtime/scan.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace mapr::runtime {
+namespace {
+
+void ReferenceMasks(const char* p, size_t n, char ca, char cb, uint64_t* a,
+                    uint64_t* b) {
+  *a = 0;
+  *b = 0;
+  for (size_t i = 0; i < n && i < 64; ++i) {
+    *a |= static_cast<uint64_t>(p[i] == ca) << i;
+    *b |= static_cast<uint64_t>(p[i] == cb) << i;
+  }
+}
+
+std::string RandomBytes(std::mt19937_64& rng, size_t n) {
+  static constexpr char kAlphabet[] = "|=ab|=\n \x80\xff";
+  std::string s(n, ' ');
+  for (char& c : s) c = kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
+  return s;
+}
+
+TEST(ScanTest, MasksMatchReference) {
+  std::mt19937_64 rng(7);
+  for (size_t len = 0; len <= 300; ++len) {
+    for (size_t align = 0; align < 16; ++align) {
+      std::string buf = std::string(align, 'x') + RandomBytes(rng, len);
+      const char* p = buf.data() + align;
+      for (size_t block = 0; block < len; block += 64) {
+        uint64_t a, b, ra, rb;
+        ReferenceMasks(p + block, len - block, '|', '=', &ra, &rb);
+        Mask64(p + block, std::min<size_t>(64, len - block), '|', '=', &a, &b);
+        EXPECT_EQ(a, ra);
+        EXPECT_EQ(b, rb);
+        if (len >= 64) {
+          MaskBlock64(p + block, p + len, '|', '=', &a, &b);
+          EXPECT_EQ(a, ra) << len << " " << block;
+          EXPECT_EQ(b, rb) << len << " " << block;
+        }
+        if (len - block >= 64) {
+          MaskFull64(p + block, '|', '=', &a, &b);
+          EXPECT_EQ(a, ra);
+          EXPECT_EQ(b, rb);
+        }
+      }
+    }
+  }
+}
+
+TEST(ScanTest, BytesEqualMatchesMemcmp) {
+  std::mt19937_64 rng(11);
+  for (size_t len = 0; len <= 300; ++len) {
+    for (size_t align = 0; align < 16; ++align) {
+      std::string a = std::string(align, 'x') + RandomBytes(rng, len);
+      std::string b = std::string(15 - align, 'y') + a.substr(align);
+      const char* pa = a.data() + align;
+      const char* pb = b.data() + (15 - align);
+      EXPECT_TRUE(BytesEqual(pa, pb, len));
+      if (len == 0) continue;
+      // Flip one byte at every position.
+      for (size_t i = 0; i < len; ++i) {
+        b[15 - align + i] ^= 1;
+        EXPECT_FALSE(BytesEqual(pa, pb, len)) << len << " " << i;
+        EXPECT_FALSE(BytesEqual(pb, pa, len)) << len << " " << i;
+        b[15 - align + i] ^= 1;
+      }
+    }
+  }
+}
+
+TEST(ScanTest, ContainsTableMarker) {
+  const std::string marker = "|MAPREDUCE:STATS|";
+  std::mt19937_64 rng(3);
+  for (size_t len = 0; len <= 300; ++len) {
+    std::string s = RandomBytes(rng, len);
+    EXPECT_EQ(ContainsTableMarker(s, marker),
+              s.find(marker) != std::string::npos);
+    if (len >= marker.size()) {
+      size_t at = rng() % (len - marker.size() + 1);
+      std::string t = s;
+      t.replace(at, marker.size(), marker);
+      EXPECT_TRUE(ContainsTableMarker(t, marker));
+      t[at + marker.size() - 1] = 'x';
+      EXPECT_EQ(ContainsTableMarker(t, marker),
+                t.find(marker) != std::string::npos);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mapr::runtime
