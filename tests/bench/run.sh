@@ -37,6 +37,9 @@ Q[Q3]='from STATS select path,count($line) group by path order by count($line) l
 Q[Q4]='from STATS select session,count($line),sum(bytes) group by session'
 Q[Q5]='from STATS select count($line) group by $empty'
 
+timing=$(mktemp)
+trap 'rm -f "$timing"' EXIT
+
 # run NAME CMD...: prints a table row.
 run() {
   local name="$1"; shift
@@ -44,7 +47,8 @@ run() {
   local times=() rss=0
   for _ in $(seq "$runs"); do
     local out
-    out=$( { /usr/bin/time -v "$@" >/dev/null 2>/dev/null; } 2>&1 ) || true
+    /usr/bin/time -v -o "$timing" "$@" >/dev/null 2>&1 || true
+    out=$(cat "$timing")
     local wall
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' <<<"$out")
     local r
