@@ -61,8 +61,10 @@ struct MAPR_EXPORT LineBatch {
 
 class MAPR_EXPORT Aggregator {
  public:
-  // Creates an aggregator for `query`. Fails with InvalidArgument if the
-  // query's log format cannot serve its fields.
+  // Creates an aggregator for `query`. Fails with FailedPrecondition if the
+  // query's log format is no longer registered, or with the status the log
+  // format's NewParser returns (when the first line of a source arrives,
+  // from Push).
   static absl::StatusOr<Aggregator> Create(
       const Query& query, const AggregatorOptions& options = {});
 

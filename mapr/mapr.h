@@ -7,14 +7,15 @@
 #ifndef MAPR_MAPR_MAPR_H_
 #define MAPR_MAPR_MAPR_H_
 
-#include "mapr/aggregator.h"     // IWYU pragma: export
-#include "mapr/line_splitter.h"  // IWYU pragma: export
-#include "mapr/log_format.h"     // IWYU pragma: export
-#include "mapr/options.h"        // IWYU pragma: export
-#include "mapr/outfile.h"        // IWYU pragma: export
-#include "mapr/query.h"          // IWYU pragma: export
-#include "mapr/result.h"         // IWYU pragma: export
-#include "mapr/status.h"         // IWYU pragma: export
-#include "mapr/version.h"        // IWYU pragma: export
+#include "mapr/aggregator.h"       // IWYU pragma: export
+#include "mapr/line_splitter.h"    // IWYU pragma: export
+#include "mapr/log_format.h"       // IWYU pragma: export
+#include "mapr/options.h"          // IWYU pragma: export
+#include "mapr/outfile.h"          // IWYU pragma: export
+#include "mapr/query.h"            // IWYU pragma: export
+#include "mapr/result.h"           // IWYU pragma: export
+#include "mapr/status.h"           // IWYU pragma: export
+#include "mapr/turbo_aggregate.h"  // IWYU pragma: export
+#include "mapr/version.h"          // IWYU pragma: export
 
 #endif  // MAPR_MAPR_MAPR_H_
