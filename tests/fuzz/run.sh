@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-60}"; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(compile_fuzzer pipeline_fuzzer)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(compile_fuzzer pipeline_fuzzer format_fuzzer writer_fuzzer)
 flags="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"
 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
