@@ -16,6 +16,7 @@
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
+#include "tests/testing/stats_lines.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr {
@@ -25,21 +26,8 @@ using ::mapr::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 
-constexpr std::string_view kPrefix =
-    "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS";
-
-std::string Stats(std::string_view kv) {
-  std::string line(kPrefix);
-  line.push_back('|');
-  line.append(kv);
-  return line;
-}
-
-AggregatorOptions TestOptions() {
-  AggregatorOptions options;
-  options.hostname = "integrationtest";
-  return options;
-}
+using ::mapr::testing::Stats;
+using ::mapr::testing::TestOptions;
 
 absl::StatusOr<Aggregator> Make(
     std::string_view query, const AggregatorOptions& options = TestOptions()) {
@@ -393,7 +381,7 @@ TEST(AggregatorTest, BadInputNeverCrashes) {
       Stats("h=e|"),
       Stats("|||||"),
       Stats("="),
-      std::string(kPrefix),
+      std::string(testing::kStatsPrefix),
   };
   for (std::string_view query :
        {"from STATS select h,count($line),sum(v),min(v),max(v),avg(v),"

@@ -17,6 +17,7 @@
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
+#include "tests/testing/stats_lines.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr::runtime {
@@ -27,23 +28,8 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-// The nine positional fields and the table of a DTail STATS line; the
-// key=value pairs follow.
-constexpr std::string_view kPrefix =
-    "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS";
-
-std::string Stats(std::string_view kv) {
-  std::string line(kPrefix);
-  line.push_back('|');
-  line.append(kv);
-  return line;
-}
-
-AggregatorOptions TestOptions() {
-  AggregatorOptions options;
-  options.hostname = "integrationtest";
-  return options;
-}
+using ::mapr::testing::Stats;
+using ::mapr::testing::TestOptions;
 
 absl::StatusOr<std::unique_ptr<BatchAggregator>> Make(
     std::string_view query, const AggregatorOptions& options = TestOptions()) {

@@ -760,47 +760,52 @@ void mapr_result_counters(const mapr_result_t* result,
                counters);
 }
 
-char* mapr_result_to_csv(const mapr_result_t* result, size_t* len,
-                         mapr_error_t** errptr) noexcept {
+extern "C++" {
+namespace {
+
+// Renders `result` with `render` into a malloc'ed copy (the shared body of
+// the mapr_result_to_* functions).
+template <typename Render>
+char* RenderResult(const mapr_result_t* result, size_t* len,
+                   mapr_error_t** errptr, const char* function,
+                   Render render) noexcept {
   if (result == nullptr) {
-    InvalidArgument(errptr, "mapr_result_to_csv", ": NULL result");
+    InvalidArgument(errptr, function, ": NULL result");
     return nullptr;
   }
   return Guard(errptr, static_cast<char*>(nullptr),
-               [&] { return CopyOut(result->table.ToCsv(), len); });
+               [&] { return CopyOut(render(result->table), len); });
+}
+
+}  // namespace
+}  // extern "C++"
+
+char* mapr_result_to_csv(const mapr_result_t* result, size_t* len,
+                         mapr_error_t** errptr) noexcept {
+  return RenderResult(result, len, errptr, "mapr_result_to_csv",
+                      [](const mapr::ResultTable& t) { return t.ToCsv(); });
 }
 
 char* mapr_result_to_json(const mapr_result_t* result, size_t* len,
                           mapr_error_t** errptr) noexcept {
-  if (result == nullptr) {
-    InvalidArgument(errptr, "mapr_result_to_json", ": NULL result");
-    return nullptr;
-  }
-  return Guard(errptr, static_cast<char*>(nullptr),
-               [&] { return CopyOut(result->table.ToJson(), len); });
+  return RenderResult(result, len, errptr, "mapr_result_to_json",
+                      [](const mapr::ResultTable& t) { return t.ToJson(); });
 }
 
 char* mapr_result_to_ndjson(const mapr_result_t* result, size_t* len,
                             mapr_error_t** errptr) noexcept {
-  if (result == nullptr) {
-    InvalidArgument(errptr, "mapr_result_to_ndjson", ": NULL result");
-    return nullptr;
-  }
-  return Guard(errptr, static_cast<char*>(nullptr),
-               [&] { return CopyOut(result->table.ToNdjson(), len); });
+  return RenderResult(result, len, errptr, "mapr_result_to_ndjson",
+                      [](const mapr::ResultTable& t) { return t.ToNdjson(); });
 }
 
 char* mapr_result_to_table(const mapr_result_t* result, int64_t max_rows,
                            size_t* len, mapr_error_t** errptr) noexcept {
-  if (result == nullptr) {
-    InvalidArgument(errptr, "mapr_result_to_table", ": NULL result");
-    return nullptr;
-  }
-  return Guard(errptr, static_cast<char*>(nullptr), [&] {
-    mapr::TableOptions options;
-    options.max_rows = max_rows;
-    return CopyOut(result->table.ToTable(options), len);
-  });
+  return RenderResult(result, len, errptr, "mapr_result_to_table",
+                      [max_rows](const mapr::ResultTable& t) {
+                        mapr::TableOptions options;
+                        options.max_rows = max_rows;
+                        return t.ToTable(options);
+                      });
 }
 
 mapr_code_t mapr_result_write_outfile(const mapr_result_t* result,
