@@ -19,14 +19,37 @@
 //
 // Thread safety: thread-compatible. One thread at a time may call a
 // non-const method; use one aggregator per thread and Merge() them, or
-// mapr::TurboAggregate for many producers.
+// mapr::TurboAggregate for many producers. Debug builds (NDEBUG not
+// defined) detect a call that overlaps a non-const call from another
+// thread: it returns FailedPrecondition "aggregator used from two threads
+// at once" and leaves the aggregator untouched (the check is one atomic
+// operation per call; release builds skip it).
 //
 // Phases are enforced: Push/PushLines/Merge after FinishInput() and
 // TakeResult() before it return FailedPrecondition. Snapshot() and
 // TakeDelta() work in any phase before the result is taken.
+//
+// Failure is sticky. When Push, PushLines, PushBytes, EndSource or Merge
+// fails for a reason other than call order (FailedPrecondition) or a bad
+// Merge argument (InvalidArgument) -- in practice ResourceExhausted from
+// AggregatorOptions::max_groups, or an error of a host log format's
+// NewParser -- the aggregator has failed and its result is void: the engine
+// batch that hit the limit may be half applied, so no partial result is
+// offered. Afterwards
+//   * Push, PushLines, PushBytes, EndSource, Merge, Snapshot, TakeDelta,
+//     FinishInput and TakeResult return that same error (FinishInput still
+//     ends the input phase; call-order errors still take precedence);
+//   * stats() keeps returning the counters as they were before the failing
+//     call: exactly the lines of every call that returned OK;
+//   * the aggregator can be destroyed or moved from. To keep the groups it
+//     had, take a Snapshot() (or a TakeDelta()) before the limit is reached;
+//     to go on, create a new aggregator.
+// A partial that failed can not be merged into another aggregator (Merge
+// returns its error and leaves both untouched).
 #ifndef MAPR_MAPR_AGGREGATOR_H_
 #define MAPR_MAPR_AGGREGATOR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -73,9 +96,10 @@ class MAPR_EXPORT Aggregator {
   ~Aggregator();
 
   // Aggregates `batch`. Bad lines are counted, never errors. Returns
-  // FailedPrecondition after FinishInput(), ResourceExhausted when
-  // AggregatorOptions::max_groups would be exceeded (the aggregator then
-  // stays in that error state).
+  // FailedPrecondition after FinishInput(), ResourceExhausted ("more than N
+  // groups (AggregatorOptions::max_groups); ...") when a line would create
+  // group max_groups + 1: the aggregator has then failed (see "Failure is
+  // sticky" above).
   absl::Status Push(const LineBatch& batch);
   absl::Status PushLines(std::span<const std::string_view> lines,
                          SourceId source = 0);
@@ -95,22 +119,29 @@ class MAPR_EXPORT Aggregator {
   // Returns InvalidArgument if it was created from a different query (then
   // `later` is left untouched) or is this aggregator itself;
   // FailedPrecondition after this aggregator's FinishInput(), or if
-  // `later`'s result was already taken.
+  // `later`'s result was already taken; the error of either aggregator if it
+  // has failed (both untouched); ResourceExhausted if the merged groups
+  // would exceed max_groups (this aggregator has then failed).
   absl::Status Merge(Aggregator&& later);
 
-  // The cumulative result so far; the state is kept (DTail's dmap).
+  // The cumulative result so far; the state is kept (DTail's dmap). Returns
+  // FailedPrecondition after TakeResult(), or the error of a failed
+  // aggregator.
   absl::StatusOr<ResultTable> Snapshot() const;
   // The result since the previous delta, and resets the state and counters
-  // (DTail's tail mode).
+  // (DTail's tail mode). Same errors as Snapshot().
   absl::StatusOr<ResultTable> TakeDelta();
 
-  // Declares the end of input. FailedPrecondition if called twice.
+  // Declares the end of input. FailedPrecondition if called twice; the
+  // error of a failed aggregator (the input phase ends all the same).
   absl::Status FinishInput();
   // The final result. REQUIRES: FinishInput() was called; returns
-  // FailedPrecondition otherwise, or if the result was already taken.
+  // FailedPrecondition otherwise, or if the result was already taken; the
+  // error of a failed aggregator.
   absl::StatusOr<ResultTable> TakeResult();
 
-  // Counters so far.
+  // Counters so far; for a failed aggregator, as they were before the call
+  // that failed.
   LineCounters stats() const;
   const Query& query() const { return query_; }
 
@@ -120,11 +151,48 @@ class MAPR_EXPORT Aggregator {
   Aggregator(Query query, std::unique_ptr<runtime::BatchAggregator> impl);
   absl::Status CheckOpen(const char* method) const;
   absl::Status FlushSource(SourceId source);
+  // Returns `status`; if it is the first error, the aggregator fails with it
+  // and stats() freezes at `before`.
+  absl::Status Fail(absl::Status status, const LineCounters& before);
 
+  // The debug builds' concurrent-use detector (aggregator.cc): 0 while no
+  // call is inside, -1 during a non-const call, n > 0 during n Snapshot()
+  // calls. Present in every build, so the layout does not depend on NDEBUG;
+  // a moved-to aggregator starts unused.
+  struct UseCount {
+    UseCount() = default;
+    UseCount(UseCount&&) noexcept {}
+    UseCount& operator=(UseCount&&) noexcept { return *this; }
+    mutable std::atomic<int> value{0};
+  };
+  class UseGuard;
+  friend class ScopedAggregatorUseForTesting;
+
+  UseCount use_;
   Phase phase_ = Phase::kOpen;
+  absl::Status error_;  // Sticky; OK until the aggregator fails.
+  LineCounters failed_stats_;
   absl::flat_hash_map<SourceId, LineSplitter> splitters_;
   Query query_;
   std::unique_ptr<runtime::BatchAggregator> impl_;
+};
+
+// Testing only: while it lives, `aggregator` behaves as if another thread
+// were inside a non-const call (`mutating`) or inside Snapshot(), so that a
+// test can check the debug builds' concurrent-use detector without a timing
+// race. REQUIRES: no call is inside `aggregator`; it outlives this object.
+class MAPR_EXPORT ScopedAggregatorUseForTesting {
+ public:
+  explicit ScopedAggregatorUseForTesting(Aggregator& aggregator,
+                                         bool mutating = true);
+  ~ScopedAggregatorUseForTesting();
+  ScopedAggregatorUseForTesting(const ScopedAggregatorUseForTesting&) = delete;
+  ScopedAggregatorUseForTesting& operator=(
+      const ScopedAggregatorUseForTesting&) = delete;
+
+ private:
+  Aggregator& aggregator_;
+  bool mutating_;
 };
 
 // Compiles `query`, aggregates `lines` as one source, finishes and returns

@@ -285,9 +285,55 @@ TEST(AggregatorTest, MaxGroupsIsStickyResourceExhausted) {
   EXPECT_THAT(Push(agg, {Stats("h=a")}), exhausted);
   ASSERT_OK_AND_ASSIGN(Aggregator later, Make(kCountByH, options));
   EXPECT_THAT(agg.Merge(std::move(later)), exhausted);
-  // What was aggregated before the limit can still be read.
-  ASSERT_OK_AND_ASSIGN(ResultTable snapshot, agg.Snapshot());
-  EXPECT_EQ(snapshot.ToCsv(), "h,count($line)\na,2\n");
+  // The aggregator has failed: no partial result, only the counters of the
+  // calls that returned OK.
+  EXPECT_THAT(agg.Snapshot(), exhausted);
+  EXPECT_THAT(agg.TakeDelta(), exhausted);
+  EXPECT_THAT(agg.EndSource(0), exhausted);
+  EXPECT_EQ(agg.stats().lines_read, 2u);
+  EXPECT_EQ(agg.stats().lines_aggregated, 2u);
+  EXPECT_THAT(agg.FinishInput(), exhausted);
+  EXPECT_THAT(agg.TakeResult(), exhausted);
+  EXPECT_THAT(agg.FinishInput(), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                          "FinishInput called twice"));
+}
+
+// Regression: the engine batch that hit the limit had created groups before
+// the overflowing line without giving them state, and Snapshot() then read
+// past the end of the per-group vectors.
+TEST(AggregatorTest, GroupsCreatedByTheOverflowingBatchAreNeverRead) {
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 3;
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Make(kCountByH, options));
+  ASSERT_OK(Push(agg, {Stats("h=a"), Stats("h=b")}));
+  ASSERT_OK_AND_ASSIGN(ResultTable before, agg.Snapshot());
+  const LineCounters counters = agg.stats();
+  // h=c becomes group 3 in this batch, h=d would be group 4.
+  EXPECT_THAT(
+      Push(agg, {Stats("h=c"), Stats("h=c"), Stats("h=d"), Stats("h=a")}),
+      StatusIs(absl::StatusCode::kResourceExhausted,
+               "more than 3 groups (AggregatorOptions::max_groups); "
+               "raise the limit or group by fewer distinct values"));
+  EXPECT_EQ(agg.stats(), counters);
+  EXPECT_EQ(SumOfBuckets(agg.stats()), agg.stats().lines_read);
+  EXPECT_THAT(agg.Snapshot(),
+              StatusIs(absl::StatusCode::kResourceExhausted, ::testing::_));
+  EXPECT_EQ(before.ToCsv(), "h,count($line)\na,1\nb,1\n");
+}
+
+TEST(AggregatorTest, PushBytesFailureFreezesTheCountersOfTheCallsBefore) {
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 1;
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Make(kCountByH, options));
+  ASSERT_OK(agg.PushBytes(Stats("h=a") + "\n" + Stats("h=a") + "\n"));
+  const LineCounters counters = agg.stats();
+  EXPECT_EQ(counters.lines_aggregated, 2u);
+  EXPECT_THAT(agg.PushBytes(Stats("h=b") + "\n" + Stats("h=a") + "\nx"),
+              StatusIs(absl::StatusCode::kResourceExhausted, ::testing::_));
+  EXPECT_EQ(agg.stats(), counters);
+  EXPECT_THAT(agg.PushBytes("more\n"),
+              StatusIs(absl::StatusCode::kResourceExhausted, ::testing::_));
+  EXPECT_EQ(agg.stats(), counters);
 }
 
 TEST(AggregatorTest, MergeOfAnExhaustedPartialReportsItsError) {
@@ -300,6 +346,26 @@ TEST(AggregatorTest, MergeOfAnExhaustedPartialReportsItsError) {
   EXPECT_THAT(
       agg.Merge(std::move(later)),
       StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("max_groups")));
+  // Only `later` failed: this aggregator goes on.
+  ASSERT_OK(Push(agg, {Stats("h=z")}));
+  ASSERT_OK_AND_ASSIGN(ResultTable r, agg.Snapshot());
+  EXPECT_EQ(r.ToCsv(), "h,count($line)\nz,1\n");
+}
+
+TEST(AggregatorTest, MergeBeyondMaxGroupsFailsTheTarget) {
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 2;
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Make(kCountByH, options));
+  ASSERT_OK_AND_ASSIGN(Aggregator later, Make(kCountByH, options));
+  ASSERT_OK(Push(agg, {Stats("h=a"), Stats("h=b")}));
+  ASSERT_OK(Push(later, {Stats("h=c")}));
+  const LineCounters counters = agg.stats();
+  const auto exhausted = StatusIs(absl::StatusCode::kResourceExhausted,
+                                  HasSubstr("after merging"));
+  EXPECT_THAT(agg.Merge(std::move(later)), exhausted);
+  EXPECT_EQ(agg.stats(), counters);
+  EXPECT_THAT(agg.Snapshot(), exhausted);
+  EXPECT_THAT(Push(agg, {Stats("h=a")}), exhausted);
 }
 
 // ------------------------------------------------- Snapshot and TakeDelta

@@ -182,7 +182,8 @@ MAPR_EXPORT mapr_compile_options_t* mapr_compile_options_create(void)
 /* Longest accepted query text in bytes. Default: 64 KiB. */
 MAPR_EXPORT void mapr_compile_options_set_max_query_bytes(
     mapr_compile_options_t* options, size_t max_query_bytes) MAPR_C_NOEXCEPT;
-/* Deepest nesting of parentheses, `not` and calls. Default: 64. */
+/* Deepest nesting of parentheses, `not` and calls; values above 1000 act
+ * as 1000. Default: 64. */
 MAPR_EXPORT void mapr_compile_options_set_max_depth(
     mapr_compile_options_t* options, size_t max_depth) MAPR_C_NOEXCEPT;
 /* Most select items, comparisons, assignments and group fields. Default:

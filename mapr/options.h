@@ -16,7 +16,10 @@ struct MAPR_EXPORT CompileOptions {
 
   // Longest accepted query text, in bytes. Default: 64 KiB.
   size_t max_query_bytes = 64 * 1024;
-  // Deepest nesting of parentheses, `not` and function calls. Default: 64.
+  // Deepest nesting of parentheses, `not` and function calls. Values above
+  // 1000 act as 1000: the parser takes stack space for every level (about
+  // 1 KiB each in a debug build), and deeper input could overflow the
+  // compiling thread's stack. Default: 64.
   size_t max_depth = 64;
   // Most select items, where comparisons, set assignments and group-by
   // fields (each counted separately). Default: 1024.
@@ -36,8 +39,14 @@ struct MAPR_EXPORT AggregatorOptions {
   // and counted in LineCounters::lines_too_long, never split.
   // Default: 1 MiB.
   size_t max_line_bytes = 1024 * 1024;
-  // Most groups an aggregator may hold; the Push that would exceed it
-  // returns ResourceExhausted. 0 means unlimited. Default: 0.
+  // Most groups an aggregator may hold; the Push that would create group
+  // max_groups + 1 returns ResourceExhausted ("more than N groups
+  // (AggregatorOptions::max_groups); raise the limit or group by fewer
+  // distinct values") and the aggregator fails: every later call returns
+  // that error, no partial result is offered, and stats() keeps the counters
+  // of the calls before (see mapr/aggregator.h, "Failure is sticky"). The
+  // groups' memory stays bounded by the limit however much input follows.
+  // 0 means unlimited. Default: 0.
   uint64_t max_groups = 0;
 };
 

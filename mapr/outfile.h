@@ -26,7 +26,10 @@ namespace mapr {
 // Writes `result` as CSV to `query`'s outfile (path and append mode from the
 // query; the sidecar holds query.text()). Returns FailedPrecondition if the
 // query has no outfile; NotFound, PermissionDenied, ResourceExhausted (disk
-// full) and similar codes for I/O failures.
+// full) and similar codes for I/O failures; ResourceExhausted "out of memory
+// (std::bad_alloc) writing outfile '<path>'" if an allocation fails. Never
+// throws; whatever fails, the previous files are left as they were and no
+// temporary file remains.
 MAPR_EXPORT absl::Status WriteOutfile(const Query& query,
                                       const ResultTable& result);
 

@@ -1,5 +1,7 @@
 #include "mapr/query.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <utility>
 
 #include "mapr/internal/status_macros.h"
@@ -10,6 +12,11 @@
 
 namespace mapr {
 namespace {
+
+// The deepest nesting any CompileOptions::max_depth allows. The parser
+// recurses for every level (about 1 KiB of stack each in a debug build);
+// 10,000 parentheses under max_depth = 20000 overflowed an 8 MiB stack.
+constexpr size_t kMaxSupportedDepth = 1000;
 
 parser::PlannerContext RegistryContext() {
   parser::PlannerContext ctx;
@@ -29,7 +36,7 @@ absl::StatusOr<Query> Query::Compile(std::string_view text,
                                      const CompileOptions& options) {
   parser::ParseLimits limits;
   limits.max_query_bytes = options.max_query_bytes;
-  limits.max_depth = options.max_depth;
+  limits.max_depth = std::min(options.max_depth, kMaxSupportedDepth);
   limits.max_items = options.max_items;
   MAPR_ASSIGN_OR_RETURN(ast::Query ast, parser::Parse(text, limits));
   MAPR_ASSIGN_OR_RETURN(plan::Plan p,

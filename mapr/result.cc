@@ -12,13 +12,6 @@
 namespace mapr {
 namespace {
 
-// Rows built by hand may have fewer cells than columns; a missing cell renders
-// as empty text instead of reading out of bounds.
-std::string_view CellOrEmpty(const ResultRow& row, size_t col) {
-  if (col < row.cells.size()) return row.cells[col];
-  return std::string_view();
-}
-
 bool SameColumn(const ResultColumn& a, const ResultColumn& b) {
   return a.name == b.name && a.kind == b.kind && a.field == b.field &&
          a.is_group_key == b.is_group_key && a.is_order_key == b.is_order_key;
@@ -34,13 +27,33 @@ bool SameValue(double a, double b) {
   return x == y;
 }
 
-bool SameRow(const ResultRow& a, const ResultRow& b) {
-  if (a.cells != b.cells || a.values.size() != b.values.size()) return false;
-  for (size_t i = 0; i < a.values.size(); ++i) {
-    if (!SameValue(a.values[i], b.values[i])) return false;
+// Collects rendered output in a buffer and hands it to the sink in chunks.
+class ChunkWriter {
+ public:
+  explicit ChunkWriter(ResultSink sink) : sink_(sink) {
+    buf_.reserve(kChunk + 4096);
   }
-  return true;
-}
+  // No flush here: the sink may throw (std::bad_alloc from a string), which
+  // must not happen in a destructor; every writer calls Flush() at its end.
+  ~ChunkWriter() = default;
+  ChunkWriter(const ChunkWriter&) = delete;
+  ChunkWriter& operator=(const ChunkWriter&) = delete;
+
+  std::string* out() { return &buf_; }
+  // Call between rows.
+  void MaybeFlush() {
+    if (buf_.size() >= kChunk) Flush();
+  }
+  void Flush() {
+    if (!buf_.empty()) sink_(buf_);
+    buf_.clear();
+  }
+
+ private:
+  static constexpr size_t kChunk = 64 * 1024;
+  ResultSink sink_;
+  std::string buf_;
+};
 
 // ---------------------------------------------------------------- CSV
 
@@ -215,32 +228,16 @@ std::vector<std::string> EncodeJsonKeys(
   return keys;
 }
 
-void AppendJsonObject(const std::vector<ResultColumn>& columns,
-                      const std::vector<std::string>& keys,
-                      const ResultRow& row, std::string* out) {
+void AppendJsonObject(const ResultTable& t,
+                      const std::vector<std::string>& keys, size_t row,
+                      std::string* out) {
   out->push_back('{');
-  for (size_t c = 0; c < columns.size(); ++c) {
+  for (size_t c = 0; c < t.num_columns(); ++c) {
     if (c > 0) out->push_back(',');
     out->append(keys[c]);
-    AppendJsonValue(columns[c].kind, CellOrEmpty(row, c), out);
+    AppendJsonValue(t.columns()[c].kind, t.cell(row, c), out);
   }
   out->push_back('}');
-}
-
-// Bytes of JSON for all rows, assuming no escaping: keys, cells and
-// punctuation (`{`, `}`, `,` between fields and after the object).
-size_t EstimateJsonBytes(const std::vector<ResultColumn>& columns,
-                         const std::vector<std::string>& keys,
-                         const std::vector<ResultRow>& rows) {
-  size_t per_row = 3 + columns.size();
-  for (const std::string& k : keys) per_row += k.size();
-  size_t total = per_row * rows.size();
-  for (const ResultRow& row : rows) {
-    for (size_t c = 0; c < columns.size(); ++c) {
-      total += CellOrEmpty(row, c).size();
-    }
-  }
-  return total;
 }
 
 }  // namespace
@@ -258,45 +255,103 @@ LineCounters& LineCounters::operator+=(const LineCounters& o) {
   return *this;
 }
 
+ResultTable::ResultTable(std::vector<ResultColumn> columns,
+                         const std::vector<ResultRow>& rows, LineCounters stats,
+                         uint64_t total_groups)
+    : columns_(std::move(columns)), stats_(stats), total_groups_(total_groups) {
+  if (columns_.empty()) return;
+  for (const ResultRow& row : rows) {
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      AppendCell(c < row.cells.size() ? row.cells[c] : std::string_view(),
+                 c < row.values.size() ? row.values[c] : 0);
+    }
+  }
+}
+
+void ResultTable::Reserve(size_t rows, size_t text_bytes) {
+  const size_t cells = rows * columns_.size();
+  text_.reserve(text_.size() + text_bytes + cells);
+  ends_.reserve(ends_.size() + cells);
+  values_.reserve(values_.size() + cells);
+}
+
+ResultRow ResultTable::row(size_t row) const {
+  ResultRow r;
+  r.cells.reserve(columns_.size());
+  r.values.reserve(columns_.size());
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    r.cells.emplace_back(cell(row, c));
+    r.values.push_back(value(row, c));
+  }
+  return r;
+}
+
+std::vector<ResultRow> ResultTable::CopyRows() const {
+  std::vector<ResultRow> rows;
+  rows.reserve(num_rows());
+  for (size_t r = 0; r < num_rows(); ++r) rows.push_back(row(r));
+  return rows;
+}
+
 bool operator==(const ResultTable& a, const ResultTable& b) {
   if (!(a.stats_ == b.stats_) || a.total_groups_ != b.total_groups_ ||
-      a.columns_.size() != b.columns_.size() ||
-      a.rows_.size() != b.rows_.size()) {
+      a.columns_.size() != b.columns_.size() || a.text_ != b.text_ ||
+      a.ends_ != b.ends_ || a.values_.size() != b.values_.size()) {
     return false;
   }
   for (size_t i = 0; i < a.columns_.size(); ++i) {
     if (!SameColumn(a.columns_[i], b.columns_[i])) return false;
   }
-  for (size_t i = 0; i < a.rows_.size(); ++i) {
-    if (!SameRow(a.rows_[i], b.rows_[i])) return false;
+  for (size_t i = 0; i < a.values_.size(); ++i) {
+    if (!SameValue(a.values_[i], b.values_[i])) return false;
   }
   return true;
 }
 
 std::string ResultTable::ToTable(const TableOptions& options) const {
+  std::string out;
+  WriteTable(options, [&out](std::string_view c) { out.append(c); });
+  return out;
+}
+
+std::string ResultTable::ToCsv() const {
+  std::string out;
+  WriteCsv([&out](std::string_view c) { out.append(c); });
+  return out;
+}
+
+std::string ResultTable::ToJson() const {
+  std::string out;
+  WriteJson([&out](std::string_view c) { out.append(c); });
+  return out;
+}
+
+std::string ResultTable::ToNdjson() const {
+  std::string out;
+  WriteNdjson([&out](std::string_view c) { out.append(c); });
+  return out;
+}
+
+void ResultTable::WriteTable(const TableOptions& options,
+                             ResultSink sink) const {
   const size_t ncols = columns_.size();
+  const size_t nrows = num_rows();
   std::vector<size_t> widths(ncols);
   for (size_t c = 0; c < ncols; ++c) widths[c] = columns_[c].name.size();
   // Widths consider every row, printed or not (DTail does the same).
-  for (const ResultRow& row : rows_) {
+  for (size_t r = 0; r < nrows; ++r) {
     for (size_t c = 0; c < ncols; ++c) {
-      widths[c] = std::max(widths[c], CellOrEmpty(row, c).size());
+      widths[c] = std::max(widths[c], cell(r, c).size());
     }
   }
-  size_t printed = rows_.size();
+  size_t printed = nrows;
   if (options.max_rows >= 0 &&
       static_cast<uint64_t>(options.max_rows) < printed) {
     printed = static_cast<size_t>(options.max_rows);
   }
 
-  // Every line has the same length: per column ' ' + width + ' ', a '|'
-  // between columns, and '\n'.
-  size_t line_bytes = 1;
-  for (size_t c = 0; c < ncols; ++c) line_bytes += widths[c] + 2;
-  if (ncols > 1) line_bytes += ncols - 1;
-  std::string out;
-  out.reserve(line_bytes * (printed + 2));
-
+  ChunkWriter w(sink);
+  std::string& out = *w.out();
   auto append_line = [&](auto&& text_of) {
     for (size_t c = 0; c < ncols; ++c) {
       if (c > 0) out.push_back('|');
@@ -316,61 +371,56 @@ std::string ResultTable::ToTable(const TableOptions& options) const {
   }
   out.push_back('\n');
   for (size_t r = 0; r < printed; ++r) {
-    const ResultRow& row = rows_[r];
-    append_line([&](size_t c) { return CellOrEmpty(row, c); });
+    append_line([&](size_t c) { return cell(r, c); });
+    w.MaybeFlush();
   }
-  return out;
+  w.Flush();
 }
 
-std::string ResultTable::ToCsv() const {
+void ResultTable::WriteCsv(ResultSink sink) const {
   const size_t ncols = columns_.size();
-  // Unquoted size; quoting, rare by design, may grow the string once or so.
-  size_t bytes = ncols + (ncols > 0 ? 0 : 1);
-  for (const ResultColumn& c : columns_) bytes += c.name.size();
-  bytes += rows_.size() * (ncols > 0 ? ncols : 1);
-  for (const ResultRow& row : rows_) {
-    for (size_t c = 0; c < ncols; ++c) bytes += CellOrEmpty(row, c).size();
-  }
-  std::string out;
-  out.reserve(bytes);
-
+  ChunkWriter w(sink);
+  std::string& out = *w.out();
   for (size_t c = 0; c < ncols; ++c) {
     if (c > 0) out.push_back(',');
     AppendCsvValue(columns_[c].name, &out);
   }
   out.push_back('\n');
-  for (const ResultRow& row : rows_) {
+  for (size_t r = 0; r < num_rows(); ++r) {
     for (size_t c = 0; c < ncols; ++c) {
       if (c > 0) out.push_back(',');
-      AppendCsvValue(CellOrEmpty(row, c), &out);
+      AppendCsvValue(cell(r, c), &out);
     }
     out.push_back('\n');
+    w.MaybeFlush();
   }
-  return out;
+  w.Flush();
 }
 
-std::string ResultTable::ToJson() const {
+void ResultTable::WriteJson(ResultSink sink) const {
   const std::vector<std::string> keys = EncodeJsonKeys(columns_);
-  std::string out;
-  out.reserve(EstimateJsonBytes(columns_, keys, rows_) + 3);
+  ChunkWriter w(sink);
+  std::string& out = *w.out();
   out.push_back('[');
-  for (size_t r = 0; r < rows_.size(); ++r) {
+  for (size_t r = 0; r < num_rows(); ++r) {
     if (r > 0) out.push_back(',');
-    AppendJsonObject(columns_, keys, rows_[r], &out);
+    AppendJsonObject(*this, keys, r, &out);
+    w.MaybeFlush();
   }
   out.append("]\n");
-  return out;
+  w.Flush();
 }
 
-std::string ResultTable::ToNdjson() const {
+void ResultTable::WriteNdjson(ResultSink sink) const {
   const std::vector<std::string> keys = EncodeJsonKeys(columns_);
-  std::string out;
-  out.reserve(EstimateJsonBytes(columns_, keys, rows_));
-  for (const ResultRow& row : rows_) {
-    AppendJsonObject(columns_, keys, row, &out);
+  ChunkWriter w(sink);
+  std::string& out = *w.out();
+  for (size_t r = 0; r < num_rows(); ++r) {
+    AppendJsonObject(*this, keys, r, &out);
     out.push_back('\n');
+    w.MaybeFlush();
   }
-  return out;
+  w.Flush();
 }
 
 }  // namespace mapr

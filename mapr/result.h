@@ -22,9 +22,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "mapr/export.h"
 
 namespace mapr {
@@ -99,7 +101,8 @@ struct MAPR_EXPORT ResultColumn {
   bool is_order_key = false;
 };
 
-// One output row.
+// One output row, as a value (a copy out of a ResultTable, or input to its
+// row-wise constructor).
 struct MAPR_EXPORT ResultRow {
   // Rendered cells, one per column.
   std::vector<std::string> cells;
@@ -116,26 +119,64 @@ struct MAPR_EXPORT TableOptions {
   int64_t max_rows = -1;
 };
 
+// Receives a rendered result in chunks (of up to about 64 KiB), in order.
+using ResultSink = absl::FunctionRef<void(std::string_view chunk)>;
+
+// Storage is columnar-compact: every cell's text lives in one buffer (each
+// cell followed by a NUL byte, so cell_c_str() needs no copy) and every
+// value in one array, so a million-row result costs about
+// (17 bytes + text) per cell instead of two heap objects per row.
 class MAPR_EXPORT ResultTable {
  public:
   ResultTable() = default;
-  ResultTable(std::vector<ResultColumn> columns, std::vector<ResultRow> rows,
-              LineCounters stats, uint64_t total_groups)
+  // Row-wise construction (tests, bindings). A row with fewer cells or
+  // values than columns is padded with empty cells and 0; extra ones are
+  // dropped.
+  ResultTable(std::vector<ResultColumn> columns,
+              const std::vector<ResultRow>& rows, LineCounters stats,
+              uint64_t total_groups);
+  // An empty table with `columns`, to be filled with AppendCell.
+  ResultTable(std::vector<ResultColumn> columns, LineCounters stats,
+              uint64_t total_groups)
       : columns_(std::move(columns)),
-        rows_(std::move(rows)),
         stats_(stats),
         total_groups_(total_groups) {}
 
+  // Appends the next cell, row-major: after num_columns() cells a row is
+  // complete. REQUIRES: num_columns() > 0.
+  void AppendCell(std::string_view text, double value) {
+    text_.append(text.data(), text.size());
+    text_.push_back('\0');
+    ends_.push_back(text_.size() - 1);
+    values_.push_back(value);
+  }
+  // Makes room for `rows` rows of about `text_bytes` bytes of cell text.
+  void Reserve(size_t rows, size_t text_bytes);
+
   const std::vector<ResultColumn>& columns() const { return columns_; }
-  const std::vector<ResultRow>& rows() const { return rows_; }
-  size_t num_rows() const { return rows_.size(); }
+  size_t num_rows() const {
+    return columns_.empty() ? 0 : ends_.size() / columns_.size();
+  }
   size_t num_columns() const { return columns_.size(); }
   // REQUIRES: row < num_rows(), col < num_columns().
-  const std::string& cell(size_t row, size_t col) const {
-    return rows_[row].cells[col];
+  std::string_view cell(size_t row, size_t col) const {
+    const size_t i = row * columns_.size() + col;
+    const size_t begin = i == 0 ? 0 : ends_[i - 1] + 1;
+    return std::string_view(text_.data() + begin, ends_[i] - begin);
+  }
+  // The cell's text followed by a NUL byte (the text itself may hold NULs).
+  // REQUIRES: row < num_rows(), col < num_columns().
+  const char* cell_c_str(size_t row, size_t col) const {
+    return cell(row, col).data();
   }
   // REQUIRES: row < num_rows(), col < num_columns().
-  double value(size_t row, size_t col) const { return rows_[row].values[col]; }
+  double value(size_t row, size_t col) const {
+    return values_[row * columns_.size() + col];
+  }
+  // A copy of one row. REQUIRES: row < num_rows().
+  ResultRow row(size_t row) const;
+  // A copy of every row (tests, small results).
+  std::vector<ResultRow> CopyRows() const;
 
   // The line counters at the time the result was produced.
   const LineCounters& stats() const { return stats_; }
@@ -161,13 +202,24 @@ class MAPR_EXPORT ResultTable {
   // One JSON object per line (NDJSON), same encoding as ToJson().
   std::string ToNdjson() const;
 
+  // The same renderings, streamed to `sink` in chunks so that a large
+  // result is never held twice (the CLI writes them straight to stdout).
+  void WriteTable(const TableOptions& options, ResultSink sink) const;
+  void WriteCsv(ResultSink sink) const;
+  void WriteJson(ResultSink sink) const;
+  void WriteNdjson(ResultSink sink) const;
+
   // Exported explicitly: a class's MAPR_EXPORT does not cover its friends.
   friend MAPR_EXPORT bool operator==(const ResultTable& a,
                                      const ResultTable& b);
 
  private:
   std::vector<ResultColumn> columns_;
-  std::vector<ResultRow> rows_;
+  // Cell texts, row-major, each followed by '\0'; ends_[i] is the offset of
+  // cell i's NUL.
+  std::string text_;
+  std::vector<size_t> ends_;
+  std::vector<double> values_;
   LineCounters stats_;
   uint64_t total_groups_ = 0;
 };

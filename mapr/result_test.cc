@@ -1,5 +1,6 @@
 #include "mapr/result.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,6 +14,8 @@
 
 namespace mapr {
 namespace {
+
+using ::testing::ElementsAre;
 
 // ------------------------------------------------------------------ helpers
 
@@ -354,7 +357,8 @@ TEST(ResultTableEqualityTest, EveryColumnFieldMatters) {
   auto with_column = [&](auto mutate) {
     std::vector<ResultColumn> cols = base.columns();
     mutate(cols[1]);
-    return ResultTable(cols, base.rows(), base.stats(), base.total_groups());
+    return ResultTable(cols, base.CopyRows(), base.stats(),
+                       base.total_groups());
   };
   EXPECT_TRUE(with_column([](ResultColumn&) {}) == base);
   EXPECT_FALSE(with_column([](ResultColumn& c) { c.name = "$t"; }) == base);
@@ -370,19 +374,19 @@ TEST(ResultTableEqualityTest, EveryColumnFieldMatters) {
 TEST(ResultTableEqualityTest, CellsValuesStatsAndGroupsMatter) {
   const ResultTable base = DtailExample();
   {
-    std::vector<ResultRow> rows = base.rows();
+    std::vector<ResultRow> rows = base.CopyRows();
     rows[1].cells[0] = "21";
     EXPECT_FALSE(ResultTable(base.columns(), rows, base.stats(),
                              base.total_groups()) == base);
   }
   {
-    std::vector<ResultRow> rows = base.rows();
+    std::vector<ResultRow> rows = base.CopyRows();
     rows[1].values[0] = 21;
     EXPECT_FALSE(ResultTable(base.columns(), rows, base.stats(),
                              base.total_groups()) == base);
   }
   {
-    std::vector<ResultRow> rows = base.rows();
+    std::vector<ResultRow> rows = base.CopyRows();
     rows.pop_back();
     EXPECT_FALSE(ResultTable(base.columns(), rows, base.stats(),
                              base.total_groups()) == base);
@@ -390,10 +394,10 @@ TEST(ResultTableEqualityTest, CellsValuesStatsAndGroupsMatter) {
   {
     LineCounters stats = base.stats();
     stats.lines_filtered = 1;
-    EXPECT_FALSE(ResultTable(base.columns(), base.rows(), stats,
+    EXPECT_FALSE(ResultTable(base.columns(), base.CopyRows(), stats,
                              base.total_groups()) == base);
   }
-  EXPECT_FALSE(ResultTable(base.columns(), base.rows(), base.stats(), 3) ==
+  EXPECT_FALSE(ResultTable(base.columns(), base.CopyRows(), base.stats(), 3) ==
                base);
 }
 
@@ -414,13 +418,69 @@ TEST(ResultTableEqualityTest, ValuesCompareBitwiseWithNanEqualToNan) {
   EXPECT_FALSE(table_with_value(inf) == table_with_value(-inf));
 }
 
-TEST(ResultTableEqualityTest, DifferentNumberOfValuesIsNotEqual) {
-  ResultTable a({Col("a", ColumnKind::kAvg)}, {Row({"x"}, {1.0})}, {}, 1);
-  ResultRow r;
-  r.cells = {"x"};
-  r.values = {1.0, 2.0};
-  ResultTable b({Col("a", ColumnKind::kAvg)}, {r}, {}, 1);
-  EXPECT_FALSE(a == b);
+TEST(ResultTableTest, RowWiseConstructorPadsAndTrimsRowsToTheColumns) {
+  ResultRow extra;
+  extra.cells = {"x", "surplus"};
+  extra.values = {1.0, 2.0};
+  ResultTable a({Col("a", ColumnKind::kAvg)}, {extra}, {}, 1);
+  ResultTable b({Col("a", ColumnKind::kAvg)}, {Row({"x"}, {1.0})}, {}, 1);
+  EXPECT_TRUE(a == b);
+  ASSERT_EQ(a.num_rows(), 1u);
+  EXPECT_EQ(a.cell(0, 0), "x");
+  EXPECT_EQ(a.value(0, 0), 1.0);
+
+  ResultTable short_row(
+      {Col("a", ColumnKind::kLast), Col("b", ColumnKind::kSum)}, {Row({"y"})},
+      {}, 1);
+  ASSERT_EQ(short_row.num_rows(), 1u);
+  EXPECT_EQ(short_row.cell(0, 1), "");
+  EXPECT_EQ(short_row.value(0, 0), 0.0);
+  EXPECT_EQ(short_row.value(0, 1), 0.0);
+  EXPECT_EQ(std::string(short_row.cell_c_str(0, 0)), "y");
+  EXPECT_THAT(short_row.row(0).cells, ElementsAre("y", ""));
+}
+
+TEST(ResultTableTest, AppendCellBuildsRowMajorRowsWithNulTerminatedCells) {
+  ResultTable t({Col("k", ColumnKind::kLast), Col("n", ColumnKind::kCount)}, {},
+                7);
+  t.AppendCell("a", 0);
+  t.AppendCell("1", 1);
+  EXPECT_EQ(t.num_rows(), 1u);
+  t.AppendCell(std::string_view("b\0c", 3), 0);
+  t.AppendCell("22", 22);
+  ASSERT_EQ(t.num_rows(), 2u);
+  EXPECT_EQ(t.cell(1, 0), std::string_view("b\0c", 3));
+  EXPECT_EQ(t.cell_c_str(1, 1)[2], '\0');
+  EXPECT_EQ(t.value(1, 1), 22);
+  EXPECT_EQ(t.total_groups(), 7u);
+  EXPECT_EQ(t.ToCsv(), std::string("k,n\na,1\nb\0c,22\n", 15));
+}
+
+TEST(ResultTableTest, WritersStreamTheSameBytesInBoundedChunks) {
+  std::vector<ResultRow> rows;
+  for (int i = 0; i < 20000; ++i) {
+    rows.push_back(Row({"key" + std::to_string(i), std::to_string(i)},
+                       {0, static_cast<double>(i)}));
+  }
+  ResultTable t({Col("k", ColumnKind::kLast), Col("n", ColumnKind::kCount)},
+                rows, {}, rows.size());
+  auto collect = [](auto write) {
+    std::string all;
+    size_t chunks = 0;
+    size_t largest = 0;
+    write([&](std::string_view c) {
+      all.append(c);
+      ++chunks;
+      largest = std::max(largest, c.size());
+    });
+    EXPECT_GT(chunks, 1u);
+    EXPECT_LT(largest, 80u * 1024);
+    return all;
+  };
+  EXPECT_EQ(collect([&](ResultSink s) { t.WriteCsv(s); }), t.ToCsv());
+  EXPECT_EQ(collect([&](ResultSink s) { t.WriteJson(s); }), t.ToJson());
+  EXPECT_EQ(collect([&](ResultSink s) { t.WriteNdjson(s); }), t.ToNdjson());
+  EXPECT_EQ(collect([&](ResultSink s) { t.WriteTable({}, s); }), t.ToTable());
 }
 
 // ------------------------------------------------------------------ ToTable

@@ -217,7 +217,7 @@ std::map<std::string, double> SumByKey(const std::vector<ResultTable>& tables,
   std::map<std::string, double> sums;
   for (const ResultTable& t : tables) {
     for (size_t r = 0; r < t.num_rows(); ++r) {
-      sums[t.cell(r, 0)] += t.value(r, col);
+      sums[std::string(t.cell(r, 0))] += t.value(r, col);
     }
   }
   return sums;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <exception>
+#include <new>
 #include <string>
 #include <tao/pegtl.hpp>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "mapr/internal/out_of_memory.h"
 #include "mapr/internal/strings.h"
 #include "parser/grammar.h"
 #include "parser/grammar_errors.h"
@@ -696,6 +698,8 @@ absl::StatusOr<ast::Query> Parse(std::string_view text,
     pegtl::parse<g::query, Action, Control>(in, st);
   } catch (const SyntaxError& e) {
     return QueryErrorStatus(text, e.error);
+  } catch (const std::bad_alloc&) {
+    return ::mapr::internal::OutOfMemoryError("parsing the query");
   } catch (const std::exception& e) {
     return absl::InternalError(
         absl::StrCat("query parser failed unexpectedly: ", e.what()));

@@ -1294,5 +1294,239 @@ TEST(ParseTest, RejectsTooManyItems) {
   EXPECT_THAT(ParseAndPlan("select a b group by a b", limits), IsOk());
 }
 
+// ---- More error cases: no select, long tokens, hints by context
+// -----------------------------------------------------------------
+
+TEST(ParseTest, RejectsQueryWithoutSelect) {
+  CheckErrors({
+      {"from STATS where x > 1", kInvalid,
+       "1:1-4: query has no 'select' clause\n"
+       "from STATS where x > 1\n"
+       "^~~~\n"
+       "hint: add the values to compute, for example: select count($line)"},
+      {"\n  group by a limit 3", kInvalid,
+       "2:3-7: query has no 'select' clause\n"
+       "  group by a limit 3\n"
+       "  ^~~~~\n"
+       "hint: add the values to compute, for example: select count($line)"},
+  });
+}
+
+TEST(ParseTest, LongUnexpectedTokenIsShortenedInTheMessage) {
+  const std::string token(45, 'y');
+  const std::string query = "select a limit 1 " + token;
+  EXPECT_THAT(
+      ParseAndPlan(query),
+      StatusIs(kInvalid, Eq("1:18-62: unexpected '" + std::string(37, 'y') +
+                            "...'\n" + query + "\n" + std::string(17, ' ') +
+                            "^" + std::string(44, '~') +
+                            "\nhint: 'limit' takes exactly one value")));
+  // Forty bytes are still shown whole.
+  const std::string forty = "select a limit 1 " + std::string(40, 'z');
+  EXPECT_THAT(ParseAndPlan(forty),
+              StatusIs(kInvalid, StartsWith("1:18-57: unexpected '" +
+                                            std::string(40, 'z') + "'\n")));
+}
+
+TEST(ParseTest, EndOfQueryHintsDependOnTheContext) {
+  CheckErrors({
+      {"select a limit 1 ASC", kInvalid,
+       "1:18-20: unexpected 'ASC'\n"
+       "select a limit 1 ASC\n"
+       "                 ^~~\n"
+       "hint: 'asc' and 'desc' may only follow the key of 'order by'"},
+      // After a comma nothing is glued: the clause's own hint applies.
+      {"select a from STATS,x", kInvalid,
+       "1:21: unexpected 'x'\n"
+       "select a from STATS,x\n"
+       "                    ^\n"
+       "hint: 'from' takes exactly one table name"},
+      {"select a group by b\"c\"", kInvalid,
+       "1:20-22: unexpected '\"c\"'\n"
+       "select a group by b\"c\"\n"
+       "                   ^~~\n"
+       "hint: separate items with a space or a comma"},
+      {"select a logformat csv x", kInvalid,
+       "1:24: unexpected 'x'\n"
+       "select a logformat csv x\n"
+       "                       ^\n"
+       "hint: 'logformat' takes exactly one value"},
+      // DEL is a control character too; the snippet shows it as a space.
+      {"select a limit 1\x7f", kInvalid,
+       "1:17: unexpected control character 0x7F\n"
+       "select a limit 1 \n"
+       "                ^\n"
+       "hint: a query may not contain control characters; only spaces, tabs "
+       "and newlines separate words"},
+  });
+}
+
+// ---- AST helpers
+// ---------------------------------------------------------------
+
+TEST(AstTest, BarewordNamesAndReservedWords) {
+  for (std::string_view word : {"select", "FROM", "Where", "and", "OR", "not",
+                                "as", "logformat", "rorder"}) {
+    EXPECT_TRUE(ast::IsReservedWord(word)) << word;
+    EXPECT_FALSE(ast::IsBarewordName(word)) << word;
+  }
+  for (std::string_view word : {"selects", "count", "desc", "asc", "by", ""}) {
+    EXPECT_FALSE(ast::IsReservedWord(word)) << word;
+  }
+  for (std::string_view name :
+       {"a", "$line", "*", "a.b-c", "status:code", "\xc3\xa9t\xc3\xa9"}) {
+    EXPECT_TRUE(ast::IsBarewordName(name)) << name;
+  }
+  for (std::string_view name :
+       {"", "a b", "a,b", "a\"b", "a`b", "f(x)", "a)", "a<b", "a>b", "a=b",
+        "a!", "tab\there", "del\x7f"}) {
+    EXPECT_FALSE(ast::IsBarewordName(name)) << name;
+  }
+}
+
+TEST(AstTest, AppendTokenQuotesWhatABarewordCannotHold) {
+  auto text = [](const ast::Token& t) {
+    std::string out;
+    ast::AppendToken(t, &out);
+    return out;
+  };
+  EXPECT_EQ(text(Bare("status")), "status");
+  EXPECT_EQ(text(Bare("")), "");
+  // A hand-built bareword that is reserved or holds a separator is
+  // backticked, so the text parses back to the same field.
+  EXPECT_EQ(text(Bare("a b")), "`a b`");
+  EXPECT_EQ(text(Bare("from")), "`from`");
+  EXPECT_EQ(text(Tick("status")), "`status`");
+  EXPECT_EQ(text(Str("free beer")), "\"free beer\"");
+
+  ast::Query q;
+  q.select = {Item(Bare("a b")), Item(Bare("x"), Bare("count"))};
+  q.group_by = {Bare("where")};
+  const std::string unparsed = ast::Unparse(q);
+  EXPECT_EQ(unparsed, "select `a b`,count(x) group by `where`");
+  ASSERT_OK_AND_ASSIGN(ast::Query back, ParseClean(unparsed));
+  EXPECT_EQ(back.select[0].field.text, "a b");
+  EXPECT_EQ(back.group_by[0].text, "where");
+}
+
+// The round-trip tests rely on operator==: queries that differ anywhere,
+// spans aside, must compare unequal.
+TEST(AstTest, QueriesThatDifferAnywhereCompareUnequal) {
+  constexpr std::string_view kBase =
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default";
+  const std::string_view kVariants[] = {
+      // select: field, aggregation, alias, number of items
+      "select c, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, sum(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as m from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select `a`, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      // from
+      "select a, count(b) as n from U where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      // where: operator, operands, operand kind, shape
+      "select a, count(b) as n from T where x < 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where w > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 2 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq s "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 or y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and not y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      // set: target, function, operand
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $u = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = maskdigits(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(q) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = z group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      // group by
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a, b order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      // order: key, aggregation, direction, reverse
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by a interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by count(b) interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n asc interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a rorder by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      // interval, limit, outfile, logformat
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 6 limit 3 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 4 "
+      "outfile \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile append \"o.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"p.csv\" logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "logformat default",
+      "select a, count(b) as n from T where x > 1 and y eq \"s\" "
+      "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
+      "outfile \"o.csv\" logformat generic",
+  };
+  ASSERT_OK_AND_ASSIGN(ast::Query base, ParseClean(kBase));
+  EXPECT_EQ(base, base);
+  for (std::string_view variant : kVariants) {
+    ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(variant));
+    EXPECT_NE(q, base) << variant;
+    EXPECT_NE(base, q) << variant;
+  }
+  // Spans count when they are kept: the same query shifted by one space.
+  ASSERT_OK_AND_ASSIGN(ast::Query a, Parse(kBase));
+  ASSERT_OK_AND_ASSIGN(ast::Query b, Parse(" " + std::string(kBase)));
+  EXPECT_NE(a, b);
+  ast::ClearSpans(&a);
+  ast::ClearSpans(&b);
+  EXPECT_EQ(a, b);
+}
+
 }  // namespace
 }  // namespace mapr::parser

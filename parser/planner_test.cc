@@ -4,10 +4,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/options.h"
@@ -857,6 +859,143 @@ TEST(QueryCompileTest, CompileOptionsReachTheParser) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        ::testing::StartsWith("1:1: query is 8 bytes, more "
                                              "than the limit of 5\n")));
+}
+
+// ---- Names and explain output for every kind and operator
+// -----------------------------------------------------------
+
+TEST(PlannerTest, AggregateNamesRoundTrip) {
+  for (std::string_view name : {"count", "sum", "min", "max", "avg", "last",
+                                "len", "percentage", "percentile"}) {
+    const std::string query = absl::StrCat("select ", std::string(name), "(x)");
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(query));
+    ASSERT_EQ(p.columns.size(), 1u) << query;
+    EXPECT_EQ(plan::AggregateName(p.columns[0].kind), name);
+  }
+  // A bare field is last().
+  ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf("select x"));
+  EXPECT_STREQ(plan::AggregateName(p.columns[0].kind), "last");
+}
+
+TEST(PlannerTest, StateKindNames) {
+  const std::pair<StateKind, std::string_view> kNames[] = {
+      {StateKind::kCount, "count"}, {StateKind::kSum, "sum"},
+      {StateKind::kMin, "min"},     {StateKind::kMax, "max"},
+      {StateKind::kAvg, "avg"},     {StateKind::kLast, "last"},
+      {StateKind::kLen, "len"},
+  };
+  for (const auto& [kind, name] : kNames) {
+    EXPECT_EQ(plan::StateKindName(kind), name);
+  }
+}
+
+// Every operator the grammar accepts plans to an op whose name is the
+// canonical spelling (aliases fold: =< is <=, => is >=, lacks is
+// ncontains).
+TEST(PlannerTest, CompareOperatorNamesRoundTrip) {
+  const std::pair<std::string_view, std::string_view> kOps[] = {
+      {"==", "=="},
+      {"!=", "!="},
+      {"<", "<"},
+      {"<=", "<="},
+      {"=<", "<="},
+      {">", ">"},
+      {">=", ">="},
+      {"=>", ">="},
+      {"eq", "eq"},
+      {"ne", "ne"},
+      {"contains", "contains"},
+      {"ncontains", "ncontains"},
+      {"lacks", "ncontains"},
+      {"hasprefix", "hasprefix"},
+      {"nhasprefix", "nhasprefix"},
+      {"hassuffix", "hassuffix"},
+      {"nhassuffix", "nhassuffix"},
+  };
+  for (const auto& [written, canonical] : kOps) {
+    const std::string query =
+        absl::StrCat("select a where a ", std::string(written), " b");
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(query));
+    ASSERT_TRUE(p.where.has_value()) << query;
+    EXPECT_EQ(plan::CompareOpName(p.where->op), canonical) << query;
+    EXPECT_EQ(plan::IsFloatOp(p.where->op),
+              canonical.find_first_of("=<>!") != std::string_view::npos)
+        << query;
+  }
+}
+
+TEST(PlannerTest, DebugStringOfOperatorsTablesAndDirections) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select a where a != 1 and (b ne \"x\" or not c hasprefix \"p\") "
+             "and d nhassuffix \"s\" and e lacks f and 2 <= g rorder by a"));
+  EXPECT_EQ(plan::DebugString(p),
+            "format: generic (default rule)\n"
+            "table: every line\n"
+            "extract: a, b, c, d, e, f, g\n"
+            "where: and[(a != 1) or[(b ne \"x\") not(c hasprefix \"p\")] "
+            "(d nhassuffix \"s\") (e ncontains f) (2 <= g)]\n"
+            "group by: a\n"
+            "columns:\n"
+            "  a: last(a) slot 0 [group key]\n"
+            "states: last(a)\n"
+            "order by: a asc\n"
+            "interval: 5000ms\n");
+}
+
+TEST(PlannerTest, DebugStringOfAnyTableAndSetsBeforeWhere) {
+  ASSERT_OK_AND_ASSIGN(plan::Plan p,
+                       PlanOf("from * select count($line),a where $m eq \"x\" "
+                              "set $m = md5sum(maskdigits(a))"));
+  EXPECT_EQ(plan::DebugString(p),
+            "format: default (default rule)\n"
+            "table: any |MAPREDUCE:<table>|\n"
+            "extract: a\n"
+            "set before where: $m' = md5sum(maskdigits(a))\n"
+            "where: ($m' eq \"x\")\n"
+            "set: $m = md5sum(maskdigits(a))\n"
+            "group by: $line\n"
+            "columns:\n"
+            "  count($line): count($line) slot 0\n"
+            "  a: last(a) slot 1\n"
+            "states: count($line) last(a)\n"
+            "interval: 5000ms\n");
+}
+
+// A warning points at the first use of the variable: in a select item,
+// a group-by field, anywhere in the where tree (left or right, however
+// deeply nested) or a set operand.
+TEST(PlannerTest, WarningSpansPointAtTheFirstUse) {
+  struct Case {
+    std::string_view query;
+    std::string_view variable;
+    ast::Span span;
+  };
+  const Case kCases[] = {
+      {"from STATS select count($line) group by $g", "$g", {40, 2}},
+      {"from STATS select count($line) where x > 1 and $w < 2", "$w", {47, 2}},
+      {"from STATS select count($line) where 1 < $w", "$w", {41, 2}},
+      {"from STATS select count($line) where x > 1 or (y < 2 and not 1 == $w)",
+       "$w",
+       {66, 2}},
+      {"from STATS select count($line) where $w eq \"a\" or $w eq \"b\"",
+       "$w",
+       {37, 2}},
+      {"from STATS select $x set $x = $src", "$src", {30, 4}},
+  };
+  for (const Case& c : kCases) {
+    ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
+    ASSERT_EQ(p.warnings.size(), 1u) << c.query;
+    EXPECT_THAT(p.warnings[0].message,
+                ::testing::StartsWith(absl::StrCat(std::string(c.variable),
+                                                   " is not a known variable")))
+        << c.query;
+    EXPECT_EQ(p.warnings[0].span, c.span) << c.query;
+    EXPECT_EQ(
+        c.query.substr(p.warnings[0].span.offset, p.warnings[0].span.length),
+        c.variable)
+        << c.query;
+  }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "mapr/internal/status_macros.h"
 #include "runtime/format_number.h"
 #include "runtime/functions.h"
 #include "runtime/number.h"
@@ -179,9 +180,17 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
   key_scratch_.reserve(256);
   prev_key_scratch_.reserve(256);
   hashes_.resize(kMaxBatchRows);
+  same_key_.resize(kMaxBatchRows);
   slots_.resize(plan_->slots.size());
+  key_part_.assign(slots_.size(), -1);
   for (size_t i = 0; i < slots_.size(); ++i) {
     slots_[i].kind = plan_->slots[i].kind;
+    if (slots_[i].kind != plan::StateKind::kLast) continue;
+    // Every row of a group carries the group's key in this field, so the
+    // last value is the key part (a missing field is the empty part).
+    const auto& by = plan_->group_by;
+    auto it = std::find(by.begin(), by.end(), plan_->slots[i].field);
+    if (it != by.end()) key_part_[i] = static_cast<int32_t>(it - by.begin());
   }
 }
 
@@ -447,6 +456,96 @@ void BatchAggregator::Filter(const Condition& c) {
   sel_size_ = kept;
 }
 
+// The group of row sel_[i] into gids_[i], creating groups as needed.
+absl::Status BatchAggregator::AssignGroups() {
+  const plan::Plan& p = *plan_;
+  const size_t nkeys = p.group_by.size();
+  const bool limited = options_.max_groups != 0;
+  // Looks up `key` for selected row i.
+  auto assign = [&](size_t i, std::string_view key,
+                    uint64_t hash) -> absl::Status {
+    if (limited && groups_.size() >= options_.max_groups) {
+      const uint32_t id = groups_.Find(key, hash);
+      if (id == GroupTable::kNotFound) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            "more than ", options_.max_groups,
+            " groups (AggregatorOptions::max_groups); raise the limit or "
+            "group by fewer distinct values"));
+      }
+      gids_[i] = id;
+      return absl::OkStatus();
+    }
+    bool created;
+    gids_[i] = groups_.FindOrInsert(key, hash, &created);
+    return absl::OkStatus();
+  };
+
+  if (nkeys == 1) {
+    // Two passes: hash every key and start loading its slot, then look the
+    // keys up, so that with a large table the slot loads overlap instead of
+    // stalling one row at a time. A row with the same key as the row before
+    // (few groups, sorted or bursty logs) skips both.
+    const std::string_view* column = Column(p.group_by[0]);
+    auto key_of = [&](size_t i) {
+      std::string_view key = column[sel_[i]];
+      return key.data() == nullptr ? FieldBatch::kEmptyValue : key;
+    };
+    for (size_t i = 0; i < sel_size_; ++i) {
+      const std::string_view key = key_of(i);
+      const std::string_view prev = i > 0 ? key_of(i - 1) : std::string_view();
+      if (i > 0 && key.size() == prev.size() &&
+          BytesEqual(key.data(), prev.data(), key.size())) {
+        same_key_[i] = 1;
+        continue;
+      }
+      same_key_[i] = 0;
+      hashes_[i] = HashKey(key);
+      groups_.Prefetch(hashes_[i]);
+    }
+    if (limited) {
+      for (size_t i = 0; i < sel_size_; ++i) {
+        if (same_key_[i]) {
+          gids_[i] = gids_[i - 1];
+          continue;
+        }
+        MAPR_RETURN_IF_ERROR(assign(i, key_of(i), hashes_[i]));
+      }
+      return absl::OkStatus();
+    }
+    for (size_t i = 0; i < sel_size_; ++i) {
+      if (same_key_[i]) {
+        gids_[i] = gids_[i - 1];
+        continue;
+      }
+      bool created;
+      gids_[i] = groups_.FindOrInsert(key_of(i), hashes_[i], &created);
+    }
+    return absl::OkStatus();
+  }
+
+  std::string_view prev_key;
+  for (size_t i = 0; i < sel_size_; ++i) {
+    const uint32_t r = sel_[i];
+    // Two scratch buffers, so the previous row's key stays readable.
+    key_scratch_.swap(prev_key_scratch_);
+    key_scratch_.clear();
+    for (FieldId id : p.group_by) {
+      std::string_view part = Column(id)[r];
+      AppendKeyPart(part.data() == nullptr ? std::string_view() : part,
+                    &key_scratch_);
+    }
+    const std::string_view key = key_scratch_;
+    if (i > 0 && key == prev_key) {
+      gids_[i] = gids_[i - 1];
+      prev_key = key;
+      continue;
+    }
+    prev_key = key;
+    MAPR_RETURN_IF_ERROR(assign(i, key, HashKey(key)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status BatchAggregator::Aggregate() {
   const plan::Plan& p = *plan_;
   // Keep rows from which at least one select item takes a value.
@@ -482,51 +581,20 @@ absl::Status BatchAggregator::Aggregate() {
   if (kept == 0) return absl::OkStatus();
 
   // Group ids.
-  const size_t nkeys = p.group_by.size();
-  std::string_view prev_key;
-  for (size_t i = 0; i < sel_size_; ++i) {
-    uint32_t r = sel_[i];
-    std::string_view key;
-    if (nkeys == 1) {
-      key = Column(p.group_by[0])[r];
-      if (key.data() == nullptr) key = FieldBatch::kEmptyValue;
-    } else {
-      // Two scratch buffers, so the previous row's key stays readable.
-      key_scratch_.swap(prev_key_scratch_);
-      key_scratch_.clear();
-      for (FieldId id : p.group_by) {
-        std::string_view part = Column(id)[r];
-        AppendKeyPart(part.data() == nullptr ? std::string_view() : part,
-                      &key_scratch_);
-      }
-      key = key_scratch_;
+  if (absl::Status s = AssignGroups(); !s.ok()) {
+    // Groups created before the failing row still get (empty) state, so the
+    // table stays consistent whatever the caller does next.
+    for (size_t k = 0; k < slots_.size(); ++k) {
+      if (key_part_[k] < 0) slots_[k].Resize(groups_.size());
     }
-    // Fast path: runs of rows with the same key (few groups, sorted or
-    // bursty logs) skip hashing and probing.
-    if (i > 0 && key == prev_key) {
-      gids_[i] = gids_[i - 1];
-      prev_key = key;
-      continue;
-    }
-    prev_key = key;
-    uint64_t hash = HashKey(key);
-    bool created;
-    if (options_.max_groups != 0 && groups_.size() >= options_.max_groups) {
-      uint32_t id = groups_.Find(key, hash);
-      if (id == GroupTable::kNotFound) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "more than ", options_.max_groups,
-            " groups (AggregatorOptions::max_groups); raise the limit or "
-            "group by fewer distinct values"));
-      }
-      gids_[i] = id;
-      continue;
-    }
-    gids_[i] = groups_.FindOrInsert(key, hash, &created);
+    return s;
   }
-  for (SlotState& s : slots_) s.Resize(groups_.size());
+  for (size_t k = 0; k < slots_.size(); ++k) {
+    if (key_part_[k] < 0) slots_[k].Resize(groups_.size());
+  }
 
   for (size_t k = 0; k < slots_.size(); ++k) {
+    if (key_part_[k] >= 0) continue;
     FieldId f = p.slots[k].field;
     FieldRows rows{Column(f), numbers_.data() + size_t{f} * kMaxBatchRows,
                    numeric_.data() + size_t{f} * kMaxBatchRows};
@@ -547,7 +615,7 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later) {
   for (uint32_t g = 0; g < later.groups_.size(); ++g) {
     std::string_view key = later.groups_.key(g);
     bool created;
-    uint64_t hash = HashKey(key);
+    const uint64_t hash = later.groups_.hash(g);
     if (options_.max_groups != 0 && groups_.size() >= options_.max_groups &&
         groups_.Find(key, hash) == GroupTable::kNotFound) {
       sticky_error_ = absl::ResourceExhaustedError(absl::StrCat(
@@ -556,8 +624,9 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later) {
       return sticky_error_;
     }
     uint32_t to = groups_.FindOrInsert(key, hash, &created);
-    for (SlotState& s : slots_) s.Resize(groups_.size());
     for (size_t k = 0; k < slots_.size(); ++k) {
+      if (key_part_[k] >= 0) continue;
+      slots_[k].Resize(groups_.size());
       slots_[k].MergeGroup(to, later.slots_[k], g);
     }
   }
@@ -582,9 +651,30 @@ ResultTable BatchAggregator::Result() const {
   std::vector<uint32_t> order(ngroups);
   std::iota(order.begin(), order.end(), 0);
   if (nkeys <= 1) {
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return groups_.key(a) < groups_.key(b);
-    });
+    // Sorted on the first 16 bytes packed big-endian (so integer order is
+    // byte order), falling back to the whole key only on a tie: most
+    // comparisons touch neither the keys nor memcmp.
+    struct Prefixed {
+      uint64_t hi, lo;
+      uint32_t id;
+    };
+    std::vector<Prefixed> prefixed(ngroups);
+    for (uint32_t g = 0; g < ngroups; ++g) {
+      const std::string_view k = groups_.key(g);
+      unsigned char b[16] = {};
+      std::memcpy(b, k.data(), std::min<size_t>(k.size(), 16));
+      uint64_t hi = 0, lo = 0;
+      for (int i = 0; i < 8; ++i) hi = (hi << 8) | b[i];
+      for (int i = 8; i < 16; ++i) lo = (lo << 8) | b[i];
+      prefixed[g] = Prefixed{hi, lo, g};
+    }
+    std::sort(prefixed.begin(), prefixed.end(),
+              [&](const Prefixed& a, const Prefixed& b) {
+                if (a.hi != b.hi) return a.hi < b.hi;
+                if (a.lo != b.lo) return a.lo < b.lo;
+                return groups_.key(a.id) < groups_.key(b.id);
+              });
+    for (uint32_t i = 0; i < ngroups; ++i) order[i] = prefixed[i].id;
   } else {
     // The next (4-byte little-endian length, bytes) part of `key` at `*pos`.
     auto next_part = [](std::string_view key, size_t* pos,
@@ -647,84 +737,98 @@ ResultTable BatchAggregator::Result() const {
     columns.push_back(std::move(rc));
   }
 
-  std::vector<ResultRow> rows;
-  rows.reserve(ngroups);
-  for (uint32_t g : order) {
-    ResultRow row;
-    row.cells.reserve(p.columns.size());
-    row.values.reserve(p.columns.size());
-    for (const plan::Column& c : p.columns) {
-      const SlotState& s = slots_[c.slot];
-      std::string cell;
-      double value = 0;
-      switch (c.kind) {
-        case ColumnKind::kCount:
-          value = static_cast<double>(s.count[g]);
-          AppendGoInt(value, &cell);
-          break;
-        case ColumnKind::kSum:
-        case ColumnKind::kLen:
-          value = s.has[g] ? s.value[g] : 0;
-          AppendGoFloat(value, &cell);
-          break;
-        case ColumnKind::kMin:
-        case ColumnKind::kMax:
-          value = s.Extreme(g);
-          AppendGoFloat(value, &cell);
-          break;
-        case ColumnKind::kAvg:
-          value =
-              s.count[g] > 0 ? s.value[g] / static_cast<double>(s.count[g]) : 0;
-          AppendGoFloat(value, &cell);
-          break;
-        case ColumnKind::kLast:
-          if (s.has[g]) cell = s.text[g];
-          if (!ParseNumber(cell, &value)) value = 0;
-          break;
-        case ColumnKind::kPercentage: {
-          double v = s.has[g] ? s.value[g] : 0;
-          double total = totals[c.slot];
-          value = total != 0 ? 100 * v / total : 0;
-          AppendGoFloat(value, &cell);
-          break;
+  // The value of column `c` for group `g`; with `cell`, also its rendered
+  // text (appended).
+  auto cell_of = [&](const plan::Column& c, uint32_t g,
+                     std::string* cell) -> double {
+    const SlotState& s = slots_[c.slot];
+    double value = 0;
+    switch (c.kind) {
+      case ColumnKind::kCount:
+        value = static_cast<double>(s.count[g]);
+        if (cell != nullptr) AppendGoInt(value, cell);
+        return value;
+      case ColumnKind::kSum:
+      case ColumnKind::kLen:
+        value = s.has[g] ? s.value[g] : 0;
+        break;
+      case ColumnKind::kMin:
+      case ColumnKind::kMax:
+        value = s.Extreme(g);
+        break;
+      case ColumnKind::kAvg:
+        value =
+            s.count[g] > 0 ? s.value[g] / static_cast<double>(s.count[g]) : 0;
+        break;
+      case ColumnKind::kLast: {
+        std::string_view text;
+        if (key_part_[c.slot] >= 0) {
+          text = KeyPart(groups_.key(g), nkeys,
+                         static_cast<size_t>(key_part_[c.slot]));
+        } else if (s.has[g]) {
+          text = s.text[g];
         }
-        case ColumnKind::kPercentile: {
-          double v = s.has[g] ? s.value[g] : 0;
-          const std::vector<double>& sums = sorted_sums[c.slot];
-          size_t le = static_cast<size_t>(
-              std::upper_bound(sums.begin(), sums.end(), v) - sums.begin());
-          value = sums.empty() ? 0
-                               : 100 * static_cast<double>(le) /
-                                     static_cast<double>(sums.size());
-          AppendGoFloat(value, &cell);
-          break;
-        }
+        if (!ParseNumber(text, &value)) value = 0;
+        if (cell != nullptr) cell->append(text.data(), text.size());
+        return value;
       }
-      row.cells.push_back(std::move(cell));
-      row.values.push_back(value);
+      case ColumnKind::kPercentage: {
+        const double v = s.has[g] ? s.value[g] : 0;
+        const double total = totals[c.slot];
+        value = total != 0 ? 100 * v / total : 0;
+        break;
+      }
+      case ColumnKind::kPercentile: {
+        const double v = s.has[g] ? s.value[g] : 0;
+        const std::vector<double>& sums = sorted_sums[c.slot];
+        const size_t le = static_cast<size_t>(
+            std::upper_bound(sums.begin(), sums.end(), v) - sums.begin());
+        value = sums.empty() ? 0
+                             : 100 * static_cast<double>(le) /
+                                   static_cast<double>(sums.size());
+        break;
+      }
     }
-    rows.push_back(std::move(row));
+    if (cell != nullptr) AppendGoFloat(value, cell);
+    return value;
+  };
+
+  // Stable sort on the order value (§8.5 step 2); NaN sorts last. Only the
+  // order column is evaluated here, so that `limit` can cut the groups
+  // before any row is rendered.
+  if (p.order_column) {
+    const plan::Column& oc = p.columns[*p.order_column];
+    std::vector<double> order_values(ngroups);
+    for (uint32_t g = 0; g < ngroups; ++g) {
+      order_values[g] = cell_of(oc, g, nullptr);
+    }
+    const bool desc = p.order_descending;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const double x = order_values[a], y = order_values[b];
+      if (std::isnan(x) || std::isnan(y)) {
+        return !std::isnan(x) && std::isnan(y);
+      }
+      return desc ? x > y : x < y;
+    });
+  }
+  const uint64_t total_groups = ngroups;
+  if (p.limit >= 0 && order.size() > static_cast<size_t>(p.limit)) {
+    order.resize(static_cast<size_t>(p.limit));
   }
 
-  // Stable sort on the order value (§8.5 step 2); NaN sorts last.
-  if (p.order_column) {
-    size_t col = *p.order_column;
-    bool desc = p.order_descending;
-    std::stable_sort(rows.begin(), rows.end(),
-                     [col, desc](const ResultRow& a, const ResultRow& b) {
-                       double x = a.values[col], y = b.values[col];
-                       if (std::isnan(x) || std::isnan(y)) {
-                         return !std::isnan(x) && std::isnan(y);
-                       }
-                       return desc ? x > y : x < y;
-                     });
+  ResultTable table(std::move(columns), counters_, total_groups);
+  if (p.columns.empty()) return table;
+  // Room for the rows, guessing 12 bytes of text per cell; grows if not.
+  table.Reserve(order.size(), order.size() * p.columns.size() * 12);
+  std::string cell;
+  for (uint32_t g : order) {
+    for (const plan::Column& c : p.columns) {
+      cell.clear();
+      const double value = cell_of(c, g, &cell);
+      table.AppendCell(cell, value);
+    }
   }
-  uint64_t total_groups = rows.size();
-  if (p.limit >= 0 && rows.size() > static_cast<size_t>(p.limit)) {
-    rows.resize(static_cast<size_t>(p.limit));
-  }
-  return ResultTable(std::move(columns), std::move(rows), counters_,
-                     total_groups);
+  return table;
 }
 
 }  // namespace mapr::runtime

@@ -76,6 +76,7 @@ class BatchAggregator {
   void Evaluate(const plan::Condition& c, const uint32_t* rows, size_t n,
                 uint8_t* out, size_t depth);
   absl::Status Aggregate();
+  absl::Status AssignGroups();
 
   std::shared_ptr<const plan::Plan> plan_;
   AggregatorOptions options_;
@@ -103,6 +104,7 @@ class BatchAggregator {
   std::vector<uint8_t> result_;
   std::vector<uint32_t> gids_;
   std::vector<uint64_t> hashes_;
+  std::vector<uint8_t> same_key_;
   std::string key_scratch_;
   std::string prev_key_scratch_;
   std::vector<int32_t> last_row_;
@@ -111,6 +113,10 @@ class BatchAggregator {
   // ---- State.
   GroupTable groups_;
   std::vector<SlotState> slots_;
+  // Per slot: for a last() of a group-by field (`select host ... group by
+  // host`), the index of that field in the key; such a slot keeps no
+  // per-group state, its value is the group key part. Else -1.
+  std::vector<int32_t> key_part_;
   LineCounters counters_;
   absl::Status sticky_error_;
 };

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <ctime>
 #include <memory>
 #include <random>
 #include <string>
@@ -12,8 +13,15 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "mapr/log_format.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
@@ -26,6 +34,7 @@ namespace {
 using ::mapr::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
+using ::testing::Eq;
 using ::testing::HasSubstr;
 
 using ::mapr::testing::Stats;
@@ -256,11 +265,11 @@ TEST(BatchAggregatorTest, ResultDescribesColumnsAndOrderValues) {
   EXPECT_EQ(r.columns()[2].kind, ColumnKind::kAvg);
   EXPECT_EQ(r.columns()[2].field, "v");
   ASSERT_EQ(r.num_rows(), 2u);
-  EXPECT_THAT(r.rows()[0].cells, ElementsAre("b", "2", "3.000000", "3.5"));
-  EXPECT_THAT(r.rows()[0].values, ElementsAre(0, 2, 3, 3.5));
+  EXPECT_THAT(r.row(0).cells, ElementsAre("b", "2", "3.000000", "3.5"));
+  EXPECT_THAT(r.row(0).values, ElementsAre(0, 2, 3, 3.5));
   // A non-numeric last() value orders as 0.
-  EXPECT_THAT(r.rows()[1].cells, ElementsAre("a", "1", "0.000000", "abc"));
-  EXPECT_THAT(r.rows()[1].values, ElementsAre(0, 1, 0, 0));
+  EXPECT_THAT(r.row(1).cells, ElementsAre("a", "1", "0.000000", "abc"));
+  EXPECT_THAT(r.row(1).values, ElementsAre(0, 1, 0, 0));
 }
 
 // ------------------------------------------------------------- ordering
@@ -666,7 +675,7 @@ TEST(BatchAggregatorTest, RandomBytesNeverCrash) {
     }
     ResultTable r = agg->Result();
     EXPECT_EQ(SumOfBuckets(r.stats()), r.stats().lines_read);
-    for (const ResultRow& row : r.rows()) {
+    for (const ResultRow& row : r.CopyRows()) {
       EXPECT_EQ(row.cells.size(), r.num_columns());
       EXPECT_EQ(row.values.size(), r.num_columns());
     }
@@ -674,6 +683,312 @@ TEST(BatchAggregatorTest, RandomBytesNeverCrash) {
     (void)r.ToTable();
     (void)r.ToJson();
   }
+}
+
+// ------------------------------------------- where operators (every one)
+// Each operator over the same lines: h names the line, v and w are its
+// values. Under any operator a missing field, and under a float operator a
+// non-numeric value, makes the condition false (query-language.md §3).
+
+const std::vector<std::string>& OperatorLines() {
+  static const auto* lines = new std::vector<std::string>{
+      Stats("h=one|v=1|w=2"),     Stats("h=two|v=2|w=2"),
+      Stats("h=three|v=3|w=2"),   Stats("h=text|v=x|w=2"),
+      Stats("h=nan|v=nan|w=2"),   Stats("h=none|w=2"),
+      Stats("h=wtext|v=1|w=abc"),
+  };
+  return *lines;
+}
+
+// The h of the lines that pass `where CONDITION`, in key order.
+std::string Passing(std::string_view condition) {
+  std::string csv = RunCsv(absl::StrCat("from STATS select h where ",
+                                        std::string(condition), " group by h"),
+                           OperatorLines());
+  EXPECT_TRUE(absl::StartsWith(csv, "h\n")) << condition << ": " << csv;
+  std::string rows = csv.substr(std::min<size_t>(2, csv.size()));
+  absl::StrReplaceAll({{"\n", " "}}, &rows);
+  return std::string(absl::StripTrailingAsciiWhitespace(rows));
+}
+
+TEST(BatchAggregatorWhereTest, EveryFloatOperatorAgainstANumber) {
+  EXPECT_EQ(Passing("v == 2"), "two");
+  EXPECT_EQ(Passing("v != 2"), "nan one three wtext");
+  EXPECT_EQ(Passing("v < 2"), "one wtext");
+  EXPECT_EQ(Passing("v <= 2"), "one two wtext");
+  EXPECT_EQ(Passing("v =< 2"), "one two wtext");
+  EXPECT_EQ(Passing("v > 2"), "three");
+  EXPECT_EQ(Passing("v >= 2"), "three two");
+  EXPECT_EQ(Passing("v => 2"), "three two");
+}
+
+TEST(BatchAggregatorWhereTest, NumberOnTheLeftMirrorsTheOperator) {
+  EXPECT_EQ(Passing("2 > v"), Passing("v < 2"));
+  EXPECT_EQ(Passing("2 <= v"), Passing("v >= 2"));
+  EXPECT_EQ(Passing("2 == v"), Passing("v == 2"));
+  // Two numbers: the condition is constant.
+  EXPECT_EQ(Passing("1 < 2"), "nan none one text three two wtext");
+  EXPECT_EQ(Passing("2 < 1"), "");
+}
+
+TEST(BatchAggregatorWhereTest, FieldAgainstField) {
+  // w=2 everywhere except wtext (non-numeric): v compared to w.
+  EXPECT_EQ(Passing("v < w"), "one");
+  EXPECT_EQ(Passing("v == w"), "two");
+  EXPECT_EQ(Passing("v >= w"), "three two");
+  EXPECT_EQ(Passing("w > v"), "one");
+  // As strings, "1" vs "abc" compares; a missing side never does.
+  EXPECT_EQ(Passing("v ne w"), "nan one text three wtext");
+  EXPECT_EQ(Passing("w eq v"), "two");
+}
+
+TEST(BatchAggregatorWhereTest, EveryStringOperator) {
+  const std::vector<std::string> lines = {
+      Stats("h=a|p=foobar"), Stats("h=b|p=bar"), Stats("h=c|p=fo"),
+      Stats("h=d|p="),       Stats("h=e"),
+  };
+  auto passing = [&](std::string_view condition) {
+    std::string csv =
+        RunCsv(absl::StrCat("from STATS select h where ",
+                            std::string(condition), " group by h"),
+               lines);
+    return csv.substr(std::min<size_t>(2, csv.size()));
+  };
+  EXPECT_EQ(passing("p eq \"bar\""), "b\n");
+  EXPECT_EQ(passing("p ne \"bar\""), "a\nc\nd\n");
+  EXPECT_EQ(passing("p contains \"oba\""), "a\n");
+  EXPECT_EQ(passing("p ncontains \"bar\""), "c\nd\n");
+  EXPECT_EQ(passing("p lacks \"bar\""), "c\nd\n");
+  EXPECT_EQ(passing("p hasprefix \"foo\""), "a\n");
+  EXPECT_EQ(passing("p nhasprefix \"foo\""), "b\nc\nd\n");
+  // "fo" is shorter than the suffix: no match, and no out-of-range read.
+  EXPECT_EQ(passing("p hassuffix \"bar\""), "a\nb\n");
+  EXPECT_EQ(passing("p nhassuffix \"bar\""), "c\nd\n");
+  EXPECT_EQ(passing("p hassuffix \"foobarbaz\""), "");
+  // The empty string is a prefix, suffix and part of every present value.
+  EXPECT_EQ(passing("p hasprefix \"\""), "a\nb\nc\nd\n");
+  EXPECT_EQ(passing("p contains \"\""), "a\nb\nc\nd\n");
+  // A literal may stand on the left.
+  EXPECT_EQ(passing("\"fo\" eq p"), "c\n");
+}
+
+TEST(BatchAggregatorWhereTest, NotOfAMissingOrNonNumericValueIsTrue) {
+  EXPECT_EQ(Passing("not v > 2"), "nan none one text two wtext");
+  EXPECT_EQ(Passing("not v ncontains \"x\""), "none text");
+  EXPECT_EQ(Passing("not (v < 2 or v > 2)"), "nan none text two");
+  EXPECT_EQ(Passing("v > 1 and (v < 3 or w eq \"abc\") and not v == 2"), "");
+  EXPECT_EQ(Passing("v >= 1 and (v < 2 or v > 2) and w != 3"), "one three");
+}
+
+// ------------------------------------------------------ common variables
+
+TEST(BatchAggregatorTest, CommonVariablesHaveTheirValues) {
+  time_t now = time(nullptr);
+  struct tm local;
+  ASSERT_NE(localtime_r(&now, &local), nullptr);
+  const std::string zone = local.tm_zone != nullptr ? local.tm_zone : "UTC";
+  EXPECT_EQ(RunCsv("select $hostname,$server,$timezone,$timeoffset,$empty,*,"
+                   "count($line) group by $hostname",
+                   {"a", "b"}),
+            absl::StrCat("$hostname,$server,$timezone,$timeoffset,$empty,*,"
+                         "count($line)\nintegrationtest,integrationtest,",
+                         zone, ",", local.tm_gmtoff, ",,*,2\n"));
+}
+
+// ------------------------------------------------------- host log formats
+
+// Fills "upper" with the line upper-cased in batch scratch memory and "size"
+// with its length copied through FieldBatch::Copy; a line whose requested
+// field count disagrees with num_fields() is malformed. Refuses "forbidden".
+class UpperFormat : public LogFormat {
+ public:
+  std::string name() const override { return "batchtestupper"; }
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const override {
+    for (const std::string& f : fields) {
+      if (f == "forbidden") {
+        return absl::InvalidArgumentError("batchtestupper has no 'forbidden'");
+      }
+    }
+    return std::make_unique<Parser>(
+        std::vector<std::string>(fields.begin(), fields.end()));
+  }
+
+ private:
+  class Parser : public LogFormatParser {
+   public:
+    explicit Parser(std::vector<std::string> fields)
+        : fields_(std::move(fields)) {}
+    void ParseBatch(std::span<const std::string_view> lines, FieldBatch& batch,
+                    LineOutcome* outcomes) override {
+      for (size_t r = 0; r < lines.size(); ++r) {
+        std::string_view line = lines[r];
+        if (batch.num_fields() != fields_.size()) {
+          outcomes[r] = LineOutcome::kMalformed;
+          continue;
+        }
+        for (size_t f = 0; f < fields_.size(); ++f) {
+          if (fields_[f] == "upper") {
+            char* out = batch.Allocate(line.size());
+            for (size_t i = 0; i < line.size(); ++i) {
+              out[i] = absl::ascii_toupper(static_cast<unsigned char>(line[i]));
+            }
+            batch.column(f)[r] = std::string_view(out, line.size());
+          } else if (fields_[f] == "size") {
+            batch.column(f)[r] = batch.Copy(std::to_string(line.size()));
+          }
+        }
+        outcomes[r] = LineOutcome::kParsed;
+      }
+    }
+
+   private:
+    std::vector<std::string> fields_;
+  };
+};
+
+void RegisterUpperFormatOnce() {
+  static const bool registered = [] {
+    absl::Status s = RegisterLogFormat(std::make_shared<UpperFormat>());
+    EXPECT_TRUE(s.ok()) << s;
+    return true;
+  }();
+  (void)registered;
+}
+
+TEST(BatchAggregatorHostFormatTest, FillsFieldsFromBatchScratchMemory) {
+  RegisterUpperFormatOnce();
+  // More lines than a chunk, so scratch memory is recycled between chunks.
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < kMaxBatchRows + 10; ++i) {
+    lines.push_back(i % 2 == 0 ? "abc" : "hello");
+  }
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       Make("select upper,count($line),sum(size),last(upper) "
+                            "group by upper logformat batchtestupper"));
+  ASSERT_OK(Push(*agg, lines));
+  ResultTable r = agg->Result();
+  EXPECT_EQ(r.ToCsv(),
+            "upper,count($line),sum(size),last(upper)\n"
+            "ABC,1029,3087.000000,ABC\n"
+            "HELLO,1029,5145.000000,HELLO\n");
+  EXPECT_EQ(r.stats().lines_malformed, 0u);
+  EXPECT_EQ(r.stats().lines_aggregated, lines.size());
+}
+
+TEST(BatchAggregatorHostFormatTest, ParserErrorIsReturnedAndSticky) {
+  RegisterUpperFormatOnce();
+  // The plan compiles; the format refuses the field when the first line of
+  // a source needs a parser.
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, Make("select forbidden,count($line) logformat batchtestupper"));
+  EXPECT_OK(Push(*agg, {}));  // No line, no parser needed.
+  EXPECT_THAT(Push(*agg, {"x"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("batchtestupper has no 'forbidden'")));
+  EXPECT_THAT(Push(*agg, {"y"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("batchtestupper has no 'forbidden'")));
+  ASSERT_OK_AND_ASSIGN(
+      auto other,
+      Make("select forbidden,count($line) logformat batchtestupper"));
+  EXPECT_THAT(other->Merge(*agg),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("batchtestupper has no 'forbidden'")));
+}
+
+TEST(BatchAggregatorHostFormatTest, UnregisteredFormatIsFailedPrecondition) {
+  auto plan = std::make_shared<plan::Plan>();
+  plan->log_format = "batchtestnosuchformat";
+  EXPECT_THAT(BatchAggregator::Create(plan, TestOptions()),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       Eq("log format 'batchtestnosuchformat' is no longer "
+                          "registered")));
+}
+
+// ------------------------------------------------- min/max NaN and merges
+
+// DTail's min/max: the first value initialises the state, so a leading NaN
+// sticks and a later one is ignored. Merging partial A then B must give what
+// one aggregator gives for A's lines followed by B's, for every split.
+TEST(BatchAggregatorTest, MinMaxWithNanAgreeForEverySplit) {
+  constexpr std::string_view kQuery =
+      "from STATS select h,min(v),max(v),count(v) group by h";
+  const std::vector<std::vector<std::string>> kInputs = {
+      {"nan", "5", "3"}, {"5", "nan", "3"}, {"5", "3", "nan"}, {"nan", "nan"},
+      {"nan", "x", "7"}, {"x", "nan"},      {"7", "x", "nan"},
+  };
+  for (const std::vector<std::string>& values : kInputs) {
+    std::vector<std::string> lines;
+    for (const std::string& v : values) lines.push_back(Stats("h=g|v=" + v));
+    const std::string whole = RunCsv(kQuery, lines);
+    for (size_t split = 0; split <= lines.size(); ++split) {
+      SCOPED_TRACE(
+          absl::StrCat(absl::StrJoin(values, ","), " split at ", split));
+      ASSERT_OK_AND_ASSIGN(auto a, Make(kQuery));
+      ASSERT_OK_AND_ASSIGN(auto b, Make(kQuery));
+      ASSERT_OK(Push(
+          *a, std::vector<std::string>(lines.begin(), lines.begin() + split)));
+      ASSERT_OK(Push(
+          *b, std::vector<std::string>(lines.begin() + split, lines.end())));
+      ASSERT_OK(a->Merge(*b));
+      EXPECT_EQ(a->Result().ToCsv(), whole);
+    }
+  }
+  // The expected values themselves.
+  EXPECT_EQ(RunCsv(kQuery, {Stats("h=g|v=nan"), Stats("h=g|v=5")}),
+            "h,min(v),max(v),count(v)\ng,NaN,NaN,2\n");
+  EXPECT_EQ(
+      RunCsv(kQuery, {Stats("h=g|v=5"), Stats("h=g|v=nan"), Stats("h=g|v=3")}),
+      "h,min(v),max(v),count(v)\ng,3.000000,5.000000,3\n");
+}
+
+}  // namespace
+}  // namespace mapr::runtime
+
+namespace mapr::runtime {
+namespace {
+
+// A plain select of a group-by field keeps no per-group state; its cells
+// come from the group key, so they must equal what last() would give,
+// including for rows without the field, multi-field keys, and merges.
+TEST(BatchAggregatorTest, GroupKeyColumnsRenderFromTheKey) {
+  const std::vector<std::string> lines = {
+      Stats("h=a|p=x|v=1"), Stats("h=b|p=y|v=2"), Stats("p=x|v=3"),
+      Stats("h=a|p=y|v=4"), Stats("h=|p=x|v=5"),  Stats("h=a|p=x|v=6")};
+  EXPECT_EQ(RunCsv("from STATS select h,count($line),sum(v) group by h", lines),
+            "h,count($line),sum(v)\n"
+            ",2,8.000000\na,3,11.000000\nb,1,2.000000\n");
+  // Two fields, selected in the other order than grouped, and last() of a
+  // key field beside the plain one; `order by` is descending, ties in key
+  // order.
+  EXPECT_EQ(RunCsv("from STATS select p,h,last(h),count($line) group by h,p "
+                   "order by count($line)",
+                   lines),
+            "p,h,last(h),count($line)\n"
+            "x,,,2\nx,a,a,2\ny,a,a,1\ny,b,b,1\n");
+  // `select h group by h` alone: a row without h gives no value.
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> agg =
+      Make("from STATS select h group by h");
+  ASSERT_TRUE(agg.ok());
+  ASSERT_TRUE(Push(**agg, lines).ok());
+  EXPECT_EQ((*agg)->Result().ToCsv(), "h\n\na\nb\n");
+  EXPECT_EQ((*agg)->counters().lines_without_value, 1u);
+
+  // Split and merged equals one pass.
+  const std::string q = "from STATS select h,p,sum(v) group by p,h";
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> one = Make(q);
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> first = Make(q);
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> second = Make(q);
+  ASSERT_TRUE(one.ok() && first.ok() && second.ok());
+  ASSERT_TRUE(Push(**one, lines).ok());
+  ASSERT_TRUE(Push(**first, {lines.begin(), lines.begin() + 3}).ok());
+  ASSERT_TRUE(Push(**second, {lines.begin() + 3, lines.end()}).ok());
+  ASSERT_TRUE((*first)->Merge(**second).ok());
+  EXPECT_EQ((*first)->Result().ToCsv(), (*one)->Result().ToCsv());
+  EXPECT_EQ((*one)->Result().ToCsv(),
+            "h,p,sum(v)\n,x,8.000000\na,x,7.000000\na,y,4.000000\n"
+            "b,y,2.000000\n");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "runtime/group_table.h"
 
+#include <algorithm>
 #include <cstring>
 
 #define XXH_INLINE_ALL
@@ -9,6 +10,43 @@ namespace mapr::runtime {
 
 uint64_t HashKey(std::string_view bytes) {
   return XXH3_64bits(bytes.data(), bytes.size());
+}
+
+void GroupTable::Reserve(size_t n) {
+  keys_.reserve(n);
+  if (n > max_size_) {
+    size_t capacity = 16;
+    while (capacity / 4 * 3 < n) capacity *= 2;
+    Rebuild(capacity);
+  }
+}
+
+void GroupTable::Grow() { Rebuild(slots_.empty() ? 16 : slots_.size() * 2); }
+
+void GroupTable::Rebuild(size_t capacity) {
+  std::vector<Slot>(capacity, Slot{0, kEmpty}).swap(slots_);
+  mask_ = capacity - 1;
+  max_size_ = capacity / 4 * 3;
+  for (uint32_t id = 0; id < keys_.size(); ++id) {
+    const uint64_t h = HashKey(keys_[id]);
+    size_t i = h & mask_;
+    while (slots_[i].id != kEmpty) i = (i + 1) & mask_;
+    slots_[i] = Slot{Tag(h), id};
+  }
+}
+
+void GroupTable::Clear() {
+  std::fill(slots_.begin(), slots_.end(), Slot{0, kEmpty});
+  keys_.clear();
+  arena_.Reset();
+}
+
+void GroupTable::Release() {
+  std::vector<Slot>().swap(slots_);
+  mask_ = 0;
+  max_size_ = 0;
+  std::vector<std::string_view>().swap(keys_);
+  arena_ = Arena();
 }
 
 void AppendKeyPart(std::string_view part, std::string* out) {
@@ -37,6 +75,20 @@ std::vector<std::string_view> DecodeKey(std::string_view key, size_t parts) {
     pos += n;
   }
   return out;
+}
+
+std::string_view KeyPart(std::string_view key, size_t parts, size_t index) {
+  if (parts == 1) return key;
+  size_t pos = 0;
+  for (size_t i = 0; i < parts && pos + 4 <= key.size(); ++i) {
+    const unsigned char* p =
+        reinterpret_cast<const unsigned char*>(key.data() + pos);
+    uint32_t n = p[0] | (p[1] << 8) | (p[2] << 16) | (uint32_t{p[3]} << 24);
+    pos += 4;
+    if (i == index) return key.substr(pos, n);
+    pos += n;
+  }
+  return std::string_view();
 }
 
 }  // namespace mapr::runtime

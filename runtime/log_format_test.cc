@@ -108,6 +108,27 @@ Row ParseOne(const std::shared_ptr<const LogFormat>& format,
 
 // ---------------------------------------------------------------- default
 
+// Every default-format test runs against both builds of the parser: the
+// baseline (SSE2) one and, where the CPU has it, the AVX2+BMI2 one.
+class DefaultLogFormatTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    const bool avx2_available =
+        runtime::UseBaselineDefaultParserForTesting(GetParam());
+    if (!GetParam() && !avx2_available) {
+      GTEST_SKIP() << "this CPU has no AVX2/BMI2; the baseline run covers it";
+    }
+  }
+  void TearDown() override {
+    runtime::UseBaselineDefaultParserForTesting(false);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Builds, DefaultLogFormatTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& param) {
+                           return param.param ? "Baseline" : "Native";
+                         });
+
 const std::vector<std::string> kAllDefaultVariables = {
     "$severity",   "$loglevel", "$time",    "$date",   "$hour",
     "$minute",     "$second",   "$pid",     "$caller", "$cpus",
@@ -116,13 +137,13 @@ const std::vector<std::string> kAllDefaultVariables = {
 constexpr char kDtailPrefix[] =
     "INFO|20211002-072342|1|default_test.go:1|1|2|3|0.1|1h|MAPREDUCE:TEST|";
 
-TEST(DefaultLogFormatTest, NameAndVariables) {
+TEST_P(DefaultLogFormatTest, NameAndVariables) {
   auto format = NewDefaultLogFormat();
   EXPECT_EQ(format->name(), "default");
   EXPECT_THAT(format->variables(), Optional(kAllDefaultVariables));
 }
 
-TEST(DefaultLogFormatTest, ParsesDtailLineInEitherKeyOrder) {
+TEST_P(DefaultLogFormatTest, ParsesDtailLineInEitherKeyOrder) {
   auto format = NewDefaultLogFormat();
   const std::vector<std::string> fields = {"$severity", "$time",   "$date",
                                            "$hour",     "$minute", "$second",
@@ -140,14 +161,14 @@ TEST(DefaultLogFormatTest, ParsesDtailLineInEitherKeyOrder) {
   }
 }
 
-TEST(DefaultLogFormatTest, IgnoresNonDtailLine) {
+TEST_P(DefaultLogFormatTest, IgnoresNonDtailLine) {
   Row row = ParseOne(NewDefaultLogFormat(), {"foozoo", "$severity"},
                      "foozoo=bar|bazbay");
   EXPECT_EQ(row.outcome, LineOutcome::kIgnored);
   EXPECT_THAT(row.fields, IsEmpty());
 }
 
-TEST(DefaultLogFormatTest, ParsesRealTestdataLine) {
+TEST_P(DefaultLogFormatTest, ParsesRealTestdataLine) {
   // The first line of testdata/dtail/mapr_testdata.log.
   const std::string line =
       "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
@@ -169,7 +190,7 @@ TEST(DefaultLogFormatTest, ParsesRealTestdataLine) {
           Pair("currentConnections", "0"), Pair("lifetimeConnections", "1")));
 }
 
-TEST(DefaultLogFormatTest, Index0MustStartWithInfo) {
+TEST_P(DefaultLogFormatTest, Index0MustStartWithInfo) {
   auto format = NewDefaultLogFormat();
   const std::string rest =
       "|1002-071143|1|stats.go:56|8|13|7|0.21|471h|MAPREDUCE:STATS|a=1";
@@ -185,7 +206,7 @@ TEST(DefaultLogFormatTest, Index0MustStartWithInfo) {
               UnorderedElementsAre(Pair("a", "1"), Pair("$severity", "INFOX")));
 }
 
-TEST(DefaultLogFormatTest, TenTokensAreIgnored) {
+TEST_P(DefaultLogFormatTest, TenTokensAreIgnored) {
   auto format = NewDefaultLogFormat();
   EXPECT_EQ(ParseOne(format, {"$time"},
                      "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h|"
@@ -198,7 +219,7 @@ TEST(DefaultLogFormatTest, TenTokensAreIgnored) {
   EXPECT_EQ(ParseOne(format, {"$time"}, "").outcome, LineOutcome::kIgnored);
 }
 
-TEST(DefaultLogFormatTest, Index9MustStartWithMapreduce) {
+TEST_P(DefaultLogFormatTest, Index9MustStartWithMapreduce) {
   auto format = NewDefaultLogFormat();
   EXPECT_EQ(ParseOne(format, {"a"},
                      "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h|"
@@ -218,7 +239,7 @@ TEST(DefaultLogFormatTest, Index9MustStartWithMapreduce) {
   EXPECT_THAT(row.fields, ElementsAre(Pair("a", "1")));
 }
 
-TEST(DefaultLogFormatTest, TokenWithoutEqualsMakesLineMalformed) {
+TEST_P(DefaultLogFormatTest, TokenWithoutEqualsMakesLineMalformed) {
   auto format = NewDefaultLogFormat();
   const std::vector<std::string> fields = {"$time", "a", "b"};
   for (const std::string kv :
@@ -230,7 +251,7 @@ TEST(DefaultLogFormatTest, TokenWithoutEqualsMakesLineMalformed) {
   }
 }
 
-TEST(DefaultLogFormatTest, SplitsKeyValueAtFirstEquals) {
+TEST_P(DefaultLogFormatTest, SplitsKeyValueAtFirstEquals) {
   Row row = ParseOne(NewDefaultLogFormat(), {"a", "", " k ", "e"},
                      std::string(kDtailPrefix) + "a=b=c|=x| k = v |e=");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
@@ -239,14 +260,14 @@ TEST(DefaultLogFormatTest, SplitsKeyValueAtFirstEquals) {
                                    Pair(" k ", " v "), Pair("e", "")));
 }
 
-TEST(DefaultLogFormatTest, LaterDuplicatesWin) {
+TEST_P(DefaultLogFormatTest, LaterDuplicatesWin) {
   Row row = ParseOne(NewDefaultLogFormat(), {"a", "b"},
                      std::string(kDtailPrefix) + "a=1|b=2|a=3");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   EXPECT_THAT(row.fields, UnorderedElementsAre(Pair("a", "3"), Pair("b", "2")));
 }
 
-TEST(DefaultLogFormatTest, WritesOnlyRequestedFields) {
+TEST_P(DefaultLogFormatTest, WritesOnlyRequestedFields) {
   auto format = NewDefaultLogFormat();
   const std::string line = std::string(kDtailPrefix) + "a=1|b=2";
   Row row = ParseOne(format, {"b"}, line);
@@ -257,14 +278,14 @@ TEST(DefaultLogFormatTest, WritesOnlyRequestedFields) {
   EXPECT_EQ(ParseOne(format, {}, line + "|x").outcome, LineOutcome::kMalformed);
 }
 
-TEST(DefaultLogFormatTest, UnknownDollarNameIsAKey) {
+TEST_P(DefaultLogFormatTest, UnknownDollarNameIsAKey) {
   Row row = ParseOne(NewDefaultLogFormat(), {"$foo", "missing", "$line"},
                      std::string(kDtailPrefix) + "$foo=1|foo=2");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   EXPECT_THAT(row.fields, ElementsAre(Pair("$foo", "1")));
 }
 
-TEST(DefaultLogFormatTest, TimeSlicesNeedExactly15Bytes) {
+TEST_P(DefaultLogFormatTest, TimeSlicesNeedExactly15Bytes) {
   Row row =
       ParseOne(NewDefaultLogFormat(), {"$time", "$date", "$hour"},
                "INFO|20211002-0723421|1|c|1|2|3|0.1|1h|MAPREDUCE:TEST|a=1");
@@ -272,7 +293,7 @@ TEST(DefaultLogFormatTest, TimeSlicesNeedExactly15Bytes) {
   EXPECT_THAT(row.fields, ElementsAre(Pair("$time", "20211002-0723421")));
 }
 
-TEST(DefaultLogFormatTest, DuplicateRequestedFieldsAreAllFilled) {
+TEST_P(DefaultLogFormatTest, DuplicateRequestedFieldsAreAllFilled) {
   auto format = NewDefaultLogFormat();
   const std::vector<std::string> fields = {"a", "$pid", "a", "$pid"};
   std::unique_ptr<LogFormatParser> parser = MakeParser(format, fields);
@@ -286,7 +307,7 @@ TEST(DefaultLogFormatTest, DuplicateRequestedFieldsAreAllFilled) {
   EXPECT_EQ(batch.column(3)[0], "1");
 }
 
-TEST(DefaultLogFormatTest, ManyKeysUseTheHashTable) {
+TEST_P(DefaultLogFormatTest, ManyKeysUseTheHashTable) {
   std::vector<std::string> fields;
   std::string line = kDtailPrefix;
   for (int i = 0; i < 20; ++i) {
@@ -304,7 +325,7 @@ TEST(DefaultLogFormatTest, ManyKeysUseTheHashTable) {
   }
 }
 
-TEST(DefaultLogFormatTest, MixedBatchKeepsRowsApart) {
+TEST_P(DefaultLogFormatTest, MixedBatchKeepsRowsApart) {
   const std::vector<std::string> fields = {"$time", "a"};
   std::vector<Row> rows = Parse(NewDefaultLogFormat(), fields,
                                 {std::string(kDtailPrefix) + "a=1", "WARN|x",
@@ -321,7 +342,7 @@ TEST(DefaultLogFormatTest, MixedBatchKeepsRowsApart) {
   EXPECT_EQ(rows[4].fields["a"], "3");
 }
 
-TEST(DefaultLogFormatTest, FullBatchDoesNotAllocate) {
+TEST_P(DefaultLogFormatTest, FullBatchDoesNotAllocate) {
   const std::vector<std::string> fields = {"$time", "a"};
   std::vector<std::string> lines(kMaxBatchRows,
                                  std::string(kDtailPrefix) + "a=1");
@@ -376,7 +397,7 @@ Row ReferenceDefault(const std::vector<std::string>& fields,
   return row;
 }
 
-TEST(DefaultLogFormatTest, ScannerMatchesReferenceOnRandomLines) {
+TEST_P(DefaultLogFormatTest, ScannerMatchesReferenceOnRandomLines) {
   const std::vector<std::string> fields = {"$time", "$pid", "a", "b", "ab"};
   std::unique_ptr<LogFormatParser> parser =
       MakeParser(NewDefaultLogFormat(), fields);
@@ -718,6 +739,69 @@ TEST(LogFormatRegistryTest, RegisterRejectsDuplicatesAndBadNames) {
   std::vector<std::string> names = LogFormatNames();
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   EXPECT_THAT(names, ::testing::Contains("testformat"));
+}
+
+// ------------------------------------------- lines without requested keys
+
+// With no key=value key requested the default format still checks every
+// token (a token without '=' rejects the line), also past the first 64-byte
+// block and when a token straddles a block boundary.
+TEST_P(DefaultLogFormatTest, TokenWithoutEqualsIsMalformedWithoutKeyFields) {
+  auto format = NewDefaultLogFormat();
+  const std::string long_value(100, 'v');
+  for (const std::vector<std::string>& fields :
+       {std::vector<std::string>{}, std::vector<std::string>{"$time"}}) {
+    SCOPED_TRACE(fields.empty() ? "no fields" : "$time");
+    for (const std::string& kv : std::vector<std::string>{
+             "a=1|oops", "oops|a=1", "a=1||b=2", "a=1|b=2|",
+             "a=" + long_value + "|oops",
+             "a=" + long_value + "|b=" + long_value,
+             "oops" + long_value + "|a=1", std::string(60, 'k') + "=1|b=2"}) {
+      const bool good = kv.find("oops") == std::string::npos &&
+                        kv.find("||") == std::string::npos && kv.back() != '|';
+      Row row = ParseOne(format, fields, kDtailPrefix + kv);
+      EXPECT_EQ(row.outcome,
+                good ? LineOutcome::kParsed : LineOutcome::kMalformed)
+          << kv;
+      if (good && !fields.empty()) {
+        EXPECT_THAT(row.fields, ElementsAre(Pair("$time", "20211002-072342")));
+      }
+    }
+  }
+}
+
+TEST_P(DefaultLogFormatTest, ShortTimeTokenLeavesEverySliceMissing) {
+  Row row = ParseOne(NewDefaultLogFormat(),
+                     {"$date", "$hour", "$minute", "$second", "$time"},
+                     "INFO|1002-0719|1|c|1|2|3|0.1|1h|MAPREDUCE:TEST|a=1");
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields, ElementsAre(Pair("$time", "1002-0719")));
+}
+
+TEST(GenericKvLogFormatTest, NothingRequestedParsesEveryLine) {
+  std::vector<Row> rows =
+      Parse(NewGenericKvLogFormat(), {}, {"a=1", "no equals", "", "|||"});
+  ASSERT_EQ(rows.size(), 4u);
+  for (const Row& row : rows) {
+    EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+    EXPECT_THAT(row.fields, IsEmpty());
+  }
+}
+
+// ------------------------------------------------------------- FieldBatch
+
+TEST(FieldBatchTest, CopyOwnsTheBytesAndEmptyIsNotNull) {
+  TestFieldBatch batch(1);
+  std::string source = "value";
+  std::string_view copy = batch.Copy(source);
+  source[0] = 'X';
+  EXPECT_EQ(copy, "value");
+  EXPECT_EQ(batch.num_allocations(), 1u);
+  // An empty value is present (non-null) and needs no allocation.
+  std::string_view empty = batch.Copy("");
+  EXPECT_NE(empty.data(), nullptr);
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(batch.num_allocations(), 1u);
 }
 
 }  // namespace

@@ -12,7 +12,13 @@ namespace mapr::runtime {
 
 // DTail's own lines: `INFO|time|pid|caller|cpus|goroutines|cgocalls|loadavg|
 // uptime|MAPREDUCE:TABLE|k=v|...` (§3.3).
+// Parsers are built for the CPU: AVX2+BMI2 code where the CPU has it, else
+// baseline x86-64 (SSE2) code; both give identical fields.
 std::shared_ptr<const LogFormat> NewDefaultLogFormat();
+// Tests: makes parsers created from now on use the baseline code even on an
+// AVX2 CPU (false restores the default). Returns whether an AVX2 build
+// exists and the CPU can run it.
+bool UseBaselineDefaultParserForTesting(bool baseline);
 // Only the common variables; every line is parsed.
 std::shared_ptr<const LogFormat> NewGenericLogFormat();
 // `k=v|k=v|...`; tokens without '=' are skipped.

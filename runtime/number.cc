@@ -135,6 +135,25 @@ bool ParseNumber(std::string_view s, double* out) noexcept {
     return false;  // also rejects a second sign ("+-5")
   }
 
+  // Cheap syntax check first, so that text which merely starts like a
+  // number ("00000009e3779b10", "12ms") is rejected without from_chars:
+  // digits [. digits] [(e|E) [+-] digits], at least one mantissa digit.
+  {
+    const char* q = p;
+    size_t mantissa_digits = 0;
+    while (q != end && IsDigit(*q)) ++q, ++mantissa_digits;
+    if (q != end && *q == '.') {
+      for (++q; q != end && IsDigit(*q); ++q) ++mantissa_digits;
+    }
+    if (mantissa_digits == 0) return false;
+    if (q != end && (*q == 'e' || *q == 'E')) {
+      if (++q != end && (*q == '+' || *q == '-')) ++q;
+      if (q == end || !IsDigit(*q)) return false;
+      while (q != end && IsDigit(*q)) ++q;
+    }
+    if (q != end) return false;
+  }
+
   // General decimal path. [p, end) starts with a digit or '.', so from_chars
   // (fixed or scientific, never hex) accepts exactly the decimal syntax above;
   // the sign is applied afterwards, which is exact under round-half-to-even.

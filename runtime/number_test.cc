@@ -1,5 +1,6 @@
 #include "runtime/number.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -64,6 +65,8 @@ void ExpectRejects(std::string_view input) {
   EXPECT_EQ(got, 12345.0) << "output changed for \"" << input << "\"";
   EXPECT_FALSE(IsNumeric(input)) << "input: \"" << input << "\"";
 }
+
+bool IsDigitOrPoint(char c) { return (c >= '0' && c <= '9') || c == '.'; }
 
 TEST(ParseNumberTest, AcceptsIntegers) {
   const NumericCase kCases[] = {
@@ -331,6 +334,45 @@ TEST(ParseNumberTest, AgreesWithFromCharsOnRandomDecimals) {
   }
 }
 
+// Random strings over digits, '.', 'e', 'E', signs and a few letters: where
+// the unsigned part starts with a digit or '.', ParseNumber accepts exactly
+// what std::from_chars takes whole and in range (the cheap syntax check in
+// front of it must neither reject a number nor let junk through).
+TEST(ParseNumberTest, AgreesWithFromCharsOnRandomNumberLikeText) {
+  static constexpr char kAlphabet[] = "0123456789..eE+-bx";
+  std::mt19937_64 rng(99);
+  int accepted = 0;
+  for (int i = 0; i < 300000; ++i) {
+    std::string s;
+    const int len = 1 + static_cast<int>(rng() % 8);
+    for (int k = 0; k < len; ++k) {
+      s.push_back(kAlphabet[rng() % (sizeof(kAlphabet) - 1)]);
+    }
+    if (!(IsDigitOrPoint(s[0]))) continue;
+    double want = 0.0;
+    const auto result = std::from_chars(s.data(), s.data() + s.size(), want);
+    // Out of range: an underflow is 0 (as in Go), an overflow is rejected.
+    // (libstdc++'s from_chars leaves the value alone then, so strtod, which
+    // also reads hex, decides those without an 'x'.)
+    char* strtod_end = nullptr;
+    errno = 0;
+    const double by_strtod = std::strtod(s.c_str(), &strtod_end);
+    const bool underflow = errno == ERANGE && !std::isinf(by_strtod) &&
+                           strtod_end == s.c_str() + s.size() &&
+                           s.find('x') == std::string::npos;
+    const bool valid =
+        (result.ec == std::errc() && result.ptr == s.data() + s.size()) ||
+        underflow;
+    double got = 0.0;
+    ASSERT_EQ(ParseNumber(s, &got), valid) << s;
+    if (valid && !underflow) {
+      ASSERT_EQ(Bits(got), Bits(want)) << s;
+      ++accepted;
+    }
+  }
+  EXPECT_GT(accepted, 1000);
+}
+
 TEST(ParseNumberTest, DoesNotAllocate) {
   const std::string long_digits = std::string(2000, '7') + ".5e-1900";
   const std::string long_overflow = std::string(2000, '9') + "e400";
@@ -347,6 +389,21 @@ TEST(ParseNumberTest, DoesNotAllocate) {
   }
   EXPECT_EQ(allocation_count, before);
   EXPECT_EQ(numeric, 7u);  // all but the overflow, hex, _, nan(), space, ""
+}
+
+// Out-of-range values are told apart (overflow rejected, underflow is 0)
+// whatever the exponent's spelling: upper-case E, explicit sign, leading
+// zeros in the mantissa or the exponent.
+TEST(ParseNumberTest, OutOfRangeClassificationIgnoresExponentSpelling) {
+  for (std::string_view input :
+       {"1E400", "1e+400", "1E+400", "-1E+0400", "0001e+400", "0.01E+410"}) {
+    ExpectRejects(input);
+  }
+  const NumericCase kCases[] = {
+      {"1E-400", 0.0},    {"-1E-400", -0.0}, {"1e-0400", 0.0},
+      {"0.01E-400", 0.0}, {"100E-330", 0.0}, {"0001E-400", 0.0},
+  };
+  for (const NumericCase& c : kCases) ExpectParses(c);
 }
 
 }  // namespace

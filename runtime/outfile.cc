@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "mapr/internal/out_of_memory.h"
 #include "mapr/internal/status_macros.h"
 
 namespace mapr::runtime {
@@ -245,19 +247,33 @@ absl::Status RestoreFile(const std::string& file, const std::string& tmp,
 // ---------------------------------------------------------------------------
 // The two modes.
 
-// Replace mode. Order: write and fsync `<path>.tmp`; save the old sidecar;
-// write `<path>.query.tmp` and rename it into place; finally rename
-// `<path>.tmp` over `<path>` (the commit point). A failure before the commit
-// removes the temporaries and puts the old sidecar back.
-absl::Status ReplaceOutfile(const OutfileRequest& request) {
+// Removes `file` if it exists; for the exception path, so it never throws
+// and reports nothing.
+void UnlinkQuietly(const std::string& file) noexcept { ::unlink(file.c_str()); }
+
+// Removes the temporary `file` if it is a regular file: the exception path
+// does not know whether this call created it, and a symlink or directory of
+// that name was never ours (creating the temporary refuses to follow one).
+void UnlinkTemporaryQuietly(const std::string& file) noexcept {
+  struct stat st;
+  if (::lstat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    ::unlink(file.c_str());
+  }
+}
+
+// The steps of replace mode. Sets *old_query to the previous sidecar once it
+// is read, and *query_replaced while the new sidecar is in place but the
+// outfile is not yet committed.
+absl::Status ReplaceOutfileSteps(const OutfileRequest& request,
+                                 const std::string& tmp,
+                                 const std::string& query_path,
+                                 const std::string& query_tmp, bool with_query,
+                                 std::optional<std::string>* old_query_out,
+                                 bool* query_replaced) {
   const std::string& path = request.path;
-  const std::string tmp = path + ".tmp";
   MAPR_RETURN_IF_ERROR(WriteNewFile(tmp, request.header, request.body));
 
-  std::optional<std::string> old_query;
-  const bool with_query = !request.query.empty();
-  const std::string query_path = path + ".query";
-  const std::string query_tmp = query_path + ".tmp";
+  std::optional<std::string>& old_query = *old_query_out;
   if (with_query) {
     absl::Status status;
     absl::StatusOr<std::optional<std::string>> previous =
@@ -267,7 +283,11 @@ absl::Status ReplaceOutfile(const OutfileRequest& request) {
       status = WriteNewFile(query_tmp, request.query, {});
       if (status.ok()) {
         status = Rename(query_tmp, query_path);
-        if (!status.ok()) AppendCleanupError(RemoveFile(query_tmp), &status);
+        if (status.ok()) {
+          *query_replaced = true;
+        } else {
+          AppendCleanupError(RemoveFile(query_tmp), &status);
+        }
       }
     } else {
       status = previous.status();
@@ -286,26 +306,63 @@ absl::Status ReplaceOutfile(const OutfileRequest& request) {
                          &status);
     }
   }
+  *query_replaced = false;  // Committed, or restored.
   return status;
 }
 
-// Append mode. Order: write `<path>.query.tmp`; open `<path>` for appending
-// (creating it if missing); write the header if the file is empty, then the
-// body; fsync and close; rename the sidecar into place (the commit point). A
-// failure truncates `<path>` back to its old size (or removes it if this call
-// created it) and removes the sidecar temporary.
-absl::Status AppendOutfile(const OutfileRequest& request) {
+// Replace mode. Order: write and fsync `<path>.tmp`; save the old sidecar;
+// write `<path>.query.tmp` and rename it into place; finally rename
+// `<path>.tmp` over `<path>` (the commit point). A failure before the commit
+// removes the temporaries and puts the old sidecar back; so does an
+// exception (std::bad_alloc), which is then rethrown.
+absl::Status ReplaceOutfile(const OutfileRequest& request) {
   const std::string& path = request.path;
-  const bool with_query = !request.query.empty();
+  // Every name is built before the first file is touched.
+  const std::string tmp = path + ".tmp";
   const std::string query_path = path + ".query";
   const std::string query_tmp = query_path + ".tmp";
+  const bool with_query = !request.query.empty();
+  std::optional<std::string> old_query;
+  bool query_replaced = false;
+  try {
+    return ReplaceOutfileSteps(request, tmp, query_path, query_tmp, with_query,
+                               &old_query, &query_replaced);
+  } catch (...) {
+    UnlinkTemporaryQuietly(tmp);
+    if (with_query) UnlinkTemporaryQuietly(query_tmp);
+    if (query_replaced) {
+      try {
+        RestoreFile(query_path, query_tmp, old_query).IgnoreError();
+      } catch (...) {
+        // Keep the new sidecar rather than leave a temporary.
+        UnlinkTemporaryQuietly(query_tmp);
+      }
+    }
+    throw;
+  }
+}
+
+// How far append mode got, for the exception path's rollback.
+struct AppendProgress {
+  bool opened = false;    // `<path>` is open (and maybe written).
+  bool created = false;   // ... and this call created it.
+  bool regular = false;   // ... and it is a regular file of
+  off_t size_before = 0;  // this size before the append.
+};
+
+// The steps of append mode; records its progress in `*progress`.
+absl::Status AppendOutfileSteps(const OutfileRequest& request,
+                                const std::string& query_path,
+                                const std::string& query_tmp, bool with_query,
+                                AppendProgress* progress) {
+  const std::string& path = request.path;
   if (with_query) {
     MAPR_RETURN_IF_ERROR(WriteNewFile(query_tmp, request.query, {}));
   }
 
   // Open without O_CREAT first so that we know whether this call created the
   // file (and a rollback must remove it) without a stat/open race.
-  bool created = false;
+  bool& created = progress->created;
   int raw_fd = -1;
   int open_errno = 0;
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -331,9 +388,10 @@ absl::Status AppendOutfile(const OutfileRequest& request) {
     if (with_query) AppendCleanupError(RemoveFile(query_tmp), &status);
     return status;
   }
+  progress->opened = true;
 
-  bool regular = false;
-  off_t size_before = 0;
+  bool& regular = progress->regular;
+  off_t& size_before = progress->size_before;
   // Undoes the append; uses the descriptor while it is open.
   auto rollback = [&]() -> absl::Status {
     if (created) return RemoveFile(path);
@@ -372,16 +430,51 @@ absl::Status AppendOutfile(const OutfileRequest& request) {
   return absl::OkStatus();
 }
 
+// Append mode. Order: write `<path>.query.tmp`; open `<path>` for appending
+// (creating it if missing); write the header if the file is empty, then the
+// body; fsync and close; rename the sidecar into place (the commit point). A
+// failure truncates `<path>` back to its old size (or removes it if this call
+// created it) and removes the sidecar temporary; so does an exception
+// (std::bad_alloc), which is then rethrown.
+absl::Status AppendOutfile(const OutfileRequest& request) {
+  const std::string& path = request.path;
+  // Every name is built before the first file is touched.
+  const std::string query_path = path + ".query";
+  const std::string query_tmp = query_path + ".tmp";
+  const bool with_query = !request.query.empty();
+  AppendProgress progress;
+  try {
+    return AppendOutfileSteps(request, query_path, query_tmp, with_query,
+                              &progress);
+  } catch (...) {
+    if (progress.created) {
+      UnlinkQuietly(path);
+    } else if (progress.opened && progress.regular) {
+      int rc;
+      do {
+        rc = ::truncate(path.c_str(), progress.size_before);
+      } while (rc != 0 && errno == EINTR);
+    }
+    if (with_query) UnlinkTemporaryQuietly(query_tmp);
+    throw;
+  }
+}
+
 }  // namespace
 
 absl::Status WriteOutfile(const OutfileRequest& request) {
-  if (request.path.empty()) {
-    return absl::InvalidArgumentError("outfile path is empty");
+  try {
+    if (request.path.empty()) {
+      return absl::InvalidArgumentError("outfile path is empty");
+    }
+    if (request.path.find('\0') != std::string::npos) {
+      return absl::InvalidArgumentError("outfile path contains a NUL byte");
+    }
+    return request.append ? AppendOutfile(request) : ReplaceOutfile(request);
+  } catch (const std::bad_alloc&) {
+    // The files were rolled back on the way out.
+    return internal::OutOfMemoryError("writing outfile", request.path);
   }
-  if (request.path.find('\0') != std::string::npos) {
-    return absl::InvalidArgumentError("outfile path contains a NUL byte");
-  }
-  return request.append ? AppendOutfile(request) : ReplaceOutfile(request);
 }
 
 namespace testing {

@@ -8,6 +8,8 @@
 // byte-identical and no temporary file is left behind; the returned error
 // names the file and the OS reason, e.g.
 //   cannot write outfile 'out/r.csv.tmp': No space left on device
+// A failed allocation is rolled back the same way (every file name is built
+// before the first file is touched; an exception undoes what was done).
 //
 // Not synchronized: two concurrent writers of the same path race (as in
 // DTail). Distinct paths may be written from different threads.
@@ -51,7 +53,9 @@ struct OutfileRequest {
 // close, stat, read (the old sidecar, kept for rollback), rename, remove or
 // truncate, and <file> is the file the failing call was made on, followed by
 // "; rollback failed: ..." in the rare case that restoring the previous state
-// failed too.
+// failed too. A failed allocation (std::bad_alloc) is ResourceExhausted
+// "out of memory (std::bad_alloc) writing outfile '<path>'", with the same
+// rollback: this function never throws.
 absl::Status WriteOutfile(const OutfileRequest& request);
 
 namespace testing {

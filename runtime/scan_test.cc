@@ -96,5 +96,17 @@ TEST(ScanTest, ContainsTableMarker) {
   }
 }
 
+TEST(ScanTest, MaskOfNoBytesIsEmpty) {
+  // The bytes after p + n are never part of the masks, even if they match.
+  const char kBytes[] = "|=|=|=";
+  uint64_t a = ~uint64_t{0}, b = ~uint64_t{0};
+  Mask64(kBytes, 0, '|', '=', &a, &b);
+  EXPECT_EQ(a, 0u);
+  EXPECT_EQ(b, 0u);
+  Mask64(kBytes, 3, '|', '=', &a, &b);
+  EXPECT_EQ(a, 0b101u);
+  EXPECT_EQ(b, 0b010u);
+}
+
 }  // namespace
 }  // namespace mapr::runtime

@@ -736,21 +736,21 @@ uint64_t mapr_result_total_groups(const mapr_result_t* result) noexcept {
 
 const char* mapr_result_cell(const mapr_result_t* result, size_t row,
                              size_t col, size_t* len) noexcept {
-  if (result == nullptr || row >= result->table.num_rows()) return nullptr;
-  const mapr::ResultRow& r = result->table.rows()[row];
-  if (col >= r.cells.size()) return nullptr;
-  if (len != nullptr) *len = r.cells[col].size();
-  return r.cells[col].c_str();
+  if (result == nullptr || row >= result->table.num_rows() ||
+      col >= result->table.num_columns()) {
+    return nullptr;
+  }
+  if (len != nullptr) *len = result->table.cell(row, col).size();
+  return result->table.cell_c_str(row, col);
 }
 
 double mapr_result_value(const mapr_result_t* result, size_t row,
                          size_t col) noexcept {
-  if (result == nullptr || row >= result->table.num_rows()) {
+  if (result == nullptr || row >= result->table.num_rows() ||
+      col >= result->table.num_columns()) {
     return std::numeric_limits<double>::quiet_NaN();
   }
-  const mapr::ResultRow& r = result->table.rows()[row];
-  if (col >= r.values.size()) return std::numeric_limits<double>::quiet_NaN();
-  return r.values[col];
+  return result->table.value(row, col);
 }
 
 void mapr_result_counters(const mapr_result_t* result,

@@ -53,6 +53,17 @@ absl::StatusOr<int64_t> ParseIntervalMs(std::string_view v) {
   return n;
 }
 
+absl::StatusOr<uint64_t> ParseMaxGroups(std::string_view v) {
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n > kMaxGroupsLimit) {
+    return Usage(absl::StrCat("invalid --max-groups '", ToAbsl(v),
+                              "' (use a number from 0 to ", kMaxGroupsLimit,
+                              "; 0: no limit)"));
+  }
+  return n;
+}
+
 // A byte count with an optional K, M or G suffix (powers of 1024).
 absl::StatusOr<size_t> ParseBytes(std::string_view v) {
   const absl::Status bad = Usage(absl::StrCat(
@@ -153,8 +164,8 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
       s = switch_flag(flags.from_start);
     } else if (name == "--output" || name == "--hostname" ||
                name == "--threads" || name == "--max-line-bytes" ||
-               name == "--query" || name == "--files" ||
-               name == "--interval-ms") {
+               name == "--max-groups" || name == "--query" ||
+               name == "--files" || name == "--interval-ms") {
       absl::StatusOr<std::string> v = take_value();
       if (!v.ok()) return v.status();
       if (name == "--output") {
@@ -171,6 +182,10 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
         absl::StatusOr<size_t> n = ParseBytes(*v);
         if (!n.ok()) return n.status();
         flags.max_line_bytes = *n;
+      } else if (name == "--max-groups") {
+        absl::StatusOr<uint64_t> n = ParseMaxGroups(*v);
+        if (!n.ok()) return n.status();
+        flags.max_groups = *n;
       } else if (name == "--interval-ms") {
         absl::StatusOr<int64_t> n = ParseIntervalMs(*v);
         if (!n.ok()) return n.status();
@@ -232,6 +247,8 @@ Input:
       cpus, R"()
       --max-line-bytes N  longer lines are counted as too long and skipped
                           (default 1M; suffixes K, M, G; at most 1G)
+      --max-groups N      fail (exit 1) rather than hold more than N groups
+                          (default 0: no limit)
       --query QUERY       the query; every positional argument is then a FILE
                           (without it: the first argument containing
                           "select ", else the first argument)

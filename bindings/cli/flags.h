@@ -35,6 +35,8 @@ struct Flags {
   // 0: the number of CPUs.
   int threads = 0;
   size_t max_line_bytes = size_t{1} << 20;
+  // AggregatorOptions::max_groups; 0: unlimited.
+  uint64_t max_groups = 0;
   // Tail mode (see follow.h): follow the inputs, report every interval,
   // cumulative or (delta) per interval, read the files from their start.
   bool follow = false;
@@ -57,6 +59,8 @@ std::string HelpText(int cpus);
 
 // Largest accepted --max-line-bytes.
 inline constexpr size_t kMaxLineBytesLimit = size_t{1} << 30;
+// Largest accepted --max-groups (the engine's group ids are 32-bit).
+inline constexpr uint64_t kMaxGroupsLimit = uint64_t{1} << 31;
 // Largest accepted --interval-ms: one day.
 inline constexpr int64_t kMaxIntervalMs = int64_t{86400} * 1000;
 // Largest accepted --threads.

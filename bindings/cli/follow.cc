@@ -597,6 +597,7 @@ absl::StatusOr<FollowResult> FollowQuery(const Query& query,
   turbo_options.aggregator.hostname =
       options.hostname.empty() ? MachineName() : options.hostname;
   turbo_options.aggregator.max_line_bytes = options.max_line_bytes;
+  turbo_options.aggregator.max_groups = options.max_groups;
   turbo_options.mode = options.mode;
   turbo_options.interval_ms = options.interval_ms;
   turbo_options.worker_threads = std::max(1, options.threads);

@@ -54,6 +54,8 @@ struct FollowOptions {
   size_t max_line_bytes = size_t{1} << 20;
   // AggregatorOptions::hostname (empty: the machine's name).
   std::string hostname;
+  // AggregatorOptions::max_groups; 0: unlimited.
+  uint64_t max_groups = 0;
   // Cumulative snapshots or per-interval deltas. Default: kCumulative.
   ReportMode mode = ReportMode::kCumulative;
   // Milliseconds between reports; 0 takes the query's `interval`

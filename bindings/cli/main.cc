@@ -96,7 +96,7 @@ void PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
     case OutputFormat::kTable: {
       TableOptions options;
       if (query.limit() < 0) options.max_rows = kTerminalRows;
-      WriteStdout(r.ToTable(options));
+      r.WriteTable(options, WriteStdout);
       if (options.max_rows >= 0 &&
           r.num_rows() > static_cast<size_t>(options.max_rows) && !quiet) {
         std::fflush(stdout);
@@ -108,13 +108,13 @@ void PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
       break;
     }
     case OutputFormat::kCsv:
-      WriteStdout(r.ToCsv());
+      r.WriteCsv(WriteStdout);
       break;
     case OutputFormat::kJson:
-      WriteStdout(r.ToJson());
+      r.WriteJson(WriteStdout);
       break;
     case OutputFormat::kJsonl:
-      WriteStdout(r.ToNdjson());
+      r.WriteNdjson(WriteStdout);
       break;
   }
 }
@@ -173,6 +173,7 @@ int RunFollow(const Flags& flags, const Query& query) {
   FollowOptions options;
   options.threads = flags.threads > 0 ? flags.threads : DefaultThreads();
   options.max_line_bytes = flags.max_line_bytes;
+  options.max_groups = flags.max_groups;
   options.hostname = flags.hostname;
   options.mode = flags.delta ? ReportMode::kDelta : ReportMode::kCumulative;
   options.interval_ms = flags.interval_ms;
@@ -246,6 +247,7 @@ int Run(int argc, char** argv) {
   RunOptions options;
   options.threads = flags->threads > 0 ? flags->threads : DefaultThreads();
   options.max_line_bytes = flags->max_line_bytes;
+  options.max_groups = flags->max_groups;
   options.hostname = flags->hostname;
   options.progress = !flags->quiet && isatty(STDERR_FILENO) == 1;
   absl::StatusOr<RunResult> run = RunQuery(*query, inputs, options, report);

@@ -507,6 +507,7 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
   agg_options.hostname =
       options.hostname.empty() ? MachineName() : options.hostname;
   agg_options.max_line_bytes = options.max_line_bytes;
+  agg_options.max_groups = options.max_groups;
 
   std::vector<bool> failed(inputs.size(), false);
   const Plan plan = MakePlan(query, inputs, options, failed, errors);

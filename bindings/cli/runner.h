@@ -56,6 +56,9 @@ struct RunOptions {
   size_t max_line_bytes = size_t{1} << 20;
   // AggregatorOptions::hostname (empty: the machine's name).
   std::string hostname;
+  // AggregatorOptions::max_groups (each partial and the merged result);
+  // 0: unlimited.
+  uint64_t max_groups = 0;
   // Print a progress line on stderr once the run takes longer than a second.
   bool progress = false;
   // Smallest byte range a plain file is cut into. Default: 8 MiB.

@@ -115,13 +115,12 @@ const char* KindName(mapr::ColumnKind kind) {
 // A row as Python values: count -> int, other numeric kinds -> float (the
 // unrounded value), last() -> str.
 py::tuple TypedRow(const mapr::ResultTable& t, size_t row) {
-  const mapr::ResultRow& r = t.rows()[row];
   py::tuple out(t.num_columns());
   for (size_t c = 0; c < t.num_columns(); ++c) {
     mapr::ColumnKind kind = t.columns()[c].kind;
-    double v = c < r.values.size() ? r.values[c] : 0;
+    double v = t.value(row, c);
     if (kind == mapr::ColumnKind::kLast) {
-      const std::string& cell = c < r.cells.size() ? r.cells[c] : "";
+      const std::string_view cell = t.cell(row, c);
       out[c] = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
           cell.data(), static_cast<Py_ssize_t>(cell.size()), "replace"));
     } else if (kind == mapr::ColumnKind::kCount) {
@@ -133,7 +132,7 @@ py::tuple TypedRow(const mapr::ResultTable& t, size_t row) {
   return out;
 }
 
-py::str Text(const std::string& s) {
+py::str Text(std::string_view s) {
   return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(
       s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
 }

@@ -536,7 +536,7 @@ class MiscTest(MaprTestCase):
         text = out.decode()
         for option in ("--output", "--stats", "--explain", "--quiet",
                        "--hostname", "--threads", "--max-line-bytes",
-                       "--query", "--files", "--help", "--version",
+                       "--max-groups", "--query", "--files", "--help", "--version",
                        "--follow", "--delta", "--from-start",
                        "--interval-ms"):
             self.assertIn(option, text)
@@ -569,6 +569,112 @@ class MiscTest(MaprTestCase):
         self.assertEqual(out, b"count($line),last($time),avg($goroutines),"
                          b"min(concurrentConnections),"
                          b"max(lifetimeConnections)\n")
+
+
+class MaxGroupsTest(MaprTestCase):
+    """--max-groups: the run fails with exit status 1 and the engine's
+    ResourceExhausted message instead of growing without bound."""
+
+    BY_KEY = "from STATS select key,count($line) group by key"
+    PREFIX = (b"INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|"
+              b"MAPREDUCE:STATS|key=k")
+
+    @staticmethod
+    def exhausted(n, merging=False):
+        return ("mapr: more than %d groups (AggregatorOptions::max_groups)%s"
+                "\n" % (n, " after merging" if merging else
+                         "; raise the limit or group by fewer distinct values"))
+
+    def test_ten_million_distinct_keys_end_below_1_gib(self):
+        # 10M lines with distinct keys offered on stdin in batches (never
+        # all in memory); mapr stops reading at group 100001 and exits 1.
+        total, batch = 10_000_000, 100_000
+        out_path, err_path = self.path("out"), self.path("err")
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            p = subprocess.Popen(
+                [os.path.abspath(MAPR_BIN), "--max-groups", "100000", "-t",
+                 "2", "--stats", self.BY_KEY, "-"],
+                stdin=subprocess.PIPE, stdout=out, stderr=err, cwd=self.tmp,
+                bufsize=0)
+        offered = 0
+        try:
+            for first in range(0, total, batch):
+                p.stdin.write(b"".join(
+                    b"%s%d\n" % (self.PREFIX, i)
+                    for i in range(first, first + batch)))
+                offered += batch
+            p.stdin.close()
+        except BrokenPipeError:
+            pass  # mapr stopped reading: the expected outcome.
+        deadline = time.monotonic() + 300
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                break
+            self.assertLess(time.monotonic(), deadline, "mapr hangs")
+            time.sleep(0.01)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        try:
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(read_bytes(out_path), b"")
+        self.assertEqual(read_bytes(err_path).decode(), self.exhausted(100000))
+        self.assertGreater(offered, 100_000)
+        # ru_maxrss is in KiB on Linux.
+        print("\n  mapr --max-groups 100000: peak RSS %d KiB after %d lines "
+              "offered" % (usage.ru_maxrss, offered), file=sys.stderr)
+        self.assertLess(usage.ru_maxrss, 1 << 20)
+
+    def test_the_limit_is_exact(self):
+        # Q2 groups DTail's test log into 203 $time groups.
+        out, err = self.mapr("-t", "1", "--max-groups", "203", "--stats",
+                             "-o", "csv", Q2, LOG)
+        self.assertEqual(len(out.splitlines()), 1 + 203)
+        self.assertIn(b"\ngroups: 203\n", err)
+        for threads in ("1", "3"):
+            out, err = self.mapr("-t", threads, "--max-groups", "202", "--stats",
+                                 Q2, LOG, code=1)
+            self.assertEqual(out, b"")
+            self.assertEqual(err.decode(), self.exhausted(202))
+        out, _ = self.mapr("--max-groups", "0", "-o", "csv", Q2, LOG)
+        self.assertEqual(len(out.splitlines()), 1 + 203)
+
+    def test_partials_within_the_limit_can_exceed_it_merged(self):
+        # Two files of 60000 keys each, one thread each: every partial holds
+        # fewer than 100000 groups, their merge more.
+        for name, offset in (("a.log", 0), ("b.log", 60000)):
+            self.write(name, b"".join(b"%s%d\n" % (self.PREFIX, i)
+                                      for i in range(offset, offset + 60000)))
+        _, err = self.mapr("-t", "2", "--max-groups", "100000", self.BY_KEY,
+                           "a.log", "b.log", code=1)
+        self.assertEqual(err.decode(), self.exhausted(100000, merging=True))
+        _, err = self.mapr("-t", "1", "--max-groups", "100000", self.BY_KEY,
+                           "a.log", "b.log", code=1)
+        self.assertEqual(err.decode(), self.exhausted(100000))
+        out, _ = self.mapr("-t", "2", "--max-groups", "120000", "-o", "csv",
+                           self.BY_KEY, "a.log", "b.log")
+        self.assertEqual(len(out.splitlines()), 1 + 120000)
+
+    def test_follow(self):
+        lines = b"".join(b"%s%d\n" % (self.PREFIX, i) for i in range(3))
+        out, err = self.mapr("--follow", "--quiet", "--max-groups", "2", "-o",
+                             "csv", self.BY_KEY, "-", stdin=lines, code=1)
+        self.assertEqual(out, b"")
+        self.assertEqual(err.decode(), self.exhausted(2))
+        out, err = self.mapr("--follow", "--quiet", "--max-groups", "3", "-o",
+                             "csv", self.BY_KEY, "-", stdin=lines)
+        self.assertEqual(out, b"key,count($line)\nk0,1\nk1,1\nk2,1\n")
+
+    def test_invalid_values_are_usage_errors(self):
+        for value in ("x", "-1", "1.5", "", "2147483649"):
+            _, err = self.mapr("--max-groups", value, Q2, LOG, code=2)
+            self.assertEqual(
+                err.decode(),
+                "mapr: invalid --max-groups '%s' (use a number from 0 to "
+                "2147483648; 0: no limit)\n"
+                "Try 'mapr --help' for more information.\n" % value)
 
 
 COUNT = "select count($line) group by * logformat generic"

@@ -2,7 +2,8 @@
 // first byte picks the format and the requested fields; the rest is split
 // into lines. Checks the FieldBatch contract: a written value is never an
 // empty view with a null pointer, and every value points into its line or
-// into batch memory.
+// into batch memory. For `default`, the baseline (SSE2) and AVX2 builds of
+// the parser must give identical outcomes and fields.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "mapr/log_format.h"
+#include "runtime/log_formats.h"
 
 namespace {
 
@@ -61,6 +63,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Batch batch(fields.size());
   std::vector<mapr::LineOutcome> outcomes(lines.size());
   (*parser)->ParseBatch(lines, batch, outcomes.data());
+  if (data[0] % 4 == 0) {
+    const bool has_avx2 =
+        mapr::runtime::UseBaselineDefaultParserForTesting(true);
+    auto baseline = format->NewParser(fields);
+    mapr::runtime::UseBaselineDefaultParserForTesting(false);
+    if (!baseline.ok()) __builtin_trap();
+    if (has_avx2) {
+      Batch other(fields.size());
+      std::vector<mapr::LineOutcome> other_outcomes(lines.size());
+      (*baseline)->ParseBatch(lines, other, other_outcomes.data());
+      if (other_outcomes != outcomes) __builtin_trap();
+      for (size_t f = 0; f < fields.size(); ++f) {
+        for (size_t r = 0; r < lines.size(); ++r) {
+          const std::string_view a = batch.column(f)[r];
+          const std::string_view b = other.column(f)[r];
+          if (a.data() != b.data() || a.size() != b.size()) __builtin_trap();
+        }
+      }
+    }
+  }
   for (size_t f = 0; f < fields.size(); ++f) {
     for (size_t r = 0; r < lines.size(); ++r) {
       std::string_view v = batch.column(f)[r];

@@ -363,7 +363,7 @@ TEST_F(DtailGoldenTest, ProbeCountLineGroupsByLine) {
   EXPECT_EQ(r.num_rows(), 395u);
   EXPECT_EQ(r.total_groups(), 395u);
   uint64_t total = 0;
-  for (const ResultRow& row : r.rows()) {
+  for (const ResultRow& row : r.CopyRows()) {
     uint64_t n = 0;
     ASSERT_TRUE(ParseUint(row.cells[0], &n)) << row.cells[0];
     total += n;
@@ -390,7 +390,7 @@ TEST_F(DtailGoldenTest, ProbeTwoFieldGroupsInKeyTupleOrder) {
               "currentConnections",
               lines_));
   std::vector<std::string> keys;
-  for (const ResultRow& row : r.rows()) {
+  for (const ResultRow& row : r.CopyRows()) {
     keys.push_back(absl::StrCat(row.cells[1], ",", row.cells[2]));
   }
   EXPECT_THAT(keys, ElementsAre("1,0", "1,1", "2,0", "2,1", "3,0", "3,1", "4,0",
@@ -407,7 +407,7 @@ TEST_F(DtailGoldenTest, ProbePercentageAndPercentileOfLifetimeConnections) {
               lines_));
   ASSERT_EQ(r.num_rows(), 6u);
   bool found = false;
-  for (const ResultRow& row : r.rows()) {
+  for (const ResultRow& row : r.CopyRows()) {
     if (row.cells[3] != "3") continue;
     found = true;
     EXPECT_THAT(row.cells, ElementsAre("71.274298", "100.000000", "440", "3"));
