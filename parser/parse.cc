@@ -101,8 +101,15 @@ std::string Describe(std::string_view text, const ast::Span& span) {
     return absl::StrFormat("control character 0x%02X",
                            static_cast<unsigned char>(tok[0]));
   }
-  if (tok.size() > 40)
-    return absl::StrCat("'", ToAbsl(tok.substr(0, 37)), "...'");
+  if (tok.size() > 40) {
+    // Cut at a character boundary: a split UTF-8 sequence would make the
+    // message invalid UTF-8 (which Python, for one, refuses to decode).
+    size_t cut = 37;
+    while (cut > 0 && (static_cast<unsigned char>(tok[cut]) & 0xC0) == 0x80) {
+      --cut;
+    }
+    return absl::StrCat("'", ToAbsl(tok.substr(0, cut)), "...'");
+  }
   return absl::StrCat("'", ToAbsl(tok), "'");
 }
 

@@ -1361,6 +1361,36 @@ TEST(ParseTest, EndOfQueryHintsDependOnTheContext) {
   });
 }
 
+// Regression: the shortened token was cut at byte 37 even inside a UTF-8
+// sequence, so the message was invalid UTF-8 and Python's binding raised
+// UnicodeDecodeError instead of mapr.QueryError.
+TEST(ParseTest, ShortenedTokenIsCutBetweenCharacters) {
+  std::string e_acute = "\xc3\xa9";  // é, two bytes
+  std::string token;
+  for (int i = 0; i < 30; ++i) token += e_acute;
+  const std::string query = "select a limit 1 " + token;
+  std::string shown;
+  for (int i = 0; i < 18; ++i) shown += e_acute;  // 36 bytes, not 37
+  EXPECT_THAT(ParseAndPlan(query),
+              StatusIs(kInvalid,
+                       StartsWith("1:18-77: unexpected '" + shown + "...'\n")));
+  // Three- and four-byte characters too.
+  for (std::string_view ch : {"\xe2\x82\xac", "\xf0\x9f\x98\x80"}) {
+    std::string long_token;
+    for (int i = 0; i < 20; ++i) long_token += ch;
+    absl::Status s = ParseAndPlan("select a limit 1 " + long_token);
+    ASSERT_FALSE(s.ok());
+    const std::string message(s.message());
+    size_t open = message.find('\'');
+    size_t dots = message.find("...'");
+    ASSERT_NE(dots, std::string::npos) << message;
+    std::string shown_part = message.substr(open + 1, dots - open - 1);
+    EXPECT_EQ(shown_part.size() % ch.size(), 0u) << message;
+    EXPECT_LE(shown_part.size(), 37u);
+    EXPECT_GT(shown_part.size(), 37u - ch.size());
+  }
+}
+
 // ---- AST helpers
 // ---------------------------------------------------------------
 

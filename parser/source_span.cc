@@ -55,6 +55,12 @@ void AppendSnippet(std::string_view text, const ast::Span& span,
     if (end == line.size() && end > kMaxSnippetWidth) {
       start = end - kMaxSnippetWidth;
     }
+    // Never split a UTF-8 sequence: move both cuts to character starts.
+    auto continuation = [&](size_t i) {
+      return (static_cast<unsigned char>(line[i]) & 0xC0) == 0x80;
+    };
+    while (start > 0 && start < col && continuation(start)) ++start;
+    while (end < line.size() && end > col + 1 && continuation(end)) --end;
     std::string cut = line.substr(start, end - start);
     // Underline only what is shown: the span may run past the cut.
     len = std::max<size_t>(1, std::min(len, end - col));

@@ -1,11 +1,13 @@
 #include "parser/source_span.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/status.h"
@@ -209,6 +211,55 @@ TEST(RenderQueryErrorTest, LongLineOnlyTheErrorLineIsCut) {
   std::string text = "select a\nwhere " + LongLine(200);
   std::string rendered = RenderQueryError(text, {{0, 6}, "msg", ""});
   EXPECT_EQ(rendered, "1:1-6: msg\nselect a\n^~~~~~");
+}
+
+// True if every byte of `s` belongs to a complete UTF-8 sequence (enough
+// for text made of ASCII and well-formed multi-byte characters).
+bool CompleteUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+// Regression: the cuts of a long line fell inside UTF-8 sequences.
+TEST(RenderQueryErrorTest, LongLineIsCutBetweenCharacters) {
+  for (std::string_view ch : {"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"}) {
+    for (size_t lead = 0; lead < 4; ++lead) {
+      // `lead` ASCII bytes shift the characters against the cut points.
+      std::string text = std::string(lead, 'a');
+      for (int i = 0; i < 150; ++i) text += ch;
+      for (size_t offset :
+           {size_t{10}, text.size() / 2, text.size() - ch.size()}) {
+        // Point at a character start.
+        while ((static_cast<unsigned char>(text[offset]) & 0xC0) == 0x80) {
+          ++offset;
+        }
+        std::string rendered = RenderQueryError(
+            text, {{static_cast<uint32_t>(offset), 1}, "m", ""});
+        SCOPED_TRACE(rendered);
+        EXPECT_TRUE(CompleteUtf8(rendered));
+        // The caret still sits under the byte the span starts at.
+        std::vector<std::string> lines = absl::StrSplit(rendered, '\n');
+        ASSERT_EQ(lines.size(), 3u);
+        const std::string& snippet = lines[1];
+        const size_t caret = lines[2].find('^');
+        ASSERT_LT(caret, snippet.size());
+        std::string_view shown_from_caret =
+            std::string_view(snippet).substr(caret);
+        std::string_view from_offset = std::string_view(text).substr(offset);
+        EXPECT_EQ(shown_from_caret.substr(0, ch.size()),
+                  from_offset.substr(0, ch.size()));
+      }
+    }
+  }
 }
 
 // ---- Statuses --------------------------------------------------------------

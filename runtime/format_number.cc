@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -28,6 +29,19 @@ bool AppendSpecial(double v, std::string* out) {
 
 void AppendGoFloat(double v, std::string* out) {
   if (AppendSpecial(v, out)) return;
+  // Whole numbers (sums and extremes of integer fields, counts) below 2^53
+  // print exactly as their integer digits and ".000000"; the general path
+  // costs several times more.
+  if (v == std::trunc(v) && std::fabs(v) < 9007199254740992.0) {
+    const int64_t whole = static_cast<int64_t>(v);
+    char buf[32];
+    char* p = buf;
+    if (whole == 0 && std::signbit(v)) *p++ = '-';
+    p = std::to_chars(p, buf + sizeof(buf), whole).ptr;
+    std::memcpy(p, ".000000", 7);
+    out->append(buf, p + 7);
+    return;
+  }
   // The longest output is DBL_MAX: sign + 309 integer digits + '.' + 6.
   char buf[352];
   const std::to_chars_result result = std::to_chars(

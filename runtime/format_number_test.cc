@@ -1,5 +1,6 @@
 #include "runtime/format_number.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -7,6 +8,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "runtime/number.h"
@@ -122,6 +124,42 @@ TEST(FormatGoFloatTest, AppendKeepsExistingContents) {
   out += ',';
   AppendGoFloat(kNaN, &out);
   EXPECT_EQ(out, "x=1.500000,+Inf,NaN");
+}
+
+// The whole-number fast path prints what the general %f path prints, at
+// and around its 2^53 edge and for random magnitudes.
+TEST(FormatGoFloatTest, WholeNumberFastPathMatchesTheGeneralPath) {
+  auto general = [](double v) {
+    char buf[352];
+    auto r =
+        std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed, 6);
+    return std::string(buf, r.ptr);
+  };
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                1.0,
+                                -1.0,
+                                10.0,
+                                999999.0,
+                                9007199254740991.0,
+                                -9007199254740991.0,
+                                9007199254740992.0,
+                                9007199254740994.0,
+                                1e17,
+                                -1e300,
+                                0.5,
+                                -0.5,
+                                2.5e-7};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 100000; ++i) {
+    const int scale = static_cast<int>(rng() % 60);
+    double v = std::ldexp(static_cast<double>(rng() >> 11), scale - 53);
+    if (rng() % 2 == 0) v = std::trunc(v);
+    values.push_back(rng() % 2 == 0 ? v : -v);
+  }
+  for (double v : values) {
+    ASSERT_EQ(FormatGoFloat(v), general(v)) << v;
+  }
 }
 
 TEST(FormatGoIntTest, TruncatesTowardZero) {

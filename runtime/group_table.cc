@@ -58,25 +58,6 @@ void AppendKeyPart(std::string_view part, std::string* out) {
   out->append(part.data(), part.size());
 }
 
-std::vector<std::string_view> DecodeKey(std::string_view key, size_t parts) {
-  std::vector<std::string_view> out;
-  out.reserve(parts);
-  if (parts == 1) {
-    out.push_back(key);
-    return out;
-  }
-  size_t pos = 0;
-  for (size_t i = 0; i < parts && pos + 4 <= key.size(); ++i) {
-    const unsigned char* p =
-        reinterpret_cast<const unsigned char*>(key.data() + pos);
-    uint32_t n = p[0] | (p[1] << 8) | (p[2] << 16) | (uint32_t{p[3]} << 24);
-    pos += 4;
-    out.push_back(key.substr(pos, n));
-    pos += n;
-  }
-  return out;
-}
-
 std::string_view KeyPart(std::string_view key, size_t parts, size_t index) {
   if (parts == 1) return key;
   size_t pos = 0;

@@ -113,8 +113,6 @@ class GroupTable {
 // Group keys of several fields are encoded as (4-byte little-endian length,
 // bytes) per part, so tuples never collide (DTail joins with ',').
 void AppendKeyPart(std::string_view part, std::string* out);
-// Splits an encoded key back into its parts.
-std::vector<std::string_view> DecodeKey(std::string_view key, size_t parts);
 // Part `index` of a key of `parts` parts (the key itself if parts == 1).
 std::string_view KeyPart(std::string_view key, size_t parts, size_t index);
 

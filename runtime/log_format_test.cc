@@ -770,6 +770,34 @@ TEST_P(DefaultLogFormatTest, TokenWithoutEqualsIsMalformedWithoutKeyFields) {
   }
 }
 
+// Positional tokens longer than a 64-byte block, with and without
+// positional variables requested (the scanner may skip whole blocks of
+// them when none is).
+TEST_P(DefaultLogFormatTest, LongPositionalTokensSpanSeveralBlocks) {
+  auto format = NewDefaultLogFormat();
+  const std::string caller(150, 'c');
+  const std::string line = "INFO|20211002-072342|1|" + caller +
+                           "|1|2|3|0.1|1h|MAPREDUCE:TEST|a=1|b=2";
+  Row kv_only = ParseOne(format, {"b"}, line);
+  EXPECT_EQ(kv_only.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(kv_only.fields, ElementsAre(Pair("b", "2")));
+  Row both = ParseOne(format, {"$caller", "$uptime", "a"}, line);
+  EXPECT_EQ(both.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(both.fields,
+              UnorderedElementsAre(Pair("$caller", caller),
+                                   Pair("$uptime", "1h"), Pair("a", "1")));
+  // One positional token too many or too few moves MAPREDUCE: off index 9.
+  const std::string extra =
+      "INFO|20211002-072342|1|" + caller + "|x|1|2|3|0.1|1h|MAPREDUCE:TEST|a=1";
+  const std::string missing =
+      "INFO|20211002-072342|1|" + caller + "|2|3|0.1|1h|MAPREDUCE:TEST|a=1";
+  for (const std::string& bad : {extra, missing}) {
+    EXPECT_EQ(ParseOne(format, {"a"}, bad).outcome, LineOutcome::kIgnored);
+    EXPECT_EQ(ParseOne(format, {"$caller", "a"}, bad).outcome,
+              LineOutcome::kIgnored);
+  }
+}
+
 TEST_P(DefaultLogFormatTest, ShortTimeTokenLeavesEverySliceMissing) {
   Row row = ParseOne(NewDefaultLogFormat(),
                      {"$date", "$hour", "$minute", "$second", "$time"},

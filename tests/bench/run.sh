@@ -75,6 +75,38 @@ for q in Q1 Q2 Q3 Q4 Q5; do
     run "mapr $q, $cores threads" "$mapr" --quiet --threads "$cores" --output csv "${Q[$q]}" "$data"
   fi
 done
+# DuckDB reference rows: the same data read as '|'-separated CSV, values cut
+# out of the key=value columns by position (which mapr does not assume), for
+# every query. The npm package is installed under build/bench/duckdb when
+# npm is available (MAPR_BENCH_DUCKDB=0 skips it).
+duck_dir=build/bench/duckdb
+if [ "${MAPR_BENCH_DUCKDB:-1}" != 0 ] && command -v node >/dev/null &&
+   command -v npm >/dev/null; then
+  if [ ! -d "$duck_dir/node_modules/@duckdb/node-api" ]; then
+    mkdir -p "$duck_dir"
+    (cd "$duck_dir" && npm install --silent @duckdb/node-api >/dev/null 2>&1) ||
+      echo "(npm install @duckdb/node-api failed; no DuckDB rows)" >&2
+  fi
+fi
+if [ -d "$duck_dir/node_modules/@duckdb/node-api" ]; then
+  cp tests/bench/duckdb_query.mjs "$duck_dir/"
+  cols=$(for i in $(seq 0 17); do printf "'c%d':'VARCHAR'," "$i"; done)
+  src="read_csv('FILE', delim='|', header=false, columns={${cols%,}}, null_padding=true, ignore_errors=true, quote='', escape='', auto_detect=false)"
+  stats="FROM $src WHERE c0='INFO' AND c9='MAPREDUCE:STATS'"
+  num() { echo "TRY_CAST(split_part($1,'=',2) AS DOUBLE)"; }
+  declare -A D
+  D[Q1]="SELECT split_part(c10,'=',2) h, count(*), avg($(num c11)), min($(num c11)), max($(num c11)), avg($(num c14)), min($(num c14)), max($(num c14)) $stats GROUP BY h"
+  D[Q2]="SELECT split_part(c10,'=',2) h, count(*), avg($(num c11)), min($(num c11)), max($(num c11)), avg($(num c14)), min($(num c14)), max($(num c14)) $stats AND $(num c14) >= 100 AND contains(split_part(c16,'=',2), 'orders') GROUP BY h"
+  D[Q3]="SELECT split_part(c16,'=',2) p, count(*) n $stats GROUP BY p ORDER BY n DESC LIMIT 10"
+  D[Q4]="SELECT split_part(c17,'=',2) s, count(*), sum($(num c13)) $stats GROUP BY s"
+  D[Q5]="SELECT count(*) $stats"
+  for q in Q1 Q2 Q3 Q4 Q5; do
+    run "duckdb $q, 1 thread" node "$duck_dir/duckdb_query.mjs" "$data" "${D[$q]}" 1
+    if [ "$cores" -gt 1 ]; then
+      run "duckdb $q, $cores threads" node "$duck_dir/duckdb_query.mjs" "$data" "${D[$q]}" "$cores"
+    fi
+  done
+fi
 if command -v mawk >/dev/null; then
   run "mawk Q1" mawk -F'|' '$1 ~ /^INFO/ && index($0, "|MAPREDUCE:STATS|") {
       h=""; c=-1; l=-1
