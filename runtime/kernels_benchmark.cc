@@ -1,0 +1,172 @@
+// Google Benchmarks of the hot-path kernels the whole-process numbers are
+// made of (docs/benchmarks.md): line splitting, the default format's parser
+// in both CPU builds, group lookup with few and with a million groups, and
+// the per-kind aggregate update loops.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "benchmark/benchmark.h"
+#include "mapr/line_splitter.h"
+#include "mapr/log_format.h"
+#include "runtime/aggregate_ops.h"
+#include "runtime/group_table.h"
+#include "runtime/log_formats.h"
+
+namespace mapr::runtime {
+namespace {
+
+// ~215-byte lines shaped like tests/bench/gen_stats_log.cc's.
+std::string StatsLine(uint64_t i) {
+  return "INFO|20261130-0400" + std::to_string(10 + i % 50) + "|" +
+         std::to_string(1000 + i % 9000) +
+         "|stats.go:" + std::to_string(i % 999) +
+         "|8|65|398|1.97|7h|MAPREDUCE:STATS|" + "hostname=server" +
+         std::to_string(i % 50) +
+         "|currentConnections=" + std::to_string(i % 500) +
+         "|lifetimeConnections=" + std::to_string(i * 7 % 100000) +
+         "|bytes=" + std::to_string(i * 7919 % 1000000) +
+         "|latency_ms=" + std::to_string(i % 1000) + "." +
+         std::to_string(100 + i % 900) + "|status=200|path=/api/v1/" +
+         std::to_string(i % 1000) +
+         "|session=" + std::to_string(i * 2654435761u);
+}
+
+void BM_LineSplitter(benchmark::State& state) {
+  std::string text;
+  for (uint64_t i = 0; text.size() < (1 << 20); ++i) {
+    text += StatsLine(i);
+    text += '\n';
+  }
+  LineSplitter splitter;
+  size_t lines = 0;
+  for (auto _ : state) {
+    lines += splitter.Split(text).size();
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(lines);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_LineSplitter);
+
+class Batch : public FieldBatch {
+ public:
+  explicit Batch(size_t n)
+      : columns_(n, std::vector<std::string_view>(kMaxBatchRows)) {}
+  size_t num_fields() const override { return columns_.size(); }
+  std::string_view* column(size_t f) override { return columns_[f].data(); }
+  char* Allocate(size_t n) override {
+    scratch_.resize(n);
+    return scratch_.data();
+  }
+
+ private:
+  std::vector<std::vector<std::string_view>> columns_;
+  std::string scratch_;
+};
+
+// Q1's fields: field extraction for the default format, baseline (SSE2) or
+// AVX2+BMI2 build.
+void BM_DefaultParserQ1Fields(benchmark::State& state, bool baseline) {
+  const bool has_avx2 = UseBaselineDefaultParserForTesting(baseline);
+  if (!baseline && !has_avx2) {
+    state.SkipWithError("no AVX2/BMI2 on this CPU");
+    return;
+  }
+  const std::vector<std::string> fields = {"hostname", "currentConnections",
+                                           "latency_ms"};
+  auto parser = std::move(FindLogFormat("default")->NewParser(fields)).value();
+  UseBaselineDefaultParserForTesting(false);
+  std::vector<std::string> lines;
+  size_t bytes = 0;
+  for (uint64_t i = 0; i < kMaxBatchRows; ++i) {
+    lines.push_back(StatsLine(i));
+    bytes += lines.back().size();
+  }
+  const std::vector<std::string_view> views(lines.begin(), lines.end());
+  Batch batch(fields.size());
+  std::vector<LineOutcome> outcomes(views.size());
+  for (auto _ : state) {
+    parser->ParseBatch(views, batch, outcomes.data());
+    benchmark::DoNotOptimize(outcomes.data());
+    benchmark::ClobberMemory();
+  }
+  if (outcomes[0] != LineOutcome::kParsed) state.SkipWithError("not parsed");
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(views.size()));
+}
+BENCHMARK_CAPTURE(BM_DefaultParserQ1Fields, avx2, false);
+BENCHMARK_CAPTURE(BM_DefaultParserQ1Fields, baseline, true);
+
+// Lookups of existing keys drawn at random from `range(0)` groups, hashed
+// per lookup (as the engine does), with or without prefetching a batch's
+// slots first.
+void BM_GroupLookup(benchmark::State& state, bool prefetch) {
+  const size_t groups = static_cast<size_t>(state.range(0));
+  GroupTable table;
+  std::vector<std::string> keys;
+  for (size_t g = 0; g < groups; ++g) {
+    keys.push_back("session-" + std::to_string(g * 2654435761u));
+    bool created;
+    table.FindOrInsert(keys.back(), HashKey(keys.back()), &created);
+  }
+  std::mt19937_64 rng(1);
+  std::vector<std::string_view> probe(kMaxBatchRows);
+  for (std::string_view& p : probe) p = keys[rng() % groups];
+  std::vector<uint64_t> hashes(probe.size());
+  uint64_t sum = 0;
+  for (auto _ : state) {
+    for (size_t i = 0; i < probe.size(); ++i) {
+      hashes[i] = HashKey(probe[i]);
+      if (prefetch) table.Prefetch(hashes[i]);
+    }
+    for (size_t i = 0; i < probe.size(); ++i) {
+      bool created;
+      sum += table.FindOrInsert(probe[i], hashes[i], &created);
+    }
+  }
+  benchmark::DoNotOptimize(sum);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(probe.size()));
+}
+BENCHMARK_CAPTURE(BM_GroupLookup, prefetch, true)->Arg(50)->Arg(1 << 20);
+BENCHMARK_CAPTURE(BM_GroupLookup, no_prefetch, false)->Arg(50)->Arg(1 << 20);
+
+// One aggregate kind over a full batch of numeric rows into 50 groups.
+void BM_UpdateSlot(benchmark::State& state, plan::StateKind kind) {
+  std::vector<std::string_view> values(kMaxBatchRows, "1.5");
+  std::vector<double> numbers(kMaxBatchRows);
+  std::vector<uint8_t> numeric(kMaxBatchRows, 1);
+  std::vector<uint32_t> sel(kMaxBatchRows), gids(kMaxBatchRows);
+  for (uint32_t r = 0; r < kMaxBatchRows; ++r) {
+    numbers[r] = r * 0.25;
+    sel[r] = r;
+    gids[r] = r * 7919 % 50;
+  }
+  SlotState slot;
+  slot.kind = kind;
+  slot.Resize(50);
+  std::vector<int32_t> last_row;
+  const FieldRows rows{values.data(), numbers.data(), numeric.data()};
+  for (auto _ : state) {
+    UpdateSlot(slot, rows, sel.data(), gids.data(), sel.size(), last_row);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(sel.size()));
+}
+BENCHMARK_CAPTURE(BM_UpdateSlot, count, plan::StateKind::kCount);
+BENCHMARK_CAPTURE(BM_UpdateSlot, sum, plan::StateKind::kSum);
+BENCHMARK_CAPTURE(BM_UpdateSlot, min, plan::StateKind::kMin);
+BENCHMARK_CAPTURE(BM_UpdateSlot, avg, plan::StateKind::kAvg);
+BENCHMARK_CAPTURE(BM_UpdateSlot, last, plan::StateKind::kLast);
+
+}  // namespace
+}  // namespace mapr::runtime
