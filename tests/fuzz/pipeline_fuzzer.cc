@@ -1,27 +1,97 @@
-// libFuzzer target: the whole pipeline. The first line of the input picks a
-// query from a small set (and a log format); the rest is log bytes pushed in
-// two chunks into one aggregator and, split elsewhere, into two partials
-// that are merged: both must give the same CSV.
+// libFuzzer target: the whole pipeline. The first bytes drive a small
+// grammar-aware query generator (every clause, aggregate, operator and log
+// format); the rest is log bytes pushed in two chunks into one aggregator
+// and, split elsewhere, into two partials that are merged: both must give the
+// same CSV.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "mapr/aggregator.h"
 
 namespace {
 
-constexpr std::string_view kQueries[] = {
-    "from STATS select count($line),last($time),avg(x),min(x),max(x),len(y) "
-    "group by $hostname",
-    "select count($line),sum(a),percentage(a),percentile(a) group by b "
-    "logformat generickv",
-    "select count($line),last(c) group by a,b logformat csv",
-    "from * select $time,count($line) where x > 1 or not y contains \"a\" "
-    "set $m = md5sum(y), $d = maskdigits($line) group by $m,$time order by "
-    "count($line) limit 5",
-    "select count($line) group by *",
+// Reads choices from the front of the input; runs out gracefully (zeros).
+class Choices {
+ public:
+  Choices(const uint8_t* data, size_t size) : data_(data), size_(size) {}
+  size_t Pick(size_t n) { return (pos_ < size_ ? data_[pos_++] : 0) % n; }
+  size_t used() const { return pos_; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  size_t pos_ = 0;
 };
+
+// A small grammar-aware query generator: every clause of the language, in
+// shapes that compile most of the time (a query that does not compile is
+// still a compiler input).
+// `*exact` is cleared when the query sums floating-point values (sum, avg,
+// percentage, percentile): a split run adds the same values in another order
+// and may round differently, so only exact queries must match byte for byte.
+std::string GenerateQuery(Choices& c, bool* exact) {
+  static constexpr const char* kFields[] = {
+      "x", "y", "a", "b", "$time", "$line", "$hostname", "c", "$empty"};
+  static constexpr const char* kAggregates[] = {
+      "count", "sum", "min",        "max",        "avg",
+      "last",  "len", "percentage", "percentile", ""};
+  static constexpr const char* kFloatOps[] = {
+      "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
+  static constexpr const char* kStringOps[] = {
+      "eq",        "ne",         "contains",  "ncontains", "lacks",
+      "hasprefix", "nhasprefix", "hassuffix", "nhassuffix"};
+  static constexpr const char* kLiterals[] = {"1",     "-2.5", "0", "1e3",
+                                              "\"a\"", "\"\"", "x", "b"};
+  static constexpr const char* kFormats[] = {
+      "", " logformat generic", " logformat generickv", " logformat csv"};
+  auto field = [&] { return std::string(kFields[c.Pick(std::size(kFields))]); };
+  std::string q = c.Pick(2) == 0 ? "from STATS select " : "from * select ";
+  const size_t items = 1 + c.Pick(4);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < items; ++i) {
+    const std::string agg = kAggregates[c.Pick(std::size(kAggregates))];
+    if (agg == "sum" || agg == "avg" || agg == "percentage" ||
+        agg == "percentile") {
+      *exact = false;
+    }
+    const std::string item = agg.empty() ? field() : agg + "(" + field() + ")";
+    if (i > 0) q += ",";
+    q += item;
+    names.push_back(item);
+  }
+  if (c.Pick(2) == 0) {
+    q += " where ";
+    const size_t conditions = 1 + c.Pick(3);
+    for (size_t i = 0; i < conditions; ++i) {
+      if (i > 0) q += c.Pick(2) == 0 ? " and " : " or ";
+      if (c.Pick(4) == 0) q += "not ";
+      const bool string_op = c.Pick(2) == 0;
+      q += field() + " " +
+           (string_op ? kStringOps[c.Pick(std::size(kStringOps))]
+                      : kFloatOps[c.Pick(std::size(kFloatOps))]) +
+           " " + kLiterals[c.Pick(std::size(kLiterals))];
+    }
+  }
+  if (c.Pick(3) == 0) {
+    q += c.Pick(2) == 0 ? " set $s = md5sum(" + field() + ")"
+                        : " set $s = maskdigits(" + field() + ")";
+  }
+  if (c.Pick(3) != 0) {
+    q += " group by " + field();
+    if (c.Pick(2) == 0) q += "," + field();
+  }
+  if (c.Pick(3) == 0) {
+    q += " order by " + names[c.Pick(names.size())];
+    if (c.Pick(2) == 0) q += " asc";
+  }
+  if (c.Pick(3) == 0) q += " limit " + std::to_string(c.Pick(5));
+  q += kFormats[c.Pick(std::size(kFormats))];
+  return q;
+}
 
 std::string Run(const mapr::Query& q, std::string_view bytes, size_t split) {
   mapr::AggregatorOptions options;
@@ -47,17 +117,24 @@ std::string Run(const mapr::Query& q, std::string_view bytes, size_t split) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
-  const size_t which = data[0] % std::size(kQueries);
-  const mapr::Query q = *mapr::Query::Compile(kQueries[which]);
-  std::string_view bytes(reinterpret_cast<const char*>(data + 2), size - 2);
-  // Split at the line boundary nearest to data[1]'s share of the input.
-  size_t split = bytes.size() * data[1] / 256;
+  Choices choices(data + 1, size - 1);
+  bool exact = true;
+  const std::string text = GenerateQuery(choices, &exact);
+  absl::StatusOr<mapr::Query> q = mapr::Query::Compile(text);
+  if (!q.ok()) return 0;
+  // The generated text round-trips through the compiler's own spelling.
+  if (!mapr::Query::Compile(q->ToString()).ok()) __builtin_trap();
+  std::string_view bytes(
+      reinterpret_cast<const char*>(data + 1 + choices.used()),
+      size - 1 - choices.used());
+  // Split at the line boundary nearest to data[0]'s share of the input.
+  size_t split = bytes.size() * data[0] / 256;
   size_t nl = bytes.find('\n', split);
   split = nl == std::string_view::npos ? bytes.size() : nl + 1;
-  std::string one = Run(q, bytes, bytes.size());
-  std::string two = Run(q, bytes, split);
+  std::string one = Run(*q, bytes, bytes.size());
+  std::string two = Run(*q, bytes, split);
   // CSV learns a header per source, so a second partial reads its first
   // line as a header: only the stateless formats must match.
-  if (q.log_format() != "csv" && one != two) __builtin_trap();
+  if (exact && q->log_format() != "csv" && one != two) __builtin_trap();
   return 0;
 }
