@@ -1,10 +1,10 @@
 // Google Benchmarks of the hot-path kernels the whole-process numbers are
-// made of (docs/benchmarks.md): line splitting, the default format's parser
-// in both CPU builds, group lookup with few and with a million groups, and
-// the per-kind aggregate update loops.
+// made of (docs/benchmarks.md): line splitting, group lookup with few and
+// with a million groups, and the per-kind aggregate update loops. Field
+// extraction (both builds of the default parser) and number parsing have
+// their own files.
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -12,10 +12,9 @@
 
 #include "benchmark/benchmark.h"
 #include "mapr/line_splitter.h"
-#include "mapr/log_format.h"
+#include "mapr/log_format.h"  // kMaxBatchRows
 #include "runtime/aggregate_ops.h"
 #include "runtime/group_table.h"
-#include "runtime/log_formats.h"
 
 namespace mapr::runtime {
 namespace {
@@ -53,57 +52,6 @@ void BM_LineSplitter(benchmark::State& state) {
                           static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_LineSplitter);
-
-class Batch : public FieldBatch {
- public:
-  explicit Batch(size_t n)
-      : columns_(n, std::vector<std::string_view>(kMaxBatchRows)) {}
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t f) override { return columns_[f].data(); }
-  char* Allocate(size_t n) override {
-    scratch_.resize(n);
-    return scratch_.data();
-  }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::string scratch_;
-};
-
-// Q1's fields: field extraction for the default format, baseline (SSE2) or
-// AVX2+BMI2 build.
-void BM_DefaultParserQ1Fields(benchmark::State& state, bool baseline) {
-  const bool has_avx2 = UseBaselineDefaultParserForTesting(baseline);
-  if (!baseline && !has_avx2) {
-    state.SkipWithError("no AVX2/BMI2 on this CPU");
-    return;
-  }
-  const std::vector<std::string> fields = {"hostname", "currentConnections",
-                                           "latency_ms"};
-  auto parser = std::move(FindLogFormat("default")->NewParser(fields)).value();
-  UseBaselineDefaultParserForTesting(false);
-  std::vector<std::string> lines;
-  size_t bytes = 0;
-  for (uint64_t i = 0; i < kMaxBatchRows; ++i) {
-    lines.push_back(StatsLine(i));
-    bytes += lines.back().size();
-  }
-  const std::vector<std::string_view> views(lines.begin(), lines.end());
-  Batch batch(fields.size());
-  std::vector<LineOutcome> outcomes(views.size());
-  for (auto _ : state) {
-    parser->ParseBatch(views, batch, outcomes.data());
-    benchmark::DoNotOptimize(outcomes.data());
-    benchmark::ClobberMemory();
-  }
-  if (outcomes[0] != LineOutcome::kParsed) state.SkipWithError("not parsed");
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(bytes));
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(views.size()));
-}
-BENCHMARK_CAPTURE(BM_DefaultParserQ1Fields, avx2, false);
-BENCHMARK_CAPTURE(BM_DefaultParserQ1Fields, baseline, true);
 
 // Lookups of existing keys drawn at random from `range(0)` groups, hashed
 // per lookup (as the engine does), with or without prefetching a batch's

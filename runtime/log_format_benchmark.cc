@@ -85,5 +85,38 @@ BENCHMARK_CAPTURE(BM_ParseBatch, default_12_fields, "default",
 BENCHMARK_CAPTURE(BM_ParseBatch, generickv_3kv, "generickv",
                   {"currentConnections", "lifetimeConnections", "bytesSent"});
 
+// Q1's fields through the default format, forcing the baseline (SSE2) or the
+// AVX2+BMI2 build of the parser.
+void BM_DefaultParserBuild(benchmark::State& state, bool baseline) {
+  const bool has_avx2 = UseBaselineDefaultParserForTesting(baseline);
+  if (!baseline && !has_avx2) {
+    state.SkipWithError("no AVX2/BMI2 on this CPU");
+    return;
+  }
+  const std::vector<std::string> fields = {"currentConnections", "server",
+                                           "bytesSent"};
+  std::unique_ptr<LogFormatParser> parser =
+      std::move(FindLogFormat("default")->NewParser(fields)).value();
+  UseBaselineDefaultParserForTesting(false);
+  const std::vector<std::string> lines = StatsLines();
+  const std::vector<std::string_view> views(lines.begin(), lines.end());
+  size_t bytes = 0;
+  for (std::string_view line : views) bytes += line.size();
+  BenchFieldBatch batch(fields.size());
+  std::vector<LineOutcome> outcomes(views.size());
+  for (auto _ : state) {
+    parser->ParseBatch(views, batch, outcomes.data());
+    benchmark::DoNotOptimize(outcomes.data());
+    benchmark::ClobberMemory();
+  }
+  if (outcomes[0] != LineOutcome::kParsed) state.SkipWithError("not parsed");
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(views.size()));
+}
+BENCHMARK_CAPTURE(BM_DefaultParserBuild, avx2, false);
+BENCHMARK_CAPTURE(BM_DefaultParserBuild, baseline, true);
+
 }  // namespace
 }  // namespace mapr::runtime

@@ -24,10 +24,14 @@ import stat
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import unittest
 import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "testing"))
+from collected_process import CollectedProcess  # noqa: E402
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -270,42 +274,14 @@ def _kill(p):
             s.close()
 
 
-class Follower:
+class Follower(CollectedProcess):
     """A running `mapr --follow`; its output collected by two threads."""
 
     def __init__(self, test, args):
         self.test = test
-        self.p = subprocess.Popen(
-            [MAPR_BIN, "--follow", "--interval-ms", "100"] + args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=test.tmp)
-        test.addCleanup(_kill, self.p)
-        self.lock = threading.Lock()
-        self.buffers = {"out": bytearray(), "err": bytearray()}
-        self.threads = [
-            threading.Thread(target=self._collect, args=(s, k), daemon=True)
-            for s, k in ((self.p.stdout, "out"), (self.p.stderr, "err"))
-        ]
-        for t in self.threads:
-            t.start()
-
-    def _collect(self, stream, key):
-        while True:
-            data = os.read(stream.fileno(), 65536)
-            if not data:
-                return
-            with self.lock:
-                self.buffers[key] += data
-
-    def out(self):
-        with self.lock:
-            return bytes(self.buffers["out"])
-
-    def err(self):
-        with self.lock:
-            return bytes(self.buffers["err"])
+        super().__init__([MAPR_BIN, "--follow", "--interval-ms", "100"] + args,
+                         cwd=test.tmp)
+        test.addCleanup(self.kill)
 
     def wait_report(self, count):
         """Waits for a report whose count is `count`."""

@@ -21,9 +21,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "testing"))
+from collected_process import CollectedProcess  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -692,43 +695,15 @@ def csv_reports(out):
     return counts
 
 
-class Follower:
+class Follower(CollectedProcess):
     """A running `mapr --follow`, its output collected by two threads."""
 
     def __init__(self, test, args, stdin=False):
         self.test = test
         self.args = args
-        self.p = subprocess.Popen(
-            [os.path.abspath(MAPR_BIN)] + list(args),
-            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=test.tmp)
+        super().__init__([os.path.abspath(MAPR_BIN)] + list(args),
+                         cwd=test.tmp, stdin=stdin)
         test.addCleanup(self.kill)
-        self.lock = threading.Lock()
-        self.buffers = {"out": bytearray(), "err": bytearray()}
-        self.threads = [
-            threading.Thread(target=self._collect, args=(f, key), daemon=True)
-            for f, key in ((self.p.stdout, "out"), (self.p.stderr, "err"))
-        ]
-        for t in self.threads:
-            t.start()
-
-    def _collect(self, f, key):
-        while True:
-            data = os.read(f.fileno(), 65536)
-            if not data:
-                return
-            with self.lock:
-                self.buffers[key] += data
-
-    def out(self):
-        with self.lock:
-            return bytes(self.buffers["out"])
-
-    def err(self):
-        with self.lock:
-            return bytes(self.buffers["err"])
 
     def wait_for(self, what, predicate, timeout=5.0):
         """Waits until predicate() is true; fails the test at the deadline."""
@@ -765,15 +740,6 @@ class Follower:
         self.test.assertNotIn(b"terminate called", self.err())
         self.test.assertNotIn(b"Sanitizer", self.err())
         return self.out()
-
-    def kill(self):
-        if self.p.poll() is None:
-            self.p.kill()
-            self.p.wait()
-        for f in (self.p.stdin, self.p.stdout, self.p.stderr):
-            if f is not None:
-                f.close()
-
 
 class FollowTest(MaprTestCase):
     """--follow: tail -f with interval reports, ended by a signal."""
