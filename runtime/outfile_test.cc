@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/files.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr::runtime {
@@ -42,19 +43,8 @@ constexpr char kQuery[] =
     "from STATS select count($line),$hostname group by $hostname "
     "outfile out.csv";
 
-// Reads a whole file; nullopt if it cannot be opened.
-std::optional<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void WriteFile(const fs::path& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-}
+using ::mapr::testing::ReadFile;
+using ::mapr::testing::WriteFile;
 
 // Sorted names of the entries of `dir`.
 std::vector<std::string> ListDir(const fs::path& dir) {

@@ -52,6 +52,7 @@
 #include "mapr/result.h"
 #include "parser/parse.h"
 #include "runtime/outfile.h"
+#include "tests/testing/files.h"
 #include "tests/testing/stats_lines.h"
 #include "tests/testing/status_matchers.h"
 
@@ -242,18 +243,8 @@ TEST(AllocHookTest, EveryVariantIsCountedAndFails) {
 
 // ------------------------------------------------------------ the outfile
 
-std::optional<std::string> ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void WriteFile(const fs::path& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-}
+using ::mapr::testing::ReadFile;
+using ::mapr::testing::WriteFile;
 
 // Every file of `dir` with its content, sorted by name.
 std::vector<std::pair<std::string, std::string>> DirState(const fs::path& dir) {
