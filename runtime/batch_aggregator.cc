@@ -13,6 +13,7 @@
 #include "mapr/internal/status_macros.h"
 #include "runtime/format_number.h"
 #include "runtime/functions.h"
+#include "runtime/log_formats.h"
 #include "runtime/number.h"
 #include "runtime/scan.h"
 
@@ -169,6 +170,7 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
   size_t nfields = plan_->fields.size();
   lines_.resize(kMaxBatchRows);
   outcomes_.resize(kMaxBatchRows);
+  mismatch_ = std::make_unique<bool[]>(kMaxBatchRows);
   values_.resize(nfields * kMaxBatchRows);
   numbers_.resize(nfields * kMaxBatchRows);
   numeric_.resize(nfields * kMaxBatchRows);
@@ -227,6 +229,17 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
   arena_.Reset();
   counters_.lines_read += in.size();
 
+  // A format that meets the table in its own scan filters it there (the
+  // parser is looked up first only then: a failing NewParser still fails
+  // only batches with lines to parse).
+  TableFilteringParser* table_parser = nullptr;
+  if (p.table_filter == plan::TableFilter::kTable && !in.empty()) {
+    absl::StatusOr<LogFormatParser*> parser = ParserFor(source);
+    if (parser.ok()) {
+      table_parser = dynamic_cast<TableFilteringParser*>(*parser);
+    }
+  }
+
   // 1. Trim, length limit, table filter -> dense lines_.
   size_t m = 0;
   for (std::string_view raw : in) {
@@ -235,21 +248,25 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
       continue;
     }
     std::string_view line = Trim(raw);
-    switch (p.table_filter) {
-      case plan::TableFilter::kNone:
-        break;
-      case plan::TableFilter::kTable:
-        if (!ContainsTableMarker(raw, p.table_marker)) {
-          ++counters_.lines_table_mismatch;
-          continue;
-        }
-        break;
-      case plan::TableFilter::kAny:
-        if (!HasAnyTable(raw)) {
-          ++counters_.lines_table_mismatch;
-          continue;
-        }
-        break;
+    // (The marker starts and ends with '|', so the trimmed line holds it
+    // exactly when the raw one does.)
+    if (table_parser == nullptr) {
+      switch (p.table_filter) {
+        case plan::TableFilter::kNone:
+          break;
+        case plan::TableFilter::kTable:
+          if (!ContainsTableMarker(raw, p.table_marker)) {
+            ++counters_.lines_table_mismatch;
+            continue;
+          }
+          break;
+        case plan::TableFilter::kAny:
+          if (!HasAnyTable(raw)) {
+            ++counters_.lines_table_mismatch;
+            continue;
+          }
+          break;
+      }
     }
     lines_[m++] = line;
   }
@@ -260,13 +277,22 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
   for (FieldId id : p.extracted_fields) {
     std::fill_n(Column(id), m, std::string_view());
   }
-  absl::StatusOr<LogFormatParser*> parser = ParserFor(source);
-  if (!parser.ok()) return parser.status();
+  const std::span<const std::string_view> lines(lines_.data(), m);
   Fields fields(this);
-  (*parser)->ParseBatch(std::span<const std::string_view>(lines_.data(), m),
-                        fields, outcomes_.data());
+  if (table_parser != nullptr) {
+    table_parser->ParseBatchInTable(lines, p.table_marker, fields,
+                                    outcomes_.data(), mismatch_.get());
+  } else {
+    absl::StatusOr<LogFormatParser*> parser = ParserFor(source);
+    if (!parser.ok()) return parser.status();
+    (*parser)->ParseBatch(lines, fields, outcomes_.data());
+  }
   sel_size_ = 0;
   for (size_t r = 0; r < m; ++r) {
+    if (table_parser != nullptr && mismatch_[r]) {
+      ++counters_.lines_table_mismatch;
+      continue;
+    }
     switch (outcomes_[r]) {
       case LineOutcome::kParsed:
         sel_[sel_size_++] = static_cast<uint32_t>(r);

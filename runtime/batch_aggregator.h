@@ -93,6 +93,7 @@ class BatchAggregator {
   size_t rows_ = 0;  // Dense rows that reached the format.
   std::vector<std::string_view> lines_;
   std::vector<LineOutcome> outcomes_;
+  std::unique_ptr<bool[]> mismatch_;  // kMaxBatchRows; see TableFilteringParser
   std::vector<std::string_view> values_;  // field-major, kMaxBatchRows each
   std::vector<double> numbers_;
   std::vector<uint8_t> numeric_;

@@ -372,6 +372,34 @@ TEST(BatchAggregatorTest, EveryLineIsCountedInExactlyOneBucket) {
   EXPECT_EQ(agg->Result().stats(), c);
 }
 
+// DTail's table filter is a substring search of the whole line, made
+// before the format looks at it; mapr folds it into the default format's
+// scan and must keep both its verdicts and its counting.
+TEST(BatchAggregatorTest, TableFilterIsASubstringSearchBeforeTheFormat) {
+  ASSERT_OK_AND_ASSIGN(auto agg, Make("from STATS select sum(x) group by h"));
+  const std::string other = "INFO|t|1|c|1|2|3|0.1|1h|MAPREDUCE:OTHER|";
+  ASSERT_OK(Push(
+      *agg,
+      {
+          other + "x=1",                                 // mismatch
+          other + "noeq",                                // mismatch, not bad
+          "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:OTHER|x=1",  // mismatch
+          "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|x=1",  // ignored
+          // The marker as token 1 matches, and token 9 need only start
+          // with MAPREDUCE: (DTail's quirk).
+          "INFO|MAPREDUCE:STATS|1|c|1|2|3|0.1|1h|MAPREDUCE:OTHER|x=4",
+          other + "x=1|y=|MAPREDUCE:STATS|",  // matches, then malformed
+          Stats("x=2"),
+      }));
+  const LineCounters& c = agg->counters();
+  EXPECT_EQ(c.lines_table_mismatch, 3u);
+  EXPECT_EQ(c.lines_ignored, 1u);
+  EXPECT_EQ(c.lines_malformed, 1u);
+  EXPECT_EQ(c.lines_aggregated, 2u);
+  EXPECT_EQ(SumOfBuckets(c), c.lines_read);
+  EXPECT_EQ(agg->Result().ToCsv(), "sum(x)\n6.000000\n");
+}
+
 TEST(BatchAggregatorTest, CsvHeaderIsCountedOncePerSource) {
   ASSERT_OK_AND_ASSIGN(auto agg, Make("select count($line),sum(b) group by * "
                                       "logformat csv"));

@@ -386,8 +386,12 @@ Row ReferenceDefault(const std::vector<std::string>& fields,
   }
   row.outcome = LineOutcome::kParsed;
   for (const std::string& f : fields) {
-    if (f == "$time") {
+    if (f == "$severity") {
+      row.fields[f] = tokens[0];
+    } else if (f == "$time") {
       row.fields[f] = tokens[1];
+    } else if (f == "$cpus") {
+      row.fields[f] = tokens[4];
     } else if (f == "$pid") {
       row.fields[f] = tokens[2];
     } else if (kv.count(f)) {
@@ -397,50 +401,152 @@ Row ReferenceDefault(const std::vector<std::string>& fields,
   return row;
 }
 
+// Random lines against a plain token-by-token reference, for several field
+// sets (positional only, none, keys sharing first bytes, keys that cannot
+// match, the empty key, duplicates). Lines are 0-600 bytes, so tokens, the
+// tenth '|' and values cross 64-byte blocks at every offset.
 TEST_P(DefaultLogFormatTest, ScannerMatchesReferenceOnRandomLines) {
-  const std::vector<std::string> fields = {"$time", "$pid", "a", "b", "ab"};
-  std::unique_ptr<LogFormatParser> parser =
-      MakeParser(NewDefaultLogFormat(), fields);
+  const std::vector<std::vector<std::string>> field_sets = {
+      {"$time", "$pid", "a", "b", "ab"},
+      {"a"},
+      {"ab", "ba", "abc", "b"},
+      {},
+      {"$severity"},
+      {"a=x", "b", "x|y"},  // never match
+      {"", "a"},            // "=v" has the empty key
+      {"$cpus", "a", "a", "ba"},
+  };
   uint64_t state = 12345;
   auto next = [&state] {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return static_cast<uint32_t>(state >> 33);
   };
-  const char* const kKeys[] = {"a", "b", "ab", ""};
+  const char* const kKeys[] = {"a", "b", "ab", "", "ba", "abc"};
   std::vector<std::string> lines;
-  for (int i = 0; i < 3000; ++i) {
-    std::string line =
-        "INFO|t" + std::to_string(i) + "|1|c|1|2|3|0.1|1h|MAPREDUCE:T";
+  for (int i = 0; i < 4000; ++i) {
+    std::string line = "INFO|t" + std::to_string(i) +
+                       std::string(next() % 4 == 0 ? next() % 100 : 0, 'p') +
+                       "|1|c|1|2|3|0.1|1h|MAPREDUCE:T";
     if (next() % 8 == 0) line = line.substr(0, next() % line.size());
-    size_t tokens = next() % 12;
+    size_t tokens = next() % 16;
     for (size_t k = 0; k < tokens; ++k) {
       line += '|';
-      line += kKeys[next() % 4];
-      if (next() % 12 != 0) line += '=';
-      size_t len = next() % 40;
-      for (size_t c = 0; c < len; ++c) line += "xyz="[next() % 4];
+      line += kKeys[next() % 6];
+      if (next() % 24 != 0) line += '=';
+      size_t len = next() % (next() % 8 == 0 ? 120 : 30);
+      for (size_t c = 0; c < len; ++c) line += "xyza=|"[next() % 6];
     }
     lines.push_back(line);
   }
   int parsed = 0, malformed = 0;
-  for (size_t begin = 0; begin < lines.size(); begin += kMaxBatchRows) {
-    std::vector<std::string> batch(
-        lines.begin() + begin,
-        lines.begin() + std::min(lines.size(), begin + kMaxBatchRows));
-    std::vector<Row> rows = ParseWith(*parser, fields, batch);
-    for (size_t r = 0; r < batch.size(); ++r) {
-      Row want = ReferenceDefault(fields, batch[r]);
-      EXPECT_EQ(rows[r].outcome, want.outcome) << batch[r];
-      parsed += want.outcome == LineOutcome::kParsed;
-      malformed += want.outcome == LineOutcome::kMalformed;
-      if (want.outcome == LineOutcome::kParsed) {
-        EXPECT_EQ(rows[r].fields, want.fields) << batch[r];
+  for (const std::vector<std::string>& fields : field_sets) {
+    std::unique_ptr<LogFormatParser> parser =
+        MakeParser(NewDefaultLogFormat(), fields);
+    for (size_t begin = 0; begin < lines.size(); begin += kMaxBatchRows) {
+      std::vector<std::string> batch(
+          lines.begin() + begin,
+          lines.begin() + std::min(lines.size(), begin + kMaxBatchRows));
+      std::vector<Row> rows = ParseWith(*parser, fields, batch);
+      for (size_t r = 0; r < batch.size(); ++r) {
+        Row want = ReferenceDefault(fields, batch[r]);
+        EXPECT_EQ(rows[r].outcome, want.outcome) << batch[r];
+        parsed += want.outcome == LineOutcome::kParsed;
+        malformed += want.outcome == LineOutcome::kMalformed;
+        if (want.outcome == LineOutcome::kParsed) {
+          EXPECT_EQ(rows[r].fields, want.fields) << batch[r];
+        }
       }
     }
   }
   // The random lines exercise every outcome.
   EXPECT_GT(parsed, 100);
   EXPECT_GT(malformed, 100);
+}
+
+// The table filter folded into the parser's scan (ParseBatchInTable) must
+// agree with a plain substring search for the marker, and leave every line
+// that has it parsed as ParseBatch parses it.
+// Every placement of a requested key's token, its '=' and its value
+// relative to the 64-byte blocks.
+TEST_P(DefaultLogFormatTest, KeysAtEveryBlockOffset) {
+  const std::vector<std::string> fields = {"ab", "b"};
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewDefaultLogFormat(), fields);
+  std::vector<std::string> lines;
+  for (size_t pad = 0; pad < 140; ++pad) {
+    for (size_t value = 0; value < 70; value += 23) {
+      std::string line = "INFO|t|1|c|1|2|3|0.1|1h|MAPREDUCE:T|z=" +
+                         std::string(pad, 'x') + "|ab=" +
+                         std::string(value, 'v') + "|b=" + std::to_string(pad);
+      lines.push_back(line);
+      lines.push_back(line + "|ab");  // Then malformed.
+    }
+  }
+  std::vector<Row> rows = ParseWith(*parser, fields, lines);
+  size_t parsed = 0;
+  for (size_t r = 0; r < lines.size(); ++r) {
+    Row want = ReferenceDefault(fields, lines[r]);
+    EXPECT_EQ(rows[r].outcome, want.outcome) << lines[r];
+    EXPECT_EQ(rows[r].fields, want.fields) << lines[r];
+    parsed += want.outcome == LineOutcome::kParsed;
+  }
+  EXPECT_EQ(parsed, lines.size() / 2);
+}
+
+TEST_P(DefaultLogFormatTest, TableFilterAgreesWithSubstringSearch) {
+  const std::vector<std::string> fields = {"$time", "a", "b"};
+  std::unique_ptr<LogFormatParser> parser =
+      MakeParser(NewDefaultLogFormat(), fields);
+  auto* table_parser = dynamic_cast<TableFilteringParser*>(parser.get());
+  ASSERT_NE(table_parser, nullptr);
+  const std::string marker = "|MAPREDUCE:STATS|";
+  const std::string head = "INFO|t|1|c|1|2|3|0.1|1h|";
+  std::vector<std::string> lines = {
+      head + "MAPREDUCE:STATS|a=1",           // token 9 is the table
+      head + "MAPREDUCE:STATS",               // ... and ends the line
+      head + "MAPREDUCE:STATSX|a=1",          // a longer table
+      head + "MAPREDUCE:STAT|a=1",            // a shorter one
+      head + "MAPREDUCE:OTHER|a=1|MAPREDUCE:STATS|b=2",  // later, malformed
+      head + "MAPREDUCE:OTHER|a=1|b=MAPREDUCE:STATS|",   // no bar after
+      head + "MAPREDUCE:OTHER|a=1|b=|MAPREDUCE:STATS|",  // empty value first
+      "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|a=1",    // not INFO
+      "INFO|t|1|MAPREDUCE:STATS|a=1",                   // too few tokens
+      "INFO|t|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|noequals",
+      "|MAPREDUCE:STATS|",
+      "",
+      "MAPREDUCE:STATS",
+      head + "mapreduce:STATS|a=1",
+  };
+  // Long lines put the marker in a later 64-byte block.
+  lines.push_back(std::string(70, 'x') + marker);
+  lines.push_back("INFO|" + std::string(100, 't') +
+                  "|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|a=" + std::string(80, 'v'));
+  lines.push_back("INFO|" + std::string(100, 't') +
+                  "|1|c|1|2|3|0.1|1h|MAPREDUCE:T|a=1|" + std::string(80, 'v') +
+                  "=|MAPREDUCE:STATS|");
+
+  TestFieldBatch plain(fields.size()), in_table(fields.size());
+  std::vector<Row> want = ParseWith(*parser, fields, lines, &plain);
+  std::vector<std::string_view> views(lines.begin(), lines.end());
+  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
+  auto mismatch = std::make_unique<bool[]>(lines.size());
+  in_table.Clear();
+  table_parser->ParseBatchInTable(views, marker, in_table, outcomes.data(),
+                                  mismatch.get());
+  int with_marker = 0;
+  for (size_t r = 0; r < lines.size(); ++r) {
+    const bool has = lines[r].find(marker) != std::string::npos;
+    with_marker += has;
+    EXPECT_EQ(mismatch[r], !has) << lines[r];
+    if (!has) continue;
+    EXPECT_EQ(outcomes[r], want[r].outcome) << lines[r];
+    if (want[r].outcome != LineOutcome::kParsed) continue;
+    for (size_t f = 0; f < fields.size(); ++f) {
+      EXPECT_EQ(in_table.column(f)[r], plain.column(f)[r])
+          << lines[r] << " field " << fields[f];
+    }
+  }
+  EXPECT_EQ(with_marker, 10);
 }
 
 TEST(GenericLogFormatTest, ParsesEveryLineWithoutFields) {
