@@ -76,7 +76,7 @@ bool IsOverflow(const char* p, const char* end) {
 
 }  // namespace
 
-bool ParseNumber(std::string_view s, double* out) noexcept {
+bool internal::ParseNumberSlow(std::string_view s, double* out) noexcept {
   const char* p = s.data();
   const char* const end = p + s.size();
   if (p == end) return false;
@@ -89,6 +89,8 @@ bool ParseNumber(std::string_view s, double* out) noexcept {
   // Fast path: [digits][.digits] with at most kMaxFastDigits digits in all,
   // which covers most log values ("200", "0.125"). The mantissa is exact and
   // so is 10^frac_digits, so one IEEE division rounds correctly (Clinger).
+  // Up to 15 digits with an optional point (beyond ParseShortDecimal's
+  // 8 bytes).
   {
     const char* q = p;
     uint64_t mantissa = 0;  // wraps for long inputs, which are not used

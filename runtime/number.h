@@ -15,9 +15,80 @@
 #ifndef MAPR_RUNTIME_NUMBER_H_
 #define MAPR_RUNTIME_NUMBER_H_
 
+#include <bit>
+#include <cfloat>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace mapr::runtime {
+namespace internal {
+
+// Everything ParseNumber's inline fast path leaves.
+bool ParseNumberSlow(std::string_view s, double* out) noexcept;
+
+// Exact powers of ten for up to 8 fraction digits.
+inline constexpr double kPow10Short[9] = {1e0, 1e1, 1e2, 1e3, 1e4,
+                                          1e5, 1e6, 1e7, 1e8};
+
+// The fast path for 1 to 8 bytes, a word at a time: digits with at most one
+// '.' and at least one digit ("0", "499", "501.471", "5.", ".5"). Sets
+// *mantissa (exact: below 10^8) and *frac_digits; false for anything else.
+// Reads only [p, p + len). REQUIRES: 1 <= len <= 8.
+[[gnu::always_inline]] inline bool ParseShortDecimal(const char* p, size_t len,
+                                                     uint64_t* mantissa,
+                                                     size_t* frac_digits) {
+  if constexpr (std::endian::native != std::endian::little) return false;
+  constexpr uint64_t kOnes = 0x0101010101010101;
+  constexpr uint64_t kHigh = 0x8080808080808080;
+  // Byte i of v is p[i]; bytes from len on are 0.
+  uint64_t v;
+  if (len >= 4) {  // Two overlapping loads.
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + len - 4, 4);
+    v = lo | (static_cast<uint64_t>(hi) << (8 * (len - 4)));
+  } else {  // First, middle and last byte.
+    v = static_cast<uint64_t>(static_cast<uint8_t>(p[0])) |
+        (static_cast<uint64_t>(static_cast<uint8_t>(p[len / 2]))
+         << (8 * (len / 2))) |
+        (static_cast<uint64_t>(static_cast<uint8_t>(p[len - 1]))
+         << (8 * (len - 1)));
+  }
+  uint64_t t = v ^ (kOnes * '0');  // A digit's value; '.' becomes 0x1e.
+  // Take out the first '.': the bytes above it move down by one. (The
+  // lowest byte flagged by this zero-byte test is always a real zero.)
+  const uint64_t dots = t ^ (kOnes * 0x1e);
+  const uint64_t dot_bits = (dots - kOnes) & ~dots & kHigh;
+  size_t digits = len;
+  size_t frac = 0;
+  if (dot_bits != 0) {
+    const size_t at = static_cast<size_t>(std::countr_zero(dot_bits)) / 8;
+    const uint64_t below = (uint64_t{1} << (8 * at)) - 1;
+    t = (t & below) | ((t >> 8) & ~below);
+    --digits;
+    frac = digits - at;
+    if (digits == 0) return false;
+  }
+  // Every remaining byte must be 0..9: adding 0x76 sets bit 7 of a byte
+  // above 9 (a byte with bit 7 set already is caught by `| t`; its carry
+  // only disturbs bytes above it).
+  const uint64_t used =
+      digits == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * digits)) - 1;
+  if ((((t + kOnes * 0x76) | t) & kHigh & used) != 0) return false;
+  // Leading zero digits, then the eight-digit conversion (Lemire's SWAR).
+  t <<= 8 * (8 - digits);
+  t = (t * 10) + (t >> 8);
+  t = (((t & 0x000000FF000000FF) * (100 + (1000000ULL << 32))) +
+       (((t >> 16) & 0x000000FF000000FF) * (1 + (10000ULL << 32)))) >>
+      32;
+  *mantissa = t;
+  *frac_digits = frac;
+  return true;
+}
+
+}  // namespace internal
 
 // Parses `s` under mapr's numeric rule. Returns true and stores the value in
 // `*out` if `s` is numeric; returns false and leaves `*out` unchanged if not.
@@ -41,9 +112,41 @@ namespace mapr::runtime {
 // The result is correctly rounded (round half to even), the same double Go
 // returns; `-0` gives negative zero.
 //
-// Never allocates. Thread-safe. Small integers and short decimals such as
-// `200` or `0.125` take a fast path that does not call std::from_chars.
-bool ParseNumber(std::string_view s, double* out) noexcept;
+// Never allocates. Thread-safe. Values of up to 8 bytes after the sign
+// without an exponent, such as `200` or `-0.125`, take an inline fast path
+// (no call, no std::from_chars).
+[[gnu::always_inline]] inline bool ParseNumber(std::string_view s,
+                                              double* out) noexcept {
+  const char* p = s.data();
+  size_t n = s.size();
+  bool negative = false;
+  if (n != 0 && (*p == '-' || *p == '+')) {
+    negative = *p == '-';
+    ++p;
+    --n;
+  }
+  uint64_t mantissa;
+  size_t frac_digits;
+  // A mantissa below 10^8 and 10^frac_digits are exact, so one division
+  // rounds correctly (Clinger), if it is done in double precision (not
+  // x87 extended precision followed by a second rounding).
+  if (n - 1 < 8 &&
+      internal::ParseShortDecimal(p, n, &mantissa, &frac_digits) &&
+      (frac_digits == 0 || FLT_EVAL_METHOD == 0)) {
+    double value = static_cast<double>(mantissa);
+    if (frac_digits > 0) value /= internal::kPow10Short[frac_digits];
+    *out = negative ? -value : value;
+    return true;
+  }
+  // Only digits, '.' and the special values ("inf", "nan") go on.
+  if (n == 0) return false;
+  const unsigned char c = static_cast<unsigned char>(*p);
+  if (c - unsigned{'0'} > 9 && c != '.' && (c | 0x20) != 'i' &&
+      (c | 0x20) != 'n') {
+    return false;
+  }
+  return internal::ParseNumberSlow(s, out);
+}
 
 // Returns true iff ParseNumber(s) would succeed.
 inline bool IsNumeric(std::string_view s) noexcept {
