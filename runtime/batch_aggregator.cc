@@ -83,46 +83,43 @@ std::string LocalHostname() {
   return buf;
 }
 
-bool CompareFloat(CompareOp op, double a, double b) {
-  switch (op) {
-    case CompareOp::kFloatEq:
-      return a == b;
-    case CompareOp::kFloatNe:
-      return a != b;
-    case CompareOp::kFloatLt:
-      return a < b;
-    case CompareOp::kFloatLe:
-      return a <= b;
-    case CompareOp::kFloatGt:
-      return a > b;
-    case CompareOp::kFloatGe:
-      return a >= b;
-    default:
-      return false;
+// out[i] = rows[i]'s values compare true under `Op`: a missing or
+// non-numeric value (ok == 0) compares false. A null column stands for the
+// constant `k`. One loop per operator, so the loop has no switch and no
+// branch on the data.
+template <typename Op>
+void CompareFloats(const uint32_t* rows, size_t n, const double* ln,
+                   const uint8_t* lok, double lk, const double* rn,
+                   const uint8_t* rok, double rk, uint8_t* out, Op op) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t r = rows[i];
+    const bool ok = (lok == nullptr || lok[r]) && (rok == nullptr || rok[r]);
+    const double a = ln != nullptr ? ln[r] : lk;
+    const double b = rn != nullptr ? rn[r] : rk;
+    out[i] = static_cast<uint8_t>(ok & op(a, b));
   }
 }
 
-bool CompareString(CompareOp op, std::string_view a, std::string_view b) {
-  switch (op) {
-    case CompareOp::kStrEq:
-      return a == b;
-    case CompareOp::kStrNe:
-      return a != b;
-    case CompareOp::kContains:
-      return a.find(b) != std::string_view::npos;
-    case CompareOp::kNotContains:
-      return a.find(b) == std::string_view::npos;
-    case CompareOp::kHasPrefix:
-      return a.substr(0, b.size()) == b;
-    case CompareOp::kNotHasPrefix:
-      return a.substr(0, b.size()) != b;
-    case CompareOp::kHasSuffix:
-      return a.size() >= b.size() && a.substr(a.size() - b.size()) == b;
-    case CompareOp::kNotHasSuffix:
-      return !(a.size() >= b.size() && a.substr(a.size() - b.size()) == b);
-    default:
-      return false;
+template <typename Op>
+void CompareStrings(const uint32_t* rows, size_t n,
+                    const std::string_view* lcol, std::string_view lk,
+                    const std::string_view* rcol, std::string_view rk,
+                    uint8_t* out, Op op) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t r = rows[i];
+    const std::string_view a = lcol != nullptr ? lcol[r] : lk;
+    const std::string_view b = rcol != nullptr ? rcol[r] : rk;
+    out[i] = a.data() != nullptr && b.data() != nullptr && op(a, b);
   }
+}
+
+bool HasPrefix(std::string_view a, std::string_view b) {
+  return a.size() >= b.size() && BytesEqual(a.data(), b.data(), b.size());
+}
+
+bool HasSuffix(std::string_view a, std::string_view b) {
+  return a.size() >= b.size() &&
+         BytesEqual(a.data() + a.size() - b.size(), b.data(), b.size());
 }
 
 }  // namespace
@@ -416,33 +413,57 @@ void BatchAggregator::Evaluate(const Condition& c, const uint32_t* rows,
           rn = numbers_.data() + size_t{c.rhs.field} * kMaxBatchRows;
           rok = numeric_.data() + size_t{c.rhs.field} * kMaxBatchRows;
         }
-        for (size_t i = 0; i < n; ++i) {
-          uint32_t r = rows[i];
-          if ((lok != nullptr && !lok[r]) || (rok != nullptr && !rok[r])) {
-            out[i] = 0;
-            continue;
-          }
-          double a = ln != nullptr ? ln[r] : c.lhs.number;
-          double b = rn != nullptr ? rn[r] : c.rhs.number;
-          out[i] = CompareFloat(c.op, a, b);
+        auto run = [&](auto op) {
+          CompareFloats(rows, n, ln, lok, c.lhs.number, rn, rok, c.rhs.number,
+                        out, op);
+        };
+        switch (c.op) {
+          case CompareOp::kFloatEq:
+            return run([](double a, double b) { return a == b; });
+          case CompareOp::kFloatNe:
+            return run([](double a, double b) { return a != b; });
+          case CompareOp::kFloatLt:
+            return run([](double a, double b) { return a < b; });
+          case CompareOp::kFloatLe:
+            return run([](double a, double b) { return a <= b; });
+          case CompareOp::kFloatGt:
+            return run([](double a, double b) { return a > b; });
+          case CompareOp::kFloatGe:
+            return run([](double a, double b) { return a >= b; });
+          default:
+            std::fill_n(out, n, uint8_t{0});
+            return;
         }
-        return;
       }
       const std::string_view* lcol =
           c.lhs.kind == Operand::Kind::kField ? Column(c.lhs.field) : nullptr;
       const std::string_view* rcol =
           c.rhs.kind == Operand::Kind::kField ? Column(c.rhs.field) : nullptr;
-      for (size_t i = 0; i < n; ++i) {
-        uint32_t r = rows[i];
-        std::string_view a = lcol != nullptr ? lcol[r] : c.lhs.text;
-        std::string_view b = rcol != nullptr ? rcol[r] : c.rhs.text;
-        if (a.data() == nullptr || b.data() == nullptr) {
-          out[i] = 0;
-          continue;
-        }
-        out[i] = CompareString(c.op, a, b);
+      auto run = [&](auto op) {
+        CompareStrings(rows, n, lcol, c.lhs.text, rcol, c.rhs.text, out, op);
+      };
+      using SV = std::string_view;
+      switch (c.op) {
+        case CompareOp::kStrEq:
+          return run([](SV a, SV b) { return a == b; });
+        case CompareOp::kStrNe:
+          return run([](SV a, SV b) { return a != b; });
+        case CompareOp::kContains:
+          return run([](SV a, SV b) { return Contains(a, b); });
+        case CompareOp::kNotContains:
+          return run([](SV a, SV b) { return !Contains(a, b); });
+        case CompareOp::kHasPrefix:
+          return run([](SV a, SV b) { return HasPrefix(a, b); });
+        case CompareOp::kNotHasPrefix:
+          return run([](SV a, SV b) { return !HasPrefix(a, b); });
+        case CompareOp::kHasSuffix:
+          return run([](SV a, SV b) { return HasSuffix(a, b); });
+        case CompareOp::kNotHasSuffix:
+          return run([](SV a, SV b) { return !HasSuffix(a, b); });
+        default:
+          std::fill_n(out, n, uint8_t{0});
+          return;
       }
-      return;
     }
     case Condition::Kind::kNot:
       Evaluate(c.children[0], rows, n, out, depth + 1);
@@ -472,6 +493,16 @@ void BatchAggregator::Evaluate(const Condition& c, const uint32_t* rows,
 }
 
 void BatchAggregator::Filter(const Condition& c) {
+  // The conjuncts of an `and` narrow the selection one after another, so
+  // each later one is evaluated only on the rows still selected (the
+  // conditions have no side effects, so the result is the same).
+  if (c.kind == Condition::Kind::kAnd) {
+    for (const Condition& child : c.children) {
+      Filter(child);
+      if (sel_size_ == 0) return;
+    }
+    return;
+  }
   if (result_.size() < kMaxBatchRows) result_.resize(kMaxBatchRows);
   Evaluate(c, sel_.data(), sel_size_, result_.data(), 0);
   size_t kept = 0;

@@ -108,6 +108,27 @@ inline bool BytesEqual(const char* a, const char* b, size_t n) {
   return true;
 }
 
+// Whether `needle` occurs in `hay` (as std::string_view::find). For a
+// needle of 4 bytes or more, every position is tested with one 4-byte
+// compare: log values are short, and this loop has no data-dependent branch
+// but the rare hit, where find() calls memchr per candidate first byte.
+inline bool Contains(std::string_view hay, std::string_view needle) {
+  const size_t n = hay.size(), m = needle.size();
+  if (m < 4 || n > 256) return hay.find(needle) != std::string_view::npos;
+  if (m > n) return false;
+  uint32_t head;
+  std::memcpy(&head, needle.data(), 4);
+  const char* p = hay.data();
+  for (size_t i = 0; i + m <= n; ++i) {
+    uint32_t w;
+    std::memcpy(&w, p + i, 4);
+    if (w == head && BytesEqual(p + i + 4, needle.data() + 4, m - 4)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Finds `marker` (which starts with "|MAPREDUCE:") in `hay`. Candidates are
 // positions where both the 'M' and the ':' of the marker match, 16 at a
 // time; each is confirmed with memcmp.

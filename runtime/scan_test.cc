@@ -56,6 +56,31 @@ TEST(ScanTest, MasksMatchReference) {
   }
 }
 
+// Contains agrees with std::string_view::find for needles of every length
+// (the short ones go to find, the longer ones to the 4-byte loop), at the
+// ends of the haystack, over a small alphabet so that partial hits abound.
+TEST(ScanTest, ContainsMatchesFind) {
+  std::mt19937 rng(3);
+  int hits = 0;
+  for (int round = 0; round < 200000; ++round) {
+    auto random = [&](size_t len) {
+      std::string s(len, 'a');
+      for (char& c : s) c = "ab\x80"[rng() % 3];
+      return s;
+    };
+    const std::string hay = random(rng() % (round % 100 == 0 ? 300 : 24));
+    std::string needle = random(rng() % 9);
+    if (!hay.empty() && rng() % 3 == 0) {  // A needle cut from the haystack.
+      const size_t at = rng() % hay.size();
+      needle = hay.substr(at, rng() % 10);
+    }
+    const bool want = hay.find(needle) != std::string::npos;
+    ASSERT_EQ(Contains(hay, needle), want) << hay << " / " << needle;
+    hits += want;
+  }
+  EXPECT_GT(hits, 20000);
+}
+
 TEST(ScanTest, BytesEqualMatchesMemcmp) {
   std::mt19937_64 rng(11);
   for (size_t len = 0; len <= 300; ++len) {
