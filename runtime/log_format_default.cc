@@ -9,6 +9,7 @@
 // key=value token.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
