@@ -6,6 +6,7 @@
 #include <ctime>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -282,6 +283,34 @@ TEST(BatchAggregatorTest, RowsComeInKeyTupleOrderWithoutOrderBy) {
                     Stats("k=a|l=a")}),
             "k,l,count($line)\n"
             "B,z,1\na,a,1\na,b,1\na+,x,1\n");
+}
+
+// Many groups in byte order: short keys, keys equal in the 16-byte prefix
+// the sort compares first, high bytes.
+TEST(BatchAggregatorTest, ManyGroupsComeInByteOrder) {
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       Make("from STATS select h,count($line) group by h"));
+  std::mt19937 rng(11);
+  std::set<std::string> keys;
+  std::vector<std::string> lines;
+  const std::string prefix16 = "0123456789abcdef";
+  while (keys.size() < 5000) {
+    std::string key;
+    if (rng() % 4 == 0) key = prefix16;  // Ties in the 16-byte prefix.
+    const size_t len = rng() % (rng() % 8 == 0 ? 20 : 4);
+    for (size_t i = 0; i < len; ++i) {
+      key.push_back("ab\xff\x01"[rng() % 4]);
+    }
+    keys.insert(key);
+    lines.push_back(Stats("h=" + key));
+  }
+  ASSERT_OK(Push(*agg, lines));
+  const ResultTable r = agg->Result();
+  ASSERT_EQ(r.num_rows(), keys.size());
+  size_t i = 0;
+  for (const std::string& key : keys) {
+    ASSERT_EQ(r.cell(i++, 0), key) << i;
+  }
 }
 
 TEST(BatchAggregatorTest, OrderByIsStableAndTiesKeepKeyOrder) {
