@@ -1,6 +1,9 @@
 #include "mapr/line_splitter.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "runtime/scan.h"
 
 namespace mapr {
 
@@ -28,43 +31,49 @@ void LineSplitter::Carry(std::string_view tail) {
 
 std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
   lines_.clear();
-  const char* p = chunk.data();
-  const char* end = p + chunk.size();
   // The first line may continue the carried one; it must be completed in a
   // buffer of its own before `carry_` is reused.
   bool first_from_carry = !carry_.empty() || skipping_;
-  while (p < end) {
-    const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
-    if (nl == nullptr) {
-      Carry(std::string_view(p, end - p));
-      break;
-    }
-    std::string_view piece(p, nl - p);
-    p = nl + 1;
+  const char* line = chunk.data();
+  auto take = [&](const char* nl) {
+    std::string_view piece(line, static_cast<size_t>(nl - line));
+    line = nl + 1;
     if (first_from_carry) {
       first_from_carry = false;
       if (skipping_) {
         skipping_ = false;
         ++too_long_;
-        continue;
+        return;
       }
       carry_.append(piece);
       if (ContentLength(carry_) > max_line_bytes_) {
         ++too_long_;
         carry_.clear();
-        continue;
+        return;
       }
       last_.swap(carry_);
       carry_.clear();
       lines_.push_back(last_);
-      continue;
+      return;
     }
     if (ContentLength(piece) > max_line_bytes_) {
       ++too_long_;
-      continue;
+      return;
     }
     lines_.push_back(piece);
+  };
+  // Newlines found a piece at a time (offsets fit 32 bits, scratch stays
+  // small).
+  constexpr size_t kPiece = size_t{1} << 16;
+  const runtime::FindNewlinesFn find = runtime::NewlineFinder();
+  for (size_t at = 0; at < chunk.size(); at += kPiece) {
+    const size_t len = std::min(kPiece, chunk.size() - at);
+    if (newlines_.size() < len) newlines_.resize(len);
+    const size_t found = find(chunk.data() + at, len, newlines_.data());
+    for (size_t k = 0; k < found; ++k) take(chunk.data() + at + newlines_[k]);
   }
+  const char* end = chunk.data() + chunk.size();
+  if (line < end) Carry(std::string_view(line, static_cast<size_t>(end - line)));
   return lines_;
 }
 

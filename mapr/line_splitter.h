@@ -61,6 +61,7 @@ class MAPR_EXPORT LineSplitter {
   bool skipping_ = false;
   uint64_t too_long_ = 0;
   std::vector<std::string_view> lines_;
+  std::vector<uint32_t> newlines_;  // Scratch: newline offsets in a piece.
 };
 
 }  // namespace mapr

@@ -1,5 +1,8 @@
 #include "mapr/line_splitter.h"
 
+#include <algorithm>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -62,6 +65,42 @@ TEST(LineSplitterTest, DropsAndCountsTooLongLinesWithoutBufferingThem) {
   EXPECT_TRUE(Collect(s, "toolong").empty());
   EXPECT_FALSE(s.Finish().has_value());
   EXPECT_EQ(s.too_long_lines(), 3u);
+}
+
+// Random text cut into random chunks (some over the splitter's 64 KiB
+// scan piece, so lines also cross pieces) gives back exactly its lines.
+TEST(LineSplitterTest, RandomChunksGiveBackEveryLine) {
+  std::mt19937 rng(5);
+  for (int round = 0; round < 20; ++round) {
+    std::string text;
+    std::vector<std::string> want(1);
+    const size_t size = rng() % 300000;
+    const unsigned density = 2 + rng() % 400;
+    for (size_t i = 0; i < size; ++i) {
+      if (rng() % density == 0) {
+        text.push_back('\n');
+        want.emplace_back();
+      } else {
+        const char c = "ab\r\x80"[rng() % 4];
+        text.push_back(c);
+        want.back().push_back(c);
+      }
+    }
+    LineSplitter s;
+    std::vector<std::string> got;
+    for (size_t at = 0; at < text.size();) {
+      const size_t len = std::min<size_t>(
+          text.size() - at, rng() % 3 == 0 ? rng() % 200000 : rng() % 300);
+      for (std::string_view l : s.Split(std::string_view(text).substr(at, len))) {
+        got.emplace_back(l);
+      }
+      at += len;
+    }
+    const std::optional<std::string_view> last = s.Finish();
+    if (last.has_value()) got.emplace_back(*last);
+    if (want.back().empty()) want.pop_back();  // No line after a final '\n'.
+    ASSERT_EQ(got, want) << "round " << round;
+  }
 }
 
 TEST(AggregatorPushBytesTest, SplitsChunksPerSourceAndFlushesOnFinish) {

@@ -81,6 +81,32 @@ TEST(ScanTest, ContainsMatchesFind) {
   EXPECT_GT(hits, 20000);
 }
 
+// Every newline, in order, at every length and alignment around the 64-byte
+// blocks, sparse and dense (several per block), by each build of the kernel.
+TEST(ScanTest, FindNewlinesFindsEveryNewlineInOrder) {
+  std::vector<FindNewlinesFn> kernels = {FindNewlinesMemchr, NewlineFinder()};
+  std::mt19937 rng(7);
+  for (FindNewlinesFn find : kernels) {
+    for (int density : {2, 5, 40, 300}) {
+      for (size_t n = 0; n < 400; ++n) {
+        std::string buf(n + 3, 'x');
+        for (char& c : buf) {
+          const unsigned r = rng() % density;
+          c = r == 0 ? '\n' : r == 1 ? static_cast<char>(0x8a) : 'a';
+        }
+        const char* p = buf.data() + n % 3;
+        std::vector<uint32_t> want;
+        for (size_t i = 0; i < n; ++i) {
+          if (p[i] == '\n') want.push_back(static_cast<uint32_t>(i));
+        }
+        std::vector<uint32_t> got(n, 0xdeadbeef);  // Room for n, no more.
+        got.resize(find(p, n, got.data()));
+        ASSERT_EQ(got, want) << "n=" << n << " density=" << density;
+      }
+    }
+  }
+}
+
 TEST(ScanTest, BytesEqualMatchesMemcmp) {
   std::mt19937_64 rng(11);
   for (size_t len = 0; len <= 300; ++len) {

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/scan.h"
 
 namespace mapr::cli {
 namespace {
@@ -301,6 +302,9 @@ absl::Status ReadLines(ByteStream& stream, size_t max_line_bytes,
   // and the rest of it is dropped as it arrives.
   bool too_long = false;
   std::vector<std::string_view> batch;
+  // The offsets of the newlines of one read.
+  const runtime::FindNewlinesFn find_newlines = runtime::NewlineFinder();
+  auto newlines = std::make_unique<uint32_t[]>(kReadBytes);
   auto emit = [&]() -> absl::Status {
     if (batch.empty()) return absl::OkStatus();
     absl::Status s = sink(std::span<const std::string_view>(batch));
@@ -334,11 +338,9 @@ absl::Status ReadLines(ByteStream& stream, size_t max_line_bytes,
     }
     const size_t end = pending + *n;
     size_t line_start = 0;
-    size_t scan = pending;
-    while (scan < end) {
-      const void* nl = std::memchr(data + scan, '\n', end - scan);
-      if (nl == nullptr) break;
-      const size_t i = static_cast<size_t>(static_cast<const char*>(nl) - data);
+    const size_t found = find_newlines(data + pending, *n, newlines.get());
+    for (size_t k = 0; k < found; ++k) {
+      const size_t i = pending + newlines[k];
       if (too_long) {
         batch.emplace_back(data, overlong);
         too_long = false;
@@ -347,7 +349,6 @@ absl::Status ReadLines(ByteStream& stream, size_t max_line_bytes,
             StripCr(std::string_view(data + line_start, i - line_start)));
       }
       line_start = i + 1;
-      scan = i + 1;
     }
     // The views point into `buf`: hand them over before moving bytes.
     if (absl::Status s = emit(); !s.ok()) return s;
