@@ -15,6 +15,7 @@
 #include "mapr/log_format.h"  // kMaxBatchRows
 #include "runtime/aggregate_ops.h"
 #include "runtime/group_table.h"
+#include "runtime/scan.h"
 
 namespace mapr::runtime {
 namespace {
@@ -52,6 +53,33 @@ void BM_LineSplitter(benchmark::State& state) {
                           static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_LineSplitter);
+
+// The newline kernel alone over 1 MiB of STATS lines: one memchr call per
+// line, or one AVX2 mask per 64-byte block (the CLI's and LineSplitter's
+// choice on CPUs that have it).
+void BM_FindNewlines(benchmark::State& state, bool avx2) {
+  std::string text;
+  for (uint64_t i = 0; text.size() < (1 << 20); ++i) {
+    text += StatsLine(i);
+    text += '\n';
+  }
+  const FindNewlinesFn find = avx2 ? NewlineFinder() : FindNewlinesMemchr;
+  if (avx2 && find == FindNewlinesMemchr) {
+    state.SkipWithError("no AVX2/BMI on this CPU");
+    return;
+  }
+  std::vector<uint32_t> out(text.size());
+  size_t lines = 0;
+  for (auto _ : state) {
+    lines += find(text.data(), text.size(), out.data());
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(lines);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
+}
+BENCHMARK_CAPTURE(BM_FindNewlines, memchr, false);
+BENCHMARK_CAPTURE(BM_FindNewlines, avx2_masks, true);
 
 // Lookups of existing keys drawn at random from `range(0)` groups, hashed
 // per lookup (as the engine does), with or without prefetching a batch's

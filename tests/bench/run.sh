@@ -88,7 +88,8 @@ if [ "${MAPR_BENCH_DUCKDB:-1}" != 0 ] && command -v node >/dev/null &&
       echo "(npm install @duckdb/node-api failed; no DuckDB rows)" >&2
   fi
 fi
-if [ -d "$duck_dir/node_modules/@duckdb/node-api" ]; then
+if [ "${MAPR_BENCH_DUCKDB:-1}" != 0 ] &&
+   [ -d "$duck_dir/node_modules/@duckdb/node-api" ]; then
   cp tests/bench/duckdb_query.mjs "$duck_dir/"
   cols=$(for i in $(seq 0 17); do printf "'c%d':'VARCHAR'," "$i"; done)
   src="read_csv('FILE', delim='|', header=false, columns={${cols%,}}, null_padding=true, ignore_errors=true, quote='', escape='', auto_detect=false)"
