@@ -122,6 +122,38 @@ bool HasSuffix(std::string_view a, std::string_view b) {
          BytesEqual(a.data() + a.size() - b.size(), b.data(), b.size());
 }
 
+// A key of up to 16 bytes as two words that, with its size, determine it:
+// its first and last 8 bytes (overlapping below 16), or fewer loads below
+// 8. Reads only the key's bytes.
+inline void ShortKeyWords(std::string_view key, uint64_t* w0, uint64_t* w1) {
+  const char* p = key.data();
+  const size_t n = key.size();
+  if (n >= 8) {
+    std::memcpy(w0, p, 8);
+    std::memcpy(w1, p + n - 8, 8);
+    return;
+  }
+  *w1 = 0;
+  if (n >= 4) {
+    uint32_t lo, hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    *w0 = lo | (uint64_t{hi} << 32);
+    return;
+  }
+  *w0 = n == 0 ? 0
+               : static_cast<uint64_t>(static_cast<uint8_t>(p[0])) |
+                     (uint64_t{static_cast<uint8_t>(p[n / 2])} << 8) |
+                     (uint64_t{static_cast<uint8_t>(p[n - 1])} << 16);
+}
+
+// The memo slot of a short key's words.
+inline uint16_t MemoSlot(uint64_t w0, uint64_t w1, size_t size) {
+  const uint64_t h = (w0 ^ (w1 * 0x9e3779b97f4a7c15) ^ size) *
+                     0xff51afd7ed558ccd;
+  return static_cast<uint16_t>(h >> 54);  // 10 bits: kKeyMemoSize slots
+}
+
 }  // namespace
 
 // The format's view of the batch columns: requested field i is plan field
@@ -180,6 +212,9 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
   prev_key_scratch_.reserve(256);
   hashes_.resize(kMaxBatchRows);
   same_key_.resize(kMaxBatchRows);
+  static_assert(kKeyMemoSize == 1 << 10, "MemoSlot gives 10 bits");
+  key_memo_.resize(kKeyMemoSize);
+  memo_slot_.resize(kMaxBatchRows);
   slots_.resize(plan_->slots.size());
   key_part_.assign(slots_.size(), -1);
   for (size_t i = 0; i < slots_.size(); ++i) {
@@ -541,12 +576,15 @@ absl::Status BatchAggregator::AssignGroups() {
     // Two passes: hash every key and start loading its slot, then look the
     // keys up, so that with a large table the slot loads overlap instead of
     // stalling one row at a time. A row with the same key as the row before
-    // (few groups, sorted or bursty logs) skips both.
+    // (few groups, sorted or bursty logs) skips both, and so does a short
+    // key found in the memo.
     const std::string_view* column = Column(p.group_by[0]);
     auto key_of = [&](size_t i) {
       std::string_view key = column[sel_[i]];
       return key.data() == nullptr ? FieldBatch::kEmptyValue : key;
     };
+    const bool use_memo = memo_pause_ == 0;
+    size_t probes = 0, hits = 0;
     for (size_t i = 0; i < sel_size_; ++i) {
       const std::string_view key = key_of(i);
       const std::string_view prev = i > 0 ? key_of(i - 1) : std::string_view();
@@ -556,26 +594,54 @@ absl::Status BatchAggregator::AssignGroups() {
         continue;
       }
       same_key_[i] = 0;
+      memo_slot_[i] = kNoMemoSlot;
+      if (use_memo && key.size() <= 16) {
+        uint64_t w0, w1;
+        ShortKeyWords(key, &w0, &w1);
+        const uint16_t slot = MemoSlot(w0, w1, key.size());
+        const KeyMemo& m = key_memo_[slot];
+        ++probes;
+        if (m.size == key.size() && m.w0 == w0 && m.w1 == w1) {
+          gids_[i] = m.gid;
+          same_key_[i] = 2;
+          ++hits;
+          continue;
+        }
+        memo_slot_[i] = slot;
+      }
       hashes_[i] = HashKey(key);
       groups_.Prefetch(hashes_[i]);
     }
-    if (limited) {
-      for (size_t i = 0; i < sel_size_; ++i) {
-        if (same_key_[i]) {
-          gids_[i] = gids_[i - 1];
-          continue;
-        }
-        MAPR_RETURN_IF_ERROR(assign(i, key_of(i), hashes_[i]));
-      }
-      return absl::OkStatus();
+    // Pause when more than one probe in 8 misses (many keys: the misses
+    // cost a hash anyway, and a branch that goes either way mispredicts),
+    // and look again later. (The first batch after a reset fills the memo;
+    // it cannot hit yet.)
+    if (!use_memo) {
+      --memo_pause_;
+    } else if (!memo_warm_) {
+      memo_warm_ = true;
+    } else if (probes >= 256 && hits * 8 < probes * 7) {
+      memo_pause_ = 64;
     }
     for (size_t i = 0; i < sel_size_; ++i) {
-      if (same_key_[i]) {
+      if (same_key_[i] == 1) {
         gids_[i] = gids_[i - 1];
         continue;
       }
-      bool created;
-      gids_[i] = groups_.FindOrInsert(key_of(i), hashes_[i], &created);
+      if (same_key_[i] == 2) continue;
+      const std::string_view key = key_of(i);
+      if (limited) {
+        MAPR_RETURN_IF_ERROR(assign(i, key, hashes_[i]));
+      } else {
+        bool created;
+        gids_[i] = groups_.FindOrInsert(key, hashes_[i], &created);
+      }
+      if (memo_slot_[i] != kNoMemoSlot) {
+        KeyMemo& m = key_memo_[memo_slot_[i]];
+        ShortKeyWords(key, &m.w0, &m.w1);
+        m.size = static_cast<uint32_t>(key.size());
+        m.gid = gids_[i];
+      }
     }
     return absl::OkStatus();
   }
@@ -693,6 +759,9 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later) {
 
 void BatchAggregator::Reset() {
   groups_.Clear();
+  std::fill(key_memo_.begin(), key_memo_.end(), KeyMemo());
+  memo_warm_ = false;
+  memo_pause_ = 0;
   for (SlotState& s : slots_) s.Clear();
   counters_ = LineCounters();
 }

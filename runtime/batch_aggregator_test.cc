@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <ctime>
 #include <memory>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -584,6 +585,53 @@ TEST(BatchAggregatorTest, MergeKeepsValuesTheLaterPartialLacks) {
   EXPECT_EQ(a->Result().ToCsv(),
             "count($line),min(a),max(b),last(c),len(c),sum(d)\n"
             "2,5.000000,-5.000000,hello,5.000000,-0.000000\n");
+}
+
+// Short single keys are remembered (key -> group id) across batches; after
+// Reset the same keys get other ids, and the memo must not hand out the old
+// ones. Keys of every length up to and past the memo's 16 bytes, empty and
+// missing ones included.
+TEST(BatchAggregatorTest, ShortKeyMemoFollowsResetAndEveryKeyLength) {
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, Make("from STATS select h,count($line),sum(v) group by h"));
+  std::vector<std::string> keys = {"", "a", "ab", "abc", "abcd", "abcde",
+                                   "abcdefg", "abcdefgh", "abcdefghi",
+                                   "0123456789abcdef", "0123456789abcdefg",
+                                   "bbcdefgh", "abcdefgb"};
+  // Keys alike in size and first 8 bytes, so that some share a memo slot
+  // and only their last 8 bytes tell them apart.
+  for (int i = 0; i < 400; ++i) {
+    keys.push_back("abcdefgh" + std::to_string(1000 + i));
+  }
+  auto lines_for = [&](bool reversed) {
+    std::vector<std::string> lines;
+    for (int round = 0; round < 50; ++round) {
+      for (size_t k = 0; k < keys.size(); ++k) {
+        const size_t i = reversed ? keys.size() - 1 - k : k;
+        lines.push_back(Stats("h=" + keys[i] + "|v=" + std::to_string(i)));
+      }
+      lines.push_back(Stats("v=100"));  // No h: the empty key too.
+    }
+    return lines;
+  };
+  ASSERT_OK(Push(*agg, lines_for(false)));
+  ASSERT_OK(Push(*agg, lines_for(false)));  // Now from the memo.
+  agg->Reset();
+  ASSERT_OK(Push(*agg, lines_for(true)));  // Other ids for the same keys.
+  ASSERT_OK(Push(*agg, lines_for(true)));
+  // Two pushes of 50 rounds since the reset.
+  const ResultTable r = agg->Result();
+  ASSERT_EQ(r.num_rows(), keys.size());
+  for (size_t row = 0; row < r.num_rows(); ++row) {
+    const std::string key(r.cell(row, 0));
+    const auto it = std::find(keys.begin(), keys.end(), key);
+    ASSERT_NE(it, keys.end()) << key;
+    const int i = static_cast<int>(it - keys.begin());
+    const int count = key.empty() ? 200 : 100;
+    const int sum = key.empty() ? 100 * 100 : 100 * i;
+    EXPECT_EQ(r.cell(row, 1), std::to_string(count)) << key;
+    EXPECT_EQ(r.cell(row, 2), std::to_string(sum) + ".000000") << key;
+  }
 }
 
 TEST(BatchAggregatorTest, ResetForgetsGroupsAndCountersButNotCsvHeaders) {
