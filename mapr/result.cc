@@ -9,6 +9,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mapr {
 namespace {
 
@@ -62,6 +66,28 @@ bool NeedsCsvQuotes(std::string_view s) {
     if (c == ',' || c == '"' || c == '\r' || c == '\n') return true;
   }
   return false;
+}
+
+// True if `s` holds a byte that makes a CSV value need quotes: one pass,
+// 16 bytes at a time where SSE2 is there.
+bool HasCsvSpecial(std::string_view s) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i comma = _mm_set1_epi8(',');
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i cr = _mm_set1_epi8('\r');
+  const __m128i lf = _mm_set1_epi8('\n');
+  for (; i + 16 <= s.size(); i += 16) {
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+    const __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma),
+                                  _mm_cmpeq_epi8(v, quote)),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf)));
+    if (_mm_movemask_epi8(hit) != 0) return true;
+  }
+#endif
+  return NeedsCsvQuotes(s.substr(i));
 }
 
 void AppendCsvValue(std::string_view s, std::string* out) {
@@ -386,12 +412,28 @@ void ResultTable::WriteCsv(ResultSink sink) const {
     AppendCsvValue(columns_[c].name, &out);
   }
   out.push_back('\n');
+  // Usually no cell anywhere needs quotes. Then a row is written as its
+  // cells' text in one copy, the NUL after each cell turned into ',' (or
+  // '\n' after the last).
+  const bool plain = ncols > 0 && !HasCsvSpecial(text_);
   for (size_t r = 0; r < num_rows(); ++r) {
-    for (size_t c = 0; c < ncols; ++c) {
-      if (c > 0) out.push_back(',');
-      AppendCsvValue(cell(r, c), &out);
+    if (plain) {
+      const size_t first = r * ncols;
+      const size_t begin = first == 0 ? 0 : ends_[first - 1] + 1;
+      const size_t end = ends_[first + ncols - 1] + 1;
+      const size_t at = out.size();
+      out.append(text_.data() + begin, end - begin);
+      for (size_t c = 0; c + 1 < ncols; ++c) {
+        out[at + (ends_[first + c] - begin)] = ',';
+      }
+      out.back() = '\n';
+    } else {
+      for (size_t c = 0; c < ncols; ++c) {
+        if (c > 0) out.push_back(',');
+        AppendCsvValue(cell(r, c), &out);
+      }
+      out.push_back('\n');
     }
-    out.push_back('\n');
     w.MaybeFlush();
   }
   w.Flush();
