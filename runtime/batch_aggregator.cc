@@ -735,10 +735,21 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later) {
   }
   if (!sticky_error_.ok()) return sticky_error_;  // Sticky for Merge too.
   if (!later.sticky_error_.ok()) return later.sticky_error_;
-  for (uint32_t g = 0; g < later.groups_.size(); ++g) {
+  // In runs of kRun groups: hash each and start loading its slot, then
+  // look them up, so that with large tables the loads overlap.
+  constexpr uint32_t kRun = 16;
+  uint64_t hashes[kRun];
+  const uint32_t n = later.groups_.size();
+  for (uint32_t g = 0; g < n; ++g) {
+    if (g % kRun == 0) {
+      for (uint32_t k = g; k < std::min(n, g + kRun); ++k) {
+        hashes[k - g] = later.groups_.hash(k);
+        groups_.Prefetch(hashes[k - g]);
+      }
+    }
     std::string_view key = later.groups_.key(g);
     bool created;
-    const uint64_t hash = later.groups_.hash(g);
+    const uint64_t hash = hashes[g % kRun];
     if (options_.max_groups != 0 && groups_.size() >= options_.max_groups &&
         groups_.Find(key, hash) == GroupTable::kNotFound) {
       sticky_error_ = absl::ResourceExhaustedError(absl::StrCat(
