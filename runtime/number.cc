@@ -1,6 +1,5 @@
 #include "runtime/number.h"
 
-#include <cfloat>
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -9,19 +8,6 @@
 
 namespace mapr::runtime {
 namespace {
-
-// Mantissas of at most this many digits are below 10^15 < 2^53, so they
-// convert to double exactly.
-constexpr size_t kMaxFastDigits = 15;
-
-// Exact powers of ten (all up to 10^22 are representable).
-constexpr double kPow10[kMaxFastDigits + 1] = {
-    1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-
-// Dividing two exact doubles rounds correctly only if the division is done in
-// double precision (not x87 extended precision followed by a second rounding).
-constexpr bool kExactDivision = FLT_EVAL_METHOD == 0;
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -86,11 +72,8 @@ bool internal::ParseNumberSlow(std::string_view s, double* out) noexcept {
     if (++p == end) return false;
   }
 
-  // Fast path: [digits][.digits] with at most kMaxFastDigits digits in all,
-  // which covers most log values ("200", "0.125"). The mantissa is exact and
-  // so is 10^frac_digits, so one IEEE division rounds correctly (Clinger).
-  // Up to 15 digits with an optional point (beyond ParseShortDecimal's
-  // 8 bytes).
+  // [digits][.digits] with up to kMaxExactDigits digits in all: the values
+  // longer than ParseNumber's inline 8 bytes ("1234567.125").
   {
     const char* q = p;
     uint64_t mantissa = 0;  // wraps for long inputs, which are not used
@@ -111,11 +94,9 @@ bool internal::ParseNumberSlow(std::string_view s, double* out) noexcept {
       frac_digits = static_cast<size_t>(q - frac);
       digits += frac_digits;
     }
-    if (q == end && digits > 0 && digits <= kMaxFastDigits &&
-        (frac_digits == 0 || kExactDivision)) {
-      double value = static_cast<double>(mantissa);
-      if (frac_digits > 0) value /= kPow10[frac_digits];
-      *out = negative ? -value : value;
+    if (q == end && digits > 0 && digits <= internal::kMaxExactDigits &&
+        (frac_digits == 0 || internal::kExactDivision)) {
+      *out = internal::ExactDecimal(mantissa, frac_digits, negative);
       return true;
     }
   }

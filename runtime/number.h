@@ -28,9 +28,29 @@ namespace internal {
 // Everything ParseNumber's inline fast path leaves.
 bool ParseNumberSlow(std::string_view s, double* out) noexcept;
 
-// Exact powers of ten for up to 8 fraction digits.
-inline constexpr double kPow10Short[9] = {1e0, 1e1, 1e2, 1e3, 1e4,
-                                          1e5, 1e6, 1e7, 1e8};
+// Mantissas of at most this many digits are below 10^15 < 2^53, so they
+// convert to double exactly.
+inline constexpr size_t kMaxExactDigits = 15;
+
+// Exact powers of ten (all up to 10^22 are representable).
+inline constexpr double kPow10[kMaxExactDigits + 1] = {
+    1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+// Dividing two exact doubles rounds correctly only if the division is done
+// in double precision (not x87 extended precision followed by a second
+// rounding).
+inline constexpr bool kExactDivision = FLT_EVAL_METHOD == 0;
+
+// (-)mantissa / 10^frac_digits. The mantissa (at most kMaxExactDigits
+// digits) and the power of ten are exact, so one IEEE division rounds
+// correctly (Clinger). REQUIRES: frac_digits == 0 || kExactDivision.
+inline double ExactDecimal(uint64_t mantissa, size_t frac_digits,
+                           bool negative) {
+  double value = static_cast<double>(mantissa);
+  if (frac_digits > 0) value /= kPow10[frac_digits];
+  return negative ? -value : value;
+}
 
 // The fast path for 1 to 8 bytes, a word at a time: digits with at most one
 // '.' and at least one digit ("0", "499", "501.471", "5.", ".5"). Sets
@@ -127,15 +147,10 @@ inline constexpr double kPow10Short[9] = {1e0, 1e1, 1e2, 1e3, 1e4,
   }
   uint64_t mantissa;
   size_t frac_digits;
-  // A mantissa below 10^8 and 10^frac_digits are exact, so one division
-  // rounds correctly (Clinger), if it is done in double precision (not
-  // x87 extended precision followed by a second rounding).
   if (n - 1 < 8 &&
       internal::ParseShortDecimal(p, n, &mantissa, &frac_digits) &&
-      (frac_digits == 0 || FLT_EVAL_METHOD == 0)) {
-    double value = static_cast<double>(mantissa);
-    if (frac_digits > 0) value /= internal::kPow10Short[frac_digits];
-    *out = negative ? -value : value;
+      (frac_digits == 0 || internal::kExactDivision)) {
+    *out = internal::ExactDecimal(mantissa, frac_digits, negative);
     return true;
   }
   // Only digits, '.' and the special values ("inf", "nan") go on.
