@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/log_formats.h"
+#include "tests/testing/default_format_reference.h"
 
 namespace mapr::runtime {
 namespace {
@@ -355,48 +356,13 @@ TEST_P(DefaultLogFormatTest, FullBatchDoesNotAllocate) {
   EXPECT_EQ(batch.num_allocations(), 0u);
 }
 
-// ---------------------------------------------------------------- generic
-
-// A plain reference implementation of §3.3, to check the bitmask scanner on
-// random lines of every length around the 64-byte block boundaries.
+// The reference parser's verdict on `line` as a Row (only the fields set).
 Row ReferenceDefault(const std::vector<std::string>& fields,
                      const std::string& line) {
-  std::vector<std::string> tokens;
-  size_t start = 0;
-  while (true) {
-    size_t bar = line.find('|', start);
-    tokens.push_back(line.substr(
-        start, bar == std::string::npos ? std::string::npos : bar - start));
-    if (bar == std::string::npos) break;
-    start = bar + 1;
-  }
-  Row row{LineOutcome::kIgnored, {}};
-  if (line.rfind("INFO", 0) != 0 || tokens.size() < 11 ||
-      tokens[9].rfind("MAPREDUCE:", 0) != 0) {
-    return row;
-  }
-  std::map<std::string, std::string> kv;
-  for (size_t i = 10; i < tokens.size(); ++i) {
-    size_t eq = tokens[i].find('=');
-    if (eq == std::string::npos) {
-      row.outcome = LineOutcome::kMalformed;
-      return row;
-    }
-    kv[tokens[i].substr(0, eq)] = tokens[i].substr(eq + 1);
-  }
-  row.outcome = LineOutcome::kParsed;
-  for (const std::string& f : fields) {
-    if (f == "$severity") {
-      row.fields[f] = tokens[0];
-    } else if (f == "$time") {
-      row.fields[f] = tokens[1];
-    } else if (f == "$cpus") {
-      row.fields[f] = tokens[4];
-    } else if (f == "$pid") {
-      row.fields[f] = tokens[2];
-    } else if (kv.count(f)) {
-      row.fields[f] = kv[f];
-    }
+  std::vector<std::string_view> values;
+  Row row{mapr::testing::ReferenceDefault(line, fields, &values), {}};
+  for (size_t f = 0; f < fields.size(); ++f) {
+    if (values[f].data() != nullptr) row.fields[fields[f]] = values[f];
   }
   return row;
 }
@@ -548,6 +514,8 @@ TEST_P(DefaultLogFormatTest, TableFilterAgreesWithSubstringSearch) {
   }
   EXPECT_EQ(with_marker, 10);
 }
+
+// ---------------------------------------------------------------- generic
 
 TEST(GenericLogFormatTest, ParsesEveryLineWithoutFields) {
   auto format = NewGenericLogFormat();

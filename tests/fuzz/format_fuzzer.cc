@@ -4,7 +4,7 @@
 // empty view with a null pointer, and every value points into its line or
 // into batch memory. For `default`, the baseline (SSE2) and AVX2 builds of
 // the parser must give identical outcomes and fields, equal to those of a
-// plain token-by-token reference (below), and the table filter folded into
+// plain token-by-token reference (tests/testing/), and the table filter folded into
 // its scan must agree with a substring search for the marker.
 #include <cstddef>
 #include <cstdint>
@@ -15,6 +15,7 @@
 
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "tests/testing/default_format_reference.h"
 
 namespace {
 
@@ -41,47 +42,6 @@ class Batch : public mapr::FieldBatch {
 };
 
 constexpr const char* kFormats[] = {"default", "generic", "generickv", "csv"};
-
-// The default format by the book (dtail-reference §3.3): split at every
-// '|'; INFO first, at least 11 tokens, token 9 starting with MAPREDUCE:,
-// every later token holding a '=' (split at the first; the last duplicate
-// wins). Fills *fields (missing: data() == nullptr) for `names`.
-mapr::LineOutcome ReferenceDefault(std::string_view line,
-                                   const std::vector<std::string>& names,
-                                   std::vector<std::string_view>* fields) {
-  fields->assign(names.size(), std::string_view());
-  std::vector<std::string_view> tokens;
-  size_t start = 0;
-  for (;;) {
-    const size_t bar = line.find('|', start);
-    tokens.push_back(line.substr(start, bar == std::string_view::npos
-                                            ? std::string_view::npos
-                                            : bar - start));
-    if (bar == std::string_view::npos) break;
-    start = bar + 1;
-  }
-  if (!line.starts_with("INFO") || tokens.size() < 11 ||
-      !tokens[9].starts_with("MAPREDUCE:")) {
-    return mapr::LineOutcome::kIgnored;
-  }
-  for (size_t t = 10; t < tokens.size(); ++t) {
-    const size_t eq = tokens[t].find('=');
-    if (eq == std::string_view::npos) return mapr::LineOutcome::kMalformed;
-    for (size_t f = 0; f < names.size(); ++f) {
-      if (tokens[t].substr(0, eq) == names[f]) {
-        (*fields)[f] = tokens[t].substr(eq + 1);
-      }
-    }
-  }
-  for (size_t f = 0; f < names.size(); ++f) {
-    if (names[f] == "$time") (*fields)[f] = tokens[1];
-    if (names[f] == "$pid") (*fields)[f] = tokens[2];
-    if (names[f] == "$date" && tokens[1].size() == 15) {
-      (*fields)[f] = tokens[1].substr(0, 8);
-    }
-  }
-  return mapr::LineOutcome::kParsed;
-}
 
 }  // namespace
 
@@ -114,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!baseline.ok()) __builtin_trap();
     std::vector<std::string_view> want;
     for (size_t r = 0; r < lines.size(); ++r) {
-      if (ReferenceDefault(lines[r], fields, &want) != outcomes[r]) {
+      if (mapr::testing::ReferenceDefault(lines[r], fields, &want) != outcomes[r]) {
         __builtin_trap();
       }
       if (outcomes[r] != mapr::LineOutcome::kParsed) continue;
