@@ -103,13 +103,6 @@ namespace avx2 {
 #else
 #pragma GCC pop_options
 #endif
-
-bool CpuHasAvx2() {
-  static const bool has = __builtin_cpu_supports("avx2") &&
-                          __builtin_cpu_supports("bmi2") &&
-                          __builtin_cpu_supports("popcnt");
-  return has;
-}
 #endif
 
 class DefaultLogFormat : public LogFormat {
@@ -125,7 +118,7 @@ class DefaultLogFormat : public LogFormat {
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {
 #if defined(MAPR_HAVE_AVX2_PARSER)
-    if (CpuHasAvx2() && !ForceBaselineParser()) {
+    if (CpuHasAvx2Bmi() && !ForceBaselineParser()) {
       return std::make_unique<avx2::DefaultParser>(fields);
     }
 #endif
@@ -138,7 +131,7 @@ class DefaultLogFormat : public LogFormat {
 bool UseBaselineDefaultParserForTesting(bool baseline) {
   force_baseline.store(baseline, std::memory_order_relaxed);
 #if defined(MAPR_HAVE_AVX2_PARSER)
-  return CpuHasAvx2();
+  return CpuHasAvx2Bmi();
 #else
   return false;
 #endif
