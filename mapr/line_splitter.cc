@@ -73,7 +73,8 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
     for (size_t k = 0; k < found; ++k) take(chunk.data() + at + newlines_[k]);
   }
   const char* end = chunk.data() + chunk.size();
-  if (line < end) Carry(std::string_view(line, static_cast<size_t>(end - line)));
+  if (line < end)
+    Carry(std::string_view(line, static_cast<size_t>(end - line)));
   return lines_;
 }
 

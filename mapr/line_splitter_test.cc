@@ -91,7 +91,8 @@ TEST(LineSplitterTest, RandomChunksGiveBackEveryLine) {
     for (size_t at = 0; at < text.size();) {
       const size_t len = std::min<size_t>(
           text.size() - at, rng() % 3 == 0 ? rng() % 200000 : rng() % 300);
-      for (std::string_view l : s.Split(std::string_view(text).substr(at, len))) {
+      for (std::string_view l :
+           s.Split(std::string_view(text).substr(at, len))) {
         got.emplace_back(l);
       }
       at += len;

@@ -80,10 +80,9 @@ bool HasCsvSpecial(std::string_view s) {
   for (; i + 16 <= s.size(); i += 16) {
     const __m128i v =
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
-    const __m128i hit =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, comma),
-                                  _mm_cmpeq_epi8(v, quote)),
-                     _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf)));
+    const __m128i hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, comma), _mm_cmpeq_epi8(v, quote)),
+        _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, lf)));
     if (_mm_movemask_epi8(hit) != 0) return true;
   }
 #endif

@@ -629,7 +629,8 @@ TEST(ToCsvTest, WholeRowCopiesMatchCellByCellQuoting) {
     for (size_t c = 1; c < ncols; ++c) want += ",c" + std::to_string(c);
     want += '\n';
     const size_t nrows = rng() % 40;
-    const size_t special_cell = nrows * ncols == 0 ? 0 : rng() % (nrows * ncols);
+    const size_t special_cell =
+        nrows * ncols == 0 ? 0 : rng() % (nrows * ncols);
     for (size_t i = 0; i < nrows * ncols; ++i) {
       std::string cell(rng() % 30, 'x');
       for (char& ch : cell) ch = "ab1 \0."[rng() % 6];

@@ -149,8 +149,8 @@ inline void ShortKeyWords(std::string_view key, uint64_t* w0, uint64_t* w1) {
 
 // The memo slot of a short key's words.
 inline uint16_t MemoSlot(uint64_t w0, uint64_t w1, size_t size) {
-  const uint64_t h = (w0 ^ (w1 * 0x9e3779b97f4a7c15) ^ size) *
-                     0xff51afd7ed558ccd;
+  const uint64_t h =
+      (w0 ^ (w1 * 0x9e3779b97f4a7c15) ^ size) * 0xff51afd7ed558ccd;
   return static_cast<uint16_t>(h >> 54);  // 10 bits: kKeyMemoSize slots
 }
 

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <ctime>
-#include <memory>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <string>
@@ -408,19 +408,19 @@ TEST(BatchAggregatorTest, EveryLineIsCountedInExactlyOneBucket) {
 TEST(BatchAggregatorTest, TableFilterIsASubstringSearchBeforeTheFormat) {
   ASSERT_OK_AND_ASSIGN(auto agg, Make("from STATS select sum(x) group by h"));
   const std::string other = "INFO|t|1|c|1|2|3|0.1|1h|MAPREDUCE:OTHER|";
-  ASSERT_OK(Push(
-      *agg,
-      {
-          other + "x=1",                                 // mismatch
-          other + "noeq",                                // mismatch, not bad
-          "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:OTHER|x=1",  // mismatch
-          "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|x=1",  // ignored
-          // The marker as token 1 matches, and token 9 need only start
-          // with MAPREDUCE: (DTail's quirk).
-          "INFO|MAPREDUCE:STATS|1|c|1|2|3|0.1|1h|MAPREDUCE:OTHER|x=4",
-          other + "x=1|y=|MAPREDUCE:STATS|",  // matches, then malformed
-          Stats("x=2"),
-      }));
+  ASSERT_OK(
+      Push(*agg,
+           {
+               other + "x=1",   // mismatch
+               other + "noeq",  // mismatch, not bad
+               "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:OTHER|x=1",  // mismatch
+               "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|x=1",  // ignored
+               // The marker as token 1 matches, and token 9 need only start
+               // with MAPREDUCE: (DTail's quirk).
+               "INFO|MAPREDUCE:STATS|1|c|1|2|3|0.1|1h|MAPREDUCE:OTHER|x=4",
+               other + "x=1|y=|MAPREDUCE:STATS|",  // matches, then malformed
+               Stats("x=2"),
+           }));
   const LineCounters& c = agg->counters();
   EXPECT_EQ(c.lines_table_mismatch, 3u);
   EXPECT_EQ(c.lines_ignored, 1u);
@@ -594,10 +594,19 @@ TEST(BatchAggregatorTest, MergeKeepsValuesTheLaterPartialLacks) {
 TEST(BatchAggregatorTest, ShortKeyMemoFollowsResetAndEveryKeyLength) {
   ASSERT_OK_AND_ASSIGN(
       auto agg, Make("from STATS select h,count($line),sum(v) group by h"));
-  std::vector<std::string> keys = {"", "a", "ab", "abc", "abcd", "abcde",
-                                   "abcdefg", "abcdefgh", "abcdefghi",
-                                   "0123456789abcdef", "0123456789abcdefg",
-                                   "bbcdefgh", "abcdefgb"};
+  std::vector<std::string> keys = {"",
+                                   "a",
+                                   "ab",
+                                   "abc",
+                                   "abcd",
+                                   "abcde",
+                                   "abcdefg",
+                                   "abcdefgh",
+                                   "abcdefghi",
+                                   "0123456789abcdef",
+                                   "0123456789abcdefg",
+                                   "bbcdefgh",
+                                   "abcdefgb"};
   // Keys alike in size and first 8 bytes, so that some share a memo slot
   // and only their last 8 bytes tell them apart.
   for (int i = 0; i < 400; ++i) {

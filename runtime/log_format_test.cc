@@ -441,9 +441,9 @@ TEST_P(DefaultLogFormatTest, KeysAtEveryBlockOffset) {
   std::vector<std::string> lines;
   for (size_t pad = 0; pad < 140; ++pad) {
     for (size_t value = 0; value < 70; value += 23) {
-      std::string line = "INFO|t|1|c|1|2|3|0.1|1h|MAPREDUCE:T|z=" +
-                         std::string(pad, 'x') + "|ab=" +
-                         std::string(value, 'v') + "|b=" + std::to_string(pad);
+      std::string line =
+          "INFO|t|1|c|1|2|3|0.1|1h|MAPREDUCE:T|z=" + std::string(pad, 'x') +
+          "|ab=" + std::string(value, 'v') + "|b=" + std::to_string(pad);
       lines.push_back(line);
       lines.push_back(line + "|ab");  // Then malformed.
     }
@@ -468,15 +468,15 @@ TEST_P(DefaultLogFormatTest, TableFilterAgreesWithSubstringSearch) {
   const std::string marker = "|MAPREDUCE:STATS|";
   const std::string head = "INFO|t|1|c|1|2|3|0.1|1h|";
   std::vector<std::string> lines = {
-      head + "MAPREDUCE:STATS|a=1",           // token 9 is the table
-      head + "MAPREDUCE:STATS",               // ... and ends the line
-      head + "MAPREDUCE:STATSX|a=1",          // a longer table
-      head + "MAPREDUCE:STAT|a=1",            // a shorter one
+      head + "MAPREDUCE:STATS|a=1",   // token 9 is the table
+      head + "MAPREDUCE:STATS",       // ... and ends the line
+      head + "MAPREDUCE:STATSX|a=1",  // a longer table
+      head + "MAPREDUCE:STAT|a=1",    // a shorter one
       head + "MAPREDUCE:OTHER|a=1|MAPREDUCE:STATS|b=2",  // later, malformed
       head + "MAPREDUCE:OTHER|a=1|b=MAPREDUCE:STATS|",   // no bar after
       head + "MAPREDUCE:OTHER|a=1|b=|MAPREDUCE:STATS|",  // empty value first
-      "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|a=1",    // not INFO
-      "INFO|t|1|MAPREDUCE:STATS|a=1",                   // too few tokens
+      "WARN|t|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|a=1",     // not INFO
+      "INFO|t|1|MAPREDUCE:STATS|a=1",                    // too few tokens
       "INFO|t|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|noequals",
       "|MAPREDUCE:STATS|",
       "",
@@ -485,8 +485,9 @@ TEST_P(DefaultLogFormatTest, TableFilterAgreesWithSubstringSearch) {
   };
   // Long lines put the marker in a later 64-byte block.
   lines.push_back(std::string(70, 'x') + marker);
-  lines.push_back("INFO|" + std::string(100, 't') +
-                  "|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|a=" + std::string(80, 'v'));
+  lines.push_back(
+      "INFO|" + std::string(100, 't') +
+      "|1|c|1|2|3|0.1|1h|MAPREDUCE:STATS|a=" + std::string(80, 'v'));
   lines.push_back("INFO|" + std::string(100, 't') +
                   "|1|c|1|2|3|0.1|1h|MAPREDUCE:T|a=1|" + std::string(80, 'v') +
                   "=|MAPREDUCE:STATS|");

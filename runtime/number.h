@@ -136,7 +136,7 @@ inline double ExactDecimal(uint64_t mantissa, size_t frac_digits,
 // without an exponent, such as `200` or `-0.125`, take an inline fast path
 // (no call, no std::from_chars).
 [[gnu::always_inline]] inline bool ParseNumber(std::string_view s,
-                                              double* out) noexcept {
+                                               double* out) noexcept {
   const char* p = s.data();
   size_t n = s.size();
   bool negative = false;
@@ -147,8 +147,7 @@ inline double ExactDecimal(uint64_t mantissa, size_t frac_digits,
   }
   uint64_t mantissa;
   size_t frac_digits;
-  if (n - 1 < 8 &&
-      internal::ParseShortDecimal(p, n, &mantissa, &frac_digits) &&
+  if (n - 1 < 8 && internal::ParseShortDecimal(p, n, &mantissa, &frac_digits) &&
       (frac_digits == 0 || internal::kExactDivision)) {
     *out = internal::ExactDecimal(mantissa, frac_digits, negative);
     return true;

@@ -4,8 +4,8 @@
 // empty view with a null pointer, and every value points into its line or
 // into batch memory. For `default`, the baseline (SSE2) and AVX2 builds of
 // the parser must give identical outcomes and fields, equal to those of a
-// plain token-by-token reference (tests/testing/), and the table filter folded into
-// its scan must agree with a substring search for the marker.
+// plain token-by-token reference (tests/testing/), and the table filter folded
+// into its scan must agree with a substring search for the marker.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!baseline.ok()) __builtin_trap();
     std::vector<std::string_view> want;
     for (size_t r = 0; r < lines.size(); ++r) {
-      if (mapr::testing::ReferenceDefault(lines[r], fields, &want) != outcomes[r]) {
+      if (mapr::testing::ReferenceDefault(lines[r], fields, &want) !=
+          outcomes[r]) {
         __builtin_trap();
       }
       if (outcomes[r] != mapr::LineOutcome::kParsed) continue;
@@ -94,7 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         first.remove_prefix(first.find('|') + 1);
       }
       first = first.substr(0, first.find('|'));
-      if (first.starts_with("MAPREDUCE:")) marker = "|" + std::string(first) + "|";
+      if (first.starts_with("MAPREDUCE:"))
+        marker = "|" + std::string(first) + "|";
     }
     auto* table_parser =
         dynamic_cast<mapr::runtime::TableFilteringParser*>(parser->get());

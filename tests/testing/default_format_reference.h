@@ -43,11 +43,11 @@ inline LineOutcome ReferenceDefault(std::string_view line,
     size_t begin, length;  // length 0: the whole token
   };
   static constexpr Positional kPositional[] = {
-      {"$severity", 0, 0, 0}, {"$loglevel", 0, 0, 0}, {"$time", 1, 0, 0},
-      {"$date", 1, 0, 8},     {"$hour", 1, 9, 2},     {"$minute", 1, 11, 2},
-      {"$second", 1, 13, 2},  {"$pid", 2, 0, 0},      {"$caller", 3, 0, 0},
-      {"$cpus", 4, 0, 0},     {"$goroutines", 5, 0, 0},
-      {"$cgocalls", 6, 0, 0}, {"$loadavg", 7, 0, 0},  {"$uptime", 8, 0, 0},
+      {"$severity", 0, 0, 0}, {"$loglevel", 0, 0, 0},   {"$time", 1, 0, 0},
+      {"$date", 1, 0, 8},     {"$hour", 1, 9, 2},       {"$minute", 1, 11, 2},
+      {"$second", 1, 13, 2},  {"$pid", 2, 0, 0},        {"$caller", 3, 0, 0},
+      {"$cpus", 4, 0, 0},     {"$goroutines", 5, 0, 0}, {"$cgocalls", 6, 0, 0},
+      {"$loadavg", 7, 0, 0},  {"$uptime", 8, 0, 0},
   };
   for (size_t t = 10; t < tokens.size(); ++t) {
     const size_t eq = tokens[t].find('=');
