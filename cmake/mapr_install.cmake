@@ -74,7 +74,7 @@ if(TARGET mapr_cli)
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT mapr_runtime)
 endif()
 
-# The public headers: mapr/*.h only, never mapr/internal/.
+# The public headers: mapr/*.h only, never util/ or other private folders.
 file(GLOB _mapr_public_headers CONFIGURE_DEPENDS
   "${PROJECT_SOURCE_DIR}/mapr/*.h")
 install(FILES ${_mapr_public_headers}

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "runtime/scan.h"
+#include "util/scan.h"
 
 namespace mapr {
 
@@ -65,7 +65,7 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
   // Newlines found a piece at a time (offsets fit 32 bits, scratch stays
   // small).
   constexpr size_t kPiece = size_t{1} << 16;
-  const runtime::FindNewlinesFn find = runtime::NewlineFinder();
+  const util::FindNewlinesFn find = util::NewlineFinder();
   for (size_t at = 0; at < chunk.size(); at += kPiece) {
     const size_t len = std::min(kPiece, chunk.size() - at);
     if (newlines_.size() < len) newlines_.resize(len);

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "mapr/internal/out_of_memory.h"
+#include "util/out_of_memory.h"
 #include "runtime/outfile.h"
 
 namespace mapr {
@@ -26,7 +26,7 @@ absl::Status WriteOutfile(std::string_view path, bool append,
     request.query = query_text;
     return runtime::WriteOutfile(request);
   } catch (const std::bad_alloc&) {
-    return internal::OutOfMemoryError(
+    return util::OutOfMemoryError(
         "writing outfile", absl::string_view(path.data(), path.size()));
   }
 }
@@ -39,7 +39,7 @@ absl::Status WriteOutfile(const Query& query, const ResultTable& result) {
     }
     return WriteOutfile(*path, query.outfile_append(), result, query.text());
   } catch (const std::bad_alloc&) {
-    return internal::OutOfMemoryError("writing the query's outfile");
+    return util::OutOfMemoryError("writing the query's outfile");
   }
 }
 

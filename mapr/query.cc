@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "mapr/internal/status_macros.h"
+#include "util/status_macros.h"
 #include "mapr/log_format.h"
 #include "parser/parse.h"
 #include "parser/plan.h"

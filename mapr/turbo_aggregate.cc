@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "mapr/internal/status_macros.h"
+#include "util/status_macros.h"
 #include "runtime/batch_aggregator.h"
 
 namespace mapr {

@@ -12,8 +12,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "mapr/internal/out_of_memory.h"
-#include "mapr/internal/strings.h"
+#include "util/out_of_memory.h"
+#include "util/strings.h"
 #include "parser/grammar.h"
 #include "parser/grammar_errors.h"
 #include "parser/source_span.h"
@@ -23,7 +23,7 @@ namespace {
 
 namespace pegtl = tao::pegtl;
 namespace g = grammar;
-using internal::ToAbsl;
+using util::ToAbsl;
 
 // The only exception type our actions and control throw; caught in Parse().
 struct SyntaxError {
@@ -706,7 +706,7 @@ absl::StatusOr<ast::Query> Parse(std::string_view text,
   } catch (const SyntaxError& e) {
     return QueryErrorStatus(text, e.error);
   } catch (const std::bad_alloc&) {
-    return ::mapr::internal::OutOfMemoryError("parsing the query");
+    return ::mapr::util::OutOfMemoryError("parsing the query");
   } catch (const std::exception& e) {
     return absl::InternalError(
         absl::StrCat("query parser failed unexpectedly: ", e.what()));

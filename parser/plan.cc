@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 
 namespace mapr::plan {
 
@@ -138,8 +138,8 @@ std::string ConditionString(const Plan& p, const Condition& c) {
 
 std::string SetString(const Plan& p, const SetStep& s) {
   std::string value = OperandString(p, s.source);
-  for (runtime::FunctionKind f : s.functions) {
-    value = absl::StrCat(internal::ToAbsl(runtime::FunctionName(f)), "(", value,
+  for (plan::FunctionKind f : s.functions) {
+    value = absl::StrCat(util::ToAbsl(plan::FunctionName(f)), "(", value,
                          ")");
   }
   return absl::StrCat(FieldName(p, s.target), " = ", value);

@@ -10,7 +10,7 @@
 
 #include "mapr/result.h"
 #include "parser/ast.h"
-#include "runtime/functions.h"
+#include "parser/function_catalog.h"
 
 namespace mapr::plan {
 
@@ -104,7 +104,7 @@ struct SetStep {
   FieldId target;
   // Applied innermost first: for md5sum(maskdigits(x)) this is
   // {kMaskDigits, kMd5Sum}.
-  std::vector<runtime::FunctionKind> functions;
+  std::vector<plan::FunctionKind> functions;
   // The operand: a field (missing field => target becomes missing), or a
   // literal (numbers and strings are stored as their text).
   Operand source;

@@ -12,9 +12,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 #include "parser/source_span.h"
-#include "runtime/number.h"
+#include "util/number.h"
 
 namespace mapr::parser {
 namespace {
@@ -128,7 +128,7 @@ class Planner {
     std::string name = q_.from ? "default" : "generic";
     ast::Span span;
     if (q_.logformat) {
-      name = absl::AsciiStrToLower(internal::ToAbsl(q_.logformat->text));
+      name = absl::AsciiStrToLower(util::ToAbsl(q_.logformat->text));
       span = q_.logformat->span;
       p_.log_format_given = true;
     }
@@ -160,7 +160,7 @@ class Planner {
       return;
     }
     p_.table_filter = plan::TableFilter::kTable;
-    p_.table = absl::AsciiStrToUpper(internal::ToAbsl(t.text));
+    p_.table = absl::AsciiStrToUpper(util::ToAbsl(t.text));
     p_.table_marker = absl::StrCat("|MAPREDUCE:", p_.table, "|");
   }
 
@@ -173,9 +173,9 @@ class Planner {
     std::string_view close = ClosestMatch(name.text, names);
     std::string hint;
     if (!close.empty()) {
-      hint = absl::StrCat("did you mean '", internal::ToAbsl(close), "'?");
-      if (absl::EqualsIgnoreCase(internal::ToAbsl(close),
-                                 internal::ToAbsl(name.text))) {
+      hint = absl::StrCat("did you mean '", util::ToAbsl(close), "'?");
+      if (absl::EqualsIgnoreCase(util::ToAbsl(close),
+                                 util::ToAbsl(name.text))) {
         absl::StrAppend(&hint, " aggregation names are case-sensitive");
       }
     } else {
@@ -237,7 +237,7 @@ class Planner {
     }
     double v;
     if (t.kind == ast::TokenKind::kBareword &&
-        runtime::ParseNumber(t.text, &v)) {
+        util::ParseNumber(t.text, &v)) {
       o.kind = plan::Operand::Kind::kNumber;
       o.number = v;
       o.text = t.text;
@@ -253,7 +253,7 @@ class Planner {
     double v;
     if (t.kind == ast::TokenKind::kString ||
         (t.kind == ast::TokenKind::kBareword &&
-         runtime::ParseNumber(t.text, &v))) {
+         util::ParseNumber(t.text, &v))) {
       // A bare number under a string operator is the literal text (DTail
       // would look for a field named "200").
       o.kind = plan::Operand::Kind::kString;
@@ -325,15 +325,15 @@ class Planner {
         ok = false;
       }
       for (auto it = a.functions.rbegin(); it != a.functions.rend(); ++it) {
-        std::optional<runtime::FunctionKind> f =
-            runtime::LookupFunction(it->text);
+        std::optional<plan::FunctionKind> f =
+            plan::LookupFunction(it->text);
         if (!f) {
           std::vector<std::string_view> names = {"md5sum", "maskdigits"};
           std::string_view close = ClosestMatch(it->text, names);
           Error(it->span, absl::StrCat("unknown function '", it->text, "'"),
                 close.empty()
                     ? std::string("known functions: md5sum, maskdigits")
-                    : absl::StrCat("did you mean '", internal::ToAbsl(close),
+                    : absl::StrCat("did you mean '", util::ToAbsl(close),
                                    "'?"));
           ok = false;
           continue;
@@ -346,7 +346,7 @@ class Planner {
         step.source.kind = plan::Operand::Kind::kString;
         step.source.text = src.text;
       } else if (src.kind == ast::TokenKind::kBareword &&
-                 runtime::ParseNumber(src.text, &v)) {
+                 util::ParseNumber(src.text, &v)) {
         step.source.kind = plan::Operand::Kind::kNumber;
         step.source.number = v;
         step.source.text = src.text;
@@ -395,7 +395,7 @@ class Planner {
       std::string hint;
       std::string_view close = ClosestMatch(key, names);
       if (!close.empty()) {
-        hint = absl::StrCat("did you mean '", internal::ToAbsl(close), "'? ");
+        hint = absl::StrCat("did you mean '", util::ToAbsl(close), "'? ");
       }
       std::vector<std::string> column_names;
       for (const plan::Column& c : p_.columns) column_names.push_back(c.name);

@@ -17,7 +17,7 @@
 #include "parser/ast.h"
 #include "parser/parse.h"
 #include "parser/plan.h"
-#include "runtime/functions.h"
+#include "parser/function_catalog.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr::parser {
@@ -35,7 +35,7 @@ using plan::Operand;
 using plan::StateKind;
 using plan::StateSlot;
 using plan::TableFilter;
-using runtime::FunctionKind;
+using plan::FunctionKind;
 
 absl::StatusOr<plan::Plan> PlanWith(std::string_view text,
                                     const PlannerContext& context) {

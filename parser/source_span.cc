@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 #include "mapr/status.h"
 
 namespace mapr::parser {

@@ -10,14 +10,20 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "mapr/internal/status_macros.h"
-#include "runtime/format_number.h"
+#include "util/status_macros.h"
+#include "util/format_number.h"
 #include "runtime/functions.h"
 #include "runtime/log_formats.h"
-#include "runtime/number.h"
-#include "runtime/scan.h"
+#include "util/number.h"
+#include "util/scan.h"
 
 namespace mapr::runtime {
+
+using util::AppendGoFloat;
+using util::AppendGoInt;
+using util::Contains;
+using util::ContainsTableMarker;
+using util::ParseNumber;
 namespace {
 
 using plan::CommonVariable;

@@ -22,10 +22,12 @@
 #include "mapr/result.h"
 #include "parser/plan.h"
 #include "runtime/aggregate_ops.h"
-#include "runtime/arena.h"
+#include "util/arena.h"
 #include "runtime/group_table.h"
 
 namespace mapr::runtime {
+
+using util::Arena;
 
 class BatchAggregator {
  public:

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "runtime/arena.h"
+#include "util/arena.h"
 
 namespace mapr::runtime {
 namespace {

@@ -26,9 +26,11 @@
 #include <cstddef>
 #include <string_view>
 
-#include "runtime/arena.h"
+#include "util/arena.h"
 
 namespace mapr::runtime {
+
+using util::Arena;
 
 struct CsvSplitResult {
   // Number of entries written to `fields`; at most `max_fields`.

@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/arena.h"
+#include "util/arena.h"
 
 namespace mapr::runtime {
 namespace {

@@ -107,22 +107,6 @@ void Md5(std::string_view in, unsigned char digest[16]) {
 
 }  // namespace
 
-std::optional<FunctionKind> LookupFunction(std::string_view name) noexcept {
-  if (name == "md5sum") return FunctionKind::kMd5Sum;
-  if (name == "maskdigits") return FunctionKind::kMaskDigits;
-  return std::nullopt;
-}
-
-std::string_view FunctionName(FunctionKind kind) noexcept {
-  switch (kind) {
-    case FunctionKind::kMd5Sum:
-      return "md5sum";
-    case FunctionKind::kMaskDigits:
-      return "maskdigits";
-  }
-  return "";
-}
-
 size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept {
   switch (kind) {
     case FunctionKind::kMd5Sum:

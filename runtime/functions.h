@@ -1,4 +1,5 @@
-// The functions that a `set` clause can call, as in DTail:
+// The implementations of the functions a `set` clause can call (their names
+// and kinds are in parser/function_catalog.h):
 //
 //   md5sum(s)      the lowercase hex MD5 of the bytes of s (32 bytes)
 //   maskdigits(s)  s with every ASCII digit 0-9 replaced by '.' (same size)
@@ -10,7 +11,7 @@
 //
 // Example:
 //
-//   std::optional<FunctionKind> kind = LookupFunction("md5sum");
+//   std::optional<FunctionKind> kind = plan::LookupFunction("md5sum");
 //   char* out = arena.Allocate(FunctionOutputSize(*kind, value.size()));
 //   ApplyFunction(*kind, value, out);
 //   std::string_view result(out, FunctionOutputSize(*kind, value.size()));
@@ -24,19 +25,14 @@
 #include <optional>
 #include <string_view>
 
+#include "parser/function_catalog.h"
+
 namespace mapr::runtime {
 
-enum class FunctionKind : uint8_t { kMd5Sum, kMaskDigits };
+using plan::FunctionKind;
 
 // Size in bytes of the hex MD5 digest that md5sum() produces.
 inline constexpr size_t kMd5HexSize = 32;
-
-// Returns the function called `name`, or std::nullopt if there is none.
-// Names are case-sensitive, as in DTail: "md5sum", "maskdigits".
-std::optional<FunctionKind> LookupFunction(std::string_view name) noexcept;
-
-// Returns the name LookupFunction() accepts for `kind` (a static string).
-std::string_view FunctionName(FunctionKind kind) noexcept;
 
 // Returns the size of the result of `kind` applied to `input_size` bytes:
 // kMd5HexSize for kMd5Sum, `input_size` for kMaskDigits.

@@ -158,27 +158,6 @@ TEST(FunctionsTest, MatchesDtailIntegrationExample) {
             "0b53853845d68785051a6a9922b601f3");
 }
 
-TEST(LookupFunctionTest, FindsFunctionsByExactName) {
-  EXPECT_EQ(LookupFunction("md5sum"), FunctionKind::kMd5Sum);
-  EXPECT_EQ(LookupFunction("maskdigits"), FunctionKind::kMaskDigits);
-}
-
-TEST(LookupFunctionTest, RejectsUnknownAndMiscasedNames) {
-  for (std::string_view name :
-       {"", "MD5SUM", "Md5sum", "md5", "md5sum ", " md5sum", "md5sum(",
-        "makedigits", "MaskDigits", "maskdigit", "maskdigitss", "foo"}) {
-    EXPECT_EQ(LookupFunction(name), std::nullopt) << "name: " << name;
-  }
-}
-
-TEST(LookupFunctionTest, NamesRoundTrip) {
-  for (FunctionKind kind : {FunctionKind::kMd5Sum, FunctionKind::kMaskDigits}) {
-    EXPECT_EQ(LookupFunction(FunctionName(kind)), kind);
-  }
-  EXPECT_EQ(FunctionName(FunctionKind::kMd5Sum), "md5sum");
-  EXPECT_EQ(FunctionName(FunctionKind::kMaskDigits), "maskdigits");
-}
-
 TEST(FunctionOutputSizeTest, IsFixedForMd5AndInputSizeForMaskDigits) {
   for (size_t n : {size_t{0}, size_t{1}, size_t{32}, size_t{1000}}) {
     EXPECT_EQ(FunctionOutputSize(FunctionKind::kMd5Sum, n), 32u);

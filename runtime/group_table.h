@@ -19,10 +19,13 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/arena.h"
-#include "runtime/scan.h"
+#include "util/arena.h"
+#include "util/scan.h"
 
 namespace mapr::runtime {
+
+using util::Arena;
+using util::BytesEqual;
 
 // XXH3 64-bit hash of `bytes`.
 uint64_t HashKey(std::string_view bytes);

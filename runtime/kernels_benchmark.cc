@@ -15,9 +15,11 @@
 #include "mapr/log_format.h"  // kMaxBatchRows
 #include "runtime/aggregate_ops.h"
 #include "runtime/group_table.h"
-#include "runtime/scan.h"
+#include "util/scan.h"
 
 namespace mapr::runtime {
+
+using namespace util;  // NOLINT: the kernels under test
 namespace {
 
 // ~215-byte lines shaped like tests/bench/gen_stats_log.cc's.

@@ -25,7 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "mapr/log_format.h"
-#include "runtime/arena.h"
+#include "util/arena.h"
 #include "runtime/csv.h"
 #include "runtime/log_formats.h"
 

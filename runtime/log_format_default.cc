@@ -26,13 +26,19 @@
 #include "mapr/log_format.h"
 #include "runtime/key_table.h"
 #include "runtime/log_formats.h"
-#include "runtime/scan.h"
+#include "util/scan.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
 namespace mapr::runtime {
+
+using util::BytesEqual;
+using util::ContainsTableMarker;
+using util::CpuHasAvx2Bmi;
+using util::Mask64;
+using util::MaskBlock64;
 namespace {
 
 constexpr std::string_view kInfo = "INFO";

@@ -6,7 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
 
@@ -45,7 +45,7 @@ std::string_view FieldBatch::Copy(std::string_view s) {
 absl::Status RegisterLogFormat(std::shared_ptr<const LogFormat> format) {
   if (format == nullptr) return absl::InvalidArgumentError("null log format");
   std::string name = format->name();
-  if (name.empty() || name != absl::AsciiStrToLower(internal::ToAbsl(name))) {
+  if (name.empty() || name != absl::AsciiStrToLower(util::ToAbsl(name))) {
     return absl::InvalidArgumentError(absl::StrCat(
         "log format name '", name, "' must be non-empty and lower-case"));
   }
@@ -60,7 +60,7 @@ absl::Status RegisterLogFormat(std::shared_ptr<const LogFormat> format) {
 }
 
 std::shared_ptr<const LogFormat> FindLogFormat(std::string_view name) {
-  std::string key = absl::AsciiStrToLower(internal::ToAbsl(name));
+  std::string key = absl::AsciiStrToLower(util::ToAbsl(name));
   Registry& r = GetRegistry();
   absl::MutexLock lock(&r.mu);
   auto it = r.formats.find(key);

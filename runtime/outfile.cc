@@ -17,11 +17,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "mapr/internal/out_of_memory.h"
-#include "mapr/internal/status_macros.h"
+#include "util/out_of_memory.h"
+#include "util/status_macros.h"
+#include "util/errno_text.h"
 
 namespace mapr::runtime {
 namespace {
+
+using ::mapr::util::ErrnoText;
 
 // ---------------------------------------------------------------------------
 // Fault injection (see outfile.h). Constant-initialized, so usable from any
@@ -58,26 +61,6 @@ auto CountedCall(Fn fn) -> decltype(fn()) {
 // ---------------------------------------------------------------------------
 // Errors.
 
-// strerror_r is the XSI variant (returns int) or the GNU one (returns char*)
-// depending on feature macros; overloading on the result handles both.
-[[maybe_unused]] std::string StrerrorResult(int rc, const char* buf,
-                                            int error_number) {
-  if (rc == 0 && buf[0] != '\0') return buf;
-  return absl::StrCat("Unknown error ", error_number);
-}
-[[maybe_unused]] std::string StrerrorResult(const char* text,
-                                            const char* /*buf*/,
-                                            int error_number) {
-  if (text != nullptr && text[0] != '\0') return text;
-  return absl::StrCat("Unknown error ", error_number);
-}
-
-std::string ErrnoText(int error_number) {
-  char buf[256];
-  buf[0] = '\0';
-  return StrerrorResult(strerror_r(error_number, buf, sizeof(buf)), buf,
-                        error_number);
-}
 
 absl::StatusCode CodeForErrno(int error_number) {
   switch (error_number) {
@@ -473,7 +456,7 @@ absl::Status WriteOutfile(const OutfileRequest& request) {
     return request.append ? AppendOutfile(request) : ReplaceOutfile(request);
   } catch (const std::bad_alloc&) {
     // The files were rolled back on the way out.
-    return internal::OutOfMemoryError("writing outfile", request.path);
+    return util::OutOfMemoryError("writing outfile", request.path);
   }
 }
 

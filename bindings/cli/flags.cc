@@ -10,12 +10,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 
 namespace mapr::cli {
 namespace {
 
-using ::mapr::internal::ToAbsl;
+using ::mapr::util::ToAbsl;
 
 absl::Status Usage(std::string_view message) {
   return absl::InvalidArgumentError(ToAbsl(message));

@@ -24,13 +24,16 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bindings/cli/input.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 #include "mapr/line_splitter.h"
+#include "util/errno_text.h"
 
 namespace mapr::cli {
 namespace {
 
-using ::mapr::internal::ToStd;
+using ::mapr::util::ErrnoText;
+
+using ::mapr::util::ToStd;
 
 // Bytes per read(2).
 constexpr size_t kChunkBytes = size_t{256} << 10;
@@ -38,11 +41,6 @@ constexpr size_t kChunkBytes = size_t{256} << 10;
 // busy file cannot starve the others.
 constexpr int kReadsPerTurn = 16;
 
-std::string ErrnoText(int error_number) {
-  char buf[256];
-  // GNU strerror_r returns the message (possibly not in `buf`).
-  return strerror_r(error_number, buf, sizeof(buf));
-}
 
 absl::Status ErrnoStatus(int error_number) {
   return absl::Status(absl::ErrnoToStatusCode(error_number),

@@ -14,7 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "runtime/scan.h"
+#include "util/scan.h"
 
 namespace mapr::cli {
 namespace {
@@ -303,7 +303,7 @@ absl::Status ReadLines(ByteStream& stream, size_t max_line_bytes,
   bool too_long = false;
   std::vector<std::string_view> batch;
   // The offsets of the newlines of one read.
-  const runtime::FindNewlinesFn find_newlines = runtime::NewlineFinder();
+  const util::FindNewlinesFn find_newlines = util::NewlineFinder();
   auto newlines = std::make_unique<uint32_t[]>(kReadBytes);
   auto emit = [&]() -> absl::Status {
     if (batch.empty()) return absl::OkStatus();

@@ -22,7 +22,7 @@
 #include "bindings/cli/flags.h"
 #include "bindings/cli/follow.h"
 #include "bindings/cli/runner.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 #include "mapr/options.h"
 #include "mapr/outfile.h"
 #include "mapr/query.h"
@@ -33,7 +33,7 @@
 namespace mapr::cli {
 namespace {
 
-using ::mapr::internal::ToStd;
+using ::mapr::util::ToStd;
 
 // Exit codes.
 constexpr int kExitOk = 0;

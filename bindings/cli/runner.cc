@@ -26,18 +26,17 @@
 #include "absl/strings/str_format.h"
 #include "bindings/cli/input.h"
 #include "mapr/aggregator.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 #include "mapr/options.h"
+#include "util/errno_text.h"
 
 namespace mapr::cli {
 namespace {
 
-using ::mapr::internal::ToStd;
+using ::mapr::util::ErrnoText;
 
-std::string ErrnoText(int error_number) {
-  char buf[256];
-  return strerror_r(error_number, buf, sizeof(buf));
-}
+using ::mapr::util::ToStd;
+
 
 bool HasGlobChars(std::string_view s) {
   return s.find_first_of("*?[") != std::string_view::npos;

@@ -53,7 +53,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
-#include "mapr/internal/strings.h"
+#include "util/strings.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
@@ -69,7 +69,7 @@
 namespace mapr {
 namespace {
 
-using ::mapr::internal::ToAbsl;
+using ::mapr::util::ToAbsl;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 

@@ -1,8 +1,8 @@
 // Byte-scanning kernels for the hot path: 64-byte bitmasks of the bytes a
 // log format splits on (SSE2 on x86-64, a portable loop elsewhere), and a
 // substring search for the `|MAPREDUCE:TABLE|` marker.
-#ifndef MAPR_RUNTIME_SCAN_H_
-#define MAPR_RUNTIME_SCAN_H_
+#ifndef MAPR_UTIL_SCAN_H_
+#define MAPR_UTIL_SCAN_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include <immintrin.h>
 #endif
 
-namespace mapr::runtime {
+namespace mapr::util {
 
 // Bit i of *a (*b) is set if p[i] == ca (cb), for i < 64. Reads exactly
 // 64 bytes.
@@ -234,6 +234,6 @@ inline FindNewlinesFn NewlineFinder() {
   return FindNewlinesMemchr;
 }
 
-}  // namespace mapr::runtime
+}  // namespace mapr::util
 
-#endif  // MAPR_RUNTIME_SCAN_H_
+#endif  // MAPR_UTIL_SCAN_H_

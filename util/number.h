@@ -12,8 +12,8 @@
 //     sum += v;  // v == 12.5
 //   }
 //   mapr::runtime::IsNumeric("0x10");  // false
-#ifndef MAPR_RUNTIME_NUMBER_H_
-#define MAPR_RUNTIME_NUMBER_H_
+#ifndef MAPR_UTIL_NUMBER_H_
+#define MAPR_UTIL_NUMBER_H_
 
 #include <bit>
 #include <cfloat>
@@ -22,7 +22,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace mapr::runtime {
+namespace mapr::util {
 namespace internal {
 
 // Everything ParseNumber's inline fast path leaves.
@@ -168,6 +168,6 @@ inline bool IsNumeric(std::string_view s) noexcept {
   return ParseNumber(s, &ignored);
 }
 
-}  // namespace mapr::runtime
+}  // namespace mapr::util
 
-#endif  // MAPR_RUNTIME_NUMBER_H_
+#endif  // MAPR_UTIL_NUMBER_H_

@@ -1,7 +1,7 @@
 // Private helper for the library boundaries that turn a caught
 // std::bad_alloc into a status (the outfile writer). Not installed.
-#ifndef MAPR_MAPR_INTERNAL_OUT_OF_MEMORY_H_
-#define MAPR_MAPR_INTERNAL_OUT_OF_MEMORY_H_
+#ifndef MAPR_UTIL_OUT_OF_MEMORY_H_
+#define MAPR_UTIL_OUT_OF_MEMORY_H_
 
 #include <string>
 
@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-namespace mapr::internal {
+namespace mapr::util {
 
 // ResourceExhausted "out of memory (std::bad_alloc) <what>[ '<name>']",
 // e.g. "out of memory (std::bad_alloc) writing outfile 'r.csv'". Never
@@ -27,6 +27,6 @@ inline absl::Status OutOfMemoryError(absl::string_view what,
   }
 }
 
-}  // namespace mapr::internal
+}  // namespace mapr::util
 
-#endif  // MAPR_MAPR_INTERNAL_OUT_OF_MEMORY_H_
+#endif  // MAPR_UTIL_OUT_OF_MEMORY_H_

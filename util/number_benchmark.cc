@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "runtime/number.h"
+#include "util/number.h"
 
-namespace mapr::runtime {
+namespace mapr::util {
 namespace {
 
 constexpr size_t kBatch = 1024;
@@ -120,4 +120,4 @@ void BM_FromCharsThreeDecimalFloats(benchmark::State& state) {
 BENCHMARK(BM_FromCharsThreeDecimalFloats);
 
 }  // namespace
-}  // namespace mapr::runtime
+}  // namespace mapr::util

@@ -1,4 +1,4 @@
-#include "runtime/arena.h"
+#include "util/arena.h"
 
 #include <cstddef>
 #include <cstring>
@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 
-namespace mapr::runtime {
+namespace mapr::util {
 namespace {
 
 constexpr size_t kBlock = Arena::kDefaultBlockBytes;
@@ -114,4 +114,4 @@ TEST(ArenaTest, MoveKeepsTheMemory) {
 }
 
 }  // namespace
-}  // namespace mapr::runtime
+}  // namespace mapr::util

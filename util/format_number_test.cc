@@ -1,4 +1,4 @@
-#include "runtime/format_number.h"
+#include "util/format_number.h"
 
 #include <charconv>
 #include <cmath>
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/number.h"
+#include "util/number.h"
 
-namespace mapr::runtime {
+namespace mapr::util {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -298,4 +298,4 @@ TEST(FormatGoFloatTest, StaysWithinHalfAMicroOfTheValue) {
 }
 
 }  // namespace
-}  // namespace mapr::runtime
+}  // namespace mapr::util

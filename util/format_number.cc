@@ -1,4 +1,4 @@
-#include "runtime/format_number.h"
+#include "util/format_number.h"
 
 #include <charconv>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace mapr::runtime {
+namespace mapr::util {
 namespace {
 
 // Appends Go's spelling of a NaN or an infinity and returns true, or returns
@@ -120,4 +120,4 @@ std::string FormatShortestFloat(double v) {
   return out;
 }
 
-}  // namespace mapr::runtime
+}  // namespace mapr::util

@@ -1,4 +1,4 @@
-#include "runtime/number.h"
+#include "util/number.h"
 
 #include <cerrno>
 #include <charconv>
@@ -34,7 +34,7 @@ void* operator new(std::size_t size) {
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
-namespace mapr::runtime {
+namespace mapr::util {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -409,4 +409,4 @@ TEST(ParseNumberTest, OutOfRangeClassificationIgnoresExponentSpelling) {
 }
 
 }  // namespace
-}  // namespace mapr::runtime
+}  // namespace mapr::util

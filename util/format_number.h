@@ -17,13 +17,13 @@
 //
 // All functions are thread-safe and never fail. The Append* forms append to
 // `*out` without touching its existing contents.
-#ifndef MAPR_RUNTIME_FORMAT_NUMBER_H_
-#define MAPR_RUNTIME_FORMAT_NUMBER_H_
+#ifndef MAPR_UTIL_FORMAT_NUMBER_H_
+#define MAPR_UTIL_FORMAT_NUMBER_H_
 
 #include <cstdint>
 #include <string>
 
-namespace mapr::runtime {
+namespace mapr::util {
 
 // Appends Go's `fmt.Sprintf("%f", v)`: fixed notation with exactly six
 // decimals, correctly rounded (half to even) from the exact binary value, and
@@ -56,6 +56,6 @@ std::string FormatGoInt(double v);
 void AppendShortestFloat(double v, std::string* out);
 std::string FormatShortestFloat(double v);
 
-}  // namespace mapr::runtime
+}  // namespace mapr::util
 
-#endif  // MAPR_RUNTIME_FORMAT_NUMBER_H_
+#endif  // MAPR_UTIL_FORMAT_NUMBER_H_

@@ -1,8 +1,8 @@
 // A bump allocator for bytes with stable addresses. Used for per-batch
 // scratch (unescaped CSV values, set() results) and for interned group keys.
 // Memory is kept across Reset() so steady-state batches do not allocate.
-#ifndef MAPR_RUNTIME_ARENA_H_
-#define MAPR_RUNTIME_ARENA_H_
+#ifndef MAPR_UTIL_ARENA_H_
+#define MAPR_UTIL_ARENA_H_
 
 #include <algorithm>
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace mapr::runtime {
+namespace mapr::util {
 
 class Arena {
  public:
@@ -93,6 +93,6 @@ class Arena {
   size_t bytes_used_ = 0;
 };
 
-}  // namespace mapr::runtime
+}  // namespace mapr::util
 
-#endif  // MAPR_RUNTIME_ARENA_H_
+#endif  // MAPR_UTIL_ARENA_H_

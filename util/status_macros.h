@@ -1,7 +1,7 @@
 // Private status helpers (Debian's Abseil 20220623 has no status macros).
 // Not installed.
-#ifndef MAPR_MAPR_INTERNAL_STATUS_MACROS_H_
-#define MAPR_MAPR_INTERNAL_STATUS_MACROS_H_
+#ifndef MAPR_UTIL_STATUS_MACROS_H_
+#define MAPR_UTIL_STATUS_MACROS_H_
 
 #include <utility>
 
@@ -28,4 +28,4 @@
   if (!statusor.ok()) return std::move(statusor).status();  \
   lhs = std::move(statusor).value()
 
-#endif  // MAPR_MAPR_INTERNAL_STATUS_MACROS_H_
+#endif  // MAPR_UTIL_STATUS_MACROS_H_

@@ -1,4 +1,4 @@
-#include "runtime/number.h"
+#include "util/number.h"
 
 #include <charconv>
 #include <cstdint>
@@ -6,7 +6,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace mapr::runtime {
+namespace mapr::util {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -155,4 +155,4 @@ bool internal::ParseNumberSlow(std::string_view s, double* out) noexcept {
   return false;
 }
 
-}  // namespace mapr::runtime
+}  // namespace mapr::util

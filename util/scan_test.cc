@@ -1,4 +1,4 @@
-#include "runtime/scan.h"
+#include "util/scan.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 
-namespace mapr::runtime {
+namespace mapr::util {
 namespace {
 
 void ReferenceMasks(const char* p, size_t n, char ca, char cb, uint64_t* a,
@@ -160,4 +160,4 @@ TEST(ScanTest, MaskOfNoBytesIsEmpty) {
 }
 
 }  // namespace
-}  // namespace mapr::runtime
+}  // namespace mapr::util

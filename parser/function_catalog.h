@@ -1,0 +1,40 @@
+// The catalog of functions a `set` clause can call, as in DTail: their names
+// and kinds. The planner resolves names here; runtime/functions.h applies
+// them. One table (kFunctions) is the only list of function names: the
+// planner's lookup, the "known functions" hints and `mapr --help` read it.
+//
+//   md5sum(s)      the lowercase hex MD5 of the bytes of s (32 bytes)
+//   maskdigits(s)  s with every ASCII digit 0-9 replaced by '.' (same size)
+//
+// Calls nest (`maskdigits(md5sum($line))`) and are applied innermost first.
+#ifndef MAPR_PARSER_FUNCTION_CATALOG_H_
+#define MAPR_PARSER_FUNCTION_CATALOG_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace mapr::plan {
+
+enum class FunctionKind : uint8_t { kMd5Sum, kMaskDigits };
+
+struct FunctionInfo {
+  std::string_view name;     // As written in a query (case-sensitive).
+  FunctionKind kind;
+  std::string_view summary;  // One line for --help and the docs.
+};
+
+// Every function, in the order `mapr --help` lists them.
+std::span<const FunctionInfo> Functions() noexcept;
+
+// Returns the function called `name`, or std::nullopt if there is none.
+// Names are case-sensitive, as in DTail: "md5sum", "maskdigits".
+std::optional<FunctionKind> LookupFunction(std::string_view name) noexcept;
+
+// Returns the name LookupFunction() accepts for `kind` (a static string).
+std::string_view FunctionName(FunctionKind kind) noexcept;
+
+}  // namespace mapr::plan
+
+#endif  // MAPR_PARSER_FUNCTION_CATALOG_H_
