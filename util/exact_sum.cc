@@ -122,13 +122,15 @@ void WideSum::Normalize() {
 }
 
 void WideSum::Merge(const WideSum& other) {
-  // By the invariant the digits of the sum stay below
-  // (pending_ + other.pending_ + 2) * 2^32 in magnitude; keep that below 2^63.
   if (&other == this) {
     const WideSum copy = other;
     Merge(copy);
     return;
   }
+  // By the invariant the digits of the sum stay below
+  // (pending_ + other.pending_ + 2) * 2^32 in magnitude. Keep that at most
+  // 2^62 + 2^32, like after an Add(), so that it stays clear of 2^63 with
+  // room for the carries of the Normalize() that may follow.
   if (int64_t{pending_} + other.pending_ + 1 >= kMaxPending) Normalize();
   for (int i = 0; i + 1 < kDigits; ++i) digits_[i] += other.digits_[i];
   digits_[kDigits - 1] =
@@ -248,8 +250,8 @@ bool WideSum::ReadFrom(std::string_view* in, WideSum* out) {
   sum.digits_[kDigits - 1] = static_cast<int64_t>(
       uint64_t{words[kWords - 2]} | uint64_t{words[kWords - 1]} << 32);
   if (tag == kTagNegative) {
+    // Digits in (-2^32, 0] satisfy the invariant without carrying.
     for (int i = 0; i < kDigits; ++i) sum.digits_[i] = -sum.digits_[i];
-    sum.Normalize();
   }
   *out = sum;
   in->remove_prefix(size);

@@ -88,16 +88,18 @@ __extension__ typedef unsigned __int128 uint128;
   const uint64_t bits = std::bit_cast<uint64_t>(v);
   const int biased_exponent = static_cast<int>((bits >> 52) & 0x7ff);
   // The significand with its leading one at bit 63 and 11 zero bits below:
-  // |v| = top * 2^(biased_exponent - 1086 - 64), so
+  // |v| = top * 2^(biased_exponent - 1086), so
   // |v| * 2^64 = (top * 2^64) >> (1086 - biased_exponent).
   const uint64_t top = (bits << 11) | (uint64_t{1} << 63);
   // For the accepted exponents [959, 1084] the shift is in [2, 127]; the
   // mask only keeps the shift defined for the others.
   const int shift = (1086 - biased_exponent) & 127;
   const uint128 magnitude = (static_cast<uint128>(top) << 64) >> shift;
-  const int128 negative = -static_cast<int128>(bits >> 63);  // 0 or -1.
+  // Negated in unsigned arithmetic: for rejected values the magnitude may
+  // not fit an int128.
+  const uint128 negative = -static_cast<uint128>(bits >> 63);  // 0 or ~0.
   const bool is_zero = (bits << 1) == 0;
-  *units = is_zero ? 0 : (static_cast<int128>(magnitude) ^ negative) - negative;
+  *units = is_zero ? 0 : static_cast<int128>((magnitude ^ negative) - negative);
   // Exact iff no set bit of `top` is shifted out: the shift exceeds 64 by at
   // most the number of trailing zeros of `top`. That also rules out
   // subnormals (biased exponent 0) and the smallest normal exponents.

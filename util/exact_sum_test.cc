@@ -508,6 +508,10 @@ TEST(ToFixedTest, Boundaries) {
   EXPECT_FALSE(ToFixed(Pow2(62), &units));
   EXPECT_FALSE(ToFixed(-Pow2(62), &units));
   EXPECT_FALSE(ToFixed(Pow2(63), &units));
+  EXPECT_FALSE(ToFixed(-Pow2(63), &units));   // Shift 0: magnitude 2^127.
+  EXPECT_FALSE(ToFixed(-Pow2(191), &units));  // Shift 0 after the mask.
+  EXPECT_FALSE(ToFixed(-Pow2(-65), &units));  // Shift 0 after the mask.
+  EXPECT_FALSE(ToFixed(-Pow2(-66), &units));
   EXPECT_FALSE(ToFixed(DBL_MAX, &units));
   // Special values, subnormals, the smallest normals.
   EXPECT_FALSE(ToFixed(kInf, &units));
