@@ -87,24 +87,30 @@ __extension__ typedef unsigned __int128 uint128;
 [[gnu::always_inline]] inline bool ToFixed(double v, int128* units) {
   const uint64_t bits = std::bit_cast<uint64_t>(v);
   const int biased_exponent = static_cast<int>((bits >> 52) & 0x7ff);
-  // The significand with its leading one at bit 63 and 11 zero bits below:
-  // |v| = top * 2^(biased_exponent - 1086), so
-  // |v| * 2^64 = (top * 2^64) >> (1086 - biased_exponent).
-  const uint64_t top = (bits << 11) | (uint64_t{1} << 63);
-  // For the accepted exponents [959, 1084] the shift is in [2, 127]; the
-  // mask only keeps the shift defined for the others.
-  const int shift = (1086 - biased_exponent) & 127;
-  const uint128 magnitude = (static_cast<uint128>(top) << 64) >> shift;
-  // Negated in unsigned arithmetic: for rejected values the magnitude may
-  // not fit an int128.
-  const uint128 negative = -static_cast<uint128>(bits >> 63);  // 0 or ~0.
+  // The significand with its leading one at bit 62 (none for a zero or a
+  // subnormal) and 10 zero bits below, then with the sign of v:
+  // v = significand * 2^(biased_exponent - 1085), so
+  // v * 2^64 = (significand * 2^64) >> (1085 - biased_exponent).
+  const uint64_t significand =
+      ((bits << 11) >> 1) | (static_cast<uint64_t>(biased_exponent != 0) << 62);
+  const uint64_t negative = -(bits >> 63);  // 0 or ~0.
+  const uint128 scaled =
+      static_cast<uint128>((significand ^ negative) - negative) << 64;
+  // For the accepted exponents [959, 1084] the shift is in [1, 126]; the
+  // mask only keeps the shift defined for the others. The arithmetic shift
+  // is exact when only zero bits are shifted out, negative or not.
+  const int shift = (1085 - biased_exponent) & 127;
+  *units = static_cast<int128>(scaled) >> shift;
+  // Exact iff the shift exceeds 64 by at most the number of trailing zeros
+  // of the significand, i.e. biased_exponent + (trailing zeros of the
+  // significand as stored, with the leading one at bit 52) >= 1011. That
+  // also rules out subnormals and the smallest normal exponents. +-0.0 give
+  // 0 but fail that test, so they are accepted separately.
   const bool is_zero = (bits << 1) == 0;
-  *units = is_zero ? 0 : static_cast<int128>((magnitude ^ negative) - negative);
-  // Exact iff no set bit of `top` is shifted out: the shift exceeds 64 by at
-  // most the number of trailing zeros of `top`. That also rules out
-  // subnormals (biased exponent 0) and the smallest normal exponents.
-  return is_zero | ((biased_exponent <= 1084) &
-                    (biased_exponent + std::countr_zero(top) >= 1022));
+  return is_zero |
+         ((biased_exponent <= 1084) &
+          (biased_exponent + std::countr_zero(bits | (uint64_t{1} << 52)) >=
+           1011));
 }
 
 // Sets `*acc` to `*acc + units` and returns true, unless the sum overflows
