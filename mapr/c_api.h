@@ -101,18 +101,12 @@ typedef enum mapr_code_t {
   MAPR_UNAUTHENTICATED = 16
 } mapr_code_t;
 
-/* How a result column's cells were produced (mapr::ColumnKind). */
-typedef enum mapr_column_kind_t {
-  MAPR_COLUMN_COUNT = 0,
-  MAPR_COLUMN_SUM = 1,
-  MAPR_COLUMN_MIN = 2,
-  MAPR_COLUMN_MAX = 3,
-  MAPR_COLUMN_AVG = 4,
-  MAPR_COLUMN_LAST = 5,
-  MAPR_COLUMN_LEN = 6,
-  MAPR_COLUMN_PERCENTAGE = 7,
-  MAPR_COLUMN_PERCENTILE = 8
-} mapr_column_kind_t;
+/* How a result column's cells render (mapr::ValueType). */
+typedef enum mapr_value_type_t {
+  MAPR_VALUE_INTEGER = 0, /* count(): whole numbers */
+  MAPR_VALUE_NUMBER = 1,  /* sum, avg, min, max, ...: six decimals */
+  MAPR_VALUE_TEXT = 2     /* last(), first(), plain fields: text as read */
+} mapr_value_type_t;
 
 /* What happened to the input lines (mapr::LineCounters). Every line read is
  * counted exactly once in one of the other buckets:
@@ -371,13 +365,17 @@ MAPR_EXPORT mapr_result_t* mapr_run(const char* query, size_t query_len,
 MAPR_EXPORT void mapr_result_free(mapr_result_t* result) MAPR_C_NOEXCEPT;
 
 /* Number of columns; a column's header (the select item as DTail spells it,
- * or its alias; owned by `result`, NULL when out of range) and kind
- * (MAPR_COLUMN_LAST when out of range). */
+ * or its alias; owned by `result`, NULL when out of range), the aggregate
+ * that produced it ("count", "avg", "last" for a plain field; owned by
+ * `result`, NULL when out of range) and its value type (MAPR_VALUE_TEXT when
+ * out of range). */
 MAPR_EXPORT size_t mapr_result_column_count(const mapr_result_t* result)
     MAPR_C_NOEXCEPT;
 MAPR_EXPORT const char* mapr_result_column_name(const mapr_result_t* result,
                                                 size_t col) MAPR_C_NOEXCEPT;
-MAPR_EXPORT mapr_column_kind_t mapr_result_column_kind(
+MAPR_EXPORT const char* mapr_result_column_aggregate(
+    const mapr_result_t* result, size_t col) MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_value_type_t mapr_result_column_type(
     const mapr_result_t* result, size_t col) MAPR_C_NOEXCEPT;
 
 /* Number of rows (after `limit`), and the number of groups before `limit`

@@ -9,6 +9,7 @@
 #include "parser/parse.h"
 #include "parser/plan.h"
 #include "parser/planner.h"
+#include "runtime/planner_context.h"
 
 namespace mapr {
 namespace {
@@ -17,18 +18,6 @@ namespace {
 // recurses for every level (about 1 KiB of stack each in a debug build);
 // 10,000 parentheses under max_depth = 20000 overflowed an 8 MiB stack.
 constexpr size_t kMaxSupportedDepth = 1000;
-
-parser::PlannerContext RegistryContext() {
-  parser::PlannerContext ctx;
-  ctx.format_names = LogFormatNames();
-  ctx.lookup_format =
-      [](std::string_view name) -> std::optional<parser::FormatInfo> {
-    std::shared_ptr<const LogFormat> f = FindLogFormat(name);
-    if (f == nullptr) return std::nullopt;
-    return parser::FormatInfo{f->name(), f->variables()};
-  };
-  return ctx;
-}
 
 }  // namespace
 
@@ -40,7 +29,7 @@ absl::StatusOr<Query> Query::Compile(std::string_view text,
   limits.max_items = options.max_items;
   MAPR_ASSIGN_OR_RETURN(ast::Query ast, parser::Parse(text, limits));
   MAPR_ASSIGN_OR_RETURN(plan::Plan p,
-                        parser::BuildPlan(ast, text, RegistryContext()));
+                        parser::BuildPlan(ast, text, runtime::RegistryPlannerContext()));
   return Query(std::make_shared<const plan::Plan>(std::move(p)));
 }
 

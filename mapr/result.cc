@@ -17,7 +17,8 @@ namespace mapr {
 namespace {
 
 bool SameColumn(const ResultColumn& a, const ResultColumn& b) {
-  return a.name == b.name && a.kind == b.kind && a.field == b.field &&
+  return a.name == b.name && a.aggregate == b.aggregate && a.type == b.type &&
+         a.field == b.field &&
          a.is_group_key == b.is_group_key && a.is_order_key == b.is_order_key;
 }
 
@@ -210,28 +211,11 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
-bool IsNumericKind(ColumnKind kind) {
-  switch (kind) {
-    case ColumnKind::kCount:
-    case ColumnKind::kSum:
-    case ColumnKind::kMin:
-    case ColumnKind::kMax:
-    case ColumnKind::kAvg:
-    case ColumnKind::kLen:
-    case ColumnKind::kPercentage:
-    case ColumnKind::kPercentile:
-      return true;
-    case ColumnKind::kLast:
-      return false;
-  }
-  return false;
-}
-
 // Appends one cell as a JSON value. Numeric kinds emit the rendered text as a
 // JSON number; text that is not a JSON number (NaN, +Inf, -Inf, or anything
 // unexpected) becomes a JSON string so the document stays valid.
-void AppendJsonValue(ColumnKind kind, std::string_view cell, std::string* out) {
-  if (IsNumericKind(kind) && IsJsonNumber(cell)) {
+void AppendJsonValue(ValueType type, std::string_view cell, std::string* out) {
+  if (type != ValueType::kText && IsJsonNumber(cell)) {
     out->append(cell);
   } else {
     AppendJsonString(cell, out);
@@ -260,7 +244,7 @@ void AppendJsonObject(const ResultTable& t,
   for (size_t c = 0; c < t.num_columns(); ++c) {
     if (c > 0) out->push_back(',');
     out->append(keys[c]);
-    AppendJsonValue(t.columns()[c].kind, t.cell(row, c), out);
+    AppendJsonValue(t.columns()[c].type, t.cell(row, c), out);
   }
   out->push_back('}');
 }

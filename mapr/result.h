@@ -73,17 +73,11 @@ struct MAPR_EXPORT LineCounters {
   friend bool operator==(const LineCounters&, const LineCounters&) = default;
 };
 
-// How a column's cells were produced.
-enum class ColumnKind : uint8_t {
-  kCount,
-  kSum,
-  kMin,
-  kMax,
-  kAvg,
-  kLast,
-  kLen,
-  kPercentage,
-  kPercentile,
+// How a column's cells render and what its values are.
+enum class ValueType : uint8_t {
+  kInteger,  // count(): a whole number, rendered without decimals.
+  kNumber,   // sum, avg, min, max, ...: rendered like Go's %f.
+  kText,     // last(), first() and plain fields: the value as it was read.
 };
 
 // Describes one output column (one select item).
@@ -91,7 +85,10 @@ struct MAPR_EXPORT ResultColumn {
   // The column header: the select item's text as DTail spells it
   // (`count($line)`, `$time`) or its `as` alias.
   std::string name;
-  ColumnKind kind = ColumnKind::kLast;
+  // The aggregate that produced the column (`count`, `avg`, ...); `last` for
+  // a plain field, which DTail renders as the group's last value.
+  std::string aggregate = "last";
+  ValueType type = ValueType::kText;
   // The field the item reads (`$line` for `count($line)`).
   std::string field;
   // True if `field` is one of the group-by fields and the item is a plain

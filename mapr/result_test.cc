@@ -19,10 +19,15 @@ using ::testing::ElementsAre;
 
 // ------------------------------------------------------------------ helpers
 
-ResultColumn Col(std::string name, ColumnKind kind, std::string field = "") {
+// A column of aggregate `aggregate`, typed as the engine types it.
+ResultColumn Col(std::string name, std::string aggregate,
+                 std::string field = "") {
   ResultColumn c;
   c.name = std::move(name);
-  c.kind = kind;
+  c.type = aggregate == "count"  ? ValueType::kInteger
+           : aggregate == "last" ? ValueType::kText
+                                 : ValueType::kNumber;
+  c.aggregate = std::move(aggregate);
   c.field = std::move(field);
   return c;
 }
@@ -38,10 +43,10 @@ ResultRow Row(std::vector<std::string> cells, std::vector<double> values = {}) {
 // The example from the DTail documentation.
 ResultTable DtailExample() {
   std::vector<ResultColumn> cols = {
-      Col("count($time)", ColumnKind::kCount, "$time"),
-      Col("$time", ColumnKind::kLast, "$time"),
-      Col("max($goroutines)", ColumnKind::kMax, "$goroutines"),
-      Col("avg($goroutines)", ColumnKind::kAvg, "$goroutines"),
+      Col("count($time)", "count", "$time"),
+      Col("$time", "last", "$time"),
+      Col("max($goroutines)", "max", "$goroutines"),
+      Col("avg($goroutines)", "avg", "$goroutines"),
   };
   cols[1].is_group_key = true;
   cols[0].is_order_key = true;
@@ -294,7 +299,7 @@ bool IsValidJson(std::string_view text) {
 
 // The JSON encoding of a single last() cell with the given text.
 std::string JsonOfLastCell(const std::string& text) {
-  ResultTable t({Col("x", ColumnKind::kLast)}, {Row({text})}, {}, 1);
+  ResultTable t({Col("x", "last")}, {Row({text})}, {}, 1);
   return t.ToNdjson();
 }
 
@@ -363,7 +368,10 @@ TEST(ResultTableEqualityTest, EveryColumnFieldMatters) {
   EXPECT_TRUE(with_column([](ResultColumn&) {}) == base);
   EXPECT_FALSE(with_column([](ResultColumn& c) { c.name = "$t"; }) == base);
   EXPECT_FALSE(
-      with_column([](ResultColumn& c) { c.kind = ColumnKind::kSum; }) == base);
+      with_column([](ResultColumn& c) { c.aggregate = "sum"; }) == base);
+  EXPECT_FALSE(with_column([](ResultColumn& c) {
+                 c.type = ValueType::kNumber;
+               }) == base);
   EXPECT_FALSE(with_column([](ResultColumn& c) { c.field = "$x"; }) == base);
   EXPECT_FALSE(with_column([](ResultColumn& c) { c.is_group_key = false; }) ==
                base);
@@ -403,7 +411,7 @@ TEST(ResultTableEqualityTest, CellsValuesStatsAndGroupsMatter) {
 
 TEST(ResultTableEqualityTest, ValuesCompareBitwiseWithNanEqualToNan) {
   auto table_with_value = [](double v) {
-    return ResultTable({Col("a", ColumnKind::kAvg)}, {Row({"x"}, {v})}, {}, 1);
+    return ResultTable({Col("a", "avg")}, {Row({"x"}, {v})}, {}, 1);
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   EXPECT_TRUE(table_with_value(nan) == table_with_value(nan));
@@ -422,15 +430,15 @@ TEST(ResultTableTest, RowWiseConstructorPadsAndTrimsRowsToTheColumns) {
   ResultRow extra;
   extra.cells = {"x", "surplus"};
   extra.values = {1.0, 2.0};
-  ResultTable a({Col("a", ColumnKind::kAvg)}, {extra}, {}, 1);
-  ResultTable b({Col("a", ColumnKind::kAvg)}, {Row({"x"}, {1.0})}, {}, 1);
+  ResultTable a({Col("a", "avg")}, {extra}, {}, 1);
+  ResultTable b({Col("a", "avg")}, {Row({"x"}, {1.0})}, {}, 1);
   EXPECT_TRUE(a == b);
   ASSERT_EQ(a.num_rows(), 1u);
   EXPECT_EQ(a.cell(0, 0), "x");
   EXPECT_EQ(a.value(0, 0), 1.0);
 
   ResultTable short_row(
-      {Col("a", ColumnKind::kLast), Col("b", ColumnKind::kSum)}, {Row({"y"})},
+      {Col("a", "last"), Col("b", "sum")}, {Row({"y"})},
       {}, 1);
   ASSERT_EQ(short_row.num_rows(), 1u);
   EXPECT_EQ(short_row.cell(0, 1), "");
@@ -441,7 +449,7 @@ TEST(ResultTableTest, RowWiseConstructorPadsAndTrimsRowsToTheColumns) {
 }
 
 TEST(ResultTableTest, AppendCellBuildsRowMajorRowsWithNulTerminatedCells) {
-  ResultTable t({Col("k", ColumnKind::kLast), Col("n", ColumnKind::kCount)}, {},
+  ResultTable t({Col("k", "last"), Col("n", "count")}, {},
                 7);
   t.AppendCell("a", 0);
   t.AppendCell("1", 1);
@@ -462,7 +470,7 @@ TEST(ResultTableTest, WritersStreamTheSameBytesInBoundedChunks) {
     rows.push_back(Row({"key" + std::to_string(i), std::to_string(i)},
                        {0, static_cast<double>(i)}));
   }
-  ResultTable t({Col("k", ColumnKind::kLast), Col("n", ColumnKind::kCount)},
+  ResultTable t({Col("k", "last"), Col("n", "count")},
                 rows, {}, rows.size());
   auto collect = [](auto write) {
     std::string all;
@@ -498,7 +506,7 @@ TEST(ToTableTest, MatchesDtailExampleByteForByte) {
 }
 
 TEST(ToTableTest, WidthsConsiderRowsThatAreNotPrinted) {
-  ResultTable t({Col("n", ColumnKind::kCount), Col("k", ColumnKind::kLast)},
+  ResultTable t({Col("n", "count"), Col("k", "last")},
                 {Row({"1", "a"}), Row({"12345", "bbbbbbb"})}, {}, 2);
   TableOptions options;
   options.max_rows = 1;
@@ -537,14 +545,14 @@ TEST(ToTableTest, MaxRowsAboveRowCountAndNegativePrintAll) {
 }
 
 TEST(ToTableTest, ZeroRowsGivesHeaderAndSeparator) {
-  ResultTable t({Col("count($line)", ColumnKind::kCount)}, {}, {}, 0);
+  ResultTable t({Col("count($line)", "count")}, {}, {}, 0);
   EXPECT_EQ(t.ToTable(),
             " count($line) \n"
             "--------------\n");
 }
 
 TEST(ToTableTest, EmptyCellsAndEmptyNames) {
-  ResultTable t({Col("", ColumnKind::kLast), Col("b", ColumnKind::kLast)},
+  ResultTable t({Col("", "last"), Col("b", "last")},
                 {Row({"", ""})}, {}, 1);
   EXPECT_EQ(t.ToTable(),
             "  | b \n"
@@ -554,7 +562,7 @@ TEST(ToTableTest, EmptyCellsAndEmptyNames) {
 
 TEST(ToTableTest, WidthIsByteLength) {
   // "é" is two bytes; DTail pads by bytes (Go's len()).
-  ResultTable t({Col("k", ColumnKind::kLast)}, {Row({"\xc3\xa9"}), Row({"a"})},
+  ResultTable t({Col("k", "last")}, {Row({"\xc3\xa9"}), Row({"a"})},
                 {}, 2);
   EXPECT_EQ(t.ToTable(),
             "  k \n"
@@ -567,7 +575,7 @@ TEST(ToTableTest, RowWithMissingCellsRendersThemEmpty) {
   ResultRow short_row;
   short_row.cells = {"1"};
   short_row.values = {1};
-  ResultTable t({Col("a", ColumnKind::kCount), Col("b", ColumnKind::kLast)},
+  ResultTable t({Col("a", "count"), Col("b", "last")},
                 {short_row}, {}, 1);
   EXPECT_EQ(t.ToTable(),
             " a | b \n"
@@ -585,14 +593,14 @@ TEST(ToCsvTest, MatchesDtail) {
 }
 
 TEST(ToCsvTest, ZeroRowsIsHeaderOnly) {
-  ResultTable t({Col("a", ColumnKind::kCount), Col("b", ColumnKind::kLast)}, {},
+  ResultTable t({Col("a", "count"), Col("b", "last")}, {},
                 {}, 0);
   EXPECT_EQ(t.ToCsv(), "a,b\n");
 }
 
 TEST(ToCsvTest, QuotesOnlyWhenNeeded) {
   ResultTable t(
-      {Col("k", ColumnKind::kLast), Col("v", ColumnKind::kLast)},
+      {Col("k", "last"), Col("v", "last")},
       {
           Row({"plain text", " spaces  "}),  // Spaces are not special.
           Row({"a,b", "x"}),
@@ -621,7 +629,7 @@ TEST(ToCsvTest, WholeRowCopiesMatchCellByCellQuoting) {
     const size_t ncols = 1 + rng() % 4;
     std::vector<ResultColumn> cols;
     for (size_t c = 0; c < ncols; ++c) {
-      cols.push_back(Col("c" + std::to_string(c), ColumnKind::kLast));
+      cols.push_back(Col("c" + std::to_string(c), "last"));
     }
     ResultTable t(cols, {}, 0);
     const bool special = round % 3 == 0;
@@ -653,8 +661,8 @@ TEST(ToCsvTest, WholeRowCopiesMatchCellByCellQuoting) {
 }
 
 TEST(ToCsvTest, QuotesHeaderNames) {
-  ResultTable t({Col("sum($a),x", ColumnKind::kSum),
-                 Col("q\"", ColumnKind::kLast), Col("ok", ColumnKind::kLast)},
+  ResultTable t({Col("sum($a),x", "sum"),
+                 Col("q\"", "last"), Col("ok", "last")},
                 {Row({"1.000000", "v", "w"})}, {}, 1);
   EXPECT_EQ(t.ToCsv(),
             "\"sum($a),x\",\"q\"\"\",ok\n"
@@ -683,7 +691,7 @@ TEST(ToJsonTest, NdjsonIsOneObjectPerLine) {
 }
 
 TEST(ToJsonTest, EmptyResults) {
-  ResultTable t({Col("a", ColumnKind::kCount)}, {}, {}, 0);
+  ResultTable t({Col("a", "count")}, {}, {}, 0);
   EXPECT_EQ(t.ToJson(), "[]\n");
   EXPECT_EQ(t.ToNdjson(), "");
   EXPECT_EQ(ResultTable().ToJson(), "[]\n");
@@ -692,11 +700,11 @@ TEST(ToJsonTest, EmptyResults) {
 
 TEST(ToJsonTest, EveryNumericKindIsANumber) {
   ResultTable t(
-      {Col("count", ColumnKind::kCount), Col("sum", ColumnKind::kSum),
-       Col("min", ColumnKind::kMin), Col("max", ColumnKind::kMax),
-       Col("avg", ColumnKind::kAvg), Col("len", ColumnKind::kLen),
-       Col("pct", ColumnKind::kPercentage), Col("p99", ColumnKind::kPercentile),
-       Col("last", ColumnKind::kLast)},
+      {Col("count", "count"), Col("sum", "sum"),
+       Col("min", "min"), Col("max", "max"),
+       Col("avg", "avg"), Col("len", "len"),
+       Col("pct", "percentage"), Col("p99", "percentile"),
+       Col("last", "last")},
       {Row({"7", "-1.500000", "0.000000", "-0.000000", "14.000000", "3.000000",
             "50.000000", "99.000000", "42"})},
       {}, 1);
@@ -707,8 +715,8 @@ TEST(ToJsonTest, EveryNumericKindIsANumber) {
 }
 
 TEST(ToJsonTest, NanAndInfinitiesBecomeStrings) {
-  ResultTable t({Col("a", ColumnKind::kAvg), Col("b", ColumnKind::kSum),
-                 Col("c", ColumnKind::kMax)},
+  ResultTable t({Col("a", "avg"), Col("b", "sum"),
+                 Col("c", "max")},
                 {Row({"NaN", "+Inf", "-Inf"},
                      {std::nan(""), std::numeric_limits<double>::infinity(),
                       -std::numeric_limits<double>::infinity()})},
@@ -724,7 +732,7 @@ TEST(ToJsonTest, NumericTextThatIsNotAJsonNumberBecomesAString) {
       "",   "+1",  "01",  ".5",  "1.", "1e",  "--1", "0x10", "1 ",
       " 1", "inf", "nan", "1,5", "-",  "1e+", "Inf", "1.2.3"};
   for (const std::string& text : bad) {
-    ResultTable t({Col("n", ColumnKind::kSum)}, {Row({text})}, {}, 1);
+    ResultTable t({Col("n", "sum")}, {Row({text})}, {}, 1);
     const std::string json = t.ToNdjson();
     EXPECT_TRUE(IsValidJson(json)) << json;
     EXPECT_EQ(json.find("{\"n\":\""), 0u) << json;
@@ -732,7 +740,7 @@ TEST(ToJsonTest, NumericTextThatIsNotAJsonNumberBecomesAString) {
   const std::vector<std::string> good = {"0",   "-0",   "10",      "1.5",
                                          "1e5", "1E-5", "-2.5e+3", "123456789"};
   for (const std::string& text : good) {
-    ResultTable t({Col("n", ColumnKind::kCount)}, {Row({text})}, {}, 1);
+    ResultTable t({Col("n", "count")}, {Row({text})}, {}, 1);
     EXPECT_EQ(t.ToNdjson(), "{\"n\":" + text + "}\n");
   }
 }
@@ -754,7 +762,7 @@ TEST(ToJsonTest, EscapesQuotesBackslashesAndControlCharacters) {
 
 TEST(ToJsonTest, KeysAreEscapedToo) {
   ResultTable t(
-      {Col("a\"b", ColumnKind::kCount), Col("c\\\n", ColumnKind::kLast)},
+      {Col("a\"b", "count"), Col("c\\\n", "last")},
       {Row({"1", "v"})}, {}, 1);
   EXPECT_EQ(t.ToNdjson(), "{\"a\\\"b\":1,\"c\\\\\\u000a\":\"v\"}\n");
 }
@@ -802,7 +810,7 @@ TEST(ToJsonTest, InvalidUtf8IsReplacedLikePython) {
 }
 
 TEST(ToJsonTest, DuplicateColumnNamesKeepBothKeysInOrder) {
-  ResultTable t({Col("$a", ColumnKind::kLast), Col("$a", ColumnKind::kCount)},
+  ResultTable t({Col("$a", "last"), Col("$a", "count")},
                 {Row({"x", "2"})}, {}, 1);
   EXPECT_EQ(t.ToJson(), "[{\"$a\":\"x\",\"$a\":2}]\n");
 }
@@ -829,7 +837,7 @@ TEST(ToJsonTest, RandomBytesAlwaysGiveValidJsonThatRoundTrips) {
                                : static_cast<char>(byte_dist(rng)));
       }
     }
-    ResultTable t({Col(key, ColumnKind::kLast), Col("n", ColumnKind::kAvg)},
+    ResultTable t({Col(key, "last"), Col("n", "avg")},
                   {Row({cell, cell})}, {}, 1);
     const std::string json = t.ToJson();
     JsonChecker checker(json);

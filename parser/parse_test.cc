@@ -14,6 +14,7 @@
 #include "mapr/status.h"
 #include "parser/ast.h"
 #include "parser/planner.h"
+#include "runtime/planner_context.h"
 #include "parser/source_span.h"
 #include "tests/testing/status_matchers.h"
 
@@ -74,7 +75,7 @@ absl::Status ParseAndPlan(std::string_view text,
                           const ParseLimits& limits = {}) {
   absl::StatusOr<ast::Query> q = Parse(text, limits);
   if (!q.ok()) return q.status();
-  return BuildPlan(*q, text, BuiltinPlannerContext()).status();
+  return BuildPlan(*q, text, runtime::RegistryPlannerContext()).status();
 }
 
 // ---- AST shape
@@ -995,7 +996,7 @@ TEST(ParseTest, RejectsOtherErrors) {
        "1:8-13: unknown aggregation 'median'\n"
        "select median(x)\n"
        "       ^~~~~~\n"
-       "hint: known aggregations: count, sum, min, max, last, avg, len, "
+       "hint: known aggregations: count, sum, min, max, last, first, avg, len, "
        "percentage, percentile"},
       {"selct a", kInvalid,
        "1:1-5: expected a clause keyword, found 'selct'\n"

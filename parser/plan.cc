@@ -17,50 +17,6 @@ CommonVariable LookupCommonVariable(std::string_view name) {
   return CommonVariable::kNone;
 }
 
-const char* AggregateName(AggregateKind kind) {
-  switch (kind) {
-    case AggregateKind::kCount:
-      return "count";
-    case AggregateKind::kSum:
-      return "sum";
-    case AggregateKind::kMin:
-      return "min";
-    case AggregateKind::kMax:
-      return "max";
-    case AggregateKind::kAvg:
-      return "avg";
-    case AggregateKind::kLast:
-      return "last";
-    case AggregateKind::kLen:
-      return "len";
-    case AggregateKind::kPercentage:
-      return "percentage";
-    case AggregateKind::kPercentile:
-      return "percentile";
-  }
-  return "?";
-}
-
-const char* StateKindName(StateKind kind) {
-  switch (kind) {
-    case StateKind::kCount:
-      return "count";
-    case StateKind::kSum:
-      return "sum";
-    case StateKind::kMin:
-      return "min";
-    case StateKind::kMax:
-      return "max";
-    case StateKind::kAvg:
-      return "avg";
-    case StateKind::kLast:
-      return "last";
-    case StateKind::kLen:
-      return "len";
-  }
-  return "?";
-}
-
 const char* CompareOpName(CompareOp op) {
   switch (op) {
     case CompareOp::kFloatEq:
@@ -185,13 +141,13 @@ std::string DebugString(const Plan& p) {
   out.append("columns:\n");
   for (size_t i = 0; i < p.columns.size(); ++i) {
     const Column& c = p.columns[i];
-    absl::StrAppend(&out, "  ", c.name, ": ", AggregateName(c.kind), "(",
+    absl::StrAppend(&out, "  ", c.name, ": ", util::ToAbsl(c.aggregate->name), "(",
                     p.fields[c.field].name, ") slot ", c.slot,
                     c.is_group_key ? " [group key]" : "", "\n");
   }
   out.append("states:");
   for (const StateSlot& s : p.slots) {
-    absl::StrAppend(&out, " ", StateKindName(s.kind), "(",
+    absl::StrAppend(&out, " ", util::ToAbsl(s.aggregate->state), "(",
                     p.fields[s.field].name, ")");
   }
   out.append("\n");

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mapr/result.h"
+#include "parser/aggregate_catalog.h"
 #include "parser/ast.h"
 #include "parser/function_catalog.h"
 
@@ -44,22 +45,22 @@ struct Field {
   bool before_where = false;
 };
 
-using AggregateKind = ColumnKind;
-
-// Aggregate state kinds; select items that need the same state of the same
-// field share one slot (sum, percentage and percentile all keep a sum).
-enum class StateKind : uint8_t { kCount, kSum, kMin, kMax, kAvg, kLast, kLen };
-
+// One aggregate state over every group: select items whose aggregates keep
+// the same state (AggregateInfo::state) of the same field share a slot.
 struct StateSlot {
-  StateKind kind;
+  // The first aggregate that asked for this state; it creates the state.
+  const AggregateInfo* aggregate;
   FieldId field;
-  friend bool operator==(const StateSlot&, const StateSlot&) = default;
+  friend bool operator==(const StateSlot& a, const StateSlot& b) {
+    return a.aggregate->state == b.aggregate->state && a.field == b.field;
+  }
 };
 
 struct Column {
   std::string name;     // Output header (alias or the DTail storage text).
   std::string storage;  // DTail's FieldStorage: `count($line)`, `$time`.
-  AggregateKind kind;
+  // The aggregate (`last` for a plain field, as DTail renders it).
+  const AggregateInfo* aggregate;
   FieldId field;
   uint32_t slot;
   bool is_group_key = false;
@@ -173,8 +174,6 @@ struct Plan {
 // Human-readable multi-line description (mapr --explain, tests).
 std::string DebugString(const Plan& plan);
 
-const char* AggregateName(AggregateKind kind);
-const char* StateKindName(StateKind kind);
 const char* CompareOpName(CompareOp op);
 
 }  // namespace mapr::plan

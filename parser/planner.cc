@@ -19,30 +19,10 @@
 namespace mapr::parser {
 namespace {
 
-using plan::AggregateKind;
 using plan::CompareOp;
 using plan::FieldId;
-using plan::StateKind;
 
 constexpr FieldId kNoField = UINT32_MAX;
-
-struct AggregateName {
-  std::string_view name;
-  AggregateKind kind;
-  StateKind state;
-};
-
-constexpr AggregateName kAggregates[] = {
-    {"count", AggregateKind::kCount, StateKind::kCount},
-    {"sum", AggregateKind::kSum, StateKind::kSum},
-    {"min", AggregateKind::kMin, StateKind::kMin},
-    {"max", AggregateKind::kMax, StateKind::kMax},
-    {"last", AggregateKind::kLast, StateKind::kLast},
-    {"avg", AggregateKind::kAvg, StateKind::kAvg},
-    {"len", AggregateKind::kLen, StateKind::kLen},
-    {"percentage", AggregateKind::kPercentage, StateKind::kSum},
-    {"percentile", AggregateKind::kPercentile, StateKind::kSum},
-};
 
 struct OpName {
   std::string_view name;
@@ -68,15 +48,6 @@ constexpr OpName kOps[] = {
     {"hassuffix", CompareOp::kHasSuffix},
     {"nhassuffix", CompareOp::kNotHasSuffix},
 };
-
-// The $-variables of DTail's default format (dtail-reference §3.3, §3.6).
-const std::vector<std::string>& DefaultFormatVariables() {
-  static const auto* vars = new std::vector<std::string>{
-      "$severity",   "$loglevel", "$time",    "$date",   "$hour",
-      "$minute",     "$second",   "$pid",     "$caller", "$cpus",
-      "$goroutines", "$cgocalls", "$loadavg", "$uptime"};
-  return *vars;
-}
 
 std::string AggregateStorage(const ast::Token& agg, const ast::Token& field) {
   return absl::StrCat(agg.text, "(", field.text, ")");
@@ -164,12 +135,19 @@ class Planner {
     p_.table_marker = absl::StrCat("|MAPREDUCE:", p_.table, "|");
   }
 
-  std::optional<AggregateName> LookupAggregate(const ast::Token& name) {
-    for (const AggregateName& a : kAggregates) {
-      if (a.name == name.text) return a;
+  const plan::AggregateInfo* FindAggregate(std::string_view name) const {
+    for (const plan::AggregateInfo* a : context_.aggregates) {
+      if (a->name == name) return a;
     }
+    return nullptr;
+  }
+
+  const plan::AggregateInfo* LookupAggregate(const ast::Token& name) {
+    if (const plan::AggregateInfo* a = FindAggregate(name.text)) return a;
     std::vector<std::string_view> names;
-    for (const AggregateName& a : kAggregates) names.push_back(a.name);
+    for (const plan::AggregateInfo* a : context_.aggregates) {
+      names.push_back(a->name);
+    }
     std::string_view close = ClosestMatch(name.text, names);
     std::string hint;
     if (!close.empty()) {
@@ -179,17 +157,17 @@ class Planner {
         absl::StrAppend(&hint, " aggregation names are case-sensitive");
       }
     } else {
-      hint =
-          "known aggregations: count, sum, min, max, last, avg, len, "
-          "percentage, percentile";
+      std::vector<absl::string_view> all;
+      for (std::string_view n : names) all.push_back(util::ToAbsl(n));
+      hint = absl::StrCat("known aggregations: ", absl::StrJoin(all, ", "));
     }
     Error(name.span, absl::StrCat("unknown aggregation '", name.text, "'"),
           std::move(hint));
-    return std::nullopt;
+    return nullptr;
   }
 
-  uint32_t Slot(StateKind kind, FieldId field) {
-    plan::StateSlot slot{kind, field};
+  uint32_t Slot(const plan::AggregateInfo* aggregate, FieldId field) {
+    plan::StateSlot slot{aggregate, field};
     for (size_t i = 0; i < p_.slots.size(); ++i) {
       if (p_.slots[i] == slot) return static_cast<uint32_t>(i);
     }
@@ -200,13 +178,11 @@ class Planner {
   void PlanSelect() {
     for (const ast::SelectItem& item : q_.select) {
       plan::Column c;
-      StateKind state = StateKind::kLast;
-      c.kind = AggregateKind::kLast;
+      // A plain field renders the group's last value, as in DTail.
+      c.aggregate = FindAggregate("last");
       if (item.aggregation) {
-        std::optional<AggregateName> agg = LookupAggregate(*item.aggregation);
-        if (!agg) continue;
-        c.kind = agg->kind;
-        state = agg->state;
+        c.aggregate = LookupAggregate(*item.aggregation);
+        if (c.aggregate == nullptr) continue;
         c.storage = AggregateStorage(*item.aggregation, item.field);
       } else {
         c.storage = item.field.text;
@@ -219,7 +195,12 @@ class Planner {
         continue;
       }
       c.field = Intern(item.field.text);
-      c.slot = Slot(state, c.field);
+      if (c.aggregate == nullptr) {
+        Error(item.field.span, "this planner context has no 'last' aggregate",
+              "plan with runtime::RegistryPlannerContext()");
+        continue;
+      }
+      c.slot = Slot(c.aggregate, c.field);
       c.name = item.alias ? item.alias->text : c.storage;
       p_.columns.push_back(std::move(c));
     }
@@ -370,7 +351,7 @@ class Planner {
       p_.group_by.push_back(p_.columns[0].field);
     }
     for (plan::Column& c : p_.columns) {
-      c.is_group_key = c.kind == AggregateKind::kLast &&
+      c.is_group_key = c.aggregate->name == "last" &&
                        c.storage == p_.fields[c.field].name &&
                        std::find(p_.group_by.begin(), p_.group_by.end(),
                                  c.field) != p_.group_by.end();
@@ -668,20 +649,6 @@ class Planner {
 };
 
 }  // namespace
-
-PlannerContext BuiltinPlannerContext() {
-  PlannerContext ctx;
-  ctx.format_names = {"csv", "default", "generic", "generickv"};
-  ctx.lookup_format = [](std::string_view name) -> std::optional<FormatInfo> {
-    if (name == "default")
-      return FormatInfo{"default", DefaultFormatVariables()};
-    if (name == "generic" || name == "generickv" || name == "csv") {
-      return FormatInfo{std::string(name), std::vector<std::string>{}};
-    }
-    return std::nullopt;
-  };
-  return ctx;
-}
 
 absl::StatusOr<plan::Plan> BuildPlan(const ast::Query& query,
                                      std::string_view text,

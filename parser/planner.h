@@ -30,11 +30,10 @@ struct PlannerContext {
   std::function<std::optional<FormatInfo>(std::string_view)> lookup_format;
   // Every known format name, for the error hint.
   std::vector<std::string> format_names;
+  // Every aggregate a select item may call (runtime::Aggregates()). A plain
+  // field uses the one named "last".
+  std::vector<const plan::AggregateInfo*> aggregates;
 };
-
-// The built-in formats' facts, for hosts and tests that plan without the
-// runtime registry.
-PlannerContext BuiltinPlannerContext();
 
 // Checks `query` (parsed from `text`) and builds its plan.
 absl::StatusOr<plan::Plan> BuildPlan(const ast::Query& query,

@@ -1,4 +1,5 @@
 #include "parser/planner.h"
+#include "runtime/planner_context.h"
 
 #include <cmath>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "parser/plan.h"
 #include "parser/function_catalog.h"
 #include "tests/testing/status_matchers.h"
+#include "util/strings.h"
 
 namespace mapr::parser {
 namespace {
@@ -27,12 +29,12 @@ using ::mapr::testing::IsOk;
 using ::mapr::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::Eq;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
 using plan::CompareOp;
 using plan::Operand;
-using plan::StateKind;
 using plan::StateSlot;
 using plan::TableFilter;
 using plan::FunctionKind;
@@ -45,7 +47,7 @@ absl::StatusOr<plan::Plan> PlanWith(std::string_view text,
 }
 
 absl::StatusOr<plan::Plan> PlanOf(std::string_view text) {
-  return PlanWith(text, BuiltinPlannerContext());
+  return PlanWith(text, runtime::RegistryPlannerContext());
 }
 
 std::string FieldName(const plan::Plan& p, plan::FieldId id) {
@@ -87,10 +89,14 @@ std::optional<plan::FieldId> FindField(const plan::Plan& p,
   return std::nullopt;
 }
 
-StateSlot Slot(const plan::Plan& p, StateKind kind, std::string_view field) {
-  std::optional<plan::FieldId> id = FindField(p, field);
-  EXPECT_TRUE(id.has_value()) << field;
-  return StateSlot{kind, id.value_or(0)};
+// The plan's state slots as "state(field)".
+std::vector<std::string> SlotNames(const plan::Plan& p) {
+  std::vector<std::string> out;
+  for (const StateSlot& s : p.slots) {
+    out.push_back(absl::StrCat(util::ToAbsl(s.aggregate->state), "(",
+                               p.fields[s.field].name, ")"));
+  }
+  return out;
 }
 
 // ---- Log format and table
@@ -130,7 +136,7 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
 }
 
 TEST(PlannerTest, HostContextSuppliesFormats) {
-  PlannerContext ctx;
+  PlannerContext ctx = runtime::RegistryPlannerContext();
   ctx.format_names = {"zeta", "alpha"};
   ctx.lookup_format = [](std::string_view name) -> std::optional<FormatInfo> {
     if (name == "alpha") return FormatInfo{"alpha", std::nullopt};
@@ -507,8 +513,8 @@ TEST(PlannerTest, IdenticalItemsShareASlot) {
   ASSERT_EQ(p.columns.size(), 3u);
   EXPECT_EQ(p.columns[0].slot, p.columns[1].slot);
   EXPECT_NE(p.columns[0].slot, p.columns[2].slot);
-  EXPECT_THAT(p.slots, ElementsAre(Slot(p, StateKind::kSum, "x"),
-                                   Slot(p, StateKind::kSum, "y")));
+  EXPECT_THAT(SlotNames(p), ElementsAre("sum(x)",
+                                   "sum(y)"));
 }
 
 TEST(PlannerTest, SumPercentageAndPercentileShareTheSumSlot) {
@@ -523,15 +529,13 @@ TEST(PlannerTest, SumPercentageAndPercentileShareTheSumSlot) {
   EXPECT_NE(p.columns[3].slot, p.columns[0].slot);
   // A plain field is last().
   EXPECT_EQ(p.columns[9].slot, p.columns[7].slot);
-  EXPECT_EQ(p.columns[9].kind, plan::AggregateKind::kLast);
-  EXPECT_EQ(p.columns[2].kind, plan::AggregateKind::kPercentile);
-  EXPECT_THAT(
-      p.slots,
-      ElementsAre(Slot(p, StateKind::kSum, "x"), Slot(p, StateKind::kAvg, "x"),
-                  Slot(p, StateKind::kCount, "x"),
-                  Slot(p, StateKind::kMin, "x"), Slot(p, StateKind::kMax, "x"),
-                  Slot(p, StateKind::kLast, "x"),
-                  Slot(p, StateKind::kLen, "x")));
+  EXPECT_EQ(p.columns[9].aggregate->name, "last");
+  EXPECT_EQ(p.columns[2].aggregate->name, "percentile");
+  EXPECT_THAT(SlotNames(p), ElementsAre("sum(x)", "avg(x)",
+                  "count(x)",
+                  "min(x)", "max(x)",
+                  "last(x)",
+                  "len(x)"));
 }
 
 // ---- Columns
@@ -547,7 +551,7 @@ TEST(PlannerTest, ColumnNamesUseAliases) {
   EXPECT_EQ(p.columns[1].storage, "$time");
   EXPECT_EQ(p.columns[2].storage, "avg(x)");
   EXPECT_EQ(p.columns[3].storage, "count($t)");
-  EXPECT_EQ(p.columns[3].kind, plan::AggregateKind::kLast);
+  EXPECT_EQ(p.columns[3].aggregate->name, "last");
 }
 
 // ---- Order, limit, interval, outfile
@@ -861,32 +865,44 @@ TEST(QueryCompileTest, CompileOptionsReachTheParser) {
                                              "than the limit of 5\n")));
 }
 
+TEST(PlannerTest, AggregatesComeFromTheContext) {
+  PlannerContext ctx = runtime::RegistryPlannerContext();
+  const plan::AggregateInfo* last = nullptr;
+  for (const plan::AggregateInfo* a : ctx.aggregates) {
+    if (a->name == "last") last = a;
+  }
+  ASSERT_NE(last, nullptr);
+  ctx.aggregates = {last};
+  ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanWith("select last(a), a", ctx));
+  EXPECT_EQ(p.columns[0].aggregate, last);
+  EXPECT_EQ(p.columns[1].aggregate, last);
+  EXPECT_THAT(PlanWith("select count(a)", ctx),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:8-12: unknown aggregation 'count'\n"
+                          "select count(a)\n"
+                          "       ^~~~~\n"
+                          "hint: known aggregations: last")));
+  ctx.aggregates.clear();
+  EXPECT_THAT(PlanWith("select a", ctx),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("this planner context has no 'last' "
+                                 "aggregate")));
+}
+
 // ---- Names and explain output for every kind and operator
 // -----------------------------------------------------------
 
 TEST(PlannerTest, AggregateNamesRoundTrip) {
   for (std::string_view name : {"count", "sum", "min", "max", "avg", "last",
-                                "len", "percentage", "percentile"}) {
+                                "first", "len", "percentage", "percentile"}) {
     const std::string query = absl::StrCat("select ", std::string(name), "(x)");
     ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(query));
     ASSERT_EQ(p.columns.size(), 1u) << query;
-    EXPECT_EQ(plan::AggregateName(p.columns[0].kind), name);
+    EXPECT_EQ(p.columns[0].aggregate->name, name);
   }
   // A bare field is last().
   ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf("select x"));
-  EXPECT_STREQ(plan::AggregateName(p.columns[0].kind), "last");
-}
-
-TEST(PlannerTest, StateKindNames) {
-  const std::pair<StateKind, std::string_view> kNames[] = {
-      {StateKind::kCount, "count"}, {StateKind::kSum, "sum"},
-      {StateKind::kMin, "min"},     {StateKind::kMax, "max"},
-      {StateKind::kAvg, "avg"},     {StateKind::kLast, "last"},
-      {StateKind::kLen, "len"},
-  };
-  for (const auto& [kind, name] : kNames) {
-    EXPECT_EQ(plan::StateKindName(kind), name);
-  }
+  EXPECT_EQ(p.columns[0].aggregate->name, "last");
 }
 
 // Every operator the grammar accepts plans to an op whose name is the

@@ -13,7 +13,7 @@
 #include "benchmark/benchmark.h"
 #include "mapr/line_splitter.h"
 #include "mapr/log_format.h"  // kMaxBatchRows
-#include "runtime/aggregate_ops.h"
+#include "runtime/aggregate.h"
 #include "runtime/group_table.h"
 #include "util/scan.h"
 
@@ -117,8 +117,9 @@ void BM_GroupLookup(benchmark::State& state, bool prefetch) {
 BENCHMARK_CAPTURE(BM_GroupLookup, prefetch, true)->Arg(50)->Arg(1 << 20);
 BENCHMARK_CAPTURE(BM_GroupLookup, no_prefetch, false)->Arg(50)->Arg(1 << 20);
 
-// One aggregate kind over a full batch of numeric rows into 50 groups.
-void BM_UpdateSlot(benchmark::State& state, plan::StateKind kind) {
+// One aggregate over a full batch of numeric rows into 50 groups (fractional
+// values: 1/4 steps, the exact sums' fixed-point path).
+void BM_UpdateState(benchmark::State& state, std::string_view name) {
   std::vector<std::string_view> values(kMaxBatchRows, "1.5");
   std::vector<double> numbers(kMaxBatchRows);
   std::vector<uint8_t> numeric(kMaxBatchRows, 1);
@@ -128,23 +129,26 @@ void BM_UpdateSlot(benchmark::State& state, plan::StateKind kind) {
     sel[r] = r;
     gids[r] = r * 7919 % 50;
   }
-  SlotState slot;
-  slot.kind = kind;
-  slot.Resize(50);
-  std::vector<int32_t> last_row;
+  const AggregateFunction* fn = nullptr;
+  for (const AggregateFunction* a : Aggregates()) {
+    if (a->info.name == name) fn = a;
+  }
+  std::unique_ptr<AggregateState> s = fn->new_state();
+  s->Resize(50);
   const FieldRows rows{values.data(), numbers.data(), numeric.data()};
   for (auto _ : state) {
-    UpdateSlot(slot, rows, sel.data(), gids.data(), sel.size(), last_row);
+    s->Update(rows, sel.data(), gids.data(), sel.size());
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(sel.size()));
 }
-BENCHMARK_CAPTURE(BM_UpdateSlot, count, plan::StateKind::kCount);
-BENCHMARK_CAPTURE(BM_UpdateSlot, sum, plan::StateKind::kSum);
-BENCHMARK_CAPTURE(BM_UpdateSlot, min, plan::StateKind::kMin);
-BENCHMARK_CAPTURE(BM_UpdateSlot, avg, plan::StateKind::kAvg);
-BENCHMARK_CAPTURE(BM_UpdateSlot, last, plan::StateKind::kLast);
+BENCHMARK_CAPTURE(BM_UpdateState, count, "count");
+BENCHMARK_CAPTURE(BM_UpdateState, sum, "sum");
+BENCHMARK_CAPTURE(BM_UpdateState, min, "min");
+BENCHMARK_CAPTURE(BM_UpdateState, avg, "avg");
+BENCHMARK_CAPTURE(BM_UpdateState, last, "last");
+BENCHMARK_CAPTURE(BM_UpdateState, first, "first");
 
 }  // namespace
 }  // namespace mapr::runtime

@@ -258,4 +258,21 @@ bool WideSum::ReadFrom(std::string_view* in, WideSum* out) {
   return true;
 }
 
+bool WideSum::ToFixed(int128* units) const {
+  // Word i is worth 2^(32 * i - 1088): 2^-64 is bit 0 of word 32.
+  constexpr int kWords = kDigits + 1;
+  uint32_t words[kWords];
+  const bool negative = Magnitude(words);
+  for (int i = 0; i < kWords; ++i) {
+    if ((i < 32 || i >= 36) && words[i] != 0) return false;
+  }
+  uint128 magnitude = 0;
+  for (int i = 35; i >= 32; --i) magnitude = (magnitude << 32) | words[i];
+  const uint128 limit = uint128{1} << 127;
+  if (negative ? magnitude > limit : magnitude >= limit) return false;
+  *units = negative ? static_cast<int128>(-magnitude)
+                    : static_cast<int128>(magnitude);
+  return true;
+}
+
 }  // namespace mapr::util

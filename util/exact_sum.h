@@ -188,6 +188,12 @@ class WideSum {
   // Returns true iff the exact sum is zero (whatever was added to get there).
   bool IsZero() const;
 
+  // If the exact sum is a multiple of 2^-64 in [-2^127, 2^127) units, stores
+  // it in units of 2^-64 (as ToFixed() and AddFixed() count) and returns
+  // true; else returns false. Lets a caller store a wide sum that came back
+  // into the fixed range canonically.
+  bool ToFixed(int128* units) const;
+
   // Appends a canonical encoding of the exact sum to `*out`: equal exact
   // sums give equal bytes, whatever sequence of Add(), AddFixed() and
   // Merge() produced them. At most 3 + 68 * 4 = 275 bytes; a zero sum takes

@@ -994,3 +994,45 @@ TEST(WideSumTest, Size) { EXPECT_LE(sizeof(WideSum), 550u); }
 
 }  // namespace
 }  // namespace mapr::util
+
+namespace mapr::util {
+namespace {
+
+TEST(WideSumToFixedTest, AcceptsExactlyTheFixedRange) {
+  for (int128 units : {int128{0}, int128{1}, int128{-1}, int128{12345} << 70,
+                       -(int128{1} << 126), (int128{1} << 126) + 17}) {
+    WideSum w;
+    w.AddFixed(units);
+    int128 back = 7;
+    ASSERT_TRUE(w.ToFixed(&back));
+    EXPECT_TRUE(back == units);
+  }
+  // 1e-7 has bits below 2^-64; 2^64 (2^128 units) is beyond the range.
+  WideSum small;
+  small.Add(1e-7);
+  int128 units;
+  EXPECT_FALSE(small.ToFixed(&units));
+  WideSum big;
+  big.Add(18446744073709551616.0);
+  EXPECT_FALSE(big.ToFixed(&units));
+  // The same exact value reached through the wide path comes back fixed:
+  // 1e-7 - 1e-7 + 0.5.
+  WideSum back_in_range;
+  back_in_range.Add(1e-7);
+  back_in_range.Add(-1e-7);
+  back_in_range.Add(0.5);
+  ASSERT_TRUE(back_in_range.ToFixed(&units));
+  EXPECT_TRUE(units == (int128{1} << 63));
+  // The most negative int128 fits, its negation does not.
+  WideSum min;
+  min.AddFixed(-(int128{1} << 126));
+  min.AddFixed(-(int128{1} << 126));
+  ASSERT_TRUE(min.ToFixed(&units));
+  WideSum beyond;
+  beyond.AddFixed(int128{1} << 126);
+  beyond.AddFixed(int128{1} << 126);
+  EXPECT_FALSE(beyond.ToFixed(&units));
+}
+
+}  // namespace
+}  // namespace mapr::util

@@ -88,10 +88,10 @@ static_assert(MAPR_FAILED_PRECONDITION ==
 static_assert(MAPR_INTERNAL == static_cast<int>(absl::StatusCode::kInternal));
 static_assert(MAPR_UNAUTHENTICATED ==
               static_cast<int>(absl::StatusCode::kUnauthenticated));
-static_assert(MAPR_COLUMN_COUNT == static_cast<int>(mapr::ColumnKind::kCount));
-static_assert(MAPR_COLUMN_LAST == static_cast<int>(mapr::ColumnKind::kLast));
-static_assert(MAPR_COLUMN_PERCENTILE ==
-              static_cast<int>(mapr::ColumnKind::kPercentile));
+static_assert(MAPR_VALUE_INTEGER ==
+              static_cast<int>(mapr::ValueType::kInteger));
+static_assert(MAPR_VALUE_NUMBER == static_cast<int>(mapr::ValueType::kNumber));
+static_assert(MAPR_VALUE_TEXT == static_cast<int>(mapr::ValueType::kText));
 
 // Returned when allocating an error object fails. The message fits the
 // small-string buffer, so constructing it allocates nothing.
@@ -718,12 +718,18 @@ const char* mapr_result_column_name(const mapr_result_t* result,
   return result->table.columns()[col].name.c_str();
 }
 
-mapr_column_kind_t mapr_result_column_kind(const mapr_result_t* result,
-                                           size_t col) noexcept {
+const char* mapr_result_column_aggregate(const mapr_result_t* result,
+                                         size_t col) noexcept {
+  if (result == nullptr || col >= result->table.num_columns()) return nullptr;
+  return result->table.columns()[col].aggregate.c_str();
+}
+
+mapr_value_type_t mapr_result_column_type(const mapr_result_t* result,
+                                          size_t col) noexcept {
   if (result == nullptr || col >= result->table.num_columns()) {
-    return MAPR_COLUMN_LAST;
+    return MAPR_VALUE_TEXT;
   }
-  return static_cast<mapr_column_kind_t>(result->table.columns()[col].kind);
+  return static_cast<mapr_value_type_t>(result->table.columns()[col].type);
 }
 
 size_t mapr_result_row_count(const mapr_result_t* result) noexcept {

@@ -313,10 +313,15 @@ static void TestPushBytesInPieces(void) {
   CHECK_STREQ(mapr_result_column_name(r, 0), "host");
   CHECK_STREQ(mapr_result_column_name(r, 1), "count($line)");
   CHECK(mapr_result_column_name(r, 4) == NULL);
-  CHECK(mapr_result_column_kind(r, 0) == MAPR_COLUMN_LAST);
-  CHECK(mapr_result_column_kind(r, 1) == MAPR_COLUMN_COUNT);
-  CHECK(mapr_result_column_kind(r, 2) == MAPR_COLUMN_SUM);
-  CHECK(mapr_result_column_kind(r, 3) == MAPR_COLUMN_LAST);
+  CHECK_STREQ(mapr_result_column_aggregate(r, 0), "last");
+  CHECK_STREQ(mapr_result_column_aggregate(r, 1), "count");
+  CHECK_STREQ(mapr_result_column_aggregate(r, 2), "sum");
+  CHECK_STREQ(mapr_result_column_aggregate(r, 3), "last");
+  CHECK(mapr_result_column_aggregate(r, 4) == NULL);
+  CHECK(mapr_result_column_type(r, 0) == MAPR_VALUE_TEXT);
+  CHECK(mapr_result_column_type(r, 1) == MAPR_VALUE_INTEGER);
+  CHECK(mapr_result_column_type(r, 2) == MAPR_VALUE_NUMBER);
+  CHECK(mapr_result_column_type(r, 3) == MAPR_VALUE_TEXT);
   CHECK(mapr_result_row_count(r) == 3);
   CHECK(mapr_result_total_groups(r) == 3);
   size_t len = 0;
@@ -576,7 +581,8 @@ static void TestRun(void) {
   /* NULL results. */
   CHECK(mapr_result_column_count(NULL) == 0);
   CHECK(mapr_result_column_name(NULL, 0) == NULL);
-  CHECK(mapr_result_column_kind(NULL, 0) == MAPR_COLUMN_LAST);
+  CHECK(mapr_result_column_aggregate(NULL, 0) == NULL);
+  CHECK(mapr_result_column_type(NULL, 0) == MAPR_VALUE_TEXT);
   CHECK(mapr_result_row_count(NULL) == 0);
   CHECK(mapr_result_total_groups(NULL) == 0);
   CHECK(mapr_result_cell(NULL, 0, 0, NULL) == NULL);

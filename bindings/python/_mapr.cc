@@ -88,42 +88,18 @@ py::dict CountersDict(const mapr::LineCounters& c) {
   return d;
 }
 
-const char* KindName(mapr::ColumnKind kind) {
-  switch (kind) {
-    case mapr::ColumnKind::kCount:
-      return "count";
-    case mapr::ColumnKind::kSum:
-      return "sum";
-    case mapr::ColumnKind::kMin:
-      return "min";
-    case mapr::ColumnKind::kMax:
-      return "max";
-    case mapr::ColumnKind::kAvg:
-      return "avg";
-    case mapr::ColumnKind::kLast:
-      return "last";
-    case mapr::ColumnKind::kLen:
-      return "len";
-    case mapr::ColumnKind::kPercentage:
-      return "percentage";
-    case mapr::ColumnKind::kPercentile:
-      return "percentile";
-  }
-  return "last";
-}
-
 // A row as Python values: count -> int, other numeric kinds -> float (the
 // unrounded value), last() -> str.
 py::tuple TypedRow(const mapr::ResultTable& t, size_t row) {
   py::tuple out(t.num_columns());
   for (size_t c = 0; c < t.num_columns(); ++c) {
-    mapr::ColumnKind kind = t.columns()[c].kind;
+    const mapr::ValueType type = t.columns()[c].type;
     double v = t.value(row, c);
-    if (kind == mapr::ColumnKind::kLast) {
+    if (type == mapr::ValueType::kText) {
       const std::string_view cell = t.cell(row, c);
       out[c] = py::reinterpret_steal<py::object>(PyUnicode_DecodeUTF8(
           cell.data(), static_cast<Py_ssize_t>(cell.size()), "replace"));
-    } else if (kind == mapr::ColumnKind::kCount) {
+    } else if (type == mapr::ValueType::kInteger) {
       out[c] = py::int_(static_cast<long long>(v));
     } else {
       out[c] = py::float_(v);
@@ -366,7 +342,7 @@ PYBIND11_MODULE(_mapr, m) {
                              [](const mapr::ResultTable& t) {
                                py::list out;
                                for (const auto& c : t.columns()) {
-                                 out.append(KindName(c.kind));
+                                 out.append(c.aggregate);
                                }
                                return out;
                              })

@@ -66,7 +66,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<mapr::ResultColumn> columns(ncols);
   for (size_t c = 0; c < ncols; ++c) {
     columns[c].name = "c" + std::to_string(c);
-    columns[c].kind = c % 2 ? mapr::ColumnKind::kLast : mapr::ColumnKind::kSum;
+    columns[c].aggregate = c % 2 ? "last" : "sum";
+    columns[c].type =
+        c % 2 ? mapr::ValueType::kText : mapr::ValueType::kNumber;
   }
   std::vector<mapr::ResultRow> rows;
   for (size_t i = 0; i + ncols <= cells.size(); i += ncols) {

@@ -1,0 +1,39 @@
+// What the planner knows of an aggregate: its name, what it reads, what it
+// returns and which state it keeps. The descriptions live with the
+// aggregates themselves (runtime/aggregates/*.cc, one file each, listed in
+// runtime/aggregates/registry.cc); the planner receives them through its
+// PlannerContext, so parser/ never includes runtime/.
+#ifndef MAPR_PARSER_AGGREGATE_CATALOG_H_
+#define MAPR_PARSER_AGGREGATE_CATALOG_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "mapr/result.h"
+
+namespace mapr::plan {
+
+// Which values of its field an aggregate reads.
+enum class ArgumentKind : uint8_t {
+  kAnyValue,  // Every present value (count, last, first, len).
+  kNumber,    // Only values that parse as numbers (sum, avg, min, max).
+};
+
+struct AggregateInfo {
+  // As written in a query (case-sensitive): count, sum, first, ...
+  std::string_view name;
+  // The state it keeps. Select items whose aggregates keep the same state of
+  // the same field share one state slot (sum, percentage and percentile all
+  // keep a "sum").
+  std::string_view state;
+  ArgumentKind argument;
+  // How its cells render: integers (count), numbers with six decimals, or
+  // the text itself (last, first).
+  ValueType result;
+  // One line for `mapr --help` and the docs.
+  std::string_view summary;
+};
+
+}  // namespace mapr::plan
+
+#endif  // MAPR_PARSER_AGGREGATE_CATALOG_H_

@@ -1,0 +1,96 @@
+// The aggregate interface: one home per aggregate.
+//
+// Each aggregate is one file in runtime/aggregates/ holding its catalog entry
+// (a plan::AggregateInfo: name, argument, result type, state), its state
+// class, and its finalizer, and it is listed once in
+// runtime/aggregates/registry.cc. The planner reads the catalog entries
+// (through its PlannerContext), the engine calls the states, and `mapr
+// --help` and the docs list the catalog.
+//
+// A state holds one aggregate's values for every group of an aggregator, as
+// columns indexed by group id (DuckDB's aggregate states, laid out by
+// column). Its methods run once per batch, per merge or per result, never
+// once per row: the per-row loops inside them are templated and tight.
+//
+// The contract every state keeps (tested for all of them by
+// runtime/aggregates/aggregate_test.cc):
+//   * Update sees the batch's rows in input order; Combine(later) adds a
+//     partial of input that came after this one's. The result of any split of
+//     the input into adjacent partials, combined in any tree shape that keeps
+//     their order, equals the result of one pass.
+//   * Serialize writes a group's state as explicit little-endian fields
+//     (never a memory dump); Deserialize reads it back into an empty group and
+//     rejects malformed bytes. A round trip changes nothing.
+#ifndef MAPR_RUNTIME_AGGREGATE_H_
+#define MAPR_RUNTIME_AGGREGATE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "parser/aggregate_catalog.h"
+
+namespace mapr::runtime {
+
+// The values of one field for the rows of a batch, by row.
+struct FieldRows {
+  const std::string_view* values;  // data() == nullptr: missing
+  const double* numbers;           // valid where numeric[row]
+  const uint8_t* numeric;          // 1 if the value parsed as a number
+};
+
+// One aggregate's state for every group.
+class AggregateState {
+ public:
+  virtual ~AggregateState() = default;
+
+  // Makes room for `groups` groups; new groups start empty.
+  virtual void Resize(size_t groups) = 0;
+  // Forgets every group.
+  virtual void Clear() = 0;
+  // Adds rows sel[0..n) of `field`, whose groups are gids[0..n).
+  virtual void Update(const FieldRows& field, const uint32_t* sel,
+                      const uint32_t* gids, size_t n) = 0;
+  // Adds group g of `later` (a state of the same class over later input)
+  // into group to[g] of this, for g in [0, n).
+  virtual void Combine(const AggregateState& later, const uint32_t* to,
+                       size_t n) = 0;
+  // Appends group g's state to `out`.
+  virtual void Serialize(uint32_t g, std::string* out) const = 0;
+  // Reads a state written by Serialize from the front of `*in` into the
+  // empty group g, consuming its bytes. False (and `*in` unspecified) on
+  // malformed input.
+  virtual bool Deserialize(std::string_view* in, uint32_t g) = 0;
+};
+
+// A column's final values, one per group.
+struct FinalColumn {
+  std::vector<double> values;  // The value that orders (and renders) a cell.
+  // kText results: the cell text (views into the state).
+  std::vector<std::string_view> texts;
+};
+
+struct AggregateFunction {
+  const plan::AggregateInfo& info;
+  // A new, empty state (the slot's first aggregate creates it; every
+  // aggregate with the same AggregateInfo::state reads the same class).
+  std::unique_ptr<AggregateState> (*new_state)();
+  // Fills out->values (and out->texts for kText results) for groups
+  // [0, groups). Whole-column, so that a percentage can see the total.
+  void (*finalize)(const AggregateState& state, size_t groups,
+                   FinalColumn* out);
+};
+
+// Every aggregate, in the order `mapr --help` lists them.
+std::span<const AggregateFunction* const> Aggregates();
+// The aggregate called `info.name` (never null for an AggregateInfo of
+// Aggregates()).
+const AggregateFunction* FindAggregate(const plan::AggregateInfo& info);
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_AGGREGATE_H_

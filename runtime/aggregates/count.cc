@@ -1,0 +1,62 @@
+// count(x): the number of rows in which x has a value.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "runtime/aggregate.h"
+#include "util/bytes.h"
+
+namespace mapr::runtime {
+namespace {
+
+constexpr plan::AggregateInfo kInfo = {
+    "count", "count", plan::ArgumentKind::kAnyValue, ValueType::kInteger,
+    "the number of lines in which the field has a value"};
+
+class CountState : public AggregateState {
+ public:
+  void Resize(size_t groups) override { count_.resize(groups, 0); }
+  void Clear() override { count_.clear(); }
+  void Update(const FieldRows& f, const uint32_t* sel, const uint32_t* gids,
+              size_t n) override {
+    int64_t* count = count_.data();
+    for (size_t i = 0; i < n; ++i) {
+      count[gids[i]] += f.values[sel[i]].data() != nullptr;
+    }
+  }
+  void Combine(const AggregateState& later, const uint32_t* to,
+               size_t n) override {
+    const auto& o = static_cast<const CountState&>(later);
+    for (size_t g = 0; g < n; ++g) count_[to[g]] += o.count_[g];
+  }
+  void Serialize(uint32_t g, std::string* out) const override {
+    util::AppendU64(out, static_cast<uint64_t>(count_[g]));
+  }
+  bool Deserialize(std::string_view* in, uint32_t g) override {
+    uint64_t v;
+    if (!util::ReadU64(in, &v) || v > uint64_t{INT64_MAX}) return false;
+    count_[g] = static_cast<int64_t>(v);
+    return true;
+  }
+
+  int64_t count(uint32_t g) const { return count_[g]; }
+
+ private:
+  std::vector<int64_t> count_;
+};
+
+void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+  const auto& s = static_cast<const CountState&>(state);
+  out->values.resize(groups);
+  for (uint32_t g = 0; g < groups; ++g) {
+    out->values[g] = static_cast<double>(s.count(g));
+  }
+}
+
+}  // namespace
+
+extern const AggregateFunction kCountAggregate = {
+    kInfo, [] { return std::unique_ptr<AggregateState>(new CountState); },
+    Finalize};
+
+}  // namespace mapr::runtime

@@ -1,0 +1,122 @@
+#include "runtime/aggregates/exact_sum_column.h"
+
+#include <cmath>
+#include <limits>
+
+#include "util/bytes.h"
+
+namespace mapr::runtime {
+
+util::WideSum& ExactSumColumn::Widen(uint32_t g) {
+  if (flags_[g] & kWide) return wide_[static_cast<size_t>(fixed_[g])];
+  util::WideSum wide;
+  wide.AddFixed(fixed_[g]);
+  wide_.push_back(wide);
+  fixed_[g] = static_cast<util::int128>(wide_.size() - 1);
+  flags_[g] |= kWide;
+  return wide_.back();
+}
+
+void ExactSumColumn::AddSlow(uint32_t g, double v) {
+  uint8_t& f = flags_[g];
+  f |= kHas;
+  if (std::isnan(v)) {
+    f |= kNaN | kNonNegZero;
+    return;
+  }
+  if (std::isinf(v)) {
+    f |= (v > 0 ? kPosInf : kNegInf) | kNonNegZero;
+    return;
+  }
+  if (std::bit_cast<uint64_t>(v) != kNegZeroBits) f |= kNonNegZero;
+  // Not representable in the fixed point, or the fixed sum would overflow.
+  Widen(g).Add(v);
+}
+
+void ExactSumColumn::Merge(uint32_t to, const ExactSumColumn& o,
+                           uint32_t from) {
+  const uint8_t of = o.flags_[from];
+  if (!(of & kHas)) return;
+  flags_[to] |= of & (kHas | kNonNegZero | kNaN | kPosInf | kNegInf);
+  if (of & kWide) {
+    Widen(to).Merge(o.wide_[static_cast<size_t>(o.fixed_[from])]);
+    return;
+  }
+  if (!(flags_[to] & kWide) && util::AddFixed(&fixed_[to], o.fixed_[from])) {
+    return;
+  }
+  Widen(to).AddFixed(o.fixed_[from]);
+}
+
+double ExactSumColumn::FiniteValue(uint32_t g) const {
+  if (flags_[g] & kWide) return wide_[static_cast<size_t>(fixed_[g])].Round();
+  return util::RoundFixed(fixed_[g]);
+}
+
+double ExactSumColumn::Value(uint32_t g) const {
+  const uint8_t f = flags_[g];
+  if (!(f & kHas)) return 0;
+  if ((f & kNaN) || ((f & kPosInf) && (f & kNegInf))) {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  if (f & kPosInf) return std::numeric_limits<double>::infinity();
+  if (f & kNegInf) return -std::numeric_limits<double>::infinity();
+  const double sum = FiniteValue(g);
+  // IEEE: a sum of -0.0 values alone is -0.0 (DTail's first value
+  // initialises its sum), any other exact zero is +0.0.
+  if (sum == 0 && !(f & kNonNegZero)) return -0.0;
+  return sum;
+}
+
+// Layout: u8 flags (without kWide); then u8 form: 0 = fixed (16 bytes, low
+// word first), 1 = wide (util::WideSum::AppendTo). Equal sums are written
+// alike: a fixed-range sum is always written fixed.
+void ExactSumColumn::Serialize(uint32_t g, std::string* out) const {
+  const uint8_t f = flags_[g];
+  util::AppendU8(out, f & ~kWide & kAllFlags);
+  if (!(f & kHas)) return;
+  util::int128 units = 0;
+  bool fixed = !(f & kWide);
+  if (fixed) {
+    units = fixed_[g];
+  } else {
+    fixed = wide_[static_cast<size_t>(fixed_[g])].ToFixed(&units);
+  }
+  if (fixed) {
+    util::AppendU8(out, 0);
+    util::AppendU64(out, static_cast<uint64_t>(units));
+    util::AppendU64(out, static_cast<uint64_t>(units >> 64));
+    return;
+  }
+  util::AppendU8(out, 1);
+  wide_[static_cast<size_t>(fixed_[g])].AppendTo(out);
+}
+
+bool ExactSumColumn::Deserialize(std::string_view* in, uint32_t g) {
+  uint8_t f, form;
+  if (!util::ReadU8(in, &f) || (f & ~(kAllFlags & ~kWide)) != 0) return false;
+  if (!(f & kHas)) {
+    if (f != 0) return false;
+    flags_[g] = 0;
+    fixed_[g] = 0;
+    return true;
+  }
+  if (!util::ReadU8(in, &form)) return false;
+  if (form == 0) {
+    uint64_t lo, hi;
+    if (!util::ReadU64(in, &lo) || !util::ReadU64(in, &hi)) return false;
+    flags_[g] = f;
+    fixed_[g] = static_cast<util::int128>(
+        (static_cast<util::uint128>(hi) << 64) | lo);
+    return true;
+  }
+  if (form != 1) return false;
+  util::WideSum wide;
+  if (!util::WideSum::ReadFrom(in, &wide)) return false;
+  flags_[g] = f;
+  fixed_[g] = 0;
+  Widen(g) = wide;
+  return true;
+}
+
+}  // namespace mapr::runtime

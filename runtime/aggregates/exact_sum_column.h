@@ -1,0 +1,91 @@
+// An exact sum per group, for sum() and avg() (and later stddev/variance).
+//
+// The sum of a group is the exact sum of the doubles added, rounded to the
+// nearest double once, when it is read (Value). It is therefore a pure
+// function of the multiset of values: identical for any order, batch size,
+// split and merge tree.
+//
+// Memory: a group whose values are integers or have few decimals (every
+// value a multiple of 2^-64 below 2^62 in magnitude, and the running sum
+// below 2^126 units) keeps 17 bytes: a 128-bit fixed-point sum and a flag
+// byte. Only a group that meets another value (1e-7, 1e300) or overflows
+// spills into a wide exact accumulator (util::WideSum, ~0.5 KiB), kept aside.
+#ifndef MAPR_RUNTIME_AGGREGATES_EXACT_SUM_COLUMN_H_
+#define MAPR_RUNTIME_AGGREGATES_EXACT_SUM_COLUMN_H_
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/exact_sum.h"
+
+namespace mapr::runtime {
+
+class ExactSumColumn {
+ public:
+  void Resize(size_t groups) {
+    fixed_.resize(groups, 0);
+    flags_.resize(groups, 0);
+  }
+  void Clear() {
+    fixed_.clear();
+    flags_.clear();
+    wide_.clear();
+  }
+
+  // Adds v to group g's sum.
+  void Add(uint32_t g, double v) {
+    const uint8_t f = flags_[g];
+    util::int128 units;
+    if (!(f & kWide) && util::ToFixed(v, &units) &&
+        util::AddFixed(&fixed_[g], units)) {
+      flags_[g] = f | kHas |
+                  (std::bit_cast<uint64_t>(v) != kNegZeroBits ? kNonNegZero
+                                                              : 0);
+      return;
+    }
+    AddSlow(g, v);
+  }
+
+  // Adds group `from` of `other` into group `to`.
+  void Merge(uint32_t to, const ExactSumColumn& other, uint32_t from);
+
+  // True if group g has had a value.
+  bool has(uint32_t g) const { return flags_[g] & kHas; }
+  // Group g's sum, correctly rounded: NaN if a NaN or both infinities were
+  // added, an infinity if one was, -0.0 if every value was -0.0, and 0 for a
+  // group without values.
+  double Value(uint32_t g) const;
+
+  // The canonical bytes of group g's sum (equal sums, equal bytes).
+  void Serialize(uint32_t g, std::string* out) const;
+  // Reads Serialize's bytes into the empty group g.
+  bool Deserialize(std::string_view* in, uint32_t g);
+
+ private:
+  static constexpr uint64_t kNegZeroBits = uint64_t{1} << 63;
+  // flags_ bits.
+  static constexpr uint8_t kHas = 1;          // A value was added.
+  static constexpr uint8_t kNonNegZero = 2;   // ... other than -0.0.
+  static constexpr uint8_t kNaN = 4;          // A NaN was added.
+  static constexpr uint8_t kPosInf = 8;       // +Inf was added.
+  static constexpr uint8_t kNegInf = 16;      // -Inf was added.
+  static constexpr uint8_t kWide = 32;        // fixed_ holds a wide_ index.
+  static constexpr uint8_t kAllFlags = 63;
+
+  void AddSlow(uint32_t g, double v);
+  // Moves group g to the wide accumulator (if not already) and returns it.
+  util::WideSum& Widen(uint32_t g);
+  // The exact sum of group g's finite values, rounded.
+  double FiniteValue(uint32_t g) const;
+
+  std::vector<util::int128> fixed_;  // Units of 2^-64, or a wide_ index.
+  std::vector<uint8_t> flags_;
+  std::vector<util::WideSum> wide_;
+};
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_AGGREGATES_EXACT_SUM_COLUMN_H_

@@ -1,0 +1,102 @@
+// last(x): the value of x in the group's last row that has one, as text. A
+// plain field in a select list (`select $time`) is last($time), as in DTail.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/aggregate.h"
+#include "util/bytes.h"
+#include "util/number.h"
+
+namespace mapr::runtime {
+namespace {
+
+constexpr plan::AggregateInfo kInfo = {
+    "last", "last", plan::ArgumentKind::kAnyValue, ValueType::kText,
+    "the field's last value (a plain field in a select list is last(field))"};
+
+class LastState : public AggregateState {
+ public:
+  void Resize(size_t groups) override {
+    text_.resize(groups);
+    has_.resize(groups, 0);
+    last_row_.resize(groups, -1);
+  }
+  void Clear() override {
+    text_.clear();
+    has_.clear();
+    last_row_.clear();
+  }
+  // Only the last row of each group in the batch matters: find it first,
+  // then copy each group's string once per batch.
+  void Update(const FieldRows& f, const uint32_t* sel, const uint32_t* gids,
+              size_t n) override {
+    for (size_t i = 0; i < n; ++i) {
+      if (f.values[sel[i]].data() != nullptr) {
+        last_row_[gids[i]] = static_cast<int32_t>(i);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t g = gids[i];
+      const int32_t row = last_row_[g];
+      if (row < 0) continue;
+      last_row_[g] = -1;
+      const std::string_view v = f.values[sel[row]];
+      text_[g].assign(v.data(), v.size());
+      has_[g] = 1;
+    }
+  }
+  // The later partial's value wins.
+  void Combine(const AggregateState& later, const uint32_t* to,
+               size_t n) override {
+    const auto& o = static_cast<const LastState&>(later);
+    for (uint32_t from = 0; from < n; ++from) {
+      if (!o.has_[from]) continue;
+      text_[to[from]] = o.text_[from];
+      has_[to[from]] = 1;
+    }
+  }
+  void Serialize(uint32_t g, std::string* out) const override {
+    util::AppendU8(out, has_[g]);
+    if (has_[g]) util::AppendBytes(out, text_[g]);
+  }
+  bool Deserialize(std::string_view* in, uint32_t g) override {
+    uint8_t h;
+    if (!util::ReadU8(in, &h) || h > 1) return false;
+    std::string_view text;
+    if (h && !util::ReadBytes(in, &text)) return false;
+    has_[g] = h;
+    text_[g].assign(text.data(), text.size());
+    return true;
+  }
+
+  std::string_view Text(uint32_t g) const {
+    return has_[g] ? std::string_view(text_[g]) : std::string_view();
+  }
+
+ private:
+  std::vector<std::string> text_;
+  std::vector<uint8_t> has_;
+  std::vector<int32_t> last_row_;  // Scratch of Update, -1 between batches.
+};
+
+void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+  const auto& s = static_cast<const LastState&>(state);
+  out->values.resize(groups);
+  out->texts.resize(groups);
+  for (uint32_t g = 0; g < groups; ++g) {
+    const std::string_view text = s.Text(g);
+    out->texts[g] = text;
+    // The value that orders the column: the text as a number, else 0.
+    if (!util::ParseNumber(text, &out->values[g])) out->values[g] = 0;
+  }
+}
+
+}  // namespace
+
+extern const AggregateFunction kLastAggregate = {
+    kInfo, [] { return std::unique_ptr<AggregateState>(new LastState); },
+    Finalize};
+
+}  // namespace mapr::runtime

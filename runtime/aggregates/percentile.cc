@@ -1,0 +1,40 @@
+// percentile(x): DTail's rank of a group's sum of x among all groups' sums:
+// 100 * (the number of groups whose sum is <= this group's) / groups. It is
+// a rank, not a quantile of the values.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "runtime/aggregates/sum.h"
+
+namespace mapr::runtime {
+namespace {
+
+constexpr plan::AggregateInfo kInfo = {
+    "percentile", kSumStateName, plan::ArgumentKind::kNumber,
+    ValueType::kNumber,
+    "the rank of the group's sum among all groups' sums, in percent (DTail's "
+    "definition; not a quantile)"};
+
+void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+  const auto& s = static_cast<const SumState&>(state);
+  out->values.resize(groups);
+  std::vector<double> sorted(groups);
+  for (uint32_t g = 0; g < groups; ++g) sorted[g] = s.Value(g);
+  std::sort(sorted.begin(), sorted.end());
+  for (uint32_t g = 0; g < groups; ++g) {
+    const size_t le = static_cast<size_t>(
+        std::upper_bound(sorted.begin(), sorted.end(), s.Value(g)) -
+        sorted.begin());
+    out->values[g] =
+        100 * static_cast<double>(le) / static_cast<double>(groups);
+  }
+}
+
+}  // namespace
+
+extern const AggregateFunction kPercentileAggregate = {
+    kInfo, [] { return std::unique_ptr<AggregateState>(new SumState); },
+    Finalize};
+
+}  // namespace mapr::runtime

@@ -1,0 +1,25 @@
+// sum(x): the exact sum of the numeric values, rounded to a double once.
+#include <memory>
+
+#include "runtime/aggregates/sum.h"
+
+namespace mapr::runtime {
+namespace {
+
+constexpr plan::AggregateInfo kInfo = {
+    "sum", kSumStateName, plan::ArgumentKind::kNumber, ValueType::kNumber,
+    "the exact sum of the numeric values"};
+
+void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+  const auto& s = static_cast<const SumState&>(state);
+  out->values.resize(groups);
+  for (uint32_t g = 0; g < groups; ++g) out->values[g] = s.Value(g);
+}
+
+}  // namespace
+
+extern const AggregateFunction kSumAggregate = {
+    kInfo, [] { return std::unique_ptr<AggregateState>(new SumState); },
+    Finalize};
+
+}  // namespace mapr::runtime

@@ -1,0 +1,32 @@
+// Builds the rendered result of an aggregator's groups: groups in key order,
+// each column finalized by its aggregate, the `order by` sort (stable, NaN
+// last), `limit`, and the cells rendered as DTail renders them.
+#ifndef MAPR_RUNTIME_RESULT_BUILDER_H_
+#define MAPR_RUNTIME_RESULT_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "mapr/result.h"
+#include "parser/plan.h"
+#include "runtime/aggregate.h"
+#include "runtime/group_table.h"
+
+namespace mapr::runtime {
+
+// The state of every slot of `plan`, and for each slot the index of the
+// group-by field whose key part it renders instead (a last() of a group-by
+// field keeps no state), else -1.
+struct GroupStates {
+  const GroupTable& groups;
+  std::span<const std::unique_ptr<AggregateState>> slots;
+  std::span<const int32_t> key_part;
+};
+
+ResultTable BuildResult(const plan::Plan& plan, const GroupStates& states,
+                        const LineCounters& counters);
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_RESULT_BUILDER_H_
