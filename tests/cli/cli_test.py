@@ -461,6 +461,39 @@ class InputTest(MaprTestCase):
         self.assertIn(b",1002-071949,", out)
         self.assertTrue(out.splitlines()[1].startswith(b"179697,"))
 
+    def test_fractional_sums_are_exact_for_any_thread_count(self):
+        # The case: 2M lines g=N|x=V with V from a set whose float64
+        # sums depend on the order of addition. sum() and avg() are the
+        # exact sum rounded once, so every thread count prints the same,
+        # and it equals math.fsum (correctly rounded) of the same values.
+        import math
+        import random
+        values = ["0.1", "0.2", "0.3", "1e-7", "12345.678", "0.7",
+                  "3.3333333"]
+        rng = random.Random(12)
+        groups = {}
+        lines = []
+        for _ in range(2000000):
+            g = rng.randrange(5)
+            v = values[rng.randrange(len(values))]
+            groups.setdefault(g, []).append(float(v))
+            lines.append("g=%d|x=%s\n" % (g, v))
+        path = self.write("sums.log", "".join(lines).encode())
+        query = ("select g,count($line),sum(x),avg(x) group by g "
+                 "logformat generickv")
+        outputs = set()
+        for threads in ("1", "2", "3"):
+            out, _ = self.mapr("-t", threads, "-o", "csv", query, path)
+            outputs.add(out)
+        self.assertEqual(len(outputs), 1, outputs)
+        expected_rows = ["g,count($line),sum(x),avg(x)"]
+        for g in sorted(groups):
+            xs = groups[g]
+            total = math.fsum(xs)
+            expected_rows.append("%d,%d,%.6f,%.6f" %
+                                 (g, len(xs), total, total / len(xs)))
+        self.assertEqual(out.decode().splitlines(), expected_rows)
+
 
 class ErrorTest(MaprTestCase):
 
