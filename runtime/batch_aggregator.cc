@@ -412,7 +412,7 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later) {
   }
   if (!sticky_error_.ok()) return sticky_error_;  // Sticky for Merge too.
   if (!later.sticky_error_.ok()) return later.sticky_error_;
-  // In runs of kRun groups: hash each and start loading its slot, then
+  // In runs of kRun groups: hash each and start loading its bucket, then
   // look them up, so that with large tables the loads overlap.
   constexpr uint32_t kRun = 16;
   uint64_t hashes[kRun];

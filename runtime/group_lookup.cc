@@ -37,11 +37,11 @@ inline void ShortKeyWords(std::string_view key, uint64_t* w0, uint64_t* w1) {
                      (uint64_t{static_cast<uint8_t>(p[n - 1])} << 16);
 }
 
-// The memo slot of a short key's words.
-inline uint16_t MemoSlot(uint64_t w0, uint64_t w1, size_t size) {
+// The memo entry of a short key's words.
+inline uint16_t MemoEntry(uint64_t w0, uint64_t w1, size_t size) {
   const uint64_t h =
       (w0 ^ (w1 * 0x9e3779b97f4a7c15) ^ size) * 0xff51afd7ed558ccd;
-  return static_cast<uint16_t>(h >> 54);  // 10 bits: kKeyMemoSize slots
+  return static_cast<uint16_t>(h >> 54);  // 10 bits: kKeyMemoSize entries
 }
 
 absl::Status TooManyGroups(uint64_t max_groups) {
@@ -73,8 +73,8 @@ GroupLookup::GroupLookup()
     : hashes_(kMaxBatchRows),
       same_key_(kMaxBatchRows),
       key_memo_(kKeyMemoSize),
-      memo_slot_(kMaxBatchRows) {
-  static_assert(kKeyMemoSize == 1 << 10, "MemoSlot gives 10 bits");
+      memo_entry_(kMaxBatchRows) {
+  static_assert(kKeyMemoSize == 1 << 10, "MemoEntry gives 10 bits");
   // Heap buffers (beyond the small-string size), so swapping the two keeps
   // views of the previous key valid.
   key_scratch_.reserve(256);
@@ -101,7 +101,7 @@ absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
                                           BatchColumns& batch,
                                           uint64_t max_groups,
                                           GroupTable& groups, uint32_t* gids) {
-  // Two passes: hash every key and start loading its slot, then look the
+  // Two passes: hash every key and start loading its bucket, then look the
   // keys up, so that with a large table the slot loads overlap instead of
   // stalling one row at a time. A row with the same key as the row before
   // (few groups, sorted or bursty logs) skips both, and so does a short
@@ -121,11 +121,11 @@ absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
       continue;
     }
     same_key_[i] = 0;
-    memo_slot_[i] = kNoMemoSlot;
+    memo_entry_[i] = kNoMemoEntry;
     if (use_memo && key.size() <= 16) {
       uint64_t w0, w1;
       ShortKeyWords(key, &w0, &w1);
-      const uint16_t slot = MemoSlot(w0, w1, key.size());
+      const uint16_t slot = MemoEntry(w0, w1, key.size());
       const KeyMemo& m = key_memo_[slot];
       ++probes;
       if (m.size == key.size() && m.w0 == w0 && m.w1 == w1) {
@@ -134,7 +134,7 @@ absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
         ++hits;
         continue;
       }
-      memo_slot_[i] = slot;
+      memo_entry_[i] = slot;
     }
     hashes_[i] = HashKey(key);
     groups.Prefetch(hashes_[i]);
@@ -164,8 +164,8 @@ absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
       bool created;
       gids[i] = groups.FindOrInsert(key, hashes_[i], &created);
     }
-    if (memo_slot_[i] != kNoMemoSlot) {
-      KeyMemo& m = key_memo_[memo_slot_[i]];
+    if (memo_entry_[i] != kNoMemoEntry) {
+      KeyMemo& m = key_memo_[memo_entry_[i]];
       ShortKeyWords(key, &m.w0, &m.w1);
       m.size = static_cast<uint32_t>(key.size());
       m.gid = gids[i];

@@ -21,28 +21,28 @@ void GroupTable::Reserve(size_t n) {
   }
 }
 
-void GroupTable::Grow() { Rebuild(slots_.empty() ? 16 : slots_.size() * 2); }
+void GroupTable::Grow() { Rebuild(buckets_.empty() ? 16 : buckets_.size() * 2); }
 
 void GroupTable::Rebuild(size_t capacity) {
-  std::vector<Slot>(capacity, Slot{0, kEmpty}).swap(slots_);
+  std::vector<Bucket>(capacity, Bucket{0, kEmpty}).swap(buckets_);
   mask_ = capacity - 1;
   max_size_ = capacity / 4 * 3;
   for (uint32_t id = 0; id < keys_.size(); ++id) {
     const uint64_t h = HashKey(keys_[id]);
     size_t i = h & mask_;
-    while (slots_[i].id != kEmpty) i = (i + 1) & mask_;
-    slots_[i] = Slot{Tag(h), id};
+    while (buckets_[i].id != kEmpty) i = (i + 1) & mask_;
+    buckets_[i] = Bucket{Tag(h), id};
   }
 }
 
 void GroupTable::Clear() {
-  std::fill(slots_.begin(), slots_.end(), Slot{0, kEmpty});
+  std::fill(buckets_.begin(), buckets_.end(), Bucket{0, kEmpty});
   keys_.clear();
   arena_.Reset();
 }
 
 void GroupTable::Release() {
-  std::vector<Slot>().swap(slots_);
+  std::vector<Bucket>().swap(buckets_);
   mask_ = 0;
   max_size_ = 0;
   std::vector<std::string_view>().swap(keys_);

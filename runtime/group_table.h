@@ -1,15 +1,15 @@
 // Maps group keys to dense group ids. Keys are hashed with XXH3 once per
 // row and copied into an arena once, when the group is created.
 //
-// The table is open addressing with linear probing over 8-byte slots: the
+// The table is open addressing with linear probing over 8-byte buckets: the
 // high 32 bits of the key's hash (a tag that rejects almost every wrong
-// slot without touching the key) and the group id. A lookup usually costs
-// one slot load and one key compare; Prefetch() lets a caller start the slot
+// bucket without touching the key) and the group id. A lookup usually costs
+// one bucket load and one key compare; Prefetch() lets a caller start the bucket
 // load for a later row while it works on the current one (the table of a
 // million-group query does not fit in cache).
 //
 // Memory: about 16 bytes of key view per group plus the key bytes, and
-// 8 bytes per slot at a load of at most 3/4 (11-21 bytes per group). Hashes
+// 8 bytes per bucket at a load of at most 3/4 (11-21 bytes per group). Hashes
 // are not stored: growing rehashes the interned keys.
 #ifndef MAPR_RUNTIME_GROUP_TABLE_H_
 #define MAPR_RUNTIME_GROUP_TABLE_H_
@@ -40,10 +40,10 @@ class GroupTable {
 
   // Returns the id of `key` (whose hash is `hash`), or kNotFound.
   uint32_t Find(std::string_view key, uint64_t hash) const {
-    if (slots_.empty()) return kNotFound;
+    if (buckets_.empty()) return kNotFound;
     const uint32_t tag = Tag(hash);
     for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      const Slot s = slots_[i];
+      const Bucket s = buckets_[i];
       if (s.id == kEmpty) return kNotFound;
       if (s.tag == tag && KeyEquals(s.id, key)) return s.id;
     }
@@ -55,11 +55,11 @@ class GroupTable {
     if (keys_.size() + 1 > max_size_) Grow();
     const uint32_t tag = Tag(hash);
     for (size_t i = hash & mask_;; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
+      Bucket& s = buckets_[i];
       if (s.id == kEmpty) {
         const uint32_t id = static_cast<uint32_t>(keys_.size());
         keys_.push_back(arena_.Copy(key));
-        s = Slot{tag, id};
+        s = Bucket{tag, id};
         *created = true;
         return id;
       }
@@ -70,9 +70,9 @@ class GroupTable {
     }
   }
 
-  // Starts loading the slot where a lookup of `hash` begins.
+  // Starts loading the bucket where a lookup of `hash` begins.
   void Prefetch(uint64_t hash) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
+    if (!buckets_.empty()) __builtin_prefetch(&buckets_[hash & mask_]);
   }
 
   // Makes room for `n` groups in all without growing again.
@@ -91,7 +91,7 @@ class GroupTable {
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
-  struct Slot {
+  struct Bucket {
     uint32_t tag;
     uint32_t id;  // kEmpty: free
   };
@@ -102,13 +102,13 @@ class GroupTable {
     const std::string_view k = keys_[id];
     return k.size() == key.size() && BytesEqual(k.data(), key.data(), k.size());
   }
-  // Doubles the slots (16 at first) and reinserts every group.
+  // Doubles the buckets (16 at first) and reinserts every group.
   void Grow();
   void Rebuild(size_t capacity);
 
-  std::vector<Slot> slots_;
+  std::vector<Bucket> buckets_;
   size_t mask_ = 0;
-  size_t max_size_ = 0;  // Groups allowed before growing (3/4 of slots).
+  size_t max_size_ = 0;  // Groups allowed before growing (3/4 of buckets).
   std::vector<std::string_view> keys_;
   Arena arena_;
 };
