@@ -59,9 +59,9 @@ double RoundBits(uint128 bits, int exponent, bool sticky, bool negative) {
   return std::bit_cast<double>(result);
 }
 
-// Returns the magnitude in `words[lo..hi]` (with `sticky` for anything
-// nonzero below word lo, and a remainder) rounded to double. REQUIRES: some
-// word is nonzero.
+// Returns the magnitude held in `words` (kWords words, plus a nonzero amount
+// below word 0 if `sticky`, such as a division remainder) rounded to double.
+// REQUIRES: some word is nonzero.
 double RoundWords(const uint32_t* words, bool sticky, bool negative) {
   int high = kWords - 1;
   while (words[high] == 0) --high;

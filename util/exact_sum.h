@@ -44,10 +44,18 @@
 //   }
 //   sum = mapr::util::FinishSum(flags, sum);
 //
+// For avg(), round the quotient once instead of dividing the rounded sum:
+//
+//   wide.AddFixed(fixed);
+//   double mean = mapr::util::FinishSum(flags, wide.RoundDividedBy(count));
+//
 // Partial states merge exactly: fixed sums with AddFixed() (spilling to a
 // WideSum on overflow), WideSums with WideSum::Merge(), flags with `|`.
 // WideSum::AppendTo() and WideSum::ReadFrom() ship a WideSum between
-// processes in a canonical encoding.
+// processes in a canonical encoding. Fold the fixed sum into the WideSum
+// (AddFixed()) before encoding: the same values can leave different pairs of
+// fixed and wide parts, depending on where the overflows happened, and only
+// their total is canonical.
 //
 // Nothing here allocates. The functions are thread-compatible: distinct
 // objects may be used from distinct threads without synchronization.

@@ -60,7 +60,8 @@ void BM_PlainDoubleSum(benchmark::State& state) {
   for (auto _ : state) {
     double sum = 0;
     for (double v : values) sum += v;
-    benchmark::DoNotOptimize(sum);
+    double result = sum;
+    benchmark::DoNotOptimize(result);
   }
   SetItems(state, values.size());
 }
@@ -81,7 +82,9 @@ void BM_FixedSum(benchmark::State& state) {
         wide.Add(v);
       }
     }
-    benchmark::DoNotOptimize(fixed);
+    // A copy, so that `fixed` itself stays in registers in the loop.
+    int128 result = fixed;
+    benchmark::DoNotOptimize(result);
     benchmark::DoNotOptimize(wide);
   }
   SetItems(state, values.size());
@@ -106,9 +109,11 @@ void BM_FixedSumWithSpecials(benchmark::State& state) {
         wide.Add(v);
       }
     }
-    benchmark::DoNotOptimize(fixed);
+    int128 result = fixed;
+    uint8_t result_flags = flags;
+    benchmark::DoNotOptimize(result);
     benchmark::DoNotOptimize(wide);
-    benchmark::DoNotOptimize(flags);
+    benchmark::DoNotOptimize(result_flags);
   }
   SetItems(state, values.size());
 }

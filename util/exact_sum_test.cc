@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <random>
 #include <string>
 #include <string_view>
@@ -14,6 +16,25 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+
+// Counts global operator new calls so that a test can check that WideSum
+// never allocates.
+namespace {
+size_t allocation_count = 0;
+}  // namespace
+
+// GCC flags free() of operator new memory once both are inlined here; the
+// pair below is consistent (malloc/free), so silence that false positive.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+void* operator new(std::size_t size) {
+  ++allocation_count;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace mapr::util {
 namespace {
@@ -417,8 +438,8 @@ TEST(WideSumTest, IndependentOfOrderSplitAndMerge) {
 TEST(WideSumTest, MergeWithItselfDoubles) {
   std::mt19937_64 rng(4);
   for (int trial = 0; trial < 50; ++trial) {
-    // Large digits of both signs; 40 doublings cross the carry threshold
-    // (2^30 pending additions) several times.
+    // Large digits of both signs; the 31st of 40 doublings crosses the carry
+    // threshold (2^30 pending additions).
     const std::vector<double> values = {RandomDouble(rng, 1500, 1900),
                                         RandomDouble(rng, 1500, 1900),
                                         RandomDouble(rng, 1000, 1100)};
@@ -436,6 +457,29 @@ TEST(WideSumTest, MergeWithItselfDoubles) {
     sum.Merge(negated);
     sum.Merge(original);
     ASSERT_EQ(Encode(sum), Encode(original));
+  }
+}
+
+TEST(WideSumTest, AddAtTheCarryThreshold) {
+  std::mt19937_64 rng(12);
+  for (int trial = 0; trial < 50; ++trial) {
+    const std::vector<double> values = {RandomDouble(rng, 1500, 1900),
+                                        -RandomDouble(rng, 1500, 1900),
+                                        RandomDouble(rng, 0, 1900)};
+    // 30 doublings leave 2^30 - 1 additions pending (digits near 2^62); the
+    // next Add() reaches the threshold and carries.
+    WideSum sum = SumOf(values);
+    for (int i = 0; i < 30; ++i) sum.Merge(sum);
+    std::vector<double> want = {values[0] * Pow2(30), values[1] * Pow2(30),
+                                values[2] * Pow2(30)};
+    for (int i = 0; i < 3; ++i) {
+      const double v = RandomDouble(rng, 1000, 1900);
+      sum.Add(v);
+      want.push_back(v);
+      bool ok;
+      ExpectSameDouble(sum.Round(), ReferenceSum(want, &ok), "threshold");
+      ASSERT_TRUE(ok);
+    }
   }
 }
 
@@ -991,6 +1035,28 @@ TEST(SpecialsTest, MatchesIeeeAddition) {
 }
 
 TEST(WideSumTest, Size) { EXPECT_LE(sizeof(WideSum), 550u); }
+
+TEST(WideSumTest, NeverAllocates) {
+  const std::string bytes = Encode(SumOf({1e300, -3.5, 1e-300}));
+  std::string out;
+  out.reserve(300);
+  const size_t before = allocation_count;
+  WideSum sum;
+  sum.Add(1.5);
+  sum.AddFixed(12345);
+  WideSum other = sum;
+  other.Add(-1e-310);
+  sum.Merge(other);
+  sum.Merge(sum);
+  EXPECT_NE(sum.Round(), 0.0);
+  EXPECT_NE(sum.RoundDividedBy(7), 0.0);
+  EXPECT_FALSE(sum.IsZero());
+  EXPECT_NE(RoundFixed(12345), 0.0);
+  sum.AppendTo(&out);  // Into reserved capacity.
+  std::string_view in = bytes;
+  EXPECT_TRUE(WideSum::ReadFrom(&in, &sum));
+  EXPECT_EQ(allocation_count, before);
+}
 
 }  // namespace
 }  // namespace mapr::util
