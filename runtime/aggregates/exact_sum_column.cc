@@ -1,7 +1,6 @@
 #include "runtime/aggregates/exact_sum_column.h"
 
 #include <cmath>
-#include <limits>
 
 #include "util/bytes.h"
 
@@ -18,17 +17,8 @@ util::WideSum& ExactSumColumn::Widen(uint32_t g) {
 }
 
 void ExactSumColumn::AddSlow(uint32_t g, double v) {
-  uint8_t& f = flags_[g];
-  f |= kHas;
-  if (std::isnan(v)) {
-    f |= kNaN | kNonNegZero;
-    return;
-  }
-  if (std::isinf(v)) {
-    f |= (v > 0 ? kPosInf : kNegInf) | kNonNegZero;
-    return;
-  }
-  if (std::bit_cast<uint64_t>(v) != kNegZeroBits) f |= kNonNegZero;
+  flags_[g] = util::NoteSpecial(flags_[g] | kHas, v);
+  if (!std::isfinite(v)) return;
   // Not representable in the fixed point, or the fixed sum would overflow.
   Widen(g).Add(v);
 }
@@ -37,7 +27,7 @@ void ExactSumColumn::Merge(uint32_t to, const ExactSumColumn& o,
                            uint32_t from) {
   const uint8_t of = o.flags_[from];
   if (!(of & kHas)) return;
-  flags_[to] |= of & (kHas | kNonNegZero | kNaN | kPosInf | kNegInf);
+  flags_[to] |= of & (kHas | kSpecials);
   if (of & kWide) {
     Widen(to).Merge(o.wide_[static_cast<size_t>(o.fixed_[from])]);
     return;
@@ -56,16 +46,9 @@ double ExactSumColumn::FiniteValue(uint32_t g) const {
 double ExactSumColumn::Value(uint32_t g) const {
   const uint8_t f = flags_[g];
   if (!(f & kHas)) return 0;
-  if ((f & kNaN) || ((f & kPosInf) && (f & kNegInf))) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  if (f & kPosInf) return std::numeric_limits<double>::infinity();
-  if (f & kNegInf) return -std::numeric_limits<double>::infinity();
-  const double sum = FiniteValue(g);
-  // IEEE: a sum of -0.0 values alone is -0.0 (DTail's first value
-  // initialises its sum), any other exact zero is +0.0.
-  if (sum == 0 && !(f & kNonNegZero)) return -0.0;
-  return sum;
+  // IEEE addition's specials; a sum of -0.0 values alone is -0.0 (DTail's
+  // first value initialises its sum), any other exact zero is +0.0.
+  return util::FinishSum(f & kSpecials, FiniteValue(g));
 }
 
 // Layout: u8 flags (without kWide); then u8 form: 0 = fixed (16 bytes, low
@@ -73,7 +56,7 @@ double ExactSumColumn::Value(uint32_t g) const {
 // alike: a fixed-range sum is always written fixed.
 void ExactSumColumn::Serialize(uint32_t g, std::string* out) const {
   const uint8_t f = flags_[g];
-  util::AppendU8(out, f & ~kWide & kAllFlags);
+  util::AppendU8(out, f & (kHas | kSpecials));
   if (!(f & kHas)) return;
   util::int128 units = 0;
   bool fixed = !(f & kWide);
@@ -94,7 +77,7 @@ void ExactSumColumn::Serialize(uint32_t g, std::string* out) const {
 
 bool ExactSumColumn::Deserialize(std::string_view* in, uint32_t g) {
   uint8_t f, form;
-  if (!util::ReadU8(in, &f) || (f & ~(kAllFlags & ~kWide)) != 0) return false;
+  if (!util::ReadU8(in, &f) || (f & ~(kHas | kSpecials)) != 0) return false;
   if (!(f & kHas)) {
     if (f != 0) return false;
     flags_[g] = 0;

@@ -41,9 +41,11 @@ class ExactSumColumn {
     util::int128 units;
     if (!(f & kWide) && util::ToFixed(v, &units) &&
         util::AddFixed(&fixed_[g], units)) {
+      // A value ToFixed accepts is finite: only the sign of zero matters.
       flags_[g] = f | kHas |
-                  (std::bit_cast<uint64_t>(v) != kNegZeroBits ? kNonNegZero
-                                                              : 0);
+                  (std::bit_cast<uint64_t>(v) != kNegZeroBits
+                       ? util::kSumNonNegZero
+                       : 0);
       return;
     }
     AddSlow(g, v);
@@ -66,14 +68,13 @@ class ExactSumColumn {
 
  private:
   static constexpr uint64_t kNegZeroBits = uint64_t{1} << 63;
-  // flags_ bits.
-  static constexpr uint8_t kHas = 1;          // A value was added.
-  static constexpr uint8_t kNonNegZero = 2;   // ... other than -0.0.
-  static constexpr uint8_t kNaN = 4;          // A NaN was added.
-  static constexpr uint8_t kPosInf = 8;       // +Inf was added.
-  static constexpr uint8_t kNegInf = 16;      // -Inf was added.
-  static constexpr uint8_t kWide = 32;        // fixed_ holds a wide_ index.
-  static constexpr uint8_t kAllFlags = 63;
+  // flags_ bits: util::NoteSpecial's (NaN, infinities, a value other than
+  // -0.0), and:
+  static constexpr uint8_t kSpecials = util::kSumNaN | util::kSumPosInf |
+                                       util::kSumNegInf | util::kSumNonNegZero;
+  static constexpr uint8_t kHas = 16;   // A value was added.
+  static constexpr uint8_t kWide = 32;  // fixed_ holds a wide_ index.
+  static_assert((kSpecials & (kHas | kWide)) == 0);
 
   void AddSlow(uint32_t g, double v);
   // Moves group g to the wide accumulator (if not already) and returns it.
