@@ -20,7 +20,7 @@ namespace mapr::plan {
 enum class FunctionKind : uint8_t { kMd5Sum, kMaskDigits };
 
 struct FunctionInfo {
-  std::string_view name;     // As written in a query (case-sensitive).
+  std::string_view name;  // As written in a query (case-sensitive).
   FunctionKind kind;
   std::string_view summary;  // One line for --help and the docs.
 };

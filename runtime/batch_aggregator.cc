@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/log_formats.h"
 #include "runtime/functions.h"
+#include "runtime/log_formats.h"
 #include "runtime/result_builder.h"
 #include "util/scan.h"
 #include "util/status_macros.h"
@@ -288,7 +288,8 @@ void BatchAggregator::FillCommonVariables() {
     if (var == CommonVariable::kNone) continue;
     std::string_view* col = batch_.column(id);
     if (var == CommonVariable::kLine) {
-      for (size_t i = 0; i < batch_.sel_size; ++i) col[batch_.sel[i]] = lines_[batch_.sel[i]];
+      for (size_t i = 0; i < batch_.sel_size; ++i)
+        col[batch_.sel[i]] = lines_[batch_.sel[i]];
       continue;
     }
     std::string_view v;
@@ -315,7 +316,6 @@ void BatchAggregator::FillCommonVariables() {
     if (v.data() == nullptr) v = FieldBatch::kEmptyValue;
     for (size_t i = 0; i < batch_.sel_size; ++i) col[batch_.sel[i]] = v;
   }
-
 }
 
 void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
@@ -388,8 +388,7 @@ absl::Status BatchAggregator::Aggregate() {
     const FieldId f = p.slots[k].field;
     const FieldRows rows{batch_.column(f), batch_.numbers_of(f),
                          batch_.numeric_of(f)};
-    states_[k]->Update(rows, batch_.sel.data(), gids_.data(),
-                       batch_.sel_size);
+    states_[k]->Update(rows, batch_.sel.data(), gids_.data(), batch_.sel_size);
   }
   return absl::OkStatus();
 }

@@ -33,7 +33,6 @@ namespace mapr::runtime {
 
 class TableFilteringParser;
 
-
 class BatchAggregator {
  public:
   static absl::StatusOr<std::unique_ptr<BatchAggregator>> Create(

@@ -19,9 +19,9 @@ using util::Contains;
 // constant `k`. One loop per operator, so the loop has no switch and no
 // branch on the data.
 template <typename Op>
-void CompareFloats(const uint32_t* rows, size_t n, const double* ln,
-                   const uint8_t* lok, double lk, const double* rn,
-                   const uint8_t* rok, double rk, uint8_t* out, Op op) {
+void CompareNumberColumns(const uint32_t* rows, size_t n, const double* ln,
+                          const uint8_t* lok, double lk, const double* rn,
+                          const uint8_t* rok, double rk, uint8_t* out, Op op) {
   for (size_t i = 0; i < n; ++i) {
     const uint32_t r = rows[i];
     const bool ok = (lok == nullptr || lok[r]) && (rok == nullptr || rok[r]);
@@ -32,10 +32,10 @@ void CompareFloats(const uint32_t* rows, size_t n, const double* ln,
 }
 
 template <typename Op>
-void CompareStrings(const uint32_t* rows, size_t n,
-                    const std::string_view* lcol, std::string_view lk,
-                    const std::string_view* rcol, std::string_view rk,
-                    uint8_t* out, Op op) {
+void CompareStringColumns(const uint32_t* rows, size_t n,
+                          const std::string_view* lcol, std::string_view lk,
+                          const std::string_view* rcol, std::string_view rk,
+                          uint8_t* out, Op op) {
   for (size_t i = 0; i < n; ++i) {
     const uint32_t r = rows[i];
     const std::string_view a = lcol != nullptr ? lcol[r] : lk;
@@ -53,6 +53,80 @@ bool HasSuffix(std::string_view a, std::string_view b) {
          BytesEqual(a.data() + a.size() - b.size(), b.data(), b.size());
 }
 
+// Compares numbers (==, <, ...) for rows[0..n) into out.
+void CompareNumbers(const Condition& c, BatchColumns& batch,
+                    const uint32_t* rows, size_t n, uint8_t* out) {
+  const double* ln = nullptr;
+  const uint8_t* lok = nullptr;
+  const double* rn = nullptr;
+  const uint8_t* rok = nullptr;
+  if (c.lhs.kind == Operand::Kind::kField) {
+    batch.EnsureNumeric(c.lhs.field);
+    ln = batch.numbers_of(c.lhs.field);
+    lok = batch.numeric_of(c.lhs.field);
+  }
+  if (c.rhs.kind == Operand::Kind::kField) {
+    batch.EnsureNumeric(c.rhs.field);
+    rn = batch.numbers_of(c.rhs.field);
+    rok = batch.numeric_of(c.rhs.field);
+  }
+  auto run = [&](auto op) {
+    CompareNumberColumns(rows, n, ln, lok, c.lhs.number, rn, rok, c.rhs.number,
+                         out, op);
+  };
+  switch (c.op) {
+    case CompareOp::kFloatEq:
+      return run([](double a, double b) { return a == b; });
+    case CompareOp::kFloatNe:
+      return run([](double a, double b) { return a != b; });
+    case CompareOp::kFloatLt:
+      return run([](double a, double b) { return a < b; });
+    case CompareOp::kFloatLe:
+      return run([](double a, double b) { return a <= b; });
+    case CompareOp::kFloatGt:
+      return run([](double a, double b) { return a > b; });
+    case CompareOp::kFloatGe:
+      return run([](double a, double b) { return a >= b; });
+    default:
+      std::fill_n(out, n, uint8_t{0});
+      return;
+  }
+}
+
+// Compares text (eq, contains, ...) for rows[0..n) into out.
+void CompareStrings(const Condition& c, BatchColumns& batch,
+                    const uint32_t* rows, size_t n, uint8_t* out) {
+  const std::string_view* lcol =
+      c.lhs.kind == Operand::Kind::kField ? batch.column(c.lhs.field) : nullptr;
+  const std::string_view* rcol =
+      c.rhs.kind == Operand::Kind::kField ? batch.column(c.rhs.field) : nullptr;
+  auto run = [&](auto op) {
+    CompareStringColumns(rows, n, lcol, c.lhs.text, rcol, c.rhs.text, out, op);
+  };
+  using SV = std::string_view;
+  switch (c.op) {
+    case CompareOp::kStrEq:
+      return run([](SV a, SV b) { return a == b; });
+    case CompareOp::kStrNe:
+      return run([](SV a, SV b) { return a != b; });
+    case CompareOp::kContains:
+      return run([](SV a, SV b) { return Contains(a, b); });
+    case CompareOp::kNotContains:
+      return run([](SV a, SV b) { return !Contains(a, b); });
+    case CompareOp::kHasPrefix:
+      return run([](SV a, SV b) { return HasPrefix(a, b); });
+    case CompareOp::kNotHasPrefix:
+      return run([](SV a, SV b) { return !HasPrefix(a, b); });
+    case CompareOp::kHasSuffix:
+      return run([](SV a, SV b) { return HasSuffix(a, b); });
+    case CompareOp::kNotHasSuffix:
+      return run([](SV a, SV b) { return !HasSuffix(a, b); });
+    default:
+      std::fill_n(out, n, uint8_t{0});
+      return;
+  }
+}
+
 }  // namespace
 
 void RowFilter::Evaluate(const Condition& c, BatchColumns& batch,
@@ -61,71 +135,9 @@ void RowFilter::Evaluate(const Condition& c, BatchColumns& batch,
   switch (c.kind) {
     case Condition::Kind::kCompare: {
       if (plan::IsFloatOp(c.op)) {
-        const double* ln = nullptr;
-        const uint8_t* lok = nullptr;
-        const double* rn = nullptr;
-        const uint8_t* rok = nullptr;
-        if (c.lhs.kind == Operand::Kind::kField) {
-          batch.EnsureNumeric(c.lhs.field);
-          ln = batch.numbers_of(c.lhs.field);
-          lok = batch.numeric_of(c.lhs.field);
-        }
-        if (c.rhs.kind == Operand::Kind::kField) {
-          batch.EnsureNumeric(c.rhs.field);
-          rn = batch.numbers_of(c.rhs.field);
-          rok = batch.numeric_of(c.rhs.field);
-        }
-        auto run = [&](auto op) {
-          CompareFloats(rows, n, ln, lok, c.lhs.number, rn, rok, c.rhs.number,
-                        out, op);
-        };
-        switch (c.op) {
-          case CompareOp::kFloatEq:
-            return run([](double a, double b) { return a == b; });
-          case CompareOp::kFloatNe:
-            return run([](double a, double b) { return a != b; });
-          case CompareOp::kFloatLt:
-            return run([](double a, double b) { return a < b; });
-          case CompareOp::kFloatLe:
-            return run([](double a, double b) { return a <= b; });
-          case CompareOp::kFloatGt:
-            return run([](double a, double b) { return a > b; });
-          case CompareOp::kFloatGe:
-            return run([](double a, double b) { return a >= b; });
-          default:
-            std::fill_n(out, n, uint8_t{0});
-            return;
-        }
+        return CompareNumbers(c, batch, rows, n, out);
       }
-      const std::string_view* lcol =
-          c.lhs.kind == Operand::Kind::kField ? batch.column(c.lhs.field) : nullptr;
-      const std::string_view* rcol =
-          c.rhs.kind == Operand::Kind::kField ? batch.column(c.rhs.field) : nullptr;
-      auto run = [&](auto op) {
-        CompareStrings(rows, n, lcol, c.lhs.text, rcol, c.rhs.text, out, op);
-      };
-      using SV = std::string_view;
-      switch (c.op) {
-        case CompareOp::kStrEq:
-          return run([](SV a, SV b) { return a == b; });
-        case CompareOp::kStrNe:
-          return run([](SV a, SV b) { return a != b; });
-        case CompareOp::kContains:
-          return run([](SV a, SV b) { return Contains(a, b); });
-        case CompareOp::kNotContains:
-          return run([](SV a, SV b) { return !Contains(a, b); });
-        case CompareOp::kHasPrefix:
-          return run([](SV a, SV b) { return HasPrefix(a, b); });
-        case CompareOp::kNotHasPrefix:
-          return run([](SV a, SV b) { return !HasPrefix(a, b); });
-        case CompareOp::kHasSuffix:
-          return run([](SV a, SV b) { return HasSuffix(a, b); });
-        case CompareOp::kNotHasSuffix:
-          return run([](SV a, SV b) { return !HasSuffix(a, b); });
-        default:
-          std::fill_n(out, n, uint8_t{0});
-          return;
-      }
+      return CompareStrings(c, batch, rows, n, out);
     }
     case Condition::Kind::kNot:
       Evaluate(c.children[0], batch, rows, n, out, depth + 1);

@@ -53,9 +53,9 @@ absl::Status TooManyGroups(uint64_t max_groups) {
 
 // The id of `key` into *gid, creating the group unless that would pass
 // `max_groups` (0: no limit).
-inline absl::Status FindOrInsertLimited(GroupTable& groups, std::string_view key,
-                                        uint64_t hash, uint64_t max_groups,
-                                        uint32_t* gid) {
+inline absl::Status FindOrInsertLimited(GroupTable& groups,
+                                        std::string_view key, uint64_t hash,
+                                        uint64_t max_groups, uint32_t* gid) {
   if (max_groups != 0 && groups.size() >= max_groups) {
     const uint32_t id = groups.Find(key, hash);
     if (id == GroupTable::kNotFound) return TooManyGroups(max_groups);
@@ -91,8 +91,8 @@ absl::Status GroupLookup::Assign(const std::vector<FieldId>& group_by,
                                  BatchColumns& batch, uint64_t max_groups,
                                  GroupTable& groups, uint32_t* gids) {
   if (group_by.size() == 1) {
-    return AssignSingleKey(batch.column(group_by[0]), batch, max_groups,
-                           groups, gids);
+    return AssignSingleKey(batch.column(group_by[0]), batch, max_groups, groups,
+                           gids);
   }
   return AssignMultiKey(group_by, batch, max_groups, groups, gids);
 }
@@ -106,7 +106,7 @@ absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
   // stalling one row at a time. A row with the same key as the row before
   // (few groups, sorted or bursty logs) skips both, and so does a short
   // key found in the memo.
-    auto key_of = [&](size_t i) {
+  auto key_of = [&](size_t i) {
     std::string_view key = column[batch.sel[i]];
     return key.data() == nullptr ? FieldBatch::kEmptyValue : key;
   };

@@ -53,9 +53,10 @@ class GroupLookup {
   static constexpr size_t kKeyMemoSize = 1024;
   static constexpr uint16_t kNoMemoEntry = 0xffff;
   std::vector<KeyMemo> key_memo_;
-  std::vector<uint16_t> memo_entry_;  // Per row: the memo entry to fill, if any.
-  uint32_t memo_pause_ = 0;          // Batches left without the memo.
-  bool memo_warm_ = false;           // A batch has filled it since a reset.
+  std::vector<uint16_t>
+      memo_entry_;           // Per row: the memo entry to fill, if any.
+  uint32_t memo_pause_ = 0;  // Batches left without the memo.
+  bool memo_warm_ = false;   // A batch has filled it since a reset.
   std::string key_scratch_;
   std::string prev_key_scratch_;
 };

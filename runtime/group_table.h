@@ -4,8 +4,8 @@
 // The table is open addressing with linear probing over 8-byte buckets: the
 // high 32 bits of the key's hash (a tag that rejects almost every wrong
 // bucket without touching the key) and the group id. A lookup usually costs
-// one bucket load and one key compare; Prefetch() lets a caller start the bucket
-// load for a later row while it works on the current one (the table of a
+// one bucket load and one key compare; Prefetch() lets a caller start the
+// bucket load for a later row while it works on the current one (the table of a
 // million-group query does not fit in cache).
 //
 // Memory: about 16 bytes of key view per group plus the key bytes, and

@@ -84,16 +84,14 @@ void FinalizeColumn(const plan::Plan& p, const plan::Column& c,
   const size_t ngroups = states.groups.size();
   const int32_t part = states.key_part[c.slot];
   if (part < 0) {
-    FindAggregate(*c.aggregate)
-        ->finalize(*states.slots[c.slot], ngroups, out);
+    FindAggregate(*c.aggregate)->finalize(*states.slots[c.slot], ngroups, out);
     return;
   }
   out->values.resize(ngroups);
   out->texts.resize(ngroups);
   for (uint32_t g = 0; g < ngroups; ++g) {
-    const std::string_view text = KeyPart(states.groups.key(g),
-                                          p.group_by.size(),
-                                          static_cast<size_t>(part));
+    const std::string_view text = KeyPart(
+        states.groups.key(g), p.group_by.size(), static_cast<size_t>(part));
     out->texts[g] = text;
     if (!util::ParseNumber(text, &out->values[g])) out->values[g] = 0;
   }

@@ -32,10 +32,22 @@ struct Rows {
 };
 
 Rows RandomRows(std::mt19937_64& rng, size_t n) {
-  static const double kValues[] = {
-      0.1,  0.2,   0.3,  1e-7, 12345.678, 0.7,  3.3333333, -0.0, 0.0, -2.5,
-      1e300, -1e300, 4e18, 7,  std::numeric_limits<double>::quiet_NaN(),
-      std::numeric_limits<double>::infinity()};
+  static const double kValues[] = {0.1,
+                                   0.2,
+                                   0.3,
+                                   1e-7,
+                                   12345.678,
+                                   0.7,
+                                   3.3333333,
+                                   -0.0,
+                                   0.0,
+                                   -2.5,
+                                   1e300,
+                                   -1e300,
+                                   4e18,
+                                   7,
+                                   std::numeric_limits<double>::quiet_NaN(),
+                                   std::numeric_limits<double>::infinity()};
   Rows r;
   for (size_t i = 0; i < n; ++i) {
     r.gids.push_back(static_cast<uint32_t>(rng() % kGroups));
@@ -68,8 +80,8 @@ void Feed(AggregateState& state, const Rows& rows, size_t lo, size_t hi,
           size_t batch) {
   std::vector<std::string_view> values(rows.text.size());
   for (size_t i = 0; i < values.size(); ++i) {
-    values[i] = rows.present[i] ? std::string_view(rows.text[i])
-                                : std::string_view();
+    values[i] =
+        rows.present[i] ? std::string_view(rows.text[i]) : std::string_view();
   }
   const FieldRows f{values.data(), rows.numbers.data(), rows.numeric.data()};
   for (size_t b = lo; b < hi; b += batch) {
@@ -112,8 +124,8 @@ void ExpectSameFinal(const AggregateFunction& fn, const AggregateState& a,
     const double x = fa.values[g], y = fb.values[g];
     EXPECT_TRUE((std::isnan(x) && std::isnan(y)) ||
                 std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y))
-        << fn.info.name << " " << what << " group " << g << ": " << x
-        << " vs " << y;
+        << fn.info.name << " " << what << " group " << g << ": " << x << " vs "
+        << y;
   }
   EXPECT_EQ(fa.texts, fb.texts) << fn.info.name << " " << what;
 }

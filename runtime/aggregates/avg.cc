@@ -58,8 +58,7 @@ class AvgState : public AggregateState {
   }
 
   double Value(uint32_t g) const {
-    return count_[g] > 0 ? sums_.Value(g) / static_cast<double>(count_[g])
-                         : 0;
+    return count_[g] > 0 ? sums_.Value(g) / static_cast<double>(count_[g]) : 0;
   }
 
  private:

@@ -89,8 +89,8 @@ bool ExactSumColumn::Deserialize(std::string_view* in, uint32_t g) {
     uint64_t lo, hi;
     if (!util::ReadU64(in, &lo) || !util::ReadU64(in, &hi)) return false;
     flags_[g] = f;
-    fixed_[g] = static_cast<util::int128>(
-        (static_cast<util::uint128>(hi) << 64) | lo);
+    fixed_[g] =
+        static_cast<util::int128>((static_cast<util::uint128>(hi) << 64) | lo);
     return true;
   }
   if (form != 1) return false;

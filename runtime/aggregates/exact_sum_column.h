@@ -42,10 +42,10 @@ class ExactSumColumn {
     if (!(f & kWide) && util::ToFixed(v, &units) &&
         util::AddFixed(&fixed_[g], units)) {
       // A value ToFixed accepts is finite: only the sign of zero matters.
-      flags_[g] = f | kHas |
-                  (std::bit_cast<uint64_t>(v) != kNegZeroBits
-                       ? util::kSumNonNegZero
-                       : 0);
+      flags_[g] =
+          f | kHas |
+          (std::bit_cast<uint64_t>(v) != kNegZeroBits ? util::kSumNonNegZero
+                                                      : 0);
       return;
     }
     AddSlow(g, v);

@@ -15,8 +15,9 @@ namespace {
 
 using ::testing::ElementsAre;
 
-std::vector<std::string> Csv(std::string_view query,
-                             const std::vector<std::vector<std::string>>& parts) {
+std::vector<std::string> Csv(
+    std::string_view query,
+    const std::vector<std::vector<std::string>>& parts) {
   absl::StatusOr<Query> q = Query::Compile(query);
   EXPECT_TRUE(q.ok()) << q.status();
   absl::StatusOr<Aggregator> total = Aggregator::Create(*q);
@@ -62,9 +63,8 @@ TEST(FirstTest, SkipsRowsWithoutTheField) {
 TEST(FirstTest, MergeKeepsTheEarlierPartial) {
   // The same input split three ways: the first partial's first value wins,
   // even when it arrives in a partial that holds no value for another group.
-  EXPECT_THAT(
-      Csv(kQuery, {{"g=a|v=1"}, {"g=b|v=7", "g=a|v=2"}, {"g=a|v=3"}}),
-      ElementsAre("a,1,3,3", "b,7,7,1"));
+  EXPECT_THAT(Csv(kQuery, {{"g=a|v=1"}, {"g=b|v=7", "g=a|v=2"}, {"g=a|v=3"}}),
+              ElementsAre("a,1,3,3", "b,7,7,1"));
   EXPECT_THAT(Csv(kQuery, {{"g=a"}, {"g=a|v=2"}, {"g=a|v=3"}}),
               ElementsAre("a,2,3,3"));
 }

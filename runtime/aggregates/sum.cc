@@ -1,7 +1,7 @@
 // sum(x): the exact sum of the numeric values, rounded to a double once.
-#include <memory>
-
 #include "runtime/aggregates/sum.h"
+
+#include <memory>
 
 namespace mapr::runtime {
 namespace {
