@@ -256,7 +256,7 @@ int Run(int argc, char** argv) {
     return kExitInputError;
   }
   // Nothing could be read: print nothing and keep any old outfile.
-  if (run->inputs_ok == 0 && run->table.stats().lines_read == 0) {
+  if (run->inputs_ok == 0 && run->stats.lines_read == 0) {
     return kExitInputError;
   }
 
@@ -278,7 +278,7 @@ int Run(int argc, char** argv) {
                             std::strerror(errno)));
     exit_code = kExitInputError;
   }
-  if (flags->stats) PrintStats(run->table.stats(), run->table.total_groups());
+  if (flags->stats) PrintStats(run->stats, run->table.total_groups());
   return exit_code;
 }
 
