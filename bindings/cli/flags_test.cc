@@ -101,11 +101,10 @@ TEST(FlagsTest, EveryFlagParsesInEachSpelling) {
 }
 
 TEST(FlagsTest, ValuesLandInTheirFields) {
-  absl::StatusOr<Flags> flags =
-      Parse({"-ocsv", "--stats", "-q", "--hostname=h", "-t", "3",
-             "--max-line-bytes", "2M", "--max-groups=9", "--files", "a,,b",
-             "--follow", "--delta", "--from-start", "--interval-ms", "250",
-             "c", "select x"});
+  absl::StatusOr<Flags> flags = Parse(
+      {"-ocsv", "--stats", "-q", "--hostname=h", "-t", "3", "--max-line-bytes",
+       "2M", "--max-groups=9", "--files", "a,,b", "--follow", "--delta",
+       "--from-start", "--interval-ms", "250", "c", "select x"});
   ASSERT_TRUE(flags.ok()) << flags.status();
   EXPECT_EQ(flags->output, OutputFormat::kCsv);
   EXPECT_TRUE(flags->stats && flags->quiet && flags->follow && flags->delta &&

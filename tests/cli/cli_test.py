@@ -486,6 +486,32 @@ class InputTest(MaprTestCase):
         self.assertTrue(out.splitlines()[1].startswith(b"179697,"))
 
 
+    def test_too_long_lines_are_counted_alike_for_any_thread_count(self):
+        # Cut between threads at line starts; each part's splitter counts its
+        # too-long lines as Aggregator::PushBytes does (lines_read and
+        # lines_too_long), so the sum is the same for every cut.
+        lines = read_bytes(LOG).splitlines() * 320
+        too_long = 0
+        for i in range(0, len(lines), 997):
+            lines[i] += b"x" * 300  # longer than --max-line-bytes 256
+            too_long += 1
+        for i in range(5, len(lines), 1009):
+            lines[i] = lines[i][:256] + b"\r"  # at the limit, CRLF: fine
+        path = self.write("big.log", b"\n".join(lines))  # no final '\n'
+        self.assertGreater(os.path.getsize(path), 18 << 20)
+        query = "from STATS select count($line),last($time) group by $hostname"
+        results = set()
+        for threads in ("1", "2", "5"):
+            out, err = self.mapr("-t", threads, "-o", "csv", "--stats",
+                                 "--max-line-bytes", "256", query, path)
+            results.add((out, err))
+        self.assertEqual(len(results), 1)
+        stats = dict(line.split(": ", 1)
+                     for line in err.decode().splitlines())
+        self.assertEqual(stats["lines_read"], str(len(lines)))
+        self.assertEqual(stats["lines_too_long"], str(too_long))
+
+
 class ErrorTest(MaprTestCase):
 
     def test_bad_query_exits_2_with_caret(self):
