@@ -19,10 +19,10 @@
 // does: each too-long line is one more in LineCounters::lines_read and in
 // LineCounters::lines_too_long.
 //
-// Costs: every line but the first of a chunk is a view into the chunk (no
-// copy); the first is completed in the splitter's carry buffer, so a line
-// spread over many chunks costs time linear in its length. At most about
-// max_line_bytes + one chunk is held.
+// Costs: lines are views into the chunk (no copy), except a line that began
+// in an earlier chunk: it is completed in the splitter's carry buffer, which
+// grows geometrically, so a line spread over many chunks costs time linear
+// in its length. At most about max_line_bytes + one chunk is held.
 //
 // Lifetimes: the views returned by Split() and Finish() are valid until the
 // next call on the splitter, and may point into the chunk or into the

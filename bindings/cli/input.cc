@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "util/errno_text.h"
 
 namespace mapr::cli {
 namespace {
@@ -26,10 +27,8 @@ namespace {
 constexpr size_t kCompressedReadBytes = size_t{256} << 10;
 
 absl::Status ErrnoError(int error_number) {
-  char buf[256];
-  // GNU strerror_r returns the message (possibly not in `buf`).
-  const char* text = strerror_r(error_number, buf, sizeof(buf));
-  return absl::Status(absl::ErrnoToStatusCode(error_number), text);
+  return absl::Status(absl::ErrnoToStatusCode(error_number),
+                      util::ErrnoText(error_number));
 }
 
 // Reads a file descriptor, whole or a byte range of it, after returning the
