@@ -98,7 +98,7 @@ absl::Status Set(Flags& flags, std::string_view) {
   return absl::OkStatus();
 }
 
-// Parses a value with `parse` into a field.
+// Parses a value with kParse into the field kField.
 template <auto kField, auto kParse>
 absl::Status Parse(Flags& flags, std::string_view value) {
   auto v = kParse(value);

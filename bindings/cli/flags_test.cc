@@ -69,6 +69,15 @@ TEST(FlagsTest, EveryOptionInTheHelpIsAFlag) {
   EXPECT_EQ(options, static_cast<int>(FlagSpecs().size()));
 }
 
+TEST(FlagsTest, HelpLinesOfOptionsFitEightyColumns) {
+  std::istringstream lines(HelpText(1024));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("  mapr ")) continue;  // The examples.
+    EXPECT_LE(line.size(), 79u) << line;
+  }
+}
+
 TEST(FlagsTest, EveryFlagParsesInEachSpelling) {
   for (const FlagSpec& f : FlagSpecs()) {
     std::vector<std::vector<std::string>> spellings;
