@@ -14,6 +14,19 @@ size_t ContentLength(std::string_view line) {
   return !line.empty() && line.back() == '\r' ? line.size() - 1 : line.size();
 }
 
+// A completed line's buffer above this size is freed once the line has been
+// handed out, so that one long line does not pin its memory.
+constexpr size_t kKeepBufferBytes = size_t{1} << 20;
+
+// Empties `s`; frees its buffer if that is larger than kKeepBufferBytes.
+void Release(std::string& s) {
+  if (s.capacity() > kKeepBufferBytes) {
+    std::string().swap(s);
+  } else {
+    s.clear();
+  }
+}
+
 }  // namespace
 
 void LineSplitter::Carry(std::string_view tail) {
@@ -31,6 +44,8 @@ void LineSplitter::Carry(std::string_view tail) {
 
 std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
   lines_.clear();
+  // The views of the previous call are void now.
+  Release(last_);
   // The first line may continue the carried one; it must be completed in a
   // buffer of its own before `carry_` is reused.
   bool first_from_carry = !carry_.empty() || skipping_;
@@ -45,12 +60,16 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
         ++too_long_;
         return;
       }
-      carry_.append(piece);
-      if (ContentLength(carry_) > max_line_bytes_) {
+      // (Checked before the copy: a too-long line is never buffered whole.
+      // `carry_` is not empty here, as skipping_ is false.)
+      const char last = piece.empty() ? carry_.back() : piece.back();
+      if (carry_.size() + piece.size() - (last == '\r' ? 1 : 0) >
+          max_line_bytes_) {
         ++too_long_;
-        carry_.clear();
+        Release(carry_);
         return;
       }
+      carry_.append(piece);
       last_.swap(carry_);
       carry_.clear();
       lines_.push_back(last_);
@@ -80,6 +99,7 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
 
 std::optional<std::string_view> LineSplitter::Finish() {
   lines_.clear();
+  Release(last_);
   if (skipping_) {
     skipping_ = false;
     ++too_long_;
@@ -89,6 +109,13 @@ std::optional<std::string_view> LineSplitter::Finish() {
   last_.swap(carry_);
   carry_.clear();
   return std::string_view(last_);
+}
+
+void LineSplitter::DiscardPartialLine() {
+  lines_.clear();
+  Release(last_);
+  Release(carry_);
+  skipping_ = false;
 }
 
 }  // namespace mapr

@@ -14,6 +14,16 @@
 //   }
 //   if (auto last = splitter.Finish()) aggregator.PushLines({&*last, 1});
 //
+// Lines longer than the limit never reach the caller, so a caller that
+// feeds an Aggregator with PushLines() counts them itself, as PushBytes()
+// does: each too-long line is one more in LineCounters::lines_read and in
+// LineCounters::lines_too_long.
+//
+// Costs: lines are views into the chunk (no copy), except a line that began
+// in an earlier chunk: it is completed in the splitter's carry buffer, which
+// grows geometrically, so a line spread over many chunks costs time linear
+// in its length. At most about max_line_bytes + one chunk is held.
+//
 // Lifetimes: the views returned by Split() and Finish() are valid until the
 // next call on the splitter, and may point into the chunk or into the
 // splitter's own carry buffer. Thread-compatible.
@@ -46,7 +56,15 @@ class MAPR_EXPORT LineSplitter {
   // line has no final newline), and resets the splitter.
   std::optional<std::string_view> Finish();
 
-  // Lines dropped for exceeding max_line_bytes so far.
+  // Drops the unfinished last line, if any, without returning or counting
+  // it, and resets the splitter (the stream broke off, e.g. on a read error:
+  // where that line would have ended is unknown). too_long_lines() is kept.
+  void DiscardPartialLine();
+
+  // The limit given to the constructor.
+  size_t max_line_bytes() const { return max_line_bytes_; }
+  // Lines dropped for exceeding max_line_bytes so far (over every stream
+  // since construction: Finish() and DiscardPartialLine() keep the count).
   uint64_t too_long_lines() const { return too_long_; }
   // True while bytes of an unfinished line are held.
   bool has_partial_line() const { return !carry_.empty() || skipping_; }
@@ -57,7 +75,7 @@ class MAPR_EXPORT LineSplitter {
 
   size_t max_line_bytes_;
   std::string carry_;
-  std::string last_;  // Storage for Finish().
+  std::string last_;  // A completed carried line (Split, Finish).
   bool skipping_ = false;
   uint64_t too_long_ = 0;
   std::vector<std::string_view> lines_;

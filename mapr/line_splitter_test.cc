@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,58 @@ TEST(LineSplitterTest, DropsAndCountsTooLongLinesWithoutBufferingThem) {
   EXPECT_TRUE(Collect(s, "toolong").empty());
   EXPECT_FALSE(s.Finish().has_value());
   EXPECT_EQ(s.too_long_lines(), 3u);
+}
+
+TEST(LineSplitterTest, TooLongIsDecidedAtTheLimitWhateverTheChunks) {
+  // Every cut of "1234\r\n" + "12345\r\n" + "123\r" (an unterminated last
+  // line with its '\r') into two chunks gives the same lines and count.
+  const std::string text = "1234\r\n12345\r\n123\r";
+  for (size_t cut = 0; cut <= text.size(); ++cut) {
+    LineSplitter s(/*max_line_bytes=*/4);
+    std::vector<std::string> got = Collect(s, text.substr(0, cut));
+    for (const std::string& l : Collect(s, text.substr(cut))) got.push_back(l);
+    const std::optional<std::string_view> last = s.Finish();
+    ASSERT_TRUE(last.has_value()) << cut;
+    got.emplace_back(*last);
+    EXPECT_THAT(got, ElementsAre("1234\r", "123\r")) << cut;
+    EXPECT_EQ(s.too_long_lines(), 1u) << cut;
+  }
+}
+
+TEST(LineSplitterTest, DiscardPartialLineDropsItWithoutCounting) {
+  LineSplitter s(/*max_line_bytes=*/4);
+  EXPECT_EQ(s.max_line_bytes(), 4u);
+  EXPECT_THAT(Collect(s, "a\nbc"), ElementsAre("a"));
+  s.DiscardPartialLine();
+  EXPECT_FALSE(s.has_partial_line());
+  EXPECT_FALSE(s.Finish().has_value());
+  // A too-long partial line is dropped uncounted too.
+  EXPECT_TRUE(Collect(s, "toolong").empty());
+  EXPECT_TRUE(s.has_partial_line());
+  s.DiscardPartialLine();
+  EXPECT_FALSE(s.has_partial_line());
+  EXPECT_EQ(s.too_long_lines(), 0u);
+  // The next stream starts afresh.
+  EXPECT_THAT(Collect(s, "d\n"), ElementsAre("d"));
+}
+
+TEST(LineSplitterTest, LongLineInManySmallChunks) {
+  // 8 MiB in 4 KiB chunks: 2048 appends to the carry buffer, completed once.
+  const size_t size = size_t{8} << 20;
+  LineSplitter s(/*max_line_bytes=*/size);
+  const std::string chunk(4096, 'x');
+  for (size_t n = 0; n < size; n += chunk.size()) {
+    ASSERT_TRUE(s.Split(chunk).empty());
+  }
+  std::span<const std::string_view> lines = s.Split("\r\nok\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].size(), size + 1);
+  EXPECT_EQ(lines[1], "ok");
+  // One byte more is too long.
+  for (size_t n = 0; n < size; n += chunk.size()) s.Split(chunk);
+  EXPECT_TRUE(s.Split("x\r\n").empty());
+  EXPECT_EQ(s.too_long_lines(), 1u);
+  EXPECT_FALSE(s.has_partial_line());
 }
 
 // Random text cut into random chunks (some over the splitter's 64 KiB

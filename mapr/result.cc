@@ -1,9 +1,12 @@
 #include "mapr/result.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -251,16 +254,32 @@ void AppendJsonObject(const ResultTable& t,
 
 }  // namespace
 
+// kLineCounterFields lists every LineCounters field exactly once, in
+// declaration order: LineCounters is nothing but the listed uint64_t fields,
+// and numbering the fields through the list numbers the struct's words
+// 1, 2, 3, ...
+constexpr size_t kNumLineCounters = std::size(kLineCounterFields);
+static_assert(sizeof(LineCounters) == kNumLineCounters * sizeof(uint64_t),
+              "a LineCounters field is missing from kLineCounterFields");
+static_assert(
+    [] {
+      LineCounters c;
+      for (size_t i = 0; i < kNumLineCounters; ++i) {
+        c.*kLineCounterFields[i].value = i + 1;
+      }
+      const auto words =
+          std::bit_cast<std::array<uint64_t, kNumLineCounters>>(c);
+      for (size_t i = 0; i < kNumLineCounters; ++i) {
+        if (words[i] != i + 1) return false;
+      }
+      return true;
+    }(),
+    "kLineCounterFields is not in LineCounters' declaration order");
+
 LineCounters& LineCounters::operator+=(const LineCounters& o) {
-  lines_read += o.lines_read;
-  lines_too_long += o.lines_too_long;
-  lines_table_mismatch += o.lines_table_mismatch;
-  lines_ignored += o.lines_ignored;
-  lines_malformed += o.lines_malformed;
-  lines_header += o.lines_header;
-  lines_filtered += o.lines_filtered;
-  lines_without_value += o.lines_without_value;
-  lines_aggregated += o.lines_aggregated;
+  for (const LineCounterField& f : kLineCounterFields) {
+    this->*f.value += o.*f.value;
+  }
   return *this;
 }
 

@@ -73,6 +73,36 @@ struct MAPR_EXPORT LineCounters {
   friend bool operator==(const LineCounters&, const LineCounters&) = default;
 };
 
+// One LineCounters field: its name (as the field is spelled) and the field.
+struct LineCounterField {
+  std::string_view name;
+  uint64_t LineCounters::*value;
+};
+
+// Every LineCounters field, in declaration order: the one list that code
+// naming or copying the counters iterates (the C API's mapr_counters_t, the
+// Python module's stats, `mapr --stats`). A field added to LineCounters
+// must be added here too; result.cc checks at compile time that the list
+// holds every field once, in order.
+//
+// Example:
+//   for (const mapr::LineCounterField& f : mapr::kLineCounterFields) {
+//     std::printf("%.*s: %llu\n", static_cast<int>(f.name.size()),
+//                 f.name.data(),
+//                 static_cast<unsigned long long>(stats.*f.value));
+//   }
+inline constexpr LineCounterField kLineCounterFields[] = {
+    {"lines_read", &LineCounters::lines_read},
+    {"lines_too_long", &LineCounters::lines_too_long},
+    {"lines_table_mismatch", &LineCounters::lines_table_mismatch},
+    {"lines_ignored", &LineCounters::lines_ignored},
+    {"lines_malformed", &LineCounters::lines_malformed},
+    {"lines_header", &LineCounters::lines_header},
+    {"lines_filtered", &LineCounters::lines_filtered},
+    {"lines_without_value", &LineCounters::lines_without_value},
+    {"lines_aggregated", &LineCounters::lines_aggregated},
+};
+
 // How a column's cells render and what its values are.
 enum class ValueType : uint8_t {
   kInteger,  // count(): a whole number, rendered without decimals.

@@ -246,16 +246,46 @@ std::string_view View(const char* data, size_t len) {
   return data == nullptr ? std::string_view() : std::string_view(data, len);
 }
 
+// mapr_counters_t's fields (the C struct stays spelled out for the ABI),
+// named by the C identifiers themselves, in the struct's order.
+struct CCounterField {
+  std::string_view name;
+  uint64_t mapr_counters_t::*value;
+};
+#define MAPR_C_COUNTER(field) \
+  { #field, &mapr_counters_t::field }
+constexpr CCounterField kCCounterFields[] = {
+    MAPR_C_COUNTER(lines_read),           MAPR_C_COUNTER(lines_too_long),
+    MAPR_C_COUNTER(lines_table_mismatch), MAPR_C_COUNTER(lines_ignored),
+    MAPR_C_COUNTER(lines_malformed),      MAPR_C_COUNTER(lines_header),
+    MAPR_C_COUNTER(lines_filtered),       MAPR_C_COUNTER(lines_without_value),
+    MAPR_C_COUNTER(lines_aggregated),
+};
+#undef MAPR_C_COUNTER
+
+// The C struct holds exactly the fields of mapr::kLineCounterFields (the
+// C++ catalog), in the same order and under the same names.
+static_assert(sizeof(mapr_counters_t) ==
+                  std::size(kCCounterFields) * sizeof(uint64_t),
+              "mapr_counters_t has a field missing from kCCounterFields");
+static_assert(
+    [] {
+      if (std::size(kCCounterFields) != std::size(mapr::kLineCounterFields)) {
+        return false;
+      }
+      for (size_t i = 0; i < std::size(kCCounterFields); ++i) {
+        if (kCCounterFields[i].name != mapr::kLineCounterFields[i].name) {
+          return false;
+        }
+      }
+      return true;
+    }(),
+    "mapr_counters_t does not match mapr::kLineCounterFields (mapr/result.h)");
+
 void CopyCounters(const mapr::LineCounters& c, mapr_counters_t* out) {
-  out->lines_read = c.lines_read;
-  out->lines_too_long = c.lines_too_long;
-  out->lines_table_mismatch = c.lines_table_mismatch;
-  out->lines_ignored = c.lines_ignored;
-  out->lines_malformed = c.lines_malformed;
-  out->lines_header = c.lines_header;
-  out->lines_filtered = c.lines_filtered;
-  out->lines_without_value = c.lines_without_value;
-  out->lines_aggregated = c.lines_aggregated;
+  for (size_t i = 0; i < std::size(kCCounterFields); ++i) {
+    out->*kCCounterFields[i].value = c.*mapr::kLineCounterFields[i].value;
+  }
 }
 
 mapr_result_t* NewResult(absl::StatusOr<mapr::ResultTable> r,

@@ -2,6 +2,9 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -9,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "util/strings.h"
 
@@ -87,7 +91,129 @@ absl::StatusOr<size_t> ParseBytes(std::string_view v) {
   return static_cast<size_t>(n << shift);
 }
 
+// Sets a switch.
+template <bool Flags::*kField>
+absl::Status Set(Flags& flags, std::string_view) {
+  flags.*kField = true;
+  return absl::OkStatus();
+}
+
+// Parses a value with kParse into the field kField.
+template <auto kField, auto kParse>
+absl::Status Parse(Flags& flags, std::string_view value) {
+  auto v = kParse(value);
+  if (!v.ok()) return v.status();
+  flags.*kField = *std::move(v);
+  return absl::OkStatus();
+}
+
+absl::Status SetHostname(Flags& flags, std::string_view value) {
+  flags.hostname = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetQuery(Flags& flags, std::string_view value) {
+  flags.query = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status AddFiles(Flags& flags, std::string_view value) {
+  for (absl::string_view f :
+       absl::StrSplit(ToAbsl(value), ',', absl::SkipEmpty())) {
+    flags.files.emplace_back(f);
+  }
+  return absl::OkStatus();
+}
+
+// Every option, in the order of --help; the parser and HelpText() both read
+// it. `help` is pre-wrapped: lines separated by '\n', each at most 52
+// columns (the text starts at column 27); "{cpus}" stands for the default
+// thread count.
+constexpr FlagSpec kFlagSpecs[] = {
+    {"--output", 'o', "FORMAT", FlagSection::kOutput,
+     "print the result as table (default), csv, json or\n"
+     "jsonl; with an outfile, prints only when given",
+     Parse<&Flags::output, ParseOutput>},
+    {"--stats", 0, "", FlagSection::kOutput,
+     "print the line counters on stderr (name: value)", Set<&Flags::stats>},
+    {"--explain", 0, "", FlagSection::kOutput,
+     "print the query plan and warnings; read no input", Set<&Flags::explain>},
+    {"--quiet", 'q', "", FlagSection::kOutput,
+     "no warnings, progress line or 10-row note on stderr", Set<&Flags::quiet>},
+    {"--hostname", 0, "NAME", FlagSection::kInput,
+     "value of $hostname and $server (default: the\n"
+     "machine's host name)",
+     SetHostname},
+    {"--threads", 't', "N", FlagSection::kInput,
+     "worker threads (default: the number of CPUs, {cpus})",
+     Parse<&Flags::threads, ParseThreads>},
+    {"--max-line-bytes", 0, "N", FlagSection::kInput,
+     "longer lines are counted as too long and skipped\n"
+     "(default 1M; suffixes K, M, G; at most 1G)",
+     Parse<&Flags::max_line_bytes, ParseBytes>},
+    {"--max-groups", 0, "N", FlagSection::kInput,
+     "fail (exit 1) rather than hold more than N groups\n"
+     "(default 0: no limit)",
+     Parse<&Flags::max_groups, ParseMaxGroups>},
+    {"--query", 0, "QUERY", FlagSection::kInput,
+     "the query; every positional argument is then a FILE\n"
+     "(without it: the first argument containing\n"
+     "\"select \", else the first argument)",
+     SetQuery},
+    {"--files", 0, "LIST", FlagSection::kInput,
+     "comma-separated FILEs, read before positional ones", AddFiles},
+    {"--follow", 0, "", FlagSection::kFollow,
+     "follow the FILEs like tail -f, from their end\n"
+     "(truncation and rotation handled), and report every\n"
+     "interval; Ctrl-C or SIGTERM prints the final result.\n"
+     "Standard input is read until it ends",
+     Set<&Flags::follow>},
+    {"--delta", 0, "", FlagSection::kFollow,
+     "each report holds only the lines since the previous\n"
+     "one (DTail's tail mode); default: everything so far",
+     Set<&Flags::delta>},
+    {"--from-start", 0, "", FlagSection::kFollow,
+     "read the files' existing content first", Set<&Flags::from_start>},
+    {"--interval-ms", 0, "N", FlagSection::kFollow,
+     "report every N milliseconds (default: the query's\n"
+     "interval clause; 5 seconds without one)",
+     Parse<&Flags::interval_ms, ParseIntervalMs>},
+    {"--help", 'h', "", FlagSection::kOther, "print this help and exit",
+     Set<&Flags::help>},
+    {"--version", 'V', "", FlagSection::kOther, "print the version and exit",
+     Set<&Flags::version>},
+};
+
+// The column where the help texts start (0-based).
+constexpr size_t kHelpColumn = 26;
+
+// "  -o, --output FORMAT" or "      --stats".
+std::string Synopsis(const FlagSpec& f) {
+  std::string s = f.short_name != 0
+                      ? absl::StrCat("  -", std::string(1, f.short_name), ", ")
+                      : std::string(6, ' ');
+  absl::StrAppend(&s, ToAbsl(f.name));
+  if (!f.argument.empty()) absl::StrAppend(&s, " ", ToAbsl(f.argument));
+  return s;
+}
+
+const FlagSpec* FindLong(std::string_view name) {
+  for (const FlagSpec& f : kFlagSpecs) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const FlagSpec* FindShort(char c) {
+  for (const FlagSpec& f : kFlagSpecs) {
+    if (f.short_name != 0 && f.short_name == c) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+std::span<const FlagSpec> FlagSpecs() { return kFlagSpecs; }
 
 absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
   Flags flags;
@@ -103,104 +229,42 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
       options_done = true;
       continue;
     }
-    // Split into a canonical name and an attached value.
-    std::string name;
-    std::optional<std::string> value;
-    if (arg.starts_with("--")) {
+    // Find the option and its attached value: `--name=value`, `-xvalue`.
+    const FlagSpec* spec;
+    std::optional<std::string_view> value;
+    const bool is_short = !arg.starts_with("--");
+    if (!is_short) {
       const size_t eq = arg.find('=');
-      name = std::string(arg.substr(0, eq));
-      if (eq != std::string_view::npos) value = std::string(arg.substr(eq + 1));
+      const std::string_view name = arg.substr(0, eq);
+      if (eq != std::string_view::npos) value = arg.substr(eq + 1);
+      spec = FindLong(name);
+      if (spec == nullptr) {
+        return Usage(absl::StrCat("unknown option '", ToAbsl(name), "'"));
+      }
     } else {
-      name = std::string(arg.substr(0, 2));
-      if (arg.size() > 2) value = std::string(arg.substr(2));
-    }
-    static constexpr std::pair<std::string_view, std::string_view> kShort[] = {
-        {"-h", "--help"},  {"-V", "--version"}, {"-o", "--output"},
-        {"-q", "--quiet"}, {"-t", "--threads"},
-    };
-    bool is_short = false;
-    for (const auto& [s, l] : kShort) {
-      if (name == s) {
-        name = std::string(l);
-        is_short = true;
+      if (arg.size() > 2) value = arg.substr(2);
+      spec = FindShort(arg[1]);
+      if (spec == nullptr) {
+        return Usage(absl::StrCat("unknown option '", ToAbsl(arg), "'"));
       }
     }
-    if (!is_short && !arg.starts_with("--")) {
-      return Usage(absl::StrCat("unknown option '", ToAbsl(arg), "'"));
-    }
-    auto switch_flag = [&](bool& target) -> absl::Status {
+    const absl::string_view name = ToAbsl(spec->name);
+    if (spec->argument.empty()) {
       if (value.has_value()) {
         if (is_short) {
           return Usage(absl::StrCat("unknown option '", ToAbsl(arg), "'"));
         }
         return Usage(absl::StrCat("option '", name, "' takes no value"));
       }
-      target = true;
-      return absl::OkStatus();
-    };
-    auto take_value = [&]() -> absl::StatusOr<std::string> {
-      if (value.has_value()) return *value;
+    } else if (!value.has_value()) {
       if (i + 1 >= argc) {
         return Usage(absl::StrCat("option '", name, "' needs a value"));
       }
-      return std::string(argv[++i]);
-    };
-    absl::Status s;
-    if (name == "--help") {
-      s = switch_flag(flags.help);
-    } else if (name == "--version") {
-      s = switch_flag(flags.version);
-    } else if (name == "--stats") {
-      s = switch_flag(flags.stats);
-    } else if (name == "--explain") {
-      s = switch_flag(flags.explain);
-    } else if (name == "--quiet") {
-      s = switch_flag(flags.quiet);
-    } else if (name == "--follow") {
-      s = switch_flag(flags.follow);
-    } else if (name == "--delta") {
-      s = switch_flag(flags.delta);
-    } else if (name == "--from-start") {
-      s = switch_flag(flags.from_start);
-    } else if (name == "--output" || name == "--hostname" ||
-               name == "--threads" || name == "--max-line-bytes" ||
-               name == "--max-groups" || name == "--query" ||
-               name == "--files" || name == "--interval-ms") {
-      absl::StatusOr<std::string> v = take_value();
-      if (!v.ok()) return v.status();
-      if (name == "--output") {
-        absl::StatusOr<OutputFormat> f = ParseOutput(*v);
-        if (!f.ok()) return f.status();
-        flags.output = *f;
-      } else if (name == "--hostname") {
-        flags.hostname = *v;
-      } else if (name == "--threads") {
-        absl::StatusOr<int> n = ParseThreads(*v);
-        if (!n.ok()) return n.status();
-        flags.threads = *n;
-      } else if (name == "--max-line-bytes") {
-        absl::StatusOr<size_t> n = ParseBytes(*v);
-        if (!n.ok()) return n.status();
-        flags.max_line_bytes = *n;
-      } else if (name == "--max-groups") {
-        absl::StatusOr<uint64_t> n = ParseMaxGroups(*v);
-        if (!n.ok()) return n.status();
-        flags.max_groups = *n;
-      } else if (name == "--interval-ms") {
-        absl::StatusOr<int64_t> n = ParseIntervalMs(*v);
-        if (!n.ok()) return n.status();
-        flags.interval_ms = *n;
-      } else if (name == "--query") {
-        flags.query = *v;
-      } else {
-        for (absl::string_view f : absl::StrSplit(*v, ',', absl::SkipEmpty())) {
-          flags.files.emplace_back(f);
-        }
-      }
-    } else {
-      return Usage(absl::StrCat("unknown option '", name, "'"));
+      value = argv[++i];
     }
-    if (!s.ok()) return s;
+    if (absl::Status s = spec->apply(flags, value.value_or("")); !s.ok()) {
+      return s;
+    }
   }
   // Without --query, the query is the first positional argument containing
   // "select " (DTail's rule, case-insensitive), else the first one.
@@ -222,7 +286,7 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
 }
 
 std::string HelpText(int cpus) {
-  return absl::StrCat(
+  std::string text =
       R"(Usage: mapr [OPTION]... QUERY [FILE|GLOB]...
 
 Runs a DTail-compatible mapreduce QUERY over log lines and prints the result
@@ -232,43 +296,33 @@ A name containing *, ? or [ that does not exist as given is expanded like a
 shell glob. A file named twice is read twice; every file keeps its own CSV
 header. With an `outfile` clause the result goes to that CSV file (and the
 query to FILE.query) instead of standard output.
-
-Output:
-  -o, --output FORMAT     print the result as table (default), csv, json or
-                          jsonl; with an outfile, prints only when given
-      --stats             print the line counters on stderr (name: value)
-      --explain           print the query plan and warnings; read no input
-  -q, --quiet             no warnings, progress line or 10-row note on stderr
-
-Input:
-      --hostname NAME     value of $hostname and $server (default: the
-                          machine's host name)
-  -t, --threads N         worker threads (default: the number of CPUs, )",
-      cpus, R"()
-      --max-line-bytes N  longer lines are counted as too long and skipped
-                          (default 1M; suffixes K, M, G; at most 1G)
-      --max-groups N      fail (exit 1) rather than hold more than N groups
-                          (default 0: no limit)
-      --query QUERY       the query; every positional argument is then a FILE
-                          (without it: the first argument containing
-                          "select ", else the first argument)
-      --files LIST        comma-separated FILEs, read before positional ones
-
-Follow (tail mode):
-      --follow            follow the FILEs like tail -f, from their end
-                          (truncation and rotation handled), and report every
-                          interval; Ctrl-C or SIGTERM prints the final result.
-                          Standard input is read until it ends
-      --delta             each report holds only the lines since the previous
-                          one (DTail's tail mode); default: everything so far
-      --from-start        read the files' existing content first
-      --interval-ms N     report every N milliseconds (default: the query's
-                          interval clause; 5 seconds without one)
-
-Other:
-  -h, --help              print this help and exit
-  -V, --version           print the version and exit
-
+)";
+  static constexpr std::string_view kSectionTitles[] = {
+      "Output", "Input", "Follow (tail mode)", "Other"};
+  const std::string default_threads = absl::StrCat(cpus);
+  const FlagSpec* previous = nullptr;
+  for (const FlagSpec& f : kFlagSpecs) {
+    if (previous == nullptr || previous->section != f.section) {
+      absl::StrAppend(&text, "\n",
+                      ToAbsl(kSectionTitles[static_cast<int>(f.section)]),
+                      ":\n");
+    }
+    previous = &f;
+    std::string line = Synopsis(f);
+    if (line.size() + 2 > kHelpColumn) {
+      absl::StrAppend(&text, line, "\n");
+      line.clear();
+    }
+    const std::string help =
+        absl::StrReplaceAll(ToAbsl(f.help), {{"{cpus}", default_threads}});
+    for (absl::string_view part : absl::StrSplit(help, '\n')) {
+      line.resize(kHelpColumn, ' ');
+      absl::StrAppend(&line, part);
+      absl::StrAppend(&text, line, "\n");
+      line.clear();
+    }
+  }
+  absl::StrAppend(&text, R"(
 Exit status: 0 on success (with --follow: after the final result); 1 if an
 input could not be read (the others are still counted) or the outfile could
 not be written; 2 on a usage error or an invalid query.
@@ -279,6 +333,7 @@ Examples:
   mapr 'from STATS select max(lifetimeConnections) group by $hostname outfile out.csv' - <app.log
   mapr --follow --delta 'from STATS select count($line) group by $hostname interval 10' app.log
 )");
+  return text;
 }
 
 }  // namespace mapr::cli

@@ -13,9 +13,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace mapr::cli {
@@ -49,6 +52,30 @@ struct Flags {
   // Inputs: --files entries, then the remaining positional arguments.
   std::vector<std::string> files;
 };
+
+// Where an option is listed in --help.
+enum class FlagSection : uint8_t { kOutput, kInput, kFollow, kOther };
+
+// One command-line option. The table of them (FlagSpecs()) is the one list
+// that both ParseFlags() and HelpText() read.
+struct FlagSpec {
+  // "--output".
+  std::string_view name;
+  // 'o' for -o; 0: none.
+  char short_name;
+  // The value's placeholder in --help ("FORMAT"); empty for a switch, which
+  // takes no value.
+  std::string_view argument;
+  FlagSection section;
+  // The --help text, pre-wrapped ('\n' between lines).
+  std::string_view help;
+  // Stores `value` (empty for a switch) in `flags`; a bad value is an
+  // InvalidArgument usage error.
+  absl::Status (*apply)(Flags& flags, std::string_view value);
+};
+
+// Every option, in --help order.
+std::span<const FlagSpec> FlagSpecs();
 
 // Parses argv. Usage errors are InvalidArgument with a message such as
 // "unknown option '--foo'" (without the "mapr: " prefix).

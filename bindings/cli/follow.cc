@@ -650,9 +650,7 @@ absl::StatusOr<FollowResult> FollowQuery(const Query& query,
   if (!follower.error().ok()) return follower.error();
   result.followed = true;
   result.stats = (*turbo)->stats();
-  const uint64_t too_long = follower.too_long_lines();
-  result.stats.lines_read += too_long;
-  result.stats.lines_too_long += too_long;
+  CountTooLongLines(follower.too_long_lines(), result.stats);
   result.inputs_failed = follower.failed();
   return result;
 }

@@ -9,12 +9,16 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "util/scan.h"
+#include "util/errno_text.h"
 
 namespace mapr::cli {
 namespace {
@@ -23,10 +27,8 @@ namespace {
 constexpr size_t kCompressedReadBytes = size_t{256} << 10;
 
 absl::Status ErrnoError(int error_number) {
-  char buf[256];
-  // GNU strerror_r returns the message (possibly not in `buf`).
-  const char* text = strerror_r(error_number, buf, sizeof(buf));
-  return absl::Status(absl::ErrnoToStatusCode(error_number), text);
+  return absl::Status(absl::ErrnoToStatusCode(error_number),
+                      util::ErrnoText(error_number));
 }
 
 // Reads a file descriptor, whole or a byte range of it, after returning the
@@ -225,11 +227,6 @@ class ZstdStream final : public ByteStream {
   bool eof_ = false;
 };
 
-std::string_view StripCr(std::string_view line) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  return line;
-}
-
 }  // namespace
 
 Compression DetectCompression(std::string_view head) {
@@ -289,83 +286,44 @@ absl::StatusOr<std::unique_ptr<ByteStream>> OpenInput(
   return std::unique_ptr<ByteStream>(std::move(stream));
 }
 
-absl::Status ReadLines(ByteStream& stream, size_t max_line_bytes,
+absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
                        const LineSink& sink, std::atomic<uint64_t>* lines) {
-  // An unfinished line longer than this is too long whatever follows (at
-  // most one '\r' is removed from a line).
-  const size_t overlong = std::min(max_line_bytes, size_t{1} << 40) + 2;
-  // buf[0, pending) holds the beginning of an unfinished line; reads append.
-  size_t cap = kReadBytes + std::min(overlong, kReadBytes);
-  auto buf = std::make_unique<char[]>(cap);
-  size_t pending = 0;
-  // The unfinished line is too long; buf[0, overlong) holds its beginning
-  // and the rest of it is dropped as it arrives.
-  bool too_long = false;
-  std::vector<std::string_view> batch;
-  // The offsets of the newlines of one read.
-  const util::FindNewlinesFn find_newlines = util::NewlineFinder();
-  auto newlines = std::make_unique<uint32_t[]>(kReadBytes);
-  auto emit = [&]() -> absl::Status {
-    if (batch.empty()) return absl::OkStatus();
-    absl::Status s = sink(std::span<const std::string_view>(batch));
-    if (lines != nullptr) {
-      lines->fetch_add(batch.size(), std::memory_order_relaxed);
-    }
-    batch.clear();
-    return s;
-  };
+  // Lines are views into `buf` or into the splitter: no read copies bytes
+  // that are already buffered.
+  auto buf = std::make_unique_for_overwrite<char[]>(kReadBytes);
   for (;;) {
-    if (pending + kReadBytes > cap) {
-      const size_t new_cap = pending + kReadBytes;
-      auto bigger = std::make_unique<char[]>(new_cap);
-      std::memcpy(bigger.get(), buf.get(), pending);
-      buf = std::move(bigger);
-      cap = new_cap;
-    }
-    char* data = buf.get();
-    absl::StatusOr<size_t> n = stream.Read(data + pending, kReadBytes);
+    absl::StatusOr<size_t> n = stream.Read(buf.get(), kReadBytes);
     if (!n.ok()) {
       // Lines read so far still count; the partial line is dropped.
+      splitter.DiscardPartialLine();
       return n.status();
     }
+    const uint64_t too_long = splitter.too_long_lines();
+    std::span<const std::string_view> batch;
+    std::optional<std::string_view> last;
     if (*n == 0) {
-      if (too_long) {
-        batch.emplace_back(data, overlong);
-      } else if (pending > 0) {
-        batch.push_back(StripCr(std::string_view(data, pending)));
-      }
-      return emit();
-    }
-    const size_t end = pending + *n;
-    size_t line_start = 0;
-    const size_t found = find_newlines(data + pending, *n, newlines.get());
-    for (size_t k = 0; k < found; ++k) {
-      const size_t i = pending + newlines[k];
-      if (too_long) {
-        batch.emplace_back(data, overlong);
-        too_long = false;
-      } else {
-        batch.push_back(
-            StripCr(std::string_view(data + line_start, i - line_start)));
-      }
-      line_start = i + 1;
-    }
-    // The views point into `buf`: hand them over before moving bytes.
-    if (absl::Status s = emit(); !s.ok()) return s;
-    if (too_long) {
-      pending = overlong;
+      last = splitter.Finish();
+      if (last.has_value()) batch = {&*last, 1};
     } else {
-      const size_t rest = end - line_start;
-      if (rest > overlong) {
-        std::memmove(data, data + line_start, overlong);
-        pending = overlong;
-        too_long = true;
-      } else {
-        std::memmove(data, data + line_start, rest);
-        pending = rest;
+      batch = splitter.Split(std::string_view(buf.get(), *n));
+    }
+    if (lines != nullptr) {
+      lines->fetch_add(batch.size() + (splitter.too_long_lines() - too_long),
+                       std::memory_order_relaxed);
+    }
+    if (!batch.empty()) {
+      if (absl::Status s = sink(batch); !s.ok()) {
+        splitter.DiscardPartialLine();
+        return s;
       }
     }
+    if (*n == 0) return absl::OkStatus();
   }
+}
+
+void CountTooLongLines(uint64_t n, LineCounters& counters) {
+  counters.lines_read += n;
+  counters.lines_too_long += n;
 }
 
 }  // namespace mapr::cli

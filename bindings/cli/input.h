@@ -3,17 +3,21 @@
 // A ByteStream yields the decoded bytes of one input: a plain file (whole or
 // a byte range of it), standard input, or a gzip or zstd stream (recognized
 // by its magic bytes, whatever the file is called). ReadLines() splits a
-// stream into lines with a bounded buffer and hands them to a sink in
-// batches.
+// stream into lines with a mapr::LineSplitter (the library's splitter, so
+// lines and too-long lines are cut exactly as Aggregator::PushBytes cuts
+// them) and hands them to a sink in batches.
 //
 // Example:
 //   absl::StatusOr<std::unique_ptr<ByteStream>> in =
 //       OpenInput({.path = "app.log.gz"}, /*raw_bytes=*/nullptr);
 //   if (!in.ok()) return in.status();
-//   absl::Status s = ReadLines(**in, /*max_line_bytes=*/1 << 20,
+//   LineSplitter splitter(/*max_line_bytes=*/1 << 20);
+//   absl::Status s = ReadLines(**in, splitter,
 //       [&](std::span<const std::string_view> lines) {
 //         return aggregator.PushLines(lines);
 //       });
+//   LineCounters stats = aggregator.stats();
+//   CountTooLongLines(splitter.too_long_lines(), stats);
 //
 // Thread safety: thread-compatible; use one stream per thread.
 #ifndef MAPR_BINDINGS_CLI_INPUT_H_
@@ -31,6 +35,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "mapr/line_splitter.h"
+#include "mapr/result.h"
 
 namespace mapr::cli {
 
@@ -77,16 +83,24 @@ absl::StatusOr<std::unique_ptr<ByteStream>> OpenInput(
 using LineSink =
     std::function<absl::Status(std::span<const std::string_view> lines)>;
 
-// Reads `stream` to its end and passes every line to `sink`, in order, in
-// batches. A line ends at '\n'; a '\r' before it is dropped; a final line
-// without '\n' is a line too. At most about max_line_bytes + 1 MiB is
-// buffered: a line longer than `max_line_bytes` is never split, it is passed
-// as one view of max_line_bytes + 2 bytes (its beginning) so that the engine
-// counts it as too long. `lines`, if not null, is increased by the number
-// of lines passed.
-absl::Status ReadLines(ByteStream& stream, size_t max_line_bytes,
+// Reads `stream` to its end, kReadBytes at a time, cuts it into lines with
+// `splitter` and passes every line to `sink`, in order, in batches (the lines
+// of one read). A line ends at '\n' (a '\r' before it is left for the
+// engine to trim); a final line without '\n' is a line too. A line longer
+// than splitter.max_line_bytes() is never split nor buffered whole: it is
+// dropped and counted in splitter.too_long_lines(), which the caller adds to
+// its counters with CountTooLongLines(). At most about max_line_bytes +
+// 2 * kReadBytes is buffered. On a read error the unfinished last line is
+// dropped (the lines before it were passed). `lines`, if not null, is
+// increased by the number of lines read, too-long ones included (progress).
+// `splitter` is left ready for the next stream.
+absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
                        const LineSink& sink,
                        std::atomic<uint64_t>* lines = nullptr);
+
+// Adds `n` lines that a LineSplitter dropped as too long to `counters`, as
+// Aggregator::PushBytes counts them: each is a line read and a line too long.
+void CountTooLongLines(uint64_t n, LineCounters& counters);
 
 // The size of one read from a file descriptor: small enough that the bytes
 // read are still in the L2 cache when their lines are parsed (1 MiB reads

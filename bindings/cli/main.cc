@@ -68,24 +68,15 @@ void PrintInputProblem(std::string_view name, std::string_view reason) {
                name.data(), static_cast<int>(reason.size()), reason.data());
 }
 
-// `groups` is the result's number of groups before `limit`.
+// The counters (mapr::kLineCounterFields, in order), then `groups`: the
+// result's number of groups before `limit`.
 void PrintStats(const LineCounters& c, uint64_t groups) {
-  const std::pair<const char*, uint64_t> rows[] = {
-      {"lines_read", c.lines_read},
-      {"lines_too_long", c.lines_too_long},
-      {"lines_table_mismatch", c.lines_table_mismatch},
-      {"lines_ignored", c.lines_ignored},
-      {"lines_malformed", c.lines_malformed},
-      {"lines_header", c.lines_header},
-      {"lines_filtered", c.lines_filtered},
-      {"lines_without_value", c.lines_without_value},
-      {"lines_aggregated", c.lines_aggregated},
-      {"groups", groups},
-  };
-  for (const auto& [name, value] : rows) {
-    std::fprintf(stderr, "%s: %llu\n", name,
-                 static_cast<unsigned long long>(value));
+  for (const LineCounterField& f : kLineCounterFields) {
+    std::fprintf(stderr, "%.*s: %llu\n", static_cast<int>(f.name.size()),
+                 f.name.data(), static_cast<unsigned long long>(c.*f.value));
   }
+  std::fprintf(stderr, "groups: %llu\n",
+               static_cast<unsigned long long>(groups));
 }
 
 // Prints `r` on stdout in `format`; the terminal table is cut to 10 rows
@@ -256,7 +247,7 @@ int Run(int argc, char** argv) {
     return kExitInputError;
   }
   // Nothing could be read: print nothing and keep any old outfile.
-  if (run->inputs_ok == 0 && run->table.stats().lines_read == 0) {
+  if (run->inputs_ok == 0 && run->stats.lines_read == 0) {
     return kExitInputError;
   }
 
@@ -278,7 +269,7 @@ int Run(int argc, char** argv) {
                             std::strerror(errno)));
     exit_code = kExitInputError;
   }
-  if (flags->stats) PrintStats(run->table.stats(), run->table.total_groups());
+  if (flags->stats) PrintStats(run->stats, run->table.total_groups());
   return exit_code;
 }
 

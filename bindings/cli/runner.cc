@@ -26,9 +26,10 @@
 #include "absl/strings/str_format.h"
 #include "bindings/cli/input.h"
 #include "mapr/aggregator.h"
-#include "util/strings.h"
+#include "mapr/line_splitter.h"
 #include "mapr/options.h"
 #include "util/errno_text.h"
+#include "util/strings.h"
 
 namespace mapr::cli {
 namespace {
@@ -325,6 +326,8 @@ class Progress {
 // What a worker produced from its group of pieces.
 struct GroupOutcome {
   std::optional<Aggregator> agg;
+  // Lines the group's LineSplitter dropped as too long (never pushed).
+  uint64_t too_long_lines = 0;
   // Inputs that could not be (fully) read, with the reason.
   std::vector<std::pair<size_t, absl::Status>> input_errors;
   absl::Status engine_error;  // Fatal for the whole run.
@@ -341,6 +344,8 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     out.engine_error = agg.status();
     return out;
   }
+  // One splitter for the group's pieces; it is reset at the end of each.
+  LineSplitter splitter(max_line_bytes);
   for (const Piece& piece : pieces) {
     if (cancel.load(std::memory_order_relaxed)) break;
     absl::StatusOr<std::unique_ptr<ByteStream>> stream =
@@ -352,7 +357,7 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     absl::Status engine;
     const SourceId source = static_cast<SourceId>(piece.input);
     absl::Status read = ReadLines(
-        **stream, max_line_bytes,
+        **stream, splitter,
         [&](std::span<const std::string_view> lines) {
           if (cancel.load(std::memory_order_relaxed)) {
             engine = absl::CancelledError("cancelled");
@@ -369,6 +374,7 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     if (!read.ok()) out.input_errors.emplace_back(piece.input, read);
   }
   out.agg = std::move(*agg);
+  out.too_long_lines = splitter.too_long_lines();
   return out;
 }
 
@@ -513,6 +519,7 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
 
   Progress progress(options.progress, plan.total_bytes);
   std::optional<Aggregator> merged;
+  uint64_t too_long_lines = 0;
   {
     Executor executor(query, agg_options, plan.groups, options.max_line_bytes,
                       progress);
@@ -529,6 +536,7 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
         errors(inputs[input].path, ToStd(status.message()));
       }
       if (!out.agg.has_value()) continue;
+      too_long_lines += out.too_long_lines;
       if (!merged.has_value()) {
         merged = std::move(out.agg);
       } else {
@@ -559,6 +567,8 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
   malloc_trim(0);
   RunResult result;
   result.table = std::move(*table);
+  result.stats = result.table.stats();
+  CountTooLongLines(too_long_lines, result.stats);
   result.inputs_failed =
       static_cast<size_t>(std::count(failed.begin(), failed.end(), true));
   result.inputs_ok = inputs.size() - result.inputs_failed;

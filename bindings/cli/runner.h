@@ -67,6 +67,11 @@ struct RunOptions {
 
 struct RunResult {
   ResultTable table;
+  // The counters of the run: table.stats() plus the lines the readers'
+  // LineSplitters dropped as too long (which never reach the aggregators),
+  // counted as Aggregator::PushBytes counts them. Print these, not
+  // table.stats().
+  LineCounters stats;
   // Inputs read to their end, and inputs with a problem (each reported once
   // to the error sink).
   size_t inputs_ok = 0;

@@ -17,6 +17,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -74,17 +75,12 @@ T Take(absl::StatusOr<T> v, bool query_error = false) {
   return std::move(*v);
 }
 
+// The counters as {name: value}, named and ordered by mapr::kLineCounterFields.
 py::dict CountersDict(const mapr::LineCounters& c) {
   py::dict d;
-  d["lines_read"] = c.lines_read;
-  d["lines_too_long"] = c.lines_too_long;
-  d["lines_table_mismatch"] = c.lines_table_mismatch;
-  d["lines_ignored"] = c.lines_ignored;
-  d["lines_malformed"] = c.lines_malformed;
-  d["lines_header"] = c.lines_header;
-  d["lines_filtered"] = c.lines_filtered;
-  d["lines_without_value"] = c.lines_without_value;
-  d["lines_aggregated"] = c.lines_aggregated;
+  for (const mapr::LineCounterField& f : mapr::kLineCounterFields) {
+    d[py::str(f.name.data(), f.name.size())] = c.*f.value;
+  }
   return d;
 }
 
@@ -283,6 +279,16 @@ PYBIND11_MODULE(_mapr, m) {
   m.doc() =
       "Low-level bindings of the mapr C++ library; use the `mapr` package.";
   m.attr("version") = MAPR_VERSION_STRING;
+  {
+    // The names of the line counters (mapr::kLineCounterFields), in order:
+    // the fields of mapr.Stats.
+    py::tuple names(std::size(mapr::kLineCounterFields));
+    for (size_t i = 0; i < std::size(mapr::kLineCounterFields); ++i) {
+      const std::string_view name = mapr::kLineCounterFields[i].name;
+      names[i] = py::str(name.data(), name.size());
+    }
+    m.attr("line_counters") = names;
+  }
 
   m.def(
       "_set_error_types",

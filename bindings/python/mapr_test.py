@@ -9,6 +9,7 @@ import tempfile
 import threading
 import time
 import unittest
+from dataclasses import fields
 
 import mapr
 
@@ -127,6 +128,14 @@ class RunTest(unittest.TestCase):
         self.assertEqual(s.lines_parsed, 5)
         self.assertEqual(sum(v for k, v in s.as_dict().items()
                              if k != "lines_read"), s.lines_read)
+
+    def test_stats_fields_are_the_line_counters_of_the_library(self):
+        # mapr.Stats spells its fields out; they must be mapr/result.h's
+        # kLineCounterFields, in order.
+        self.assertEqual(tuple(f.name for f in fields(mapr.Stats)),
+                         mapr._mapr.line_counters)
+        self.assertEqual(tuple(mapr.Stats().as_dict()),
+                         mapr._mapr.line_counters)
 
     def test_inputs(self):
         expected = mapr.run(BY_HOST, CSV_LOG)

@@ -422,6 +422,30 @@ class InputTest(MaprTestCase):
                              "logformat generic", path)
         self.assertEqual(out, b"count($line)\n3\n")
 
+    def test_long_line_costs_time_linear_in_its_length(self):
+        # A line spread over many reads is completed in a buffer that grows
+        # geometrically: 4x the length costs about 4x the time. (It used to
+        # copy everything pending on every 256 KiB read, zero-filled: about
+        # 16x.) Best of two runs each; a generous bound, far below 16x.
+        query = "select count($line) group by * logformat generic"
+
+        def best_seconds(mib):
+            path = self.write("long%d.log" % mib,
+                              b"a\n" + b"x" * (mib << 20) + b"\nb\n")
+            best = float("inf")
+            for _ in range(2):
+                start = time.monotonic()
+                out, _ = self.mapr("-o", "csv", "--threads", "1",
+                                   "--max-line-bytes", "100M", query, path)
+                best = min(best, time.monotonic() - start)
+                self.assertEqual(out, b"count($line)\n3\n")
+            os.unlink(path)
+            return best
+
+        t16 = best_seconds(16)
+        t64 = best_seconds(64)
+        self.assertLess(t64, 8 * t16 + 0.5, (t16, t64))
+
     def test_glob(self):
         os.mkdir(self.path("logs"))
         for name in ("a.log", "b.log"):
@@ -493,6 +517,32 @@ class InputTest(MaprTestCase):
             expected_rows.append("%d,%d,%.6f,%.6f" %
                                  (g, len(xs), total, total / len(xs)))
         self.assertEqual(out.decode().splitlines(), expected_rows)
+
+
+    def test_too_long_lines_are_counted_alike_for_any_thread_count(self):
+        # Cut between threads at line starts; each part's splitter counts its
+        # too-long lines as Aggregator::PushBytes does (lines_read and
+        # lines_too_long), so the sum is the same for every cut.
+        lines = read_bytes(LOG).splitlines() * 320
+        too_long = 0
+        for i in range(0, len(lines), 997):
+            lines[i] += b"x" * 300  # longer than --max-line-bytes 256
+            too_long += 1
+        for i in range(5, len(lines), 1009):
+            lines[i] = lines[i][:256] + b"\r"  # at the limit, CRLF: fine
+        path = self.write("big.log", b"\n".join(lines))  # no final '\n'
+        self.assertGreater(os.path.getsize(path), 18 << 20)
+        query = "from STATS select count($line),last($time) group by $hostname"
+        results = set()
+        for threads in ("1", "2", "5"):
+            out, err = self.mapr("-t", threads, "-o", "csv", "--stats",
+                                 "--max-line-bytes", "256", query, path)
+            results.add((out, err))
+        self.assertEqual(len(results), 1)
+        stats = dict(line.split(": ", 1)
+                     for line in err.decode().splitlines())
+        self.assertEqual(stats["lines_read"], str(len(lines)))
+        self.assertEqual(stats["lines_too_long"], str(too_long))
 
 
 class ErrorTest(MaprTestCase):

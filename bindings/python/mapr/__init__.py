@@ -120,7 +120,11 @@ _mapr._set_error_types(MaprError, QueryError)
 @dataclass(frozen=True)
 class Stats:
     """What happened to the input lines. Every line read is counted once in
-    exactly one of the other fields (lines_read is their sum)."""
+    exactly one of the other fields (lines_read is their sum).
+
+    The fields are those of the C++ mapr::LineCounters, in its order
+    (mapr/result.h, kLineCounterFields; _mapr.line_counters names them, and
+    a test checks that this list matches)."""
 
     lines_read: int = 0
     lines_too_long: int = 0

@@ -1,0 +1,148 @@
+#include "bindings/cli/flags.h"
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace mapr::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+absl::StatusOr<Flags> Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "mapr");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return ParseFlags(static_cast<int>(argv.size()), argv.data());
+}
+
+// A value each option with an argument accepts.
+std::string GoodValue(const FlagSpec& f) {
+  if (f.name == "--output") return "csv";
+  if (f.name == "--max-line-bytes") return "4K";
+  if (f.name == "--files") return "a.log,b.log";
+  if (f.name == "--hostname" || f.name == "--query") return "x";
+  return "7";  // --threads, --max-groups, --interval-ms
+}
+
+TEST(FlagsTest, EveryFlagIsInTheHelpWithItsShortNameAndArgument) {
+  const std::string help = HelpText(4);
+  for (const FlagSpec& f : FlagSpecs()) {
+    std::string synopsis = f.short_name != 0
+                               ? "\n  -" + std::string(1, f.short_name) + ", "
+                               : std::string("\n      ");
+    synopsis += f.name;
+    if (!f.argument.empty()) synopsis += " " + std::string(f.argument);
+    EXPECT_THAT(help, HasSubstr(synopsis)) << f.name;
+    // The first line of its text follows.
+    const std::string_view first = f.help.substr(0, f.help.find('\n'));
+    if (first.find("{cpus}") == std::string_view::npos) {
+      EXPECT_THAT(help, HasSubstr(std::string(first))) << f.name;
+    }
+  }
+  EXPECT_THAT(help, HasSubstr("(default: the number of CPUs, 4)"));
+}
+
+TEST(FlagsTest, EveryOptionInTheHelpIsAFlag) {
+  const std::string help = HelpText(4);
+  std::istringstream lines(help);
+  std::string line;
+  int options = 0;
+  while (std::getline(lines, line)) {
+    // Option lines: "  -o, --output FORMAT ..." or "      --stats ...".
+    const size_t dashes = line.find("--");
+    if (dashes != 2 && dashes != 6) continue;
+    if (line.compare(0, 2, "  ") != 0 || line[dashes - 1] != ' ') continue;
+    const std::string name =
+        line.substr(dashes, line.find(' ', dashes) - dashes);
+    bool known = false;
+    for (const FlagSpec& f : FlagSpecs()) known = known || f.name == name;
+    EXPECT_TRUE(known) << name;
+    ++options;
+  }
+  EXPECT_EQ(options, static_cast<int>(FlagSpecs().size()));
+}
+
+TEST(FlagsTest, HelpLinesOfOptionsFitEightyColumns) {
+  std::istringstream lines(HelpText(1024));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.starts_with("  mapr ")) continue;  // The examples.
+    EXPECT_LE(line.size(), 79u) << line;
+  }
+}
+
+TEST(FlagsTest, EveryFlagParsesInEachSpelling) {
+  for (const FlagSpec& f : FlagSpecs()) {
+    std::vector<std::vector<std::string>> spellings;
+    if (f.argument.empty()) {
+      spellings.push_back({std::string(f.name)});
+      if (f.short_name != 0) spellings.push_back({{'-', f.short_name}});
+    } else {
+      const std::string v = GoodValue(f);
+      spellings.push_back({std::string(f.name), v});
+      spellings.push_back({std::string(f.name) + "=" + v});
+      if (f.short_name != 0) {
+        spellings.push_back({std::string{'-', f.short_name}, v});
+        spellings.push_back({std::string{'-', f.short_name} + v});
+      }
+    }
+    for (const std::vector<std::string>& args : spellings) {
+      absl::StatusOr<Flags> flags = Parse(args);
+      EXPECT_TRUE(flags.ok()) << args[0] << ": " << flags.status();
+    }
+    if (f.argument.empty()) {
+      absl::StatusOr<Flags> flags = Parse({std::string(f.name) + "=1"});
+      EXPECT_EQ(flags.status().message(),
+                "option '" + std::string(f.name) + "' takes no value");
+    } else {
+      absl::StatusOr<Flags> flags = Parse({std::string(f.name)});
+      EXPECT_EQ(flags.status().message(),
+                "option '" + std::string(f.name) + "' needs a value");
+    }
+  }
+}
+
+TEST(FlagsTest, ValuesLandInTheirFields) {
+  absl::StatusOr<Flags> flags = Parse(
+      {"-ocsv", "--stats", "-q", "--hostname=h", "-t", "3", "--max-line-bytes",
+       "2M", "--max-groups=9", "--files", "a,,b", "--follow", "--delta",
+       "--from-start", "--interval-ms", "250", "c", "select x"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->output, OutputFormat::kCsv);
+  EXPECT_TRUE(flags->stats && flags->quiet && flags->follow && flags->delta &&
+              flags->from_start);
+  EXPECT_FALSE(flags->explain || flags->help || flags->version);
+  EXPECT_EQ(flags->hostname, "h");
+  EXPECT_EQ(flags->threads, 3);
+  EXPECT_EQ(flags->max_line_bytes, size_t{2} << 20);
+  EXPECT_EQ(flags->max_groups, 9u);
+  EXPECT_EQ(flags->interval_ms, 250);
+  EXPECT_EQ(flags->query, "select x");
+  EXPECT_EQ(flags->files, (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(FlagsTest, UnknownOptions) {
+  EXPECT_EQ(Parse({"--nope=3"}).status().message(), "unknown option '--nope'");
+  EXPECT_EQ(Parse({"-x"}).status().message(), "unknown option '-x'");
+  EXPECT_EQ(Parse({"-qq"}).status().message(), "unknown option '-qq'");
+}
+
+// docs/cli.md shows `mapr --help` on a 2-CPU machine: it is this text.
+TEST(FlagsTest, TheManualShowsTheHelpText) {
+  std::ifstream in(MAPR_CLI_DOC);
+  ASSERT_TRUE(in) << MAPR_CLI_DOC;
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string block = "```\n$ mapr --help\n" + HelpText(2) + "```\n";
+  EXPECT_THAT(doc.str(), HasSubstr(block));
+}
+
+}  // namespace
+}  // namespace mapr::cli

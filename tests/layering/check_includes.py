@@ -1,0 +1,330 @@
+#!/usr/bin/python3
+"""Checks that every `#include "..."` of the project points down the layers.
+
+    tests/layering/check_includes.py [--root DIR]   # check the tree
+    tests/layering/check_includes.py --self-test    # check this checker
+
+The folders are layered (README.md, "Layout"):
+
+    util/ <- parser/ <- runtime/ <- mapr/ <- bindings/ (c, cli, python)
+
+and a file may include only files of its own layer and of the layers below
+it. Besides:
+
+  * The public vocabulary headers (VOCABULARY below: status, options,
+    log_format, result, and export and version which they need) may be
+    included from anywhere, parser/ and runtime/ included; they themselves
+    include only each other.
+  * examples/ stand for code outside the project: an example may include the
+    installed headers (the mapr/ headers that cmake/mapr_install.cmake
+    installs) and the files of its own folder, nothing else. An installed
+    header includes only installed headers (else an installed tree breaks).
+  * Test files (*_test.*, *_test_helper.*, *_benchmark.*, *_fuzzer.*) sit
+    beside the code they test but are not part of the library: like tests/,
+    they may include every layer (a parser test plans with the runtime's
+    catalog; an aggregate test drives the public facade) and tests/testing/.
+    Nothing else includes tests/.
+
+Scanned: every .h, .cc, .inc and .c under util/ parser/ runtime/ mapr/
+bindings/ examples/. Includes of other roots (absl/, gtest/, pybind11/...)
+are not the project's and are not checked. Each violation is printed as
+
+    FILE:LINE: "FILE" may not include "TARGET" (layer order ...)
+
+and makes the exit status 1. ALLOWED lists known violations that are
+tolerated for now; an entry that no longer matches is an error too, so the
+list only shrinks.
+"""
+
+import argparse
+import glob
+import os
+import re
+import sys
+import tempfile
+
+LAYERS = ["util", "parser", "runtime", "mapr", "bindings"]
+SCANNED = LAYERS + ["examples"]
+EXTENSIONS = (".h", ".cc", ".inc", ".c")
+# Roots of project paths: an include starting with one of these is checked.
+PROJECT_ROOTS = set(SCANNED) | {"tests"}
+
+# Public headers that every layer may use: the vocabulary of statuses,
+# options, log formats and results (and the two they need).
+VOCABULARY = {
+    "mapr/status.h",
+    "mapr/options.h",
+    "mapr/log_format.h",
+    "mapr/result.h",
+    "mapr/export.h",
+    "mapr/version.h",
+}
+
+# Known violations, tolerated until they are fixed: (including file,
+# included file), each with the reason. Fix the include, then delete the
+# entry (a stale entry fails the check). Owners: parser/ and runtime/.
+ALLOWED = frozenset({
+    # Known violations tolerated for now, as (file, included file). Empty:
+    # keep it so.
+})
+
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+TEST_FILE_RE = re.compile(r"_(test|test_helper|benchmark|fuzzer)\.[a-z]+$")
+INSTALL_GLOB_RE = re.compile(
+    r"file\s*\(\s*GLOB\s+_mapr_public_headers\b(.*?)\)", re.S)
+SOURCE_DIR_RE = re.compile(r'"\$\{PROJECT_SOURCE_DIR\}/([^"]+)"')
+
+ORDER_TEXT = "layer order: " + " <- ".join(LAYERS)
+
+
+def installed_headers(root):
+    """The mapr/ headers installed by cmake/mapr_install.cmake, read from its
+    `file(GLOB _mapr_public_headers ...)` patterns."""
+    path = os.path.join(root, "cmake", "mapr_install.cmake")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = INSTALL_GLOB_RE.search(text)
+    patterns = SOURCE_DIR_RE.findall(m.group(1)) if m else []
+    if not patterns:
+        raise RuntimeError(
+            "%s: no file(GLOB _mapr_public_headers \"${PROJECT_SOURCE_DIR}/"
+            "...\") found; update installed_headers() in %s" %
+            (path, os.path.relpath(__file__, root)))
+    headers = set()
+    for pattern in patterns:
+        for h in glob.glob(os.path.join(root, pattern)):
+            headers.add(os.path.relpath(h, root).replace(os.sep, "/"))
+    return headers
+
+
+def layer_of(path):
+    return path.split("/", 1)[0]
+
+
+def is_test_file(path):
+    return path.startswith("tests/") or TEST_FILE_RE.search(path) is not None
+
+
+def may_include(src, dst, installed):
+    """None if `src` may include `dst` (paths from the root), else the rule
+    that forbids it."""
+    src_layer, dst_layer = layer_of(src), layer_of(dst)
+    if dst.startswith("tests/"):
+        if dst.startswith("tests/testing/") and is_test_file(src):
+            return None
+        return "only test files include tests/, and only tests/testing/"
+    if src in VOCABULARY:
+        if dst in VOCABULARY:
+            return None
+        return ("a vocabulary header includes only the vocabulary headers " +
+                ", ".join(sorted(VOCABULARY)))
+    if src in installed:
+        if dst in installed:
+            return None
+        return "an installed header includes only installed mapr/ headers"
+    if is_test_file(src) and src_layer != "examples":
+        return None if dst_layer in LAYERS else "unknown folder"
+    if src_layer == "examples":
+        if dst in installed or os.path.dirname(dst) == os.path.dirname(src):
+            return None
+        return ("an example includes only installed mapr/ headers and the "
+                "files of its own folder")
+    if dst_layer == "examples":
+        return "only an example includes examples/ files"
+    if dst in VOCABULARY:
+        return None
+    if src_layer not in LAYERS or dst_layer not in LAYERS:
+        return "unknown folder"
+    if LAYERS.index(dst_layer) <= LAYERS.index(src_layer):
+        return None
+    allowed = LAYERS[:LAYERS.index(src_layer) + 1]
+    return "%s; %s may include %s and the vocabulary headers" % (
+        ORDER_TEXT, src_layer, ", ".join(allowed))
+
+
+def includes_of(root, path):
+    """Yields (line number, included path from the root) for the project
+    includes of `path`."""
+    with open(os.path.join(root, path), encoding="utf-8",
+              errors="replace") as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE_RE.match(line)
+            if not m:
+                continue
+            target = m.group(1)
+            if "/" not in target:
+                # A bare name is relative to the including file.
+                local = os.path.join(os.path.dirname(path), target)
+                if os.path.exists(os.path.join(root, local)):
+                    yield number, local.replace(os.sep, "/")
+                continue
+            if layer_of(target) in PROJECT_ROOTS:
+                yield number, os.path.normpath(target).replace(os.sep, "/")
+
+
+def scanned_files(root):
+    for top in SCANNED:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith(EXTENSIONS):
+                    full = os.path.join(dirpath, name)
+                    yield os.path.relpath(full, root).replace(os.sep, "/")
+
+
+def check(root, allowed=frozenset()):
+    """Returns (violations, tolerated, stale): the messages of the
+    violations not in `allowed`, of those in it, and the entries of
+    `allowed` that match nothing."""
+    installed = installed_headers(root)
+    violations, tolerated, used = [], [], set()
+    for path in scanned_files(root):
+        for number, target in includes_of(root, path):
+            why = may_include(path, target, installed)
+            if why is None:
+                continue
+            message = '%s:%d: "%s" may not include "%s" (%s)' % (
+                path, number, path, target, why)
+            if (path, target) in allowed:
+                used.add((path, target))
+                tolerated.append(message)
+            else:
+                violations.append(message)
+    stale = sorted(set(allowed) - used)
+    return violations, tolerated, stale
+
+
+def run(root):
+    violations, tolerated, stale = check(root, ALLOWED)
+    for message in tolerated:
+        print("allowed for now (ALLOWED in %s): %s" %
+              (os.path.basename(__file__), message))
+    for message in violations:
+        print(message)
+    for src, dst in stale:
+        print('%s: stale ALLOWED entry ("%s", "%s"): the include is gone; '
+              "delete the entry" % (os.path.basename(__file__), src, dst))
+    if violations or stale:
+        print("%d include(s) point the wrong way, %d stale allow-list "
+              "entr(ies)" % (len(violations), len(stale)))
+        return 1
+    print("includes follow the layers (%d tolerated by ALLOWED)" %
+          len(tolerated))
+    return 0
+
+
+def self_test():
+    """The checker on a synthetic tree: every bad include is reported, no
+    good one is."""
+    files = {
+        "cmake/mapr_install.cmake":
+            'file(GLOB _mapr_public_headers CONFIGURE_DEPENDS\n'
+            '  "${PROJECT_SOURCE_DIR}/mapr/*.h")\n',
+        "util/a.h": '#include "util/b.h"\n#include "parser/p.h"\n',
+        "util/b.h": '#include "mapr/status.h"\n#include "absl/x.h"\n',
+        "parser/p.h": '#include "util/a.h"\n#include "runtime/r.h"\n',
+        "parser/p_test.cc": '#include "tests/testing/m.h"\n'
+                            '#include "tests/other/x.h"\n',
+        "runtime/r.h": '#include "parser/p.h"\n#include "mapr/result.h"\n'
+                       '#include "mapr/query.h"\n',
+        "runtime/r.inc": '  #  include "bindings/cli/f.h"\n',
+        "runtime/r.cc": '#include "r.h"\n#include "tests/testing/m.h"\n',
+        "mapr/status.h": '#include "mapr/export.h"\n#include "mapr/query.h"\n',
+        "mapr/export.h": "",
+        "mapr/result.h": '#include "mapr/export.h"\n',
+        "mapr/query.h": '#include "mapr/status.h"\n#include "util/a.h"\n',
+        "mapr/query.cc": '#include "runtime/r.h"\n#include "mapr/query.h"\n',
+        "mapr/private.inc": '#include "examples/e/e.h"\n',
+        "bindings/cli/f.h": '#include "mapr/query.h"\n#include "util/a.h"\n'
+                            '#include "bindings/c/c.h"\n',
+        "bindings/c/c.h": "",
+        "examples/e/e.h": '#include "mapr/query.h"\n#include "e2.h"\n',
+        "examples/e/e2.h": '#include "examples/e/e.h"\n#include "util/a.h"\n'
+                           '#include "examples/other/o.h"\n',
+        "examples/other/o.h": "",
+        "examples/e/e_test.cc": '#include "tests/testing/m.h"\n',
+        "tests/testing/m.h": "",
+        "tests/other/x.h": "",
+    }
+    bad = {
+        ("util/a.h", "parser/p.h"),
+        ("parser/p.h", "runtime/r.h"),
+        ("parser/p_test.cc", "tests/other/x.h"),
+        ("runtime/r.h", "mapr/query.h"),
+        ("runtime/r.inc", "bindings/cli/f.h"),
+        ("runtime/r.cc", "tests/testing/m.h"),
+        ("mapr/status.h", "mapr/query.h"),
+        ("mapr/query.h", "util/a.h"),
+        ("mapr/private.inc", "examples/e/e.h"),
+        ("examples/e/e2.h", "util/a.h"),
+        ("examples/e/e2.h", "examples/other/o.h"),
+    }
+    with tempfile.TemporaryDirectory() as root:
+        for path, text in files.items():
+            os.makedirs(os.path.join(root, os.path.dirname(path)),
+                        exist_ok=True)
+            with open(os.path.join(root, path), "w", encoding="utf-8") as f:
+                f.write(text)
+        failures = []
+        violations, _, _ = check(root)
+        found = set()
+        for message in violations:
+            m = re.match(r'([^:]+):\d+: "([^"]+)" may not include "([^"]+)"',
+                         message)
+            if not m or m.group(1) != m.group(2):
+                failures.append("badly formed message: " + message)
+                continue
+            found.add((m.group(1), m.group(3)))
+        for pair in sorted(bad - found):
+            failures.append("not reported: %s includes %s" % pair)
+        for pair in sorted(found - bad):
+            failures.append("wrongly reported: %s includes %s" % pair)
+        if "util/a.h:2: " not in "\n".join(violations):
+            failures.append("wrong line number for util/a.h")
+        # The allow-list: a listed violation is tolerated, a stale entry
+        # reported.
+        allowed = {("util/a.h", "parser/p.h"), ("util/a.h", "util/gone.h")}
+        violations, tolerated, stale = check(root, allowed)
+        if len(violations) != len(bad) - 1 or len(tolerated) != 1:
+            failures.append("allow-list not applied: %d violations, %d "
+                            "tolerated" % (len(violations), len(tolerated)))
+        if stale != [("util/a.h", "util/gone.h")]:
+            failures.append("stale entries: %r" % (stale,))
+        # run() fails on the synthetic tree.
+        global ALLOWED
+        saved, ALLOWED = ALLOWED, frozenset()
+        try:
+            with open(os.devnull, "w", encoding="utf-8") as devnull:
+                stdout, sys.stdout = sys.stdout, devnull
+                try:
+                    code = run(root)
+                finally:
+                    sys.stdout = stdout
+        finally:
+            ALLOWED = saved
+        if code != 1:
+            failures.append("run() returned %d on bad includes" % code)
+    for failure in failures:
+        print("self-test: " + failure)
+    if failures:
+        return 1
+    print("self-test: %d bad includes reported, good ones accepted" %
+          len(bad))
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", ".."),
+                        help="the repository (default: this script's)")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check the checker on a synthetic tree")
+    args = parser.parse_args()
+    if args.self_test:
+        return self_test()
+    return run(os.path.abspath(args.root))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
