@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
@@ -14,6 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "parser/function_catalog.h"
+#include "runtime/aggregate.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
@@ -285,6 +288,25 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
   return flags;
 }
 
+namespace {
+
+// `text` cut at spaces into lines of at most `width` characters (a longer
+// word gets a line of its own).
+std::vector<std::string> WrapWords(std::string_view text, size_t width) {
+  std::vector<std::string> lines(1);
+  for (absl::string_view word : absl::StrSplit(ToAbsl(text), ' ')) {
+    std::string& line = lines.back();
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.emplace_back();
+    }
+    if (!lines.back().empty()) lines.back() += ' ';
+    absl::StrAppend(&lines.back(), word);
+  }
+  return lines;
+}
+
+}  // namespace
+
 std::string HelpText(int cpus) {
   std::string text =
       R"(Usage: mapr [OPTION]... QUERY [FILE|GLOB]...
@@ -321,6 +343,27 @@ query to FILE.query) instead of standard output.
       absl::StrAppend(&text, line, "\n");
       line.clear();
     }
+  }
+  // The query language's aggregates and functions, from their catalogs.
+  auto entry = [&](std::string synopsis, std::string_view summary) {
+    std::string line = "  " + synopsis;
+    if (line.size() + 2 > kHelpColumn) {
+      absl::StrAppend(&text, line, "\n");
+      line.clear();
+    }
+    for (const std::string& part : WrapWords(summary, 80 - kHelpColumn)) {
+      line.resize(kHelpColumn, ' ');
+      absl::StrAppend(&text, line, part, "\n");
+      line.clear();
+    }
+  };
+  text += "\nAggregates (select items; sums are exact, rounded once):\n";
+  for (const runtime::AggregateFunction* a : runtime::Aggregates()) {
+    entry(absl::StrCat(ToAbsl(a->info.name), "(x)"), a->info.summary);
+  }
+  text += "\nFunctions (set $v = f(x), nested calls apply innermost first):\n";
+  for (const plan::FunctionInfo& f : plan::Functions()) {
+    entry(absl::StrCat(ToAbsl(f.name), "(x)"), f.summary);
   }
   absl::StrAppend(&text, R"(
 Exit status: 0 on success (with --follow: after the final result); 1 if an
