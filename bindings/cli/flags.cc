@@ -351,7 +351,7 @@ query to FILE.query) instead of standard output.
       absl::StrAppend(&text, line, "\n");
       line.clear();
     }
-    for (const std::string& part : WrapWords(summary, 80 - kHelpColumn)) {
+    for (const std::string& part : WrapWords(summary, 79 - kHelpColumn)) {
       line.resize(kHelpColumn, ' ');
       absl::StrAppend(&text, line, part, "\n");
       line.clear();
