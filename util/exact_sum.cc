@@ -103,6 +103,13 @@ constexpr uint8_t kTagNegative = 2;
 
 double RoundFixed(int128 units) {
   if (units == 0) return 0.0;
+  // A whole number below 2^63 in magnitude (sums of integers): the
+  // hardware's int64 conversion rounds correctly, and 2^-64 * 2^64 is exact.
+  const int64_t whole = static_cast<int64_t>(units >> 64);
+  if (static_cast<uint64_t>(units) == 0 &&
+      whole != std::numeric_limits<int64_t>::min()) {
+    return static_cast<double>(whole);
+  }
   const bool negative = units < 0;
   const uint128 magnitude =
       negative ? -static_cast<uint128>(units) : static_cast<uint128>(units);

@@ -27,13 +27,7 @@ class AvgState : public AggregateState {
   }
   void Update(const FieldRows& f, const uint32_t* sel, const uint32_t* gids,
               size_t n) override {
-    int64_t* count = count_.data();
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t r = sel[i];
-      if (!f.numeric[r]) continue;
-      sums_.Add(gids[i], f.numbers[r]);
-      count[gids[i]] += 1;
-    }
+    sums_.AddRows<true>(f.numbers, f.numeric, sel, gids, n, count_.data());
   }
   void Combine(const AggregateState& later, const uint32_t* to,
                size_t n) override {

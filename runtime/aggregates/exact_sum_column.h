@@ -35,20 +35,32 @@ class ExactSumColumn {
     wide_.clear();
   }
 
-  // Adds v to group g's sum.
-  void Add(uint32_t g, double v) {
-    const uint8_t f = flags_[g];
-    util::int128 units;
-    if (!(f & kWide) && util::ToFixed(v, &units) &&
-        util::AddFixed(&fixed_[g], units)) {
-      // A value ToFixed accepts is finite: only the sign of zero matters.
-      flags_[g] =
-          f | kHas |
-          (std::bit_cast<uint64_t>(v) != kNegZeroBits ? util::kSumNonNegZero
-                                                      : 0);
-      return;
+  // Adds the numeric rows sel[0..n) of `numbers` to groups gids[0..n); with
+  // kCount, also counts them in count[group]. The batch loop of sum and avg.
+  template <bool kCount>
+  void AddRows(const double* numbers, const uint8_t* numeric,
+               const uint32_t* sel, const uint32_t* gids, size_t n,
+               int64_t* count) {
+    util::int128* fixed = fixed_.data();
+    uint8_t* flags = flags_.data();
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t r = sel[i];
+      if (!numeric[r]) continue;
+      const uint32_t g = gids[i];
+      const double v = numbers[r];
+      if constexpr (kCount) ++count[g];
+      const uint8_t f = flags[g];
+      util::int128 units;
+      if (!(f & kWide) && util::ToFixed(v, &units) &&
+          util::AddFixed(&fixed[g], units)) [[likely]] {
+        flags[g] = f | kHas |
+                   (std::bit_cast<uint64_t>(v) != kNegZeroBits
+                        ? util::kSumNonNegZero
+                        : 0);
+        continue;
+      }
+      AddSlow(g, v);  // Keeps fixed_ and flags_ where they are.
     }
-    AddSlow(g, v);
   }
 
   // Adds group `from` of `other` into group `to`.

@@ -18,10 +18,7 @@ class SumState : public AggregateState {
   void Clear() override { sums_.Clear(); }
   void Update(const FieldRows& f, const uint32_t* sel, const uint32_t* gids,
               size_t n) override {
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t r = sel[i];
-      if (f.numeric[r]) sums_.Add(gids[i], f.numbers[r]);
-    }
+    sums_.AddRows<false>(f.numbers, f.numeric, sel, gids, n, nullptr);
   }
   void Combine(const AggregateState& later, const uint32_t* to,
                size_t n) override {
