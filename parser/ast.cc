@@ -6,14 +6,11 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "parser/keywords.h"
 
 namespace mapr::ast {
 namespace {
 
-constexpr std::string_view kReserved[] = {
-    "select",    "from",   "where",    "set",   "group",
-    "order",     "rorder", "interval", "limit", "outfile",
-    "logformat", "and",    "or",       "not",   "as"};
 
 bool IsNameChar(unsigned char c) {
   if (c < 32 || c == 127) return false;
@@ -73,7 +70,7 @@ void ClearExprSpans(Expr* e) {
 }  // namespace
 
 bool IsReservedWord(std::string_view word) {
-  for (std::string_view r : kReserved) {
+  for (std::string_view r : parser::kReservedWords) {
     if (word.size() == r.size() &&
         absl::EqualsIgnoreCase(absl::string_view(word.data(), word.size()),
                                absl::string_view(r.data(), r.size()))) {

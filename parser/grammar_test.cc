@@ -10,12 +10,16 @@
 #include <tao/pegtl.hpp>
 #include <tao/pegtl/contrib/analyze.hpp>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "parser/grammar_errors.h"
+#include "parser/keywords.h"
 
 namespace mapr::parser::grammar {
 namespace {
 
 namespace pegtl = tao::pegtl;
+using ::testing::HasSubstr;
 
 enum class Result { kSuccess, kLocalFailure, kGlobalFailure };
 constexpr Result kSuccess = Result::kSuccess;
@@ -119,11 +123,20 @@ TEST(GrammarTest, KeywordsEndAtAWordBoundary) {
 }
 
 TEST(GrammarTest, ReservedWords) {
-  for (std::string_view word :
-       {"select", "from", "where", "set", "group", "order", "rorder",
-        "interval", "limit", "outfile", "logformat", "and", "or", "not", "as",
-        "WHERE", "Or"}) {
+  for (std::string_view word : kReservedWords) {
     EXPECT_TRUE(VerifyRule<reserved>(word, kSuccess)) << word;
+  }
+  for (std::string_view word : {"WHERE", "Or"}) {
+    EXPECT_TRUE(VerifyRule<reserved>(word, kSuccess)) << word;
+  }
+  // The clause keywords are exactly what clause_keyword matches, and the
+  // grammar's hints name each of them.
+  for (std::string_view word : kClauseKeywords) {
+    EXPECT_TRUE(VerifyRule<clause_keyword>(word, kSuccess)) << word;
+    EXPECT_THAT(kError<end_of_query>.hint, HasSubstr(std::string(word)));
+  }
+  for (std::string_view word : {"and", "or", "not", "as", "by", "asc"}) {
+    EXPECT_FALSE(VerifyRule<clause_keyword>(word, kSuccess)) << word;
   }
   // Words that only have meaning in one position are not reserved.
   for (std::string_view word :

@@ -16,6 +16,7 @@
 #include "util/strings.h"
 #include "parser/grammar.h"
 #include "parser/grammar_errors.h"
+#include "parser/keywords.h"
 #include "parser/source_span.h"
 
 namespace mapr::parser {
@@ -118,9 +119,8 @@ std::string Describe(std::string_view text, const ast::Span& span) {
 // Returns the clause keyword that `word` looks like a misspelling of, or
 // empty.
 std::string_view ClosestKeyword(std::string_view word) {
-  static const std::vector<std::string_view> kKeywords = {
-      "select", "from",  "where",   "set",      "group",    "order",
-      "rorder", "limit", "outfile", "interval", "logformat"};
+  static const std::vector<std::string_view> kKeywords(
+      std::begin(kClauseKeywords), std::end(kClauseKeywords));
   if (word.empty() || !std::isalpha(static_cast<unsigned char>(word[0]))) {
     return {};
   }
