@@ -67,11 +67,18 @@ class AggregateState {
   virtual bool Deserialize(std::string_view* in, uint32_t g) = 0;
 };
 
-// A column's final values, one per group.
+// A column's final values for some of its groups.
 struct FinalColumn {
-  std::vector<double> values;  // The value that orders (and renders) a cell.
-  // kText results: the cell text (views into the state).
+  // values[i] (and texts[i] for kText results: views into the state) for
+  // group which[i] of the last finalize call.
+  std::vector<double> values;
   std::vector<std::string_view> texts;
+  // Facts over every group that a finalizer computes on its first call with
+  // this FinalColumn and reuses on later calls (the result is rendered in
+  // blocks of rows): percentage's total, percentile's sorted sums.
+  bool prepared = false;
+  double total = 0;
+  std::vector<double> sorted;
 };
 
 struct AggregateFunction {
@@ -79,10 +86,10 @@ struct AggregateFunction {
   // A new, empty state (the slot's first aggregate creates it; every
   // aggregate with the same AggregateInfo::state reads the same class).
   std::unique_ptr<AggregateState> (*new_state)();
-  // Fills out->values (and out->texts for kText results) for groups
-  // [0, groups). Whole-column, so that a percentage can see the total.
+  // Sets out->values (and out->texts for kText results) to the final values
+  // of groups `which` of a state that holds `groups` groups.
   void (*finalize)(const AggregateState& state, size_t groups,
-                   FinalColumn* out);
+                   std::span<const uint32_t> which, FinalColumn* out);
 };
 
 // Every aggregate, in the order `mapr --help` lists them.

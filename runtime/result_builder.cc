@@ -77,39 +77,58 @@ std::vector<uint32_t> KeyOrder(const GroupTable& groups, size_t nkeys) {
   return order;
 }
 
-// Column `c`'s final values, from its aggregate or, for a last() of a
-// group-by field, from the group keys.
+// Column `c`'s final values for groups `which`, from its aggregate or, for
+// a last() of a group-by field, from the group keys.
 void FinalizeColumn(const plan::Plan& p, const plan::Column& c,
-                    const GroupStates& states, FinalColumn* out) {
-  const size_t ngroups = states.groups.size();
+                    const GroupStates& states, std::span<const uint32_t> which,
+                    FinalColumn* out) {
   const int32_t part = states.key_part[c.slot];
   if (part < 0) {
-    FindAggregate(*c.aggregate)->finalize(*states.slots[c.slot], ngroups, out);
+    FindAggregate(*c.aggregate)
+        ->finalize(*states.slots[c.slot], states.groups.size(), which, out);
     return;
   }
-  out->values.resize(ngroups);
-  out->texts.resize(ngroups);
-  for (uint32_t g = 0; g < ngroups; ++g) {
-    const std::string_view text = KeyPart(
-        states.groups.key(g), p.group_by.size(), static_cast<size_t>(part));
-    out->texts[g] = text;
-    if (!util::ParseNumber(text, &out->values[g])) out->values[g] = 0;
+  out->values.resize(which.size());
+  out->texts.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    const std::string_view text =
+        KeyPart(states.groups.key(which[i]), p.group_by.size(),
+                static_cast<size_t>(part));
+    out->texts[i] = text;
+    if (!util::ParseNumber(text, &out->values[i])) out->values[i] = 0;
   }
 }
 
-void AppendCellText(ValueType type, const FinalColumn& f, uint32_t g,
+void AppendCellText(ValueType type, const FinalColumn& f, size_t i,
                     std::string* cell) {
   switch (type) {
     case ValueType::kInteger:
-      util::AppendGoInt(f.values[g], cell);
+      util::AppendGoInt(f.values[i], cell);
       return;
     case ValueType::kNumber:
-      util::AppendGoFloat(f.values[g], cell);
+      util::AppendGoFloat(f.values[i], cell);
       return;
     case ValueType::kText:
-      cell->append(f.texts[g].data(), f.texts[g].size());
+      cell->append(f.texts[i].data(), f.texts[i].size());
       return;
   }
+}
+
+// Sorts `order` stably by column `c`'s values, descending or not; NaN last.
+void SortByColumn(const plan::Plan& p, const plan::Column& c,
+                  const GroupStates& states, bool descending,
+                  std::vector<uint32_t>* order) {
+  FinalColumn f;
+  FinalizeColumn(p, c, states, *order, &f);
+  // By group id, so the comparison needs no position lookup.
+  std::vector<double> value(order->size());
+  for (size_t i = 0; i < order->size(); ++i) value[(*order)[i]] = f.values[i];
+  f = FinalColumn();
+  std::stable_sort(order->begin(), order->end(), [&](uint32_t a, uint32_t b) {
+    const double x = value[a], y = value[b];
+    if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
+    return descending ? x > y : x < y;
+  });
 }
 
 }  // namespace
@@ -118,9 +137,15 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
                         const LineCounters& counters) {
   const size_t ngroups = states.groups.size();
   std::vector<uint32_t> order = KeyOrder(states.groups, p.group_by.size());
+  if (p.order_column) {
+    SortByColumn(p, p.columns[*p.order_column], states, p.order_descending,
+                 &order);
+  }
+  if (p.limit >= 0 && order.size() > static_cast<size_t>(p.limit)) {
+    order.resize(static_cast<size_t>(p.limit));
+  }
 
   std::vector<ResultColumn> columns;
-  std::vector<FinalColumn> finals(p.columns.size());
   for (size_t i = 0; i < p.columns.size(); ++i) {
     const plan::Column& c = p.columns[i];
     ResultColumn rc;
@@ -131,35 +156,28 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
     rc.is_group_key = c.is_group_key;
     rc.is_order_key = p.order_column && *p.order_column == i;
     columns.push_back(std::move(rc));
-    FinalizeColumn(p, c, states, &finals[i]);
   }
-
-  // Stable sort on the order value; NaN sorts last.
-  if (p.order_column) {
-    const std::vector<double>& values = finals[*p.order_column].values;
-    const bool desc = p.order_descending;
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const double x = values[a], y = values[b];
-      if (std::isnan(x) || std::isnan(y)) {
-        return !std::isnan(x) && std::isnan(y);
-      }
-      return desc ? x > y : x < y;
-    });
-  }
-  if (p.limit >= 0 && order.size() > static_cast<size_t>(p.limit)) {
-    order.resize(static_cast<size_t>(p.limit));
-  }
-
   ResultTable table(std::move(columns), counters, ngroups);
   if (p.columns.empty()) return table;
   // Room for the rows, guessing 12 bytes of text per cell; grows if not.
   table.Reserve(order.size(), order.size() * p.columns.size() * 12);
+  // Rendered in blocks of rows, so that the final values held at once stay
+  // small whatever the number of groups.
+  constexpr size_t kBlock = 1024;
+  std::vector<FinalColumn> finals(p.columns.size());
   std::string cell;
-  for (uint32_t g : order) {
-    for (size_t i = 0; i < p.columns.size(); ++i) {
-      cell.clear();
-      AppendCellText(p.columns[i].aggregate->result, finals[i], g, &cell);
-      table.AppendCell(cell, finals[i].values[g]);
+  for (size_t lo = 0; lo < order.size(); lo += kBlock) {
+    const std::span<const uint32_t> block(order.data() + lo,
+                                          std::min(kBlock, order.size() - lo));
+    for (size_t c = 0; c < p.columns.size(); ++c) {
+      FinalizeColumn(p, p.columns[c], states, block, &finals[c]);
+    }
+    for (size_t r = 0; r < block.size(); ++r) {
+      for (size_t c = 0; c < p.columns.size(); ++c) {
+        cell.clear();
+        AppendCellText(p.columns[c].aggregate->result, finals[c], r, &cell);
+        table.AppendCell(cell, finals[c].values[r]);
+      }
     }
   }
   return table;

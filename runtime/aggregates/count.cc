@@ -45,11 +45,12 @@ class CountState : public AggregateState {
   std::vector<int64_t> count_;
 };
 
-void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+void Finalize(const AggregateState& state, size_t /*groups*/,
+              std::span<const uint32_t> which, FinalColumn* out) {
   const auto& s = static_cast<const CountState&>(state);
-  out->values.resize(groups);
-  for (uint32_t g = 0; g < groups; ++g) {
-    out->values[g] = static_cast<double>(s.count(g));
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    out->values[i] = static_cast<double>(s.count(which[i]));
   }
 }
 

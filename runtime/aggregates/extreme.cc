@@ -104,10 +104,11 @@ class ExtremeState : public AggregateState {
 };
 
 template <bool kMin>
-void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+void Finalize(const AggregateState& state, size_t /*groups*/,
+              std::span<const uint32_t> which, FinalColumn* out) {
   const auto& s = static_cast<const ExtremeState<kMin>&>(state);
-  out->values.resize(groups);
-  for (uint32_t g = 0; g < groups; ++g) out->values[g] = s.Value(g);
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) out->values[i] = s.Value(which[i]);
 }
 
 constexpr plan::AggregateInfo kMinInfo = {

@@ -72,15 +72,16 @@ class FirstState : public AggregateState {
   std::vector<uint8_t> has_;
 };
 
-void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+void Finalize(const AggregateState& state, size_t /*groups*/,
+              std::span<const uint32_t> which, FinalColumn* out) {
   const auto& s = static_cast<const FirstState&>(state);
-  out->values.resize(groups);
-  out->texts.resize(groups);
-  for (uint32_t g = 0; g < groups; ++g) {
-    const std::string_view text = s.Text(g);
-    out->texts[g] = text;
+  out->values.resize(which.size());
+  out->texts.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    const std::string_view text = s.Text(which[i]);
+    out->texts[i] = text;
     // The value that orders the column: the text as a number, else 0.
-    if (!util::ParseNumber(text, &out->values[g])) out->values[g] = 0;
+    if (!util::ParseNumber(text, &out->values[i])) out->values[i] = 0;
   }
 }
 

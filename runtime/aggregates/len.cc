@@ -68,10 +68,11 @@ class LenState : public AggregateState {
   std::vector<uint8_t> has_;
 };
 
-void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+void Finalize(const AggregateState& state, size_t /*groups*/,
+              std::span<const uint32_t> which, FinalColumn* out) {
   const auto& s = static_cast<const LenState&>(state);
-  out->values.resize(groups);
-  for (uint32_t g = 0; g < groups; ++g) out->values[g] = s.Value(g);
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) out->values[i] = s.Value(which[i]);
 }
 
 }  // namespace

@@ -15,25 +15,30 @@ constexpr plan::AggregateInfo kInfo = {
     ValueType::kNumber,
     "the group's sum as a percentage of the sum over all groups"};
 
-void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+void Finalize(const AggregateState& state, size_t groups,
+              std::span<const uint32_t> which, FinalColumn* out) {
   const auto& s = static_cast<const SumState&>(state);
-  out->values.resize(groups);
-  util::WideSum total_sum;
-  bool finite = true;
-  double inexact_total = 0;  // Only where a sum is not finite.
-  for (uint32_t g = 0; g < groups; ++g) {
-    const double v = s.Value(g);
-    out->values[g] = v;
-    if (std::isfinite(v)) {
-      total_sum.Add(v);
-    } else {
-      finite = false;
-      inexact_total += v;
+  if (!out->prepared) {
+    // The total over every group: exact while the sums are finite.
+    util::WideSum total;
+    bool finite = true;
+    double inexact_total = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+      const double v = s.Value(g);
+      if (std::isfinite(v)) {
+        total.Add(v);
+      } else {
+        finite = false;
+        inexact_total += v;
+      }
     }
+    out->total = finite ? total.Round() : inexact_total;
+    out->prepared = true;
   }
-  const double total = finite ? total_sum.Round() : inexact_total;
-  for (uint32_t g = 0; g < groups; ++g) {
-    out->values[g] = total != 0 ? 100 * out->values[g] / total : 0;
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    const double v = s.Value(which[i]);
+    out->values[i] = out->total != 0 ? 100 * v / out->total : 0;
   }
 }
 

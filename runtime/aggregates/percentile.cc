@@ -16,17 +16,22 @@ constexpr plan::AggregateInfo kInfo = {
     "the rank of the group's sum among all groups' sums, in percent (DTail's "
     "definition; not a quantile)"};
 
-void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+void Finalize(const AggregateState& state, size_t groups,
+              std::span<const uint32_t> which, FinalColumn* out) {
   const auto& s = static_cast<const SumState&>(state);
-  out->values.resize(groups);
-  std::vector<double> sorted(groups);
-  for (uint32_t g = 0; g < groups; ++g) sorted[g] = s.Value(g);
-  std::sort(sorted.begin(), sorted.end());
-  for (uint32_t g = 0; g < groups; ++g) {
+  std::vector<double>& sorted = out->sorted;
+  if (!out->prepared) {
+    sorted.resize(groups);
+    for (uint32_t g = 0; g < groups; ++g) sorted[g] = s.Value(g);
+    std::sort(sorted.begin(), sorted.end());
+    out->prepared = true;
+  }
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
     const size_t le = static_cast<size_t>(
-        std::upper_bound(sorted.begin(), sorted.end(), s.Value(g)) -
+        std::upper_bound(sorted.begin(), sorted.end(), s.Value(which[i])) -
         sorted.begin());
-    out->values[g] =
+    out->values[i] =
         100 * static_cast<double>(le) / static_cast<double>(groups);
   }
 }

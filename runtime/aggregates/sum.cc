@@ -10,10 +10,11 @@ constexpr plan::AggregateInfo kInfo = {
     "sum", kSumStateName, plan::ArgumentKind::kNumber, ValueType::kNumber,
     "the exact sum of the numeric values"};
 
-void Finalize(const AggregateState& state, size_t groups, FinalColumn* out) {
+void Finalize(const AggregateState& state, size_t /*groups*/,
+              std::span<const uint32_t> which, FinalColumn* out) {
   const auto& s = static_cast<const SumState&>(state);
-  out->values.resize(groups);
-  for (uint32_t g = 0; g < groups; ++g) out->values[g] = s.Value(g);
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) out->values[i] = s.Value(which[i]);
 }
 
 }  // namespace
