@@ -83,13 +83,13 @@ TEST(AggregatorTest, HostnameOptionFillsHostnameAndServer) {
   EXPECT_FALSE(local.cell(0, 0).empty());
 }
 
-TEST(AggregatorTest, PushTakesLineBatchesWithSources) {
+TEST(AggregatorTest, PushLinesKeepsSourcesApart) {
   ASSERT_OK_AND_ASSIGN(Aggregator agg,
                        Make("select count($line) group by * logformat csv"));
   std::vector<std::string_view> a = {"h", "1", "2"};
   std::vector<std::string_view> b = {"h", "3"};
-  ASSERT_OK(agg.Push(LineBatch{a, 1}));
-  ASSERT_OK(agg.Push(LineBatch{b, 2}));
+  ASSERT_OK(agg.PushLines(a, 1));
+  ASSERT_OK(agg.PushLines(b, 2));
   ASSERT_OK(agg.FinishInput());
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
   EXPECT_EQ(r.ToCsv(), "count($line)\n3\n");
@@ -111,10 +111,6 @@ TEST(AggregatorTest, PushAfterFinishInputIsFailedPrecondition) {
   ASSERT_OK_AND_ASSIGN(Aggregator agg, Make(kCountByH));
   ASSERT_OK(agg.FinishInput());
   std::vector<std::string_view> lines = {"x"};
-  EXPECT_THAT(agg.Push(LineBatch{lines, 0}),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       "Push called after FinishInput(); the aggregator is "
-                       "finished"));
   EXPECT_THAT(agg.PushLines(lines),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        "PushLines called after FinishInput(); the aggregator "

@@ -14,8 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "util/status_macros.h"
+#include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
+#include "util/status_macros.h"
 
 namespace mapr {
 namespace turbo_internal {
@@ -580,9 +581,7 @@ absl::StatusOr<std::unique_ptr<TurboAggregate>> TurboAggregate::Create(
     return absl::InvalidArgumentError(
         "TurboAggregate::Create: batch_lines must be at least 1");
   }
-  // The plan is shared with a copy of the query, as in Aggregator::Create.
-  auto plan = std::shared_ptr<const plan::Plan>(std::make_shared<Query>(query),
-                                                &query.plan());
+  std::shared_ptr<const plan::Plan> plan = QueryInternal::SharedPlan(query);
   // Fails as Aggregator::Create does (e.g. an unregistered log format).
   MAPR_RETURN_IF_ERROR(
       runtime::BatchAggregator::Create(plan, options.aggregator).status());
