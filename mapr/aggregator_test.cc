@@ -185,6 +185,7 @@ TEST(AggregatorTest, MergeOfADifferentQueryIsInvalidArgumentAndKeepsLater) {
   EXPECT_THAT(agg.Merge(std::move(later)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "cannot merge a partial of a different query: '" +
+                           // NOLINTNEXTLINE(bugprone-use-after-move): kept.
                            later.query().ToString() + "' into '" +
                            agg.query().ToString() + "'"));
   // `later` was not consumed.
@@ -204,6 +205,7 @@ TEST(AggregatorTest, MergeOfATakenOrMovedFromAggregatorIsFailedPrecondition) {
                        "taken"));
   ASSERT_OK_AND_ASSIGN(Aggregator later, Make(kCountByH));
   ASSERT_OK(agg.Merge(std::move(later)));
+  // NOLINTNEXTLINE(bugprone-use-after-move): merging it again is the test.
   EXPECT_THAT(agg.Merge(std::move(later)),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        "Merge of a moved-from Aggregator"));
@@ -603,6 +605,8 @@ absl::Status PushInRandomBatches(Aggregator& agg,
 }
 
 TEST(AggregatorPropertyTest, MergedPartialsEqualOnePass) {
+  // Each query spans several string literals.
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   const std::vector<std::string_view> queries = {
       "from STATS select h,count($line),sum(v),avg(v),min(v),max(v),last(v),"
       "len(s),last(s),count(v) group by h",
@@ -616,6 +620,7 @@ TEST(AggregatorPropertyTest, MergedPartialsEqualOnePass) {
       "maskdigits(v) group by $k order by last(v)",
       "select count($line),last($line) group by *",
   };
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   std::mt19937_64 rng(0x6d617072);  // "mapr"
   constexpr int kIterations = 50;
   for (int iteration = 0; iteration < kIterations; ++iteration) {

@@ -70,6 +70,7 @@ enum class LineOutcome : uint8_t {
 class MAPR_EXPORT FieldBatch {
  public:
   // A non-null empty value.
+  // NOLINTNEXTLINE(bugprone-string-constructor): empty but non-null.
   static constexpr std::string_view kEmptyValue{"", 0};
 
   virtual ~FieldBatch() = default;
