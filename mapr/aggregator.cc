@@ -39,10 +39,9 @@ struct Aggregator::Rep {
 
 absl::StatusOr<Aggregator> Aggregator::Create(
     const Query& query, const AggregatorOptions& options) {
-  MAPR_ASSIGN_OR_RETURN(
-      std::unique_ptr<runtime::BatchAggregator> engine,
-      runtime::BatchAggregator::Create(QueryInternal::SharedPlan(query),
-                                       options));
+  MAPR_ASSIGN_OR_RETURN(std::unique_ptr<runtime::BatchAggregator> engine,
+                        runtime::BatchAggregator::Create(
+                            QueryInternal::SharedPlan(query), options));
   return Aggregator(query, std::make_unique<Rep>(std::move(engine)));
 }
 
@@ -143,10 +142,11 @@ absl::Status Aggregator::CheckOpen(const char* method) const {
         absl::StrCat(method, " called on a moved-from Aggregator"));
   }
   if (rep_->phase != Rep::Phase::kOpen) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        method, " called after FinishInput(); the aggregator is ",
-        rep_->phase == Rep::Phase::kFinished ? "finished"
-                                        : "finished and its result taken"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(method, " called after FinishInput(); the aggregator is ",
+                     rep_->phase == Rep::Phase::kFinished
+                         ? "finished"
+                         : "finished and its result taken"));
   }
   return absl::OkStatus();
 }

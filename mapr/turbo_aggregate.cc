@@ -304,8 +304,7 @@ class Core {
   absl::Status EnqueueLocked(ProducerState* p, bool wait_for_room)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->buf_mu, mu_) {
     if (wait_for_room) {
-      while (queued_ >= max_queued_ && !aborted_.load() &&
-             first_error_.ok()) {
+      while (queued_ >= max_queued_ && !aborted_.load() && first_error_.ok()) {
         room_cv_.Wait(&mu_);
       }
     }
@@ -332,7 +331,8 @@ class Core {
     return absl::OkStatus();
   }
 
-  void SetErrorLocked(const absl::Status& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  void SetErrorLocked(const absl::Status& s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (first_error_.ok()) {
       first_error_ = s;
       failed_.store(true, std::memory_order_release);

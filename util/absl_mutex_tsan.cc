@@ -115,8 +115,7 @@ bool Mutex::TryLock() {
   if (annotate()) {
     __tsan_mutex_post_lock(
         this,
-        __tsan_mutex_try_lock | (locked ? 0 : __tsan_mutex_try_lock_failed),
-        0);
+        __tsan_mutex_try_lock | (locked ? 0 : __tsan_mutex_try_lock_failed), 0);
   }
   return locked;
 }
@@ -130,8 +129,7 @@ void Mutex::ReaderLock() {
 }
 
 void Mutex::ReaderUnlock() {
-  static const auto real =
-      Real<void (*)(Mutex*)>("5Mutex12ReaderUnlock", "v");
+  static const auto real = Real<void (*)(Mutex*)>("5Mutex12ReaderUnlock", "v");
   Outermost annotate;
   if (annotate()) __tsan_mutex_pre_unlock(this, __tsan_mutex_read_lock);
   real(this);
@@ -139,8 +137,7 @@ void Mutex::ReaderUnlock() {
 }
 
 bool Mutex::ReaderTryLock() {
-  static const auto real =
-      Real<bool (*)(Mutex*)>("5Mutex13ReaderTryLock", "v");
+  static const auto real = Real<bool (*)(Mutex*)>("5Mutex13ReaderTryLock", "v");
   constexpr unsigned kFlags = __tsan_mutex_read_lock | __tsan_mutex_try_lock;
   Outermost annotate;
   if (annotate()) __tsan_mutex_pre_lock(this, kFlags);

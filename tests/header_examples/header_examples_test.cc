@@ -437,7 +437,8 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   const std::vector<std::string> c_lines =
       ReadLines(here / "c_api_header_example.c");
   int headers_with_examples = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(source / "mapr")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(source / "mapr")) {
     const std::filesystem::path& header = entry.path();
     if (header.extension() != ".h") continue;
     const std::vector<std::vector<std::string>> examples =
