@@ -37,7 +37,7 @@
 //     since the previous report.
 //
 // Reports run on one reporter thread, never concurrently. A report includes
-// every line whose Push call returned before it started (the reporter
+// every line whose PushLine(s) call returned before it started (the reporter
 // flushes partly filled batches and waits until they are aggregated). No
 // line is lost or counted twice: a cumulative report is a snapshot of
 // everything so far; in delta mode each line is in exactly one report. An
@@ -113,8 +113,8 @@ struct MAPR_EXPORT TurboOptions {
   // Must be at least 1. Default: 2048 (runtime's kMaxBatchRows).
   size_t batch_lines = 2048;
   // Batches queued for the workers (over all producers) before a
-  // producer's Push blocks until a worker takes one (backpressure). 0 means
-  // twice the number of workers. Default: 0.
+  // producer's PushLine(s) blocks until a worker takes one (backpressure).
+  // 0 means twice the number of workers. Default: 0.
   size_t max_queued_batches = 0;
 };
 
