@@ -49,7 +49,8 @@ set_target_properties(mapr_shared PROPERTIES
   VERSION ${PROJECT_VERSION}
   SOVERSION ${MAPR_SOVERSION})
 target_include_directories(mapr_shared PUBLIC
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+  $<BUILD_INTERFACE:${MAPR_GENERATED_INCLUDE_DIR}>)
 target_compile_definitions(mapr_shared INTERFACE MAPR_SHARED_LIBRARY)
 target_compile_features(mapr_shared PUBLIC cxx_std_20)
 target_link_libraries(mapr_shared
@@ -74,10 +75,14 @@ if(TARGET mapr_cli)
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT mapr_runtime)
 endif()
 
-# The public headers: mapr/*.h only, never util/ or other private folders.
+# The public headers: mapr/*.h only, never util/ or other private folders,
+# and never mapr/*_internal.h or mapr/*_testing.h (mapr's own access to its
+# internals, and test hooks). Plus the generated mapr/version.h.
 file(GLOB _mapr_public_headers CONFIGURE_DEPENDS
   "${PROJECT_SOURCE_DIR}/mapr/*.h")
+list(FILTER _mapr_public_headers EXCLUDE REGEX "_(internal|testing)\\.h$")
 install(FILES ${_mapr_public_headers}
+  "${MAPR_GENERATED_INCLUDE_DIR}/mapr/version.h"
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mapr COMPONENT mapr_development)
 
 install(EXPORT maprTargets

@@ -6,26 +6,47 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "util/status_macros.h"
+#include "mapr/aggregator_testing.h"
+#include "mapr/line_splitter.h"
+#include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
+#include "util/status_macros.h"
 
 namespace mapr {
 
+struct Aggregator::Rep {
+  enum class Phase : uint8_t { kOpen, kFinished, kResultTaken };
+
+  explicit Rep(std::unique_ptr<runtime::BatchAggregator> e)
+      : engine(std::move(e)) {}
+
+  // The debug builds' concurrent-use detector (UseGuard below): 0 while no
+  // call is inside, -1 during a non-const call, n > 0 during n Snapshot()
+  // calls. Present in every build, so the layout does not depend on NDEBUG.
+  // It moves with the state: moving an aggregator while a call is inside it
+  // is a race in any case.
+  mutable std::atomic<int> use{0};
+  Phase phase = Phase::kOpen;
+  absl::Status error;  // Sticky; OK until the aggregator fails.
+  LineCounters failed_stats;
+  absl::flat_hash_map<SourceId, LineSplitter> splitters;
+  // Null once merged into another aggregator: the aggregator then acts as
+  // moved from.
+  std::unique_ptr<runtime::BatchAggregator> engine;
+};
+
 absl::StatusOr<Aggregator> Aggregator::Create(
     const Query& query, const AggregatorOptions& options) {
-  // The plan is shared with the query (an aliasing shared_ptr would need the
-  // query's control block; copying the Query keeps it alive instead).
-  auto plan = std::shared_ptr<const plan::Plan>(std::make_shared<Query>(query),
-                                                &query.plan());
-  MAPR_ASSIGN_OR_RETURN(std::unique_ptr<runtime::BatchAggregator> impl,
-                        runtime::BatchAggregator::Create(plan, options));
-  return Aggregator(query, std::move(impl));
+  MAPR_ASSIGN_OR_RETURN(std::unique_ptr<runtime::BatchAggregator> engine,
+                        runtime::BatchAggregator::Create(
+                            QueryInternal::SharedPlan(query), options));
+  return Aggregator(query, std::make_unique<Rep>(std::move(engine)));
 }
 
-Aggregator::Aggregator(Query query,
-                       std::unique_ptr<runtime::BatchAggregator> impl)
-    : query_(std::move(query)), impl_(std::move(impl)) {}
+Aggregator::Aggregator(Query query, std::unique_ptr<Rep> rep)
+    : query_(std::move(query)), rep_(std::move(rep)) {}
 Aggregator::Aggregator(Aggregator&&) noexcept = default;
 Aggregator& Aggregator::operator=(Aggregator&&) noexcept = default;
 Aggregator::~Aggregator() = default;
@@ -48,32 +69,34 @@ constexpr char kConcurrentUse[] = "aggregator used from two threads at once";
 // shared for Snapshot(). A call that overlaps a non-const call from another
 // thread (or a non-const call that overlaps any call) fails instead of
 // racing. One atomic operation per call, never per line; nothing at all in
-// release builds.
+// release builds. A moved-from aggregator has nothing to guard (its calls
+// fail with FailedPrecondition).
 class Aggregator::UseGuard {
  public:
   UseGuard(const Aggregator& aggregator, bool mutating)
-      : count_(aggregator.use_.value), mutating_(mutating) {
-    if (!kDetectConcurrentUse) return;
+      : count_(aggregator.rep_ == nullptr ? nullptr : &aggregator.rep_->use),
+        mutating_(mutating) {
+    if (!kDetectConcurrentUse || count_ == nullptr) return;
     int n = 0;
     if (mutating_) {
       entered_ =
-          count_.compare_exchange_strong(n, -1, std::memory_order_acquire);
+          count_->compare_exchange_strong(n, -1, std::memory_order_acquire);
       return;
     }
-    n = count_.load(std::memory_order_relaxed);
-    while (n >= 0 &&
-           !count_.compare_exchange_weak(n, n + 1, std::memory_order_acquire)) {
+    n = count_->load(std::memory_order_relaxed);
+    while (n >= 0 && !count_->compare_exchange_weak(
+                         n, n + 1, std::memory_order_acquire)) {
     }
     entered_ = n >= 0;
   }
   UseGuard(const UseGuard&) = delete;
   UseGuard& operator=(const UseGuard&) = delete;
   ~UseGuard() {
-    if (!kDetectConcurrentUse || !entered_) return;
+    if (!kDetectConcurrentUse || count_ == nullptr || !entered_) return;
     if (mutating_) {
-      count_.store(0, std::memory_order_release);
+      count_->store(0, std::memory_order_release);
     } else {
-      count_.fetch_sub(1, std::memory_order_release);
+      count_->fetch_sub(1, std::memory_order_release);
     }
   }
 
@@ -84,15 +107,17 @@ class Aggregator::UseGuard {
   }
 
  private:
-  std::atomic<int>& count_;
+  std::atomic<int>* const count_;  // Null for a moved-from aggregator.
   const bool mutating_;
   bool entered_ = true;
 };
 
+// ---- Test hook (mapr/aggregator_testing.h)
+
 ScopedAggregatorUseForTesting::ScopedAggregatorUseForTesting(
     Aggregator& aggregator, bool mutating)
     : aggregator_(aggregator), mutating_(mutating) {
-  std::atomic<int>& count = aggregator_.use_.value;
+  std::atomic<int>& count = aggregator_.rep_->use;
   if (mutating_) {
     count.store(-1, std::memory_order_release);
   } else {
@@ -101,7 +126,7 @@ ScopedAggregatorUseForTesting::ScopedAggregatorUseForTesting(
 }
 
 ScopedAggregatorUseForTesting::~ScopedAggregatorUseForTesting() {
-  std::atomic<int>& count = aggregator_.use_.value;
+  std::atomic<int>& count = aggregator_.rep_->use;
   if (mutating_) {
     count.store(0, std::memory_order_release);
   } else {
@@ -112,34 +137,26 @@ ScopedAggregatorUseForTesting::~ScopedAggregatorUseForTesting() {
 // ---- The API
 
 absl::Status Aggregator::CheckOpen(const char* method) const {
-  if (impl_ == nullptr) {
+  if (rep_ == nullptr || rep_->engine == nullptr) {
     return absl::FailedPreconditionError(
         absl::StrCat(method, " called on a moved-from Aggregator"));
   }
-  if (phase_ != Phase::kOpen) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        method, " called after FinishInput(); the aggregator is ",
-        phase_ == Phase::kFinished ? "finished"
-                                   : "finished and its result taken"));
+  if (rep_->phase != Rep::Phase::kOpen) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(method, " called after FinishInput(); the aggregator is ",
+                     rep_->phase == Rep::Phase::kFinished
+                         ? "finished"
+                         : "finished and its result taken"));
   }
   return absl::OkStatus();
 }
 
 absl::Status Aggregator::Fail(absl::Status status, const LineCounters& before) {
-  if (!status.ok() && error_.ok()) {
-    error_ = status;
-    failed_stats_ = before;
+  if (!status.ok() && rep_->error.ok()) {
+    rep_->error = status;
+    rep_->failed_stats = before;
   }
   return status;
-}
-
-absl::Status Aggregator::Push(const LineBatch& batch) {
-  UseGuard use(*this, /*mutating=*/true);
-  MAPR_RETURN_IF_ERROR(use.status());
-  MAPR_RETURN_IF_ERROR(CheckOpen("Push"));
-  if (!error_.ok()) return error_;
-  const LineCounters before = impl_->counters();
-  return Fail(impl_->Push(batch.lines, batch.source), before);
 }
 
 absl::Status Aggregator::PushLines(std::span<const std::string_view> lines,
@@ -147,49 +164,51 @@ absl::Status Aggregator::PushLines(std::span<const std::string_view> lines,
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
   MAPR_RETURN_IF_ERROR(CheckOpen("PushLines"));
-  if (!error_.ok()) return error_;
-  const LineCounters before = impl_->counters();
-  return Fail(impl_->Push(lines, source), before);
+  if (!rep_->error.ok()) return rep_->error;
+  const LineCounters before = rep_->engine->counters();
+  return Fail(rep_->engine->Push(lines, source), before);
 }
 
 absl::Status Aggregator::PushBytes(std::string_view chunk, SourceId source) {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
   MAPR_RETURN_IF_ERROR(CheckOpen("PushBytes"));
-  if (!error_.ok()) return error_;
-  const LineCounters before = impl_->counters();
-  auto it = splitters_.find(source);
-  if (it == splitters_.end()) {
-    it = splitters_
-             .emplace(source, LineSplitter(impl_->options().max_line_bytes))
+  if (!rep_->error.ok()) return rep_->error;
+  runtime::BatchAggregator& engine = *rep_->engine;
+  const LineCounters before = engine.counters();
+  auto it = rep_->splitters.find(source);
+  if (it == rep_->splitters.end()) {
+    it = rep_->splitters
+             .emplace(source, LineSplitter(engine.options().max_line_bytes))
              .first;
   }
   LineSplitter& splitter = it->second;
-  uint64_t too_long = splitter.too_long_lines();
+  const uint64_t too_long = splitter.too_long_lines();
   std::span<const std::string_view> lines = splitter.Split(chunk);
-  impl_->CountTooLong(splitter.too_long_lines() - too_long);
-  return Fail(impl_->Push(lines, source), before);
+  engine.CountTooLong(splitter.too_long_lines() - too_long);
+  return Fail(engine.Push(lines, source), before);
 }
 
 absl::Status Aggregator::EndSource(SourceId source) {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
   MAPR_RETURN_IF_ERROR(CheckOpen("EndSource"));
-  if (!error_.ok()) return error_;
+  if (!rep_->error.ok()) return rep_->error;
   return FlushSource(source);
 }
 
 absl::Status Aggregator::FlushSource(SourceId source) {
-  auto it = splitters_.find(source);
-  if (it == splitters_.end()) return absl::OkStatus();
-  const LineCounters before = impl_->counters();
+  auto it = rep_->splitters.find(source);
+  if (it == rep_->splitters.end()) return absl::OkStatus();
+  runtime::BatchAggregator& engine = *rep_->engine;
+  const LineCounters before = engine.counters();
   LineSplitter& splitter = it->second;
-  uint64_t too_long = splitter.too_long_lines();
+  const uint64_t too_long = splitter.too_long_lines();
   std::optional<std::string_view> last = splitter.Finish();
-  impl_->CountTooLong(splitter.too_long_lines() - too_long);
+  engine.CountTooLong(splitter.too_long_lines() - too_long);
   absl::Status s;
-  if (last.has_value()) s = impl_->Push({&*last, 1}, source);
-  splitters_.erase(it);
+  if (last.has_value()) s = engine.Push({&*last, 1}, source);
+  rep_->splitters.erase(it);
   return Fail(s, before);
 }
 
@@ -204,10 +223,10 @@ absl::Status Aggregator::Merge(Aggregator&& later) {
     MAPR_RETURN_IF_ERROR(later_use->status());
   }
   MAPR_RETURN_IF_ERROR(CheckOpen("Merge"));
-  if (later.impl_ == nullptr) {
+  if (later.rep_ == nullptr || later.rep_->engine == nullptr) {
     return absl::FailedPreconditionError("Merge of a moved-from Aggregator");
   }
-  if (later.phase_ == Phase::kResultTaken) {
+  if (later.rep_->phase == Rep::Phase::kResultTaken) {
     return absl::FailedPreconditionError(
         "Merge of an aggregator whose result was already taken");
   }
@@ -215,94 +234,104 @@ absl::Status Aggregator::Merge(Aggregator&& later) {
     // Merging would double every state, then destroy this aggregator's own.
     return absl::InvalidArgumentError("Merge of an aggregator into itself");
   }
-  if (later.impl_->plan().canonical != impl_->plan().canonical) {
-    return impl_->Merge(*later.impl_);  // InvalidArgument; `later` is kept.
+  runtime::BatchAggregator& engine = *rep_->engine;
+  runtime::BatchAggregator& later_engine = *later.rep_->engine;
+  if (later_engine.plan().canonical != engine.plan().canonical) {
+    return engine.Merge(later_engine);  // InvalidArgument; `later` is kept.
   }
   // Errors of either side; `later` is kept and this one stays usable.
-  if (!error_.ok()) return error_;
-  if (!later.error_.ok()) return later.error_;
+  if (!rep_->error.ok()) return rep_->error;
+  if (!later.rep_->error.ok()) return later.rep_->error;
   // `later`'s unfinished last lines (PushBytes) belong to its state too.
   std::vector<SourceId> sources;
-  for (const auto& [source, splitter] : later.splitters_) {
+  sources.reserve(later.rep_->splitters.size());
+  for (const auto& [source, splitter] : later.rep_->splitters) {
     sources.push_back(source);
   }
   std::sort(sources.begin(), sources.end());
   for (SourceId source : sources) {
     MAPR_RETURN_IF_ERROR(later.FlushSource(source));
   }
-  const LineCounters before = impl_->counters();
-  MAPR_RETURN_IF_ERROR(Fail(impl_->Merge(*later.impl_), before));
-  later.impl_.reset();
+  const LineCounters before = engine.counters();
+  MAPR_RETURN_IF_ERROR(Fail(engine.Merge(later_engine), before));
+  // `later` now acts as moved from. Its Rep stays: later_use still points
+  // into it.
+  later.rep_->engine.reset();
   return absl::OkStatus();
 }
 
 absl::StatusOr<ResultTable> Aggregator::Snapshot() const {
   UseGuard use(*this, /*mutating=*/false);
   MAPR_RETURN_IF_ERROR(use.status());
-  if (impl_ == nullptr || phase_ == Phase::kResultTaken) {
+  if (rep_ == nullptr || rep_->engine == nullptr ||
+      rep_->phase == Rep::Phase::kResultTaken) {
     return absl::FailedPreconditionError(
         "Snapshot called after the result was taken");
   }
-  if (!error_.ok()) return error_;
-  return impl_->Result();
+  if (!rep_->error.ok()) return rep_->error;
+  return rep_->engine->Result();
 }
 
 absl::StatusOr<ResultTable> Aggregator::TakeDelta() {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
-  if (impl_ == nullptr || phase_ == Phase::kResultTaken) {
+  if (rep_ == nullptr || rep_->engine == nullptr ||
+      rep_->phase == Rep::Phase::kResultTaken) {
     return absl::FailedPreconditionError(
         "TakeDelta called after the result was taken");
   }
-  if (!error_.ok()) return error_;
-  ResultTable r = impl_->Result();
-  impl_->Reset();
+  if (!rep_->error.ok()) return rep_->error;
+  ResultTable r = rep_->engine->Result();
+  rep_->engine->Reset();
   return r;
 }
 
 absl::Status Aggregator::FinishInput() {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
-  if (impl_ == nullptr) {
+  if (rep_ == nullptr || rep_->engine == nullptr) {
     return absl::FailedPreconditionError(
         "FinishInput called on a moved-from Aggregator");
   }
-  if (phase_ != Phase::kOpen) {
+  if (rep_->phase != Rep::Phase::kOpen) {
     return absl::FailedPreconditionError("FinishInput called twice");
   }
   absl::Status status;
   std::vector<SourceId> sources;
-  for (const auto& [source, splitter] : splitters_) sources.push_back(source);
+  sources.reserve(rep_->splitters.size());
+  for (const auto& [source, splitter] : rep_->splitters) {
+    sources.push_back(source);
+  }
   std::sort(sources.begin(), sources.end());
-  if (error_.ok()) {
+  if (rep_->error.ok()) {
     for (SourceId source : sources) status.Update(FlushSource(source));
   }
-  phase_ = Phase::kFinished;
-  return error_.ok() ? status : error_;
+  rep_->phase = Rep::Phase::kFinished;
+  return rep_->error.ok() ? status : rep_->error;
 }
 
 absl::StatusOr<ResultTable> Aggregator::TakeResult() {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
-  if (impl_ == nullptr) {
+  if (rep_ == nullptr || rep_->engine == nullptr) {
     return absl::FailedPreconditionError(
         "TakeResult called on a moved-from Aggregator");
   }
-  if (phase_ == Phase::kOpen) {
+  if (rep_->phase == Rep::Phase::kOpen) {
     return absl::FailedPreconditionError(
         "TakeResult called before FinishInput()");
   }
-  if (phase_ == Phase::kResultTaken) {
+  if (rep_->phase == Rep::Phase::kResultTaken) {
     return absl::FailedPreconditionError("TakeResult called twice");
   }
-  if (!error_.ok()) return error_;
-  phase_ = Phase::kResultTaken;
-  return impl_->Result();
+  if (!rep_->error.ok()) return rep_->error;
+  rep_->phase = Rep::Phase::kResultTaken;
+  return rep_->engine->Result();
 }
 
 LineCounters Aggregator::stats() const {
-  if (impl_ == nullptr) return LineCounters();
-  return error_.ok() ? impl_->counters() : failed_stats_;
+  if (rep_ == nullptr || rep_->engine == nullptr) return LineCounters();
+  return rep_->error.ok() ? rep_->engine->counters() : rep_->failed_stats;
 }
 
 absl::StatusOr<ResultTable> RunQuery(std::string_view query,

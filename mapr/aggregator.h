@@ -8,12 +8,12 @@
 // Example:
 //   absl::StatusOr<mapr::Aggregator> agg = mapr::Aggregator::Create(query);
 //   if (!agg.ok()) return agg.status();
-//   std::vector<std::string_view> lines = {...};
-//   absl::Status s = agg->PushLines(lines);
+//   std::vector<std::string_view> lines = {"a", "b"};
+//   absl::Status s = agg->PushLines(lines);  // any number of batches
 //   s.Update(agg->FinishInput());
 //   absl::StatusOr<mapr::ResultTable> result = agg->TakeResult();
 //
-// Lifetimes: the lines need to live only for the duration of the Push call;
+// Lifetimes: the lines need to live only for the duration of the push call;
 // the aggregator copies every group key and value it keeps. A ResultTable
 // owns its strings.
 //
@@ -25,18 +25,18 @@
 // at once" and leaves the aggregator untouched (the check is one atomic
 // operation per call; release builds skip it).
 //
-// Phases are enforced: Push/PushLines/Merge after FinishInput() and
-// TakeResult() before it return FailedPrecondition. Snapshot() and
-// TakeDelta() work in any phase before the result is taken.
+// Phases are enforced: PushLines/PushBytes/EndSource/Merge after
+// FinishInput() and TakeResult() before it return FailedPrecondition.
+// Snapshot() and TakeDelta() work in any phase before the result is taken.
 //
-// Failure is sticky. When Push, PushLines, PushBytes, EndSource or Merge
+// Failure is sticky. When PushLines, PushBytes, EndSource or Merge
 // fails for a reason other than call order (FailedPrecondition) or a bad
 // Merge argument (InvalidArgument) -- in practice ResourceExhausted from
 // AggregatorOptions::max_groups, or an error of a host log format's
 // NewParser -- the aggregator has failed and its result is void: the engine
 // batch that hit the limit may be half applied, so no partial result is
 // offered. Afterwards
-//   * Push, PushLines, PushBytes, EndSource, Merge, Snapshot, TakeDelta,
+//   * PushLines, PushBytes, EndSource, Merge, Snapshot, TakeDelta,
 //     FinishInput and TakeResult return that same error (FinishInput still
 //     ends the input phase; call-order errors still take precedence);
 //   * stats() keeps returning the counters as they were before the failing
@@ -49,45 +49,31 @@
 #ifndef MAPR_MAPR_AGGREGATOR_H_
 #define MAPR_MAPR_AGGREGATOR_H_
 
-#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <span>
 #include <string_view>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mapr/export.h"
-#include "mapr/line_splitter.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
 
 namespace mapr {
 
-namespace runtime {
-class BatchAggregator;
-}  // namespace runtime
-
 // Identifies an input source (a file, a socket). Formats with per-source
 // state (CSV's header) keep one state per source.
 using SourceId = uint64_t;
 
-// A batch of lines from one source. Each line is a view without its '\n';
-// a trailing '\r' and surrounding whitespace are trimmed by the engine.
-struct MAPR_EXPORT LineBatch {
-  std::span<const std::string_view> lines;
-  SourceId source = 0;
-};
-
 class MAPR_EXPORT Aggregator {
  public:
-  // Creates an aggregator for `query`. Fails with FailedPrecondition if the
-  // query's log format is no longer registered, or with the status the log
-  // format's NewParser returns (when the first line of a source arrives,
-  // from Push).
+  // Creates an aggregator for `query`. Returns FailedPrecondition if the
+  // query's log format is no longer registered. (Errors of the log
+  // format's NewParser come later, from the push that brings a source's
+  // first line.)
   static absl::StatusOr<Aggregator> Create(
       const Query& query, const AggregatorOptions& options = {});
 
@@ -95,12 +81,14 @@ class MAPR_EXPORT Aggregator {
   Aggregator& operator=(Aggregator&&) noexcept;
   ~Aggregator();
 
-  // Aggregates `batch`. Bad lines are counted, never errors. Returns
-  // FailedPrecondition after FinishInput(), ResourceExhausted ("more than N
+  // Aggregates `lines` of input source `source`. Each line is a view
+  // without its '\n'; a trailing '\r' and surrounding whitespace are
+  // trimmed by the engine. Bad lines are counted, never errors. Returns
+  // FailedPrecondition after FinishInput(); ResourceExhausted ("more than N
   // groups (AggregatorOptions::max_groups); ...") when a line would create
-  // group max_groups + 1: the aggregator has then failed (see "Failure is
-  // sticky" above).
-  absl::Status Push(const LineBatch& batch);
+  // group max_groups + 1; the error of the log format's NewParser when the
+  // first line of a source arrives. On ResourceExhausted or a NewParser
+  // error the aggregator has failed (see "Failure is sticky" above).
   absl::Status PushLines(std::span<const std::string_view> lines,
                          SourceId source = 0);
 
@@ -108,7 +96,7 @@ class MAPR_EXPORT Aggregator {
   // aggregated now; an unfinished last line is kept (per source) until the
   // next chunk completes it, or until FinishInput()/EndSource(). Lines longer
   // than AggregatorOptions::max_line_bytes are counted as too long without
-  // being buffered whole. Same errors as Push().
+  // being buffered whole. Same errors as PushLines().
   absl::Status PushBytes(std::string_view chunk, SourceId source = 0);
   // Ends `source`'s byte stream: aggregates its unfinished last line, if any.
   absl::Status EndSource(SourceId source = 0);
@@ -146,53 +134,19 @@ class MAPR_EXPORT Aggregator {
   const Query& query() const { return query_; }
 
  private:
-  enum class Phase : uint8_t { kOpen, kFinished, kResultTaken };
+  struct Rep;  // The state (aggregator.cc); null once moved from.
+  class UseGuard;
+  friend class ScopedAggregatorUseForTesting;  // mapr/aggregator_testing.h
 
-  Aggregator(Query query, std::unique_ptr<runtime::BatchAggregator> impl);
+  Aggregator(Query query, std::unique_ptr<Rep> rep);
   absl::Status CheckOpen(const char* method) const;
   absl::Status FlushSource(SourceId source);
   // Returns `status`; if it is the first error, the aggregator fails with it
   // and stats() freezes at `before`.
   absl::Status Fail(absl::Status status, const LineCounters& before);
 
-  // The debug builds' concurrent-use detector (aggregator.cc): 0 while no
-  // call is inside, -1 during a non-const call, n > 0 during n Snapshot()
-  // calls. Present in every build, so the layout does not depend on NDEBUG;
-  // a moved-to aggregator starts unused.
-  struct UseCount {
-    UseCount() = default;
-    UseCount(UseCount&&) noexcept {}
-    UseCount& operator=(UseCount&&) noexcept { return *this; }
-    mutable std::atomic<int> value{0};
-  };
-  class UseGuard;
-  friend class ScopedAggregatorUseForTesting;
-
-  UseCount use_;
-  Phase phase_ = Phase::kOpen;
-  absl::Status error_;  // Sticky; OK until the aggregator fails.
-  LineCounters failed_stats_;
-  absl::flat_hash_map<SourceId, LineSplitter> splitters_;
   Query query_;
-  std::unique_ptr<runtime::BatchAggregator> impl_;
-};
-
-// Testing only: while it lives, `aggregator` behaves as if another thread
-// were inside a non-const call (`mutating`) or inside Snapshot(), so that a
-// test can check the debug builds' concurrent-use detector without a timing
-// race. REQUIRES: no call is inside `aggregator`; it outlives this object.
-class MAPR_EXPORT ScopedAggregatorUseForTesting {
- public:
-  explicit ScopedAggregatorUseForTesting(Aggregator& aggregator,
-                                         bool mutating = true);
-  ~ScopedAggregatorUseForTesting();
-  ScopedAggregatorUseForTesting(const ScopedAggregatorUseForTesting&) = delete;
-  ScopedAggregatorUseForTesting& operator=(
-      const ScopedAggregatorUseForTesting&) = delete;
-
- private:
-  Aggregator& aggregator_;
-  bool mutating_;
+  std::unique_ptr<Rep> rep_;
 };
 
 // Compiles `query`, aggregates `lines` as one source, finishes and returns

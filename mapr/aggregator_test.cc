@@ -83,13 +83,13 @@ TEST(AggregatorTest, HostnameOptionFillsHostnameAndServer) {
   EXPECT_FALSE(local.cell(0, 0).empty());
 }
 
-TEST(AggregatorTest, PushTakesLineBatchesWithSources) {
+TEST(AggregatorTest, PushLinesKeepsSourcesApart) {
   ASSERT_OK_AND_ASSIGN(Aggregator agg,
                        Make("select count($line) group by * logformat csv"));
   std::vector<std::string_view> a = {"h", "1", "2"};
   std::vector<std::string_view> b = {"h", "3"};
-  ASSERT_OK(agg.Push(LineBatch{a, 1}));
-  ASSERT_OK(agg.Push(LineBatch{b, 2}));
+  ASSERT_OK(agg.PushLines(a, 1));
+  ASSERT_OK(agg.PushLines(b, 2));
   ASSERT_OK(agg.FinishInput());
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
   EXPECT_EQ(r.ToCsv(), "count($line)\n3\n");
@@ -111,10 +111,6 @@ TEST(AggregatorTest, PushAfterFinishInputIsFailedPrecondition) {
   ASSERT_OK_AND_ASSIGN(Aggregator agg, Make(kCountByH));
   ASSERT_OK(agg.FinishInput());
   std::vector<std::string_view> lines = {"x"};
-  EXPECT_THAT(agg.Push(LineBatch{lines, 0}),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       "Push called after FinishInput(); the aggregator is "
-                       "finished"));
   EXPECT_THAT(agg.PushLines(lines),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        "PushLines called after FinishInput(); the aggregator "
@@ -189,6 +185,7 @@ TEST(AggregatorTest, MergeOfADifferentQueryIsInvalidArgumentAndKeepsLater) {
   EXPECT_THAT(agg.Merge(std::move(later)),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "cannot merge a partial of a different query: '" +
+                           // NOLINTNEXTLINE(bugprone-use-after-move): kept.
                            later.query().ToString() + "' into '" +
                            agg.query().ToString() + "'"));
   // `later` was not consumed.
@@ -208,6 +205,7 @@ TEST(AggregatorTest, MergeOfATakenOrMovedFromAggregatorIsFailedPrecondition) {
                        "taken"));
   ASSERT_OK_AND_ASSIGN(Aggregator later, Make(kCountByH));
   ASSERT_OK(agg.Merge(std::move(later)));
+  // NOLINTNEXTLINE(bugprone-use-after-move): merging it again is the test.
   EXPECT_THAT(agg.Merge(std::move(later)),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        "Merge of a moved-from Aggregator"));
@@ -607,6 +605,8 @@ absl::Status PushInRandomBatches(Aggregator& agg,
 }
 
 TEST(AggregatorPropertyTest, MergedPartialsEqualOnePass) {
+  // Each query spans several string literals.
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   const std::vector<std::string_view> queries = {
       "from STATS select h,count($line),sum(v),avg(v),min(v),max(v),last(v),"
       "len(s),last(s),count(v) group by h",
@@ -620,6 +620,7 @@ TEST(AggregatorPropertyTest, MergedPartialsEqualOnePass) {
       "maskdigits(v) group by $k order by last(v)",
       "select count($line),last($line) group by *",
   };
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   std::mt19937_64 rng(0x6d617072);  // "mapr"
   constexpr int kIterations = 50;
   for (int iteration = 0; iteration < kIterations; ++iteration) {

@@ -13,7 +13,8 @@
  *   if (r == NULL) { fprintf(stderr, "%s\n", mapr_error_message(err));
  *                    mapr_error_free(err); return 2; }
  *   char* csv = mapr_result_to_csv(r, NULL, NULL);
- *   fputs(csv, stdout); mapr_free(csv); mapr_result_free(r);
+ *   if (csv != NULL) fputs(csv, stdout);
+ *   mapr_free(csv); mapr_result_free(r);
  *
  * Conventions (as in leveldb's c.h and duckdb.h):
  *  - Every name starts with mapr_ or MAPR_. mapr_query_t, mapr_aggregator_t,
@@ -140,8 +141,10 @@ MAPR_EXPORT mapr_code_t mapr_error_code(const mapr_error_t* error)
 
 /* The full message, owned by `error`. For a query error it is the same
  * multi-line text the C++ API gives: a first line such as
- *   1:32-35: unknown aggregate function 'avgg'
- * then the query line, a caret underline and possibly a hint. "" for NULL. */
+ *   1:32-35: unknown aggregation 'avgg'
+ * then the query line, a caret underline and possibly a hint line such as
+ *   hint: did you mean 'avg'?
+ * "" for NULL. */
 MAPR_EXPORT const char* mapr_error_message(const mapr_error_t* error)
     MAPR_C_NOEXCEPT;
 
@@ -270,9 +273,12 @@ MAPR_EXPORT void mapr_aggregator_options_free(
 
 /* Creates an aggregator for `query` (which may be freed afterwards).
  * `options` may be NULL for the defaults and may be freed right after the
- * call. Returns a new aggregator (free with mapr_aggregator_free), or NULL,
- * for example with MAPR_INVALID_ARGUMENT if the query's log format cannot
- * serve its fields. */
+ * call. Returns a new aggregator (free with mapr_aggregator_free), or NULL
+ * with MAPR_INVALID_ARGUMENT for a NULL query, MAPR_FAILED_PRECONDITION if
+ * the query's log format is no longer registered (mapr::Aggregator::Create),
+ * or MAPR_RESOURCE_EXHAUSTED when out of memory. (An error of a host log
+ * format's NewParser comes from the push that brings a source's first
+ * line.) */
 MAPR_EXPORT mapr_aggregator_t* mapr_aggregator_create(
     const mapr_query_t* query, const mapr_aggregator_options_t* options,
     mapr_error_t** errptr) MAPR_C_NOEXCEPT;
@@ -285,8 +291,10 @@ MAPR_EXPORT void mapr_aggregator_free(mapr_aggregator_t* aggregator)
  * now ('\n' ends a line; a '\r' before it is trimmed); an unfinished last
  * line is kept until the next chunk completes it or the input ends. Chunks
  * may be cut anywhere. The bytes need to live only for the call. Fails with
- * MAPR_FAILED_PRECONDITION after mapr_aggregator_finish and
- * MAPR_RESOURCE_EXHAUSTED when max_groups would be exceeded (sticky). */
+ * MAPR_FAILED_PRECONDITION after mapr_aggregator_finish, and with
+ * MAPR_RESOURCE_EXHAUSTED when max_groups would be exceeded or with the
+ * error of a host log format's NewParser (both sticky: every later call
+ * returns the same error). */
 MAPR_EXPORT mapr_code_t
 mapr_aggregator_push_bytes(mapr_aggregator_t* aggregator, const char* data,
                            size_t len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;

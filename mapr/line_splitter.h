@@ -7,12 +7,18 @@
 // never split into pieces: its bytes are dropped as they arrive and it is
 // counted in too_long_lines().
 //
+// (Aggregator::PushBytes splits its chunks itself; a LineSplitter serves
+// hosts that hand lines on, such as TurboAggregate producers.)
+//
 // Example:
 //   mapr::LineSplitter splitter;
-//   while (size_t n = read(fd, buf, sizeof(buf))) {
-//     auto s = aggregator.PushLines(splitter.Split({buf, n}));
+//   char buf[64 * 1024];
+//   ssize_t n;
+//   while ((n = read(fd, buf, sizeof(buf))) > 0) {
+//     absl::Status s = producer.PushLines(splitter.Split({buf, size_t(n)}));
+//     if (!s.ok()) return s;
 //   }
-//   if (auto last = splitter.Finish()) aggregator.PushLines({&*last, 1});
+//   if (auto last = splitter.Finish()) return producer.PushLines({&*last, 1});
 //
 // Lines longer than the limit never reach the caller, so a caller that
 // feeds an Aggregator with PushLines() counts them itself, as PushBytes()

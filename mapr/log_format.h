@@ -6,14 +6,32 @@
 // batch (no per-line virtual call), so a host format can be as fast as a
 // built-in one.
 //
-// Example:
-//   class NginxFormat : public mapr::LogFormat { ... };
+// Example (examples/query_plugin/ has a complete format):
+//   class NginxFormat : public mapr::LogFormat {
+//    public:
+//     std::string name() const override { return "nginx"; }
+//     absl::StatusOr<std::unique_ptr<mapr::LogFormatParser>> NewParser(
+//         std::span<const std::string> fields) const override;
+//   };
 //   absl::Status s = mapr::RegisterLogFormat(std::make_shared<NginxFormat>());
 //   auto q = mapr::Query::Compile("select count($line) logformat nginx");
 //
 // Lifetimes: the lines and the views a parser writes need to live only until
 // ParseBatch returns to the engine's batch loop; views must point into the
 // lines or into memory from FieldBatch::Allocate/Copy.
+//
+// Thread safety: a registered LogFormat is one object shared by every
+// aggregator in the process. Each aggregator calls NewParser() (and the
+// other const methods) from the thread it runs on, so these calls happen
+// concurrently -- TurboAggregate's worker threads, or one Aggregator per
+// host thread -- and must be thread-safe. A LogFormatParser belongs to one
+// aggregator and one input source and is used by one thread at a time.
+//
+// Errors: no method may throw. A problem with a line is a LineOutcome; a
+// query the format cannot serve is a Status from NewParser(). An exception
+// escaping a format leaves the calling aggregator with a half-applied
+// batch: the C API then reports MAPR_INTERNAL and poisons the aggregator,
+// and on a TurboAggregate worker thread it terminates the process.
 #ifndef MAPR_MAPR_LOG_FORMAT_H_
 #define MAPR_MAPR_LOG_FORMAT_H_
 
@@ -52,6 +70,7 @@ enum class LineOutcome : uint8_t {
 class MAPR_EXPORT FieldBatch {
  public:
   // A non-null empty value.
+  // NOLINTNEXTLINE(bugprone-string-constructor): empty but non-null.
   static constexpr std::string_view kEmptyValue{"", 0};
 
   virtual ~FieldBatch() = default;
@@ -68,6 +87,7 @@ class MAPR_EXPORT FieldBatch {
 
 // Parses the lines of one input source (CSV keeps the header of its
 // source). Thread-compatible: one parser is used by one thread at a time.
+// Must not throw.
 class MAPR_EXPORT LogFormatParser {
  public:
   virtual ~LogFormatParser() = default;
@@ -79,6 +99,8 @@ class MAPR_EXPORT LogFormatParser {
                           FieldBatch& fields, LineOutcome* outcomes) = 0;
 };
 
+// A log format. Thread-safe: shared by every aggregator (see above). Must
+// not throw.
 class MAPR_EXPORT LogFormat {
  public:
   virtual ~LogFormat() = default;
@@ -91,9 +113,11 @@ class MAPR_EXPORT LogFormat {
     return std::nullopt;
   }
   // Creates a parser for one input source that fills `fields` in this
-  // order. The common variables are never requested (the engine fills
-  // them). May return InvalidArgument for fields it can never produce, but
-  // should rather leave them missing.
+  // order. Called concurrently from many threads, when the first line of a
+  // source reaches an aggregator. The common variables are never requested
+  // (the engine fills them). May return InvalidArgument for fields it can
+  // never produce, but should rather leave them missing; the push that
+  // brought the line then returns that status and the aggregator fails.
   virtual absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const = 0;
 };

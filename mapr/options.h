@@ -39,7 +39,7 @@ struct MAPR_EXPORT AggregatorOptions {
   // and counted in LineCounters::lines_too_long, never split.
   // Default: 1 MiB.
   size_t max_line_bytes = 1024 * 1024;
-  // Most groups an aggregator may hold; the Push that would create group
+  // Most groups an aggregator may hold; the push that would create group
   // max_groups + 1 returns ResourceExhausted ("more than N groups
   // (AggregatorOptions::max_groups); raise the limit or group by fewer
   // distinct values") and the aggregator fails: every later call returns

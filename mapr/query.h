@@ -9,7 +9,9 @@
 //   absl::StatusOr<mapr::Query> q = mapr::Query::Compile(
 //       "from STATS select count($line) group by $hostname");
 //   if (!q.ok()) { std::cerr << q.status().message() << "\n"; return 2; }
-//   for (const std::string& w : q->warnings()) std::cerr << "warning: " << w;
+//   for (const std::string& w : q->warnings()) {
+//     std::cerr << "warning: " << w << "\n";
+//   }
 //
 // Thread safety: a Query is immutable and cheap to copy (it shares its plan);
 // it may be used from any number of threads at once.
@@ -68,10 +70,9 @@ class MAPR_EXPORT Query {
   // The `limit`, or -1 when none is given.
   int64_t limit() const;
 
-  // The compiled plan (internal; for the engine).
-  const plan::Plan& plan() const { return *plan_; }
-
  private:
+  friend class QueryInternal;  // mapr/query_internal.h, not installed.
+
   explicit Query(std::shared_ptr<const plan::Plan> plan)
       : plan_(std::move(plan)) {}
   std::shared_ptr<const plan::Plan> plan_;

@@ -58,7 +58,7 @@ ResultTable DtailExample() {
   LineCounters stats;
   stats.lines_read = 43;
   stats.lines_aggregated = 43;
-  return ResultTable(std::move(cols), std::move(rows), stats, 2);
+  return ResultTable(std::move(cols), rows, stats, 2);
 }
 
 // A strict JSON parser (RFC 8259) used to check that every document the
@@ -466,6 +466,7 @@ TEST(ResultTableTest, AppendCellBuildsRowMajorRowsWithNulTerminatedCells) {
 
 TEST(ResultTableTest, WritersStreamTheSameBytesInBoundedChunks) {
   std::vector<ResultRow> rows;
+  rows.reserve(20000);
   for (int i = 0; i < 20000; ++i) {
     rows.push_back(Row({"key" + std::to_string(i), std::to_string(i)},
                        {0, static_cast<double>(i)}));

@@ -8,9 +8,8 @@
 // Example:
 //   absl::StatusOr<mapr::Query> q = mapr::Query::Compile(text);
 //   if (!q.ok()) {
-//     if (std::optional<mapr::SourceSpan> span =
-//     mapr::GetSourceSpan(q.status()))
-//       Highlight(span->offset, span->length);
+//     std::optional<mapr::SourceSpan> span = mapr::GetSourceSpan(q.status());
+//     if (span.has_value()) Highlight(span->offset, span->length);
 //   }
 #ifndef MAPR_MAPR_STATUS_H_
 #define MAPR_MAPR_STATUS_H_

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -13,9 +11,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "util/status_macros.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
+#include "util/status_macros.h"
 
 namespace mapr {
 namespace turbo_internal {
@@ -69,10 +71,13 @@ struct Batch {
   }
 };
 
-// One producer's share of the aggregate. Owned by Core; stable address.
+// One producer's share of the aggregate. Owned by Core; stable address. Its
+// queue of full batches is guarded by Core::mu_ and so lives in Core (a
+// Strand, Core::strands_[index]), where the annotations can name mu_.
 //
-// Lock order: buf_mu, then Core::mu_. partial_mu is never held together
-// with mu_.
+// Lock order: buf_mu, then Core::mu_; partial_mu, then Core::mu_ (only
+// when Report() records a merge error). Nothing takes buf_mu or partial_mu
+// while holding mu_.
 struct ProducerState {
   ProducerState(size_t i, SourceId s,
                 std::unique_ptr<runtime::BatchAggregator> p)
@@ -81,24 +86,26 @@ struct ProducerState {
   const size_t index;
   const SourceId source;
 
-  // ---- Guarded by buf_mu. It is held across the hand-over of a batch to
-  // the queue, so the reporter's flush of a partly filled batch can never
-  // overtake a full batch the producer is handing over.
-  std::mutex buf_mu;
-  Batch buffer;
-  bool finish_called = false;
+  // buf_mu is held across the hand-over of a batch to the queue, so the
+  // reporter's flush of a partly filled batch can never overtake a full
+  // batch the producer is handing over.
+  absl::Mutex buf_mu;
+  Batch buffer ABSL_GUARDED_BY(buf_mu);
+  bool finish_called ABSL_GUARDED_BY(buf_mu) = false;
 
-  // ---- Guarded by Core::mu_.
+  // Only the worker owning the strand pushes; the reporter merges (and in
+  // delta mode resets) between batches.
+  absl::Mutex partial_mu;
+  std::unique_ptr<runtime::BatchAggregator> partial ABSL_GUARDED_BY(partial_mu);
+};
+
+// A producer's queue of batches handed to the workers. Guarded by
+// Core::mu_ (an element of Core::strands_).
+struct Strand {
   std::deque<Batch> pending;  // FIFO: applied strictly in this order.
-  bool scheduled = false;     // In Core::ready_ or being applied (a strand).
-  bool finished = false;
-  uint64_t enqueued = 0;  // Batches handed to the queue.
-  uint64_t applied = 0;   // Batches a worker is done with.
-
-  // ---- Guarded by partial_mu. Only the worker owning the strand pushes;
-  // the reporter merges (and in delta mode resets) between batches.
-  std::mutex partial_mu;
-  std::unique_ptr<runtime::BatchAggregator> partial;
+  bool scheduled = false;     // In Core::ready_ or being applied.
+  uint64_t enqueued = 0;      // Batches handed to the queue.
+  uint64_t applied = 0;       // Batches a worker is done with.
 };
 
 // The reporter thread's Core, so FinishInput() called from inside the
@@ -121,8 +128,10 @@ class Core {
 
   // Starts the threads. `self` is this Core (the reporter keeps it alive,
   // so the aggregate may be destroyed from inside the callback).
-  absl::Status Start(const std::shared_ptr<Core>& self) {
+  absl::Status Start(const std::shared_ptr<Core>& self)
+      ABSL_LOCKS_EXCLUDED(join_mu_) {
     try {
+      absl::MutexLock join_lock(&join_mu_);
       workers_.reserve(num_workers_);
       for (size_t i = 0; i < num_workers_; ++i) {
         workers_.emplace_back([this] { WorkerLoop(); });
@@ -137,35 +146,38 @@ class Core {
   }
 
   // Stops every thread without a final report (the destructor path).
-  void Abort() {
+  void Abort() ABSL_LOCKS_EXCLUDED(mu_, join_mu_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       aborted_.store(true, std::memory_order_release);
     }
     NotifyAll();
     JoinThreads();
   }
 
-  absl::StatusOr<ProducerState*> AddProducer(SourceId source) {
+  absl::StatusOr<ProducerState*> AddProducer(SourceId source)
+      ABSL_LOCKS_EXCLUDED(mu_) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       MAPR_RETURN_IF_ERROR(CheckCanRegisterLocked());
     }
     // Created outside the lock: it resolves the host name and time zone.
     MAPR_ASSIGN_OR_RETURN(
         std::unique_ptr<runtime::BatchAggregator> partial,
         runtime::BatchAggregator::Create(plan_, options_.aggregator));
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     MAPR_RETURN_IF_ERROR(CheckCanRegisterLocked());
     producers_.push_back(std::make_unique<ProducerState>(
         producers_.size(), source, std::move(partial)));
+    strands_.emplace_back();
     return producers_.back().get();
   }
 
-  absl::Status Push(ProducerState* p, std::span<const std::string_view> lines) {
+  absl::Status Push(ProducerState* p, std::span<const std::string_view> lines)
+      ABSL_LOCKS_EXCLUDED(p->buf_mu, mu_) {
     size_t i = 0;
     do {
-      std::lock_guard<std::mutex> buf_lock(p->buf_mu);
+      absl::MutexLock buf_lock(&p->buf_mu);
       if (p->finish_called) {
         return absl::FailedPreconditionError(
             "TurboAggregate::Producer: PushLine called after Finish()");
@@ -176,61 +188,65 @@ class Core {
       for (size_t k = 0; k < n; ++k) p->buffer.Append(lines[i + k]);
       i += n;
       if (p->buffer.size() >= options_.batch_lines) {
-        std::unique_lock<std::mutex> lock(mu_);
-        MAPR_RETURN_IF_ERROR(EnqueueLocked(p, lock, /*wait_for_room=*/true));
+        absl::MutexLock lock(&mu_);
+        MAPR_RETURN_IF_ERROR(EnqueueLocked(p, /*wait_for_room=*/true));
       }
     } while (i < lines.size());
     return absl::OkStatus();
   }
 
-  absl::Status Finish(ProducerState* p) {
-    std::lock_guard<std::mutex> buf_lock(p->buf_mu);
+  absl::Status Finish(ProducerState* p) ABSL_LOCKS_EXCLUDED(p->buf_mu, mu_) {
+    absl::MutexLock buf_lock(&p->buf_mu);
     if (p->finish_called) {
       return absl::FailedPreconditionError(
           "TurboAggregate::Producer: Finish called twice");
     }
     p->finish_called = true;
-    std::unique_lock<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     absl::Status status;
     // No backpressure wait: at most one extra batch per producer, and a
     // Producer's destructor never blocks on the workers.
     if (!p->buffer.empty()) {
-      status = EnqueueLocked(p, lock, /*wait_for_room=*/false);
+      status = EnqueueLocked(p, /*wait_for_room=*/false);
     }
     p->buffer = Batch();
-    p->finished = true;
     ++finished_count_;
-    reporter_cv_.notify_all();
+    reporter_cv_.SignalAll();
     if (status.ok()) status = StatusLocked();
     return status;
   }
 
   // FinishInput(): seals, then waits for the final report (until
   // `deadline` if given).
-  absl::Status WaitFinal(std::optional<Clock::time_point> deadline) {
+  absl::Status WaitFinal(std::optional<Clock::time_point> deadline)
+      ABSL_LOCKS_EXCLUDED(mu_, join_mu_) {
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (!sealed_) {
         sealed_ = true;
-        reporter_cv_.notify_all();
+        reporter_cv_.SignalAll();
       }
       if (tls_reporter_core == this) return absl::OkStatus();
-      auto complete = [this] { return done_ || aborted_.load(); };
-      if (deadline.has_value()) {
-        if (!done_cv_.wait_until(lock, *deadline, complete)) {
-          size_t unfinished = producers_.size() - finished_count_;
-          if (unfinished > 0) {
-            return absl::DeadlineExceededError(absl::StrCat(
-                "TurboAggregate::FinishInput: ", unfinished, " of ",
-                producers_.size(),
-                " producers have not finished (call Producer::Finish)"));
-          }
-          return absl::DeadlineExceededError(
-              "TurboAggregate::FinishInput: the final report is still "
-              "running");
+      while (!CompleteLocked()) {
+        if (!deadline.has_value()) {
+          done_cv_.Wait(&mu_);
+          continue;
         }
-      } else {
-        done_cv_.wait(lock, complete);
+        const Clock::time_point now = Clock::now();
+        if (now >= *deadline) break;
+        done_cv_.WaitWithTimeout(&mu_, absl::FromChrono(*deadline - now));
+      }
+      if (!CompleteLocked()) {  // The deadline passed.
+        size_t unfinished = producers_.size() - finished_count_;
+        if (unfinished > 0) {
+          return absl::DeadlineExceededError(absl::StrCat(
+              "TurboAggregate::FinishInput: ", unfinished, " of ",
+              producers_.size(),
+              " producers have not finished (call Producer::Finish)"));
+        }
+        return absl::DeadlineExceededError(
+            "TurboAggregate::FinishInput: the final report is still "
+            "running");
       }
       if (!done_) {
         return absl::CancelledError(
@@ -238,17 +254,22 @@ class Core {
       }
     }
     JoinThreads();
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     return first_error_;
   }
 
-  LineCounters stats() const {
-    std::lock_guard<std::mutex> lock(mu_);
+  LineCounters stats() const ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock lock(&mu_);
     return stats_;
   }
 
  private:
-  absl::Status CheckCanRegisterLocked() const {
+  bool CompleteLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return done_ || aborted_.load();
+  }
+
+  absl::Status CheckCanRegisterLocked() const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (aborted_.load()) {
       return absl::CancelledError("TurboAggregate was destroyed");
     }
@@ -261,7 +282,7 @@ class Core {
 
   // The status a Producer call returns when the aggregate cannot take
   // lines any more.
-  absl::Status StatusLocked() const {
+  absl::Status StatusLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (aborted_.load()) {
       return absl::CancelledError("TurboAggregate was destroyed");
     }
@@ -269,64 +290,66 @@ class Core {
   }
 
   // Lock-free check on the Push fast path.
-  absl::Status FastCheck() const {
+  absl::Status FastCheck() const ABSL_LOCKS_EXCLUDED(mu_) {
     if (aborted_.load(std::memory_order_acquire) ||
         failed_.load(std::memory_order_acquire)) {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       return StatusLocked();
     }
     return absl::OkStatus();
   }
 
-  // Hands p->buffer to the queue. REQUIRES: p->buf_mu and mu_ (`lock`) held.
-  absl::Status EnqueueLocked(ProducerState* p,
-                             std::unique_lock<std::mutex>& lock,
-                             bool wait_for_room) {
+  // Hands p->buffer to the queue; with `wait_for_room`, first waits
+  // (releasing mu_, not buf_mu) while max_queued_ batches are queued.
+  absl::Status EnqueueLocked(ProducerState* p, bool wait_for_room)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->buf_mu, mu_) {
     if (wait_for_room) {
-      room_cv_.wait(lock, [&] {
-        return queued_ < max_queued_ || aborted_.load() || !first_error_.ok();
-      });
+      while (queued_ >= max_queued_ && !aborted_.load() && first_error_.ok()) {
+        room_cv_.Wait(&mu_);
+      }
     }
     absl::Status status = StatusLocked();
     if (!status.ok()) {
       p->buffer.Clear();
       return status;
     }
-    p->pending.push_back(std::move(p->buffer));
+    Strand& strand = strands_[p->index];
+    strand.pending.push_back(std::move(p->buffer));
     ++queued_;
-    ++p->enqueued;
+    ++strand.enqueued;
     if (!spare_.empty()) {
       p->buffer = std::move(spare_.back());
       spare_.pop_back();
     } else {
       p->buffer = Batch();
     }
-    if (!p->scheduled) {
-      p->scheduled = true;
+    if (!strand.scheduled) {
+      strand.scheduled = true;
       ready_.push_back(p);
-      work_cv_.notify_one();
+      work_cv_.Signal();
     }
     return absl::OkStatus();
   }
 
-  void SetErrorLocked(const absl::Status& s) {
+  void SetErrorLocked(const absl::Status& s)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     if (first_error_.ok()) {
       first_error_ = s;
       failed_.store(true, std::memory_order_release);
-      room_cv_.notify_all();
+      room_cv_.SignalAll();
     }
   }
 
   void NotifyAll() {
-    work_cv_.notify_all();
-    room_cv_.notify_all();
-    applied_cv_.notify_all();
-    reporter_cv_.notify_all();
-    done_cv_.notify_all();
+    work_cv_.SignalAll();
+    room_cv_.SignalAll();
+    applied_cv_.SignalAll();
+    reporter_cv_.SignalAll();
+    done_cv_.SignalAll();
   }
 
-  void JoinThreads() {
-    std::lock_guard<std::mutex> join_lock(join_mu_);
+  void JoinThreads() ABSL_LOCKS_EXCLUDED(join_mu_) {
+    absl::MutexLock join_lock(&join_mu_);
     for (std::thread& t : workers_) {
       if (t.joinable()) t.join();
     }
@@ -347,88 +370,94 @@ class Core {
   // A producer in ready_ or being applied is `scheduled`, so no two workers
   // ever apply batches of the same producer: its batches are applied in
   // push order.
-  void WorkerLoop() {
+  void WorkerLoop() ABSL_LOCKS_EXCLUDED(mu_) {
     std::vector<std::string_view> views;
-    std::unique_lock<std::mutex> lock(mu_);
+    mu_.Lock();
     while (true) {
-      work_cv_.wait(lock, [this] {
-        return !ready_.empty() || stop_workers_ || aborted_.load();
-      });
-      if (aborted_.load()) return;
+      while (ready_.empty() && !stop_workers_ && !aborted_.load()) {
+        work_cv_.Wait(&mu_);
+      }
+      if (aborted_.load()) break;
       if (ready_.empty()) {
-        if (stop_workers_) return;
+        if (stop_workers_) break;
         continue;
       }
       ProducerState* p = ready_.front();
       ready_.pop_front();
-      Batch batch = std::move(p->pending.front());
-      p->pending.pop_front();
+      Batch batch = std::move(strands_[p->index].pending.front());
+      strands_[p->index].pending.pop_front();
       --queued_;
-      room_cv_.notify_one();
+      room_cv_.Signal();
       // After an error the batch is dropped: the result is void anyway.
       const bool apply = first_error_.ok();
-      lock.unlock();
+      mu_.Unlock();
 
       LineCounters delta;
       absl::Status status;
       if (apply) {
         batch.Views(&views);
-        std::lock_guard<std::mutex> partial_lock(p->partial_mu);
+        absl::MutexLock partial_lock(&p->partial_mu);
         LineCounters before = p->partial->counters();
         status = p->partial->Push(views, p->source);
         delta = Minus(p->partial->counters(), before);
       }
 
-      lock.lock();
+      mu_.Lock();
       stats_ += delta;
       if (!status.ok()) SetErrorLocked(status);
-      ++p->applied;
-      if (!p->pending.empty()) {
+      Strand& strand = strands_[p->index];
+      ++strand.applied;
+      if (!strand.pending.empty()) {
         ready_.push_back(p);  // This worker takes the next one itself.
       } else {
-        p->scheduled = false;
+        strand.scheduled = false;
       }
       if (spare_.size() < max_queued_ + num_workers_ &&
           batch.data.capacity() <= kMaxRecycledBatchBytes) {
         batch.Clear();
         spare_.push_back(std::move(batch));
       }
-      if (reporter_waiting_) applied_cv_.notify_all();
+      if (reporter_waiting_) applied_cv_.SignalAll();
     }
+    mu_.Unlock();
   }
 
-  void ReporterLoop() {
+  void ReporterLoop() ABSL_LOCKS_EXCLUDED(mu_) {
     tls_reporter_core = this;
     const auto interval =
         std::chrono::milliseconds(interval_ms_ > 0 ? interval_ms_ : int64_t{0});
     Clock::time_point next = Clock::now() + interval;
-    std::unique_lock<std::mutex> lock(mu_);
+    mu_.Lock();
     while (true) {
-      if (aborted_.load()) return;
+      if (aborted_.load()) {
+        mu_.Unlock();
+        return;
+      }
       if (sealed_ && finished_count_ == producers_.size()) break;
       if (interval_ms_ < 0) {
-        reporter_cv_.wait(lock);
+        reporter_cv_.Wait(&mu_);
         continue;
       }
-      if (Clock::now() < next) {
-        reporter_cv_.wait_until(lock, next);
+      const Clock::time_point now = Clock::now();
+      if (now < next) {
+        reporter_cv_.WaitWithTimeout(&mu_, absl::FromChrono(next - now));
         continue;
       }
-      lock.unlock();
+      mu_.Unlock();
       Report(/*is_final=*/false);
-      lock.lock();
+      mu_.Lock();
       next += interval;
       // After a slow callback, skip the missed ticks instead of bursting.
-      Clock::time_point now = Clock::now();
-      if (next <= now) next = now + interval;
+      const Clock::time_point after = Clock::now();
+      if (next <= after) next = after + interval;
     }
-    lock.unlock();
+    mu_.Unlock();
     Report(/*is_final=*/true);
-    lock.lock();
+    absl::MutexLock lock(&mu_);
     done_ = true;
     stop_workers_ = true;
-    work_cv_.notify_all();
-    done_cv_.notify_all();
+    work_cv_.SignalAll();
+    done_cv_.SignalAll();
   }
 
   // Makes one report: flushes the producers' partly filled batches, waits
@@ -436,10 +465,10 @@ class Core {
   // in registration order into a fresh aggregator (in delta mode resetting
   // each partial under the same lock, so each line is in exactly one
   // report) and calls the callback.
-  void Report(bool is_final) {
+  void Report(bool is_final) ABSL_LOCKS_EXCLUDED(mu_) {
     std::vector<ProducerState*> producers;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       if (!first_error_.ok()) return;
       producers.reserve(producers_.size());
       for (const auto& p : producers_) producers.push_back(p.get());
@@ -447,23 +476,20 @@ class Core {
     std::vector<uint64_t> cut(producers.size());
     for (size_t i = 0; i < producers.size(); ++i) {
       ProducerState* p = producers[i];
-      std::lock_guard<std::mutex> buf_lock(p->buf_mu);
-      std::unique_lock<std::mutex> lock(mu_);
+      absl::MutexLock buf_lock(&p->buf_mu);
+      absl::MutexLock lock(&mu_);
       if (!p->buffer.empty()) {
-        EnqueueLocked(p, lock, /*wait_for_room=*/false).IgnoreError();
+        EnqueueLocked(p, /*wait_for_room=*/false).IgnoreError();
       }
-      cut[i] = p->enqueued;
+      cut[i] = strands_[p->index].enqueued;
     }
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       reporter_waiting_ = true;
-      applied_cv_.wait(lock, [&] {
-        if (aborted_.load() || !first_error_.ok()) return true;
-        for (size_t i = 0; i < producers.size(); ++i) {
-          if (producers[i]->applied < cut[i]) return false;
-        }
-        return true;
-      });
+      while (!aborted_.load() && first_error_.ok() &&
+             !AppliedLocked(producers, cut)) {
+        applied_cv_.Wait(&mu_);
+      }
       reporter_waiting_ = false;
       if (aborted_.load() || !first_error_.ok()) return;
     }
@@ -471,16 +497,16 @@ class Core {
     absl::StatusOr<std::unique_ptr<runtime::BatchAggregator>> merged =
         runtime::BatchAggregator::Create(plan_, options_.aggregator);
     if (!merged.ok()) {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       SetErrorLocked(merged.status());
       return;
     }
     const bool delta = options_.mode == ReportMode::kDelta;
     for (ProducerState* p : producers) {
-      std::lock_guard<std::mutex> partial_lock(p->partial_mu);
+      absl::MutexLock partial_lock(&p->partial_mu);
       absl::Status status = (*merged)->Merge(*p->partial);
       if (!status.ok()) {
-        std::lock_guard<std::mutex> lock(mu_);
+        absl::MutexLock lock(&mu_);
         SetErrorLocked(status);
         return;
       }
@@ -497,6 +523,16 @@ class Core {
     callback_(result, is_final);
   }
 
+  // True when every batch up to `cut` is applied.
+  bool AppliedLocked(const std::vector<ProducerState*>& producers,
+                     const std::vector<uint64_t>& cut) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (size_t i = 0; i < producers.size(); ++i) {
+      if (strands_[producers[i]->index].applied < cut[i]) return false;
+    }
+    return true;
+  }
+
   // ---- Immutable after construction.
   const std::shared_ptr<const plan::Plan> plan_;
   const TurboOptions options_;
@@ -505,33 +541,38 @@ class Core {
   const size_t max_queued_;
   const int64_t interval_ms_;  // < 0: no interval reports.
 
-  // ---- Threads. Guarded by join_mu_ (set up by Start before any sharing).
-  std::mutex join_mu_;
-  std::vector<std::thread> workers_;
-  std::thread reporter_;
+  // ---- Threads.
+  absl::Mutex join_mu_;
+  std::vector<std::thread> workers_ ABSL_GUARDED_BY(join_mu_);
+  std::thread reporter_ ABSL_GUARDED_BY(join_mu_);
 
   // ---- Reporter thread only.
   uint64_t last_reported_read_ = 0;
 
   // ---- Guarded by mu_ (the atomics are written under mu_ and may be read
   // without it).
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;      // ready_ or stop changed.
-  std::condition_variable room_cv_;      // queued_ dropped, or error/abort.
-  std::condition_variable applied_cv_;   // A batch was applied.
-  std::condition_variable reporter_cv_;  // Sealed or a producer finished.
-  std::condition_variable done_cv_;      // done_ or aborted_.
-  std::vector<std::unique_ptr<ProducerState>> producers_;
-  std::deque<ProducerState*> ready_;  // Producers with pending batches.
-  std::vector<Batch> spare_;          // Recycled batch buffers.
-  size_t queued_ = 0;                 // Batches in all `pending` queues.
-  size_t finished_count_ = 0;
-  bool sealed_ = false;
-  bool done_ = false;  // The final report was made (or skipped on error).
-  bool stop_workers_ = false;
-  bool reporter_waiting_ = false;
-  LineCounters stats_;
-  absl::Status first_error_;
+  mutable absl::Mutex mu_;
+  absl::CondVar work_cv_;      // ready_ or stop changed.
+  absl::CondVar room_cv_;      // queued_ dropped, or error/abort.
+  absl::CondVar applied_cv_;   // A batch was applied.
+  absl::CondVar reporter_cv_;  // Sealed or a producer finished.
+  absl::CondVar done_cv_;      // done_ or aborted_.
+  std::vector<std::unique_ptr<ProducerState>> producers_ ABSL_GUARDED_BY(mu_);
+  // By producer index; a deque, so references stay valid as it grows.
+  std::deque<Strand> strands_ ABSL_GUARDED_BY(mu_);
+  // Producers with pending batches.
+  std::deque<ProducerState*> ready_ ABSL_GUARDED_BY(mu_);
+  std::vector<Batch> spare_ ABSL_GUARDED_BY(mu_);  // Recycled batch buffers.
+  // Batches in all `pending` queues.
+  size_t queued_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t finished_count_ ABSL_GUARDED_BY(mu_) = 0;
+  bool sealed_ ABSL_GUARDED_BY(mu_) = false;
+  // The final report was made (or skipped on error).
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  bool stop_workers_ ABSL_GUARDED_BY(mu_) = false;
+  bool reporter_waiting_ ABSL_GUARDED_BY(mu_) = false;
+  LineCounters stats_ ABSL_GUARDED_BY(mu_);
+  absl::Status first_error_ ABSL_GUARDED_BY(mu_);
   std::atomic<bool> aborted_{false};
   std::atomic<bool> failed_{false};
 };
@@ -580,9 +621,7 @@ absl::StatusOr<std::unique_ptr<TurboAggregate>> TurboAggregate::Create(
     return absl::InvalidArgumentError(
         "TurboAggregate::Create: batch_lines must be at least 1");
   }
-  // The plan is shared with a copy of the query, as in Aggregator::Create.
-  auto plan = std::shared_ptr<const plan::Plan>(std::make_shared<Query>(query),
-                                                &query.plan());
+  std::shared_ptr<const plan::Plan> plan = QueryInternal::SharedPlan(query);
   // Fails as Aggregator::Create does (e.g. an unregistered log format).
   MAPR_RETURN_IF_ERROR(
       runtime::BatchAggregator::Create(plan, options.aggregator).status());

@@ -19,6 +19,7 @@
 //   auto turbo = mapr::TurboAggregate::Create(query, {}, PrintTable);
 //   if (!turbo.ok()) return turbo.status();
 //   auto producer = (*turbo)->AddProducer(/*source=*/1);  // one per input
+//   if (!producer.ok()) return producer.status();
 //   std::thread reader(ReadFile, path, *std::move(producer));  // PushLine...
 //   absl::Status s = (*turbo)->FinishInput();  // waits for the producers
 //   reader.join();
@@ -36,7 +37,7 @@
 //     since the previous report.
 //
 // Reports run on one reporter thread, never concurrently. A report includes
-// every line whose Push call returned before it started (the reporter
+// every line whose PushLine(s) call returned before it started (the reporter
 // flushes partly filled batches and waits until they are aggregated). No
 // line is lost or counted twice: a cumulative report is a snapshot of
 // everything so far; in delta mode each line is in exactly one report. An
@@ -45,9 +46,10 @@
 // unless the aggregate failed.
 //
 // Errors: unparsable lines are counted, never errors. A worker error
-// (ResourceExhausted from AggregatorOptions::max_groups) is sticky: later
-// batches are dropped, Producer calls and FinishInput() return it, and no
-// further callback is made.
+// (ResourceExhausted from AggregatorOptions::max_groups, or the error of a
+// host log format's NewParser) is sticky: later batches are dropped,
+// Producer calls and FinishInput() return it, and no further callback is
+// made.
 //
 // Thread safety: TurboAggregate is thread-safe. A Producer is
 // thread-compatible (one thread at a time; different producers from
@@ -111,8 +113,8 @@ struct MAPR_EXPORT TurboOptions {
   // Must be at least 1. Default: 2048 (runtime's kMaxBatchRows).
   size_t batch_lines = 2048;
   // Batches queued for the workers (over all producers) before a
-  // producer's Push blocks until a worker takes one (backpressure). 0 means
-  // twice the number of workers. Default: 0.
+  // producer's PushLine(s) blocks until a worker takes one (backpressure).
+  // 0 means twice the number of workers. Default: 0.
   size_t max_queued_batches = 0;
 };
 
@@ -172,9 +174,9 @@ class MAPR_EXPORT TurboAggregate {
 
   // Creates the aggregate and starts its worker and reporter threads.
   // Returns InvalidArgument if `callback` is empty, worker_threads is
-  // outside [0, 1024] or batch_lines is 0, or if the query's log format cannot
-  // serve its fields (as Aggregator::Create); ResourceExhausted if a thread
-  // cannot be started.
+  // outside [0, 1024] or batch_lines is 0; FailedPrecondition if the
+  // query's log format is no longer registered (as Aggregator::Create);
+  // ResourceExhausted if a thread cannot be started.
   static absl::StatusOr<std::unique_ptr<TurboAggregate>> Create(
       const Query& query, const TurboOptions& options, ResultCallback callback);
 

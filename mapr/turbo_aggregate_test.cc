@@ -168,7 +168,8 @@ void PushAll(TurboAggregate::Producer& producer,
 // equal the single aggregator's and every line must be accounted for.
 void RunProducersAndCheck(const Query& query,
                           const std::vector<std::vector<std::string>>& input,
-                          const ResultTable& expected, TurboOptions options) {
+                          const ResultTable& expected,
+                          const TurboOptions& options) {
   Collector collector;
   absl::StatusOr<std::unique_ptr<TurboAggregate>> turbo =
       TurboAggregate::Create(query, options, collector.Callback());
@@ -457,6 +458,7 @@ TEST(TurboAggregateTest, DestructionWithoutFinishInputNeverHangs) {
       }
       std::atomic<int> started{0};
       std::vector<std::thread> threads;
+      threads.reserve(4);
       for (int p = 0; p < 4; ++p) {
         threads.emplace_back([&, p] {
           started.fetch_add(1);

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
+#include "mapr/query_internal.h"
 #include "parser/ast.h"
 #include "parser/parse.h"
 #include "parser/plan.h"
@@ -808,7 +809,7 @@ TEST(QueryCompileTest, Accessors) {
   EXPECT_THAT(q.warnings(),
               ElementsAre("$service is not a known variable for log format "
                           "\"default\"; did you mean bareword service?"));
-  EXPECT_EQ(q.Explain(), plan::DebugString(q.plan()));
+  EXPECT_EQ(q.Explain(), plan::DebugString(QueryInternal::GetPlan(q)));
 }
 
 TEST(QueryCompileTest, RegistryFormatsMatchTheBuiltinContext) {
@@ -831,7 +832,7 @@ TEST(QueryCompileTest, LogformatIsCaseInsensitive) {
   ASSERT_OK_AND_ASSIGN(Query q,
                        Query::Compile("select count($line) logformat CSV"));
   EXPECT_EQ(q.log_format(), "csv");
-  EXPECT_EQ(q.plan().table_filter, TableFilter::kNone);
+  EXPECT_EQ(QueryInternal::GetPlan(q).table_filter, TableFilter::kNone);
   EXPECT_THAT(
       Query::Compile("select a logformat foo"),
       StatusIs(absl::StatusCode::kInvalidArgument,
@@ -841,7 +842,7 @@ TEST(QueryCompileTest, LogformatIsCaseInsensitive) {
 TEST(QueryCompileTest, CopiesShareThePlan) {
   ASSERT_OK_AND_ASSIGN(Query q, Query::Compile("select count(*)"));
   Query copy = q;
-  EXPECT_EQ(&copy.plan(), &q.plan());
+  EXPECT_EQ(&QueryInternal::GetPlan(copy), &QueryInternal::GetPlan(q));
 }
 
 TEST(QueryCompileTest, CompileOptionsReachTheParser) {

@@ -26,6 +26,7 @@
 #include "mapr/log_format.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
+#include "mapr/query_internal.h"
 #include "mapr/result.h"
 #include "tests/testing/stats_lines.h"
 #include "tests/testing/status_matchers.h"
@@ -46,10 +47,7 @@ absl::StatusOr<std::unique_ptr<BatchAggregator>> Make(
     std::string_view query, const AggregatorOptions& options = TestOptions()) {
   absl::StatusOr<Query> q = Query::Compile(query);
   if (!q.ok()) return q.status();
-  // The plan lives as long as the copy of the query that owns it.
-  auto holder = std::make_shared<const Query>(*std::move(q));
-  std::shared_ptr<const plan::Plan> plan(holder, &holder->plan());
-  return BatchAggregator::Create(std::move(plan), options);
+  return BatchAggregator::Create(QueryInternal::SharedPlan(*q), options);
 }
 
 absl::Status Push(BatchAggregator& agg, const std::vector<std::string>& lines,

@@ -36,7 +36,7 @@ class Arena {
   // Copies `s` into the arena and returns a view of the copy. An empty input
   // still yields a non-null view (callers use data() == nullptr as "missing").
   std::string_view Copy(std::string_view s) {
-    char* p = Allocate(s.size() == 0 ? 1 : s.size());
+    char* p = Allocate(s.empty() ? 1 : s.size());
     if (!s.empty()) std::memcpy(p, s.data(), s.size());
     return std::string_view(p, s.size());
   }

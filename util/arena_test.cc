@@ -41,7 +41,8 @@ TEST(ArenaTest, AllocationsAreDisjointAndStayPut) {
 TEST(ArenaTest, LargeAllocationGetsABlockOfItsOwn) {
   Arena arena;
   char* small = arena.Allocate(10);
-  std::memcpy(small, "0123456789", 10);
+  const std::string_view digits = "0123456789";
+  std::memcpy(small, digits.data(), digits.size());
   char* big = arena.Allocate(3 * kBlock);
   std::memset(big, 'x', 3 * kBlock);
   EXPECT_EQ(std::string(small, 10), "0123456789");

@@ -20,6 +20,9 @@
 
 // MAPR_ASSIGN_OR_RETURN(lhs, expr): evaluates `expr` (a StatusOr<T>); on error
 // returns its status, otherwise moves the value into `lhs`.
+// `lhs` is a declaration or an lvalue, `statusor` a name: neither can be
+// parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define MAPR_ASSIGN_OR_RETURN(lhs, expr) \
   MAPR_INTERNAL_ASSIGN_OR_RETURN(        \
       MAPR_INTERNAL_CONCAT(mapr_statusor_, __LINE__), lhs, expr)
@@ -27,5 +30,6 @@
   auto statusor = (expr);                                   \
   if (!statusor.ok()) return std::move(statusor).status();  \
   lhs = std::move(statusor).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #endif  // MAPR_UTIL_STATUS_MACROS_H_

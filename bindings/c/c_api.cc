@@ -336,6 +336,8 @@ mapr_code_t PushLines(mapr_aggregator_t* a, uint64_t source,
         size_t len = lengths != nullptr ? lengths[i]
                      : p != nullptr     ? std::strlen(p)
                                         : 0;
+        // A NULL line is the empty line: a non-null empty view.
+        // NOLINTNEXTLINE(bugprone-string-constructor)
         views.push_back(p == nullptr ? std::string_view("", 0)
                                      : std::string_view(p, len));
       }

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
+#include "mapr/aggregator_testing.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
@@ -54,9 +55,6 @@ TEST(ApiMisuseTest, PushAfterFinishInput) {
       agg.PushLines(views),
       StatusIs(kPrecondition, Eq("PushLines called after FinishInput(); the "
                                  "aggregator is finished")));
-  EXPECT_THAT(agg.Push(LineBatch{views, 0}),
-              StatusIs(kPrecondition, Eq("Push called after FinishInput(); "
-                                         "the aggregator is finished")));
   EXPECT_THAT(
       agg.PushBytes("x\n"),
       StatusIs(kPrecondition, Eq("PushBytes called after FinishInput(); the "
@@ -190,8 +188,6 @@ TEST(ApiMisuseTest, DebugBuildsDetectACallDuringANonConstCall) {
   {
     ScopedAggregatorUseForTesting other_thread(agg);
     EXPECT_THAT(agg.PushLines(views), StatusIs(kPrecondition, Eq(kTwoThreads)));
-    EXPECT_THAT(agg.Push(LineBatch{views, 0}),
-                StatusIs(kPrecondition, Eq(kTwoThreads)));
     EXPECT_THAT(agg.PushBytes("\n"), StatusIs(kPrecondition, Eq(kTwoThreads)));
     EXPECT_THAT(agg.EndSource(), StatusIs(kPrecondition, Eq(kTwoThreads)));
     EXPECT_THAT(agg.Snapshot(), StatusIs(kPrecondition, Eq(kTwoThreads)));
@@ -223,6 +219,7 @@ TEST(ApiMisuseTest, DebugBuildsDetectMergeOfAPartialInUse) {
   }
   // Both untouched; the merge works once `later` is free.
   EXPECT_EQ(agg.stats().lines_read, 0u);
+  // NOLINTNEXTLINE(bugprone-use-after-move): refused above, so kept.
   ASSERT_OK(agg.Merge(std::move(later)));
   ASSERT_OK(agg.FinishInput());
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());

@@ -102,7 +102,7 @@ class OutfileTest : public ::testing::Test {
   // `dir` holds a complete previous outfile r.csv and its sidecar.
   fs::path PreviousOutfile(const fs::path& dir) {
     fs::create_directories(dir);
-    const fs::path path = dir / "r.csv";
+    fs::path path = dir / "r.csv";
     WriteFile(path, kOldCsv);
     WriteFile(dir / "r.csv.query", kOldQuery);
     return path;

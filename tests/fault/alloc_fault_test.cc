@@ -162,7 +162,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using ::mapr::testing::IsOk;
 using ::mapr::testing::StatusIs;
 using ::testing::AllOf;
 using ::testing::AnyOf;
@@ -253,6 +252,7 @@ std::vector<std::pair<std::string, std::string>> DirState(const fs::path& dir) {
     names.insert(e.path().filename().string());
   }
   std::vector<std::pair<std::string, std::string>> files;
+  files.reserve(names.size());
   for (const std::string& name : names) {
     files.emplace_back(name, ReadFile(dir / name).value_or("<unreadable>"));
   }
@@ -280,6 +280,7 @@ class OutfileAllocFaultTest : public ::testing::TestWithParam<FaultParam> {
     dir_ = pattern;
     path_ = (dir_ / "r.csv").string();
     std::vector<std::string> lines;
+    lines.reserve(50);
     for (int i = 0; i < 50; ++i) {
       lines.push_back(
           ::mapr::testing::Stats(absl::StrCat("h=host", i % 7, "|x=", i)));

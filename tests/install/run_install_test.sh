@@ -42,7 +42,26 @@ if nm -D --defined-only "$libdir/libmapr.so" | c++filt |
     grep -E ' mapr::(runtime|parser|plan|ast)::[A-Za-z_]+\(' | grep -q .; then
   fail "libmapr.so exports internal functions"
 fi
-echo "layout OK: $soname"
+# mapr/*_internal.h and mapr/*_testing.h are private; version.h is generated.
+if find "$prefix/include" \( -name '*_internal.h' -o -name '*_testing.h' \) |
+    grep -q .; then
+  fail "private mapr/*_internal.h or *_testing.h headers installed"
+fi
+test -f "$prefix/include/mapr/version.h" || fail "mapr/version.h not installed"
+# One version everywhere: the header, mapr.pc, the CMake version file and
+# the shared library's file name.
+version=$(sed -n 's/^#define MAPR_VERSION_STRING "\(.*\)"$/\1/p' \
+  "$prefix/include/mapr/version.h")
+test -n "$version" || fail "no MAPR_VERSION_STRING in mapr/version.h"
+pc_version=$(sed -n 's/^Version: //p' "$libdir/pkgconfig/mapr.pc")
+test "$pc_version" = "$version" ||
+  fail "mapr.pc has version '$pc_version', mapr/version.h '$version'"
+cmake_version=$(sed -n 's/^set(PACKAGE_VERSION "\(.*\)")$/\1/p' \
+  "$libdir/cmake/mapr/mapr-config-version.cmake")
+test "$cmake_version" = "$version" ||
+  fail "mapr-config-version.cmake has '$cmake_version', mapr/version.h '$version'"
+test -f "$libdir/libmapr.so.$version" || fail "no libmapr.so.$version"
+echo "layout OK: $soname, version $version"
 
 run_consumer() {  # name, extra cmake args...
   name=$1

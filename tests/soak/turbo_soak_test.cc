@@ -250,6 +250,7 @@ RoundOutcome RunRound(const Query& query, const SoakConfig& config, int round) {
   std::vector<Expected> expected(config.producers);
   std::atomic<int> finished{0};
   std::vector<std::thread> threads;
+  threads.reserve(config.producers);
   for (int p = 0; p < config.producers; ++p) {
     threads.emplace_back([&, p] {
       std::string buffer;

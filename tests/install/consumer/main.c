@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "mapr/c_api.h"
+#include "mapr/version.h"
 
 int main(void) {
   const char* query = "select $line,count($line) group by $line";
@@ -15,7 +16,8 @@ int main(void) {
     return 1;
   }
   char* csv = mapr_result_to_csv(r, NULL, &err);
-  int ok = csv != NULL && strcmp(csv, "$line,count($line)\na,2\nb,1\n") == 0;
+  int ok = csv != NULL && strcmp(csv, "$line,count($line)\na,2\nb,1\n") == 0 &&
+           strcmp(mapr_version(), MAPR_VERSION_STRING) == 0;
   printf("c_consumer: mapr %s %s", mapr_version(), ok ? "OK\n" : "FAILED\n");
   mapr_free(csv);
   mapr_result_free(r);

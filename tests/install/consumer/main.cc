@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mapr/c_api.h"
 #include "mapr/mapr.h"
 
 namespace {
@@ -95,8 +96,7 @@ int main() {
   absl::StatusOr<mapr::Aggregator> b = mapr::Aggregator::Create(*q);
   std::vector<std::string_view> lines = {"x:1", "y:2", "x:3", "bad"};
   Expect(a->PushLines(lines).ok(), "PushLines");
-  mapr::LineBatch batch{std::span<const std::string_view>(lines)};
-  Expect(a->Push(batch).ok(), "Push");
+  Expect(a->PushLines(lines, /*source=*/1).ok(), "PushLines(source)");
   Expect(b->PushBytes("x:10\ny:").ok() && b->PushBytes("20").ok(), "PushBytes");
   Expect(b->EndSource().ok(), "EndSource");
   Expect(a->Snapshot().ok(), "Snapshot");
@@ -128,6 +128,10 @@ int main() {
   Expect(!mapr::WriteOutfile(*q, *r).ok(), "WriteOutfile without outfile");
   Expect(!mapr::WriteOutfile("/nonexistent-dir/x.csv", false, *r, "").ok(),
          "WriteOutfile to a bad path");
+
+  // The installed header and the library agree on the version.
+  Expect(std::string_view(mapr_version()) == MAPR_VERSION_STRING,
+         "mapr_version() == MAPR_VERSION_STRING");
 
   std::printf("consumer: mapr %s %s", MAPR_VERSION_STRING,
               failures == 0 ? "OK\n" : "FAILED\n");
