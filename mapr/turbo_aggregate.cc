@@ -32,15 +32,9 @@ constexpr size_t kMaxRecycledBatchBytes = size_t{4} << 20;
 
 LineCounters Minus(const LineCounters& a, const LineCounters& b) {
   LineCounters d;
-  d.lines_read = a.lines_read - b.lines_read;
-  d.lines_too_long = a.lines_too_long - b.lines_too_long;
-  d.lines_table_mismatch = a.lines_table_mismatch - b.lines_table_mismatch;
-  d.lines_ignored = a.lines_ignored - b.lines_ignored;
-  d.lines_malformed = a.lines_malformed - b.lines_malformed;
-  d.lines_header = a.lines_header - b.lines_header;
-  d.lines_filtered = a.lines_filtered - b.lines_filtered;
-  d.lines_without_value = a.lines_without_value - b.lines_without_value;
-  d.lines_aggregated = a.lines_aggregated - b.lines_aggregated;
+  for (const LineCounterField& f : kLineCounterFields) {
+    d.*f.value = a.*f.value - b.*f.value;
+  }
   return d;
 }
 

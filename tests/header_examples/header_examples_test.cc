@@ -112,6 +112,30 @@ TEST(HeaderExamplesTest, Result) {
   EXPECT_EQ(out, "count($line)\n3\n3 lines aggregated\n");
 }
 
+void LineCountersExample(const mapr::LineCounters& stats) {
+  // clang-format off
+  for (const mapr::LineCounterField& f : mapr::kLineCounterFields) {
+    std::printf("%.*s: %llu\n", static_cast<int>(f.name.size()),
+                f.name.data(),
+                static_cast<unsigned long long>(stats.*f.value));
+  }
+  // clang-format on
+}
+
+TEST(HeaderExamplesTest, LineCounterFields) {
+  mapr::LineCounters stats;
+  stats.lines_read = 3;
+  stats.lines_aggregated = 2;
+  stats.lines_filtered = 1;
+  ::testing::internal::CaptureStdout();
+  LineCountersExample(stats);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+            "lines_read: 3\nlines_too_long: 0\nlines_table_mismatch: 0\n"
+            "lines_ignored: 0\nlines_malformed: 0\nlines_header: 0\n"
+            "lines_filtered: 1\nlines_without_value: 0\n"
+            "lines_aggregated: 2\n");
+}
+
 // ------------------------------------------------------- mapr/outfile.h
 
 void OutfileExample(const mapr::Query& query, const mapr::ResultTable& result) {

@@ -70,6 +70,8 @@ ALLOWED = frozenset({
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 TEST_FILE_RE = re.compile(r"_(test|test_helper|benchmark|fuzzer)\.[a-z]+$")
+EXCLUDE_RE = re.compile(
+    r'list\s*\(\s*FILTER\s+_mapr_public_headers\s+EXCLUDE\s+REGEX\s+"([^"]+)"')
 INSTALL_GLOB_RE = re.compile(
     r"file\s*\(\s*GLOB\s+_mapr_public_headers\b(.*?)\)", re.S)
 SOURCE_DIR_RE = re.compile(r'"\$\{PROJECT_SOURCE_DIR\}/([^"]+)"')
@@ -90,10 +92,18 @@ def installed_headers(root):
             "%s: no file(GLOB _mapr_public_headers \"${PROJECT_SOURCE_DIR}/"
             "...\") found; update installed_headers() in %s" %
             (path, os.path.relpath(__file__, root)))
+    # The list(FILTER ... EXCLUDE REGEX "...") that follows the glob, if any.
+    exclude = EXCLUDE_RE.search(text)
+    excluded = (re.compile(exclude.group(1).replace("\\\\", "\\"))
+                if exclude else None)
     headers = set()
     for pattern in patterns:
         for h in glob.glob(os.path.join(root, pattern)):
-            headers.add(os.path.relpath(h, root).replace(os.sep, "/"))
+            rel = os.path.relpath(h, root).replace(os.sep, "/")
+            if excluded is None or not excluded.search(rel):
+                headers.add(rel)
+    # Generated into the build tree from mapr/version.h.in and installed.
+    headers.add("mapr/version.h")
     return headers
 
 
