@@ -65,7 +65,7 @@ class BatchAggregator {
                   const AggregatorOptions& options,
                   std::shared_ptr<const LogFormat> format);
 
-  absl::Status PushChunk(std::span<const std::string_view> lines,
+  absl::Status PushChunk(std::span<const std::string_view> in,
                          uint64_t source);
   // Trims `in`, counts and drops lines too long or of another table (unless
   // `table_parser` checks the table itself) into lines_; returns how many.

@@ -267,7 +267,6 @@ bool WideSum::ReadFrom(std::string_view* in, WideSum* out) {
 
 bool WideSum::ToFixed(int128* units) const {
   // Word i is worth 2^(32 * i - 1088): 2^-64 is bit 0 of word 32.
-  constexpr int kWords = kDigits + 1;
   uint32_t words[kWords];
   const bool negative = Magnitude(words);
   for (int i = 0; i < kWords; ++i) {

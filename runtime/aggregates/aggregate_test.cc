@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -217,7 +218,9 @@ TEST(AggregateContractTest, CatalogIsConsistent) {
       EXPECT_EQ(other->info.argument, fn->info.argument);
       std::unique_ptr<AggregateState> a = fn->new_state();
       std::unique_ptr<AggregateState> b = other->new_state();
-      EXPECT_EQ(typeid(*a), typeid(*b)) << fn->info.name << other->info.name;
+      const AggregateState& sa = *a;
+      const AggregateState& sb = *b;
+      EXPECT_EQ(typeid(sa), typeid(sb)) << fn->info.name << other->info.name;
     }
   }
 }
