@@ -41,6 +41,12 @@ class ExactSumColumn {
   void AddRows(const double* numbers, const uint8_t* numeric,
                const uint32_t* sel, const uint32_t* gids, size_t n,
                int64_t* count) {
+    // The rows the fixed point cannot take are added after the loop (the
+    // order of additions does not change an exact sum), so the loop makes
+    // no call and keeps its pointers in registers.
+    if (slow_.size() < n) slow_.resize(n);
+    uint32_t* slow = slow_.data();
+    size_t nslow = 0;
     util::int128* fixed = fixed_.data();
     uint8_t* flags = flags_.data();
     for (size_t i = 0; i < n; ++i) {
@@ -59,7 +65,11 @@ class ExactSumColumn {
                         : 0);
         continue;
       }
-      AddSlow(g, v);  // Keeps fixed_ and flags_ where they are.
+      slow[nslow++] = static_cast<uint32_t>(i);
+    }
+    for (size_t k = 0; k < nslow; ++k) {
+      const size_t i = slow[k];
+      AddSlow(gids[i], numbers[sel[i]]);
     }
   }
 
@@ -97,6 +107,7 @@ class ExactSumColumn {
   std::vector<util::int128> fixed_;  // Units of 2^-64, or a wide_ index.
   std::vector<uint8_t> flags_;
   std::vector<util::WideSum> wide_;
+  std::vector<uint32_t> slow_;  // AddRows' scratch.
 };
 
 }  // namespace mapr::runtime
