@@ -6,21 +6,56 @@
 
 namespace mapr::runtime {
 
+void ExactSumColumn::LeaveDouble(uint32_t g) {
+  if (flags_[g] & (kFixed | kWide)) return;
+  const double d = DoubleOf(fixed_[g]);
+  util::int128 units;
+  if (util::ToFixed(d, &units)) {
+    fixed_[g] = units;
+    flags_[g] |= kFixed;
+    return;
+  }
+  util::WideSum wide;
+  wide.Add(d);
+  wide_.push_back(wide);
+  fixed_[g] = static_cast<util::int128>(wide_.size() - 1);
+  flags_[g] |= kWide;
+}
+
 util::WideSum& ExactSumColumn::Widen(uint32_t g) {
+  LeaveDouble(g);
   if (flags_[g] & kWide) return wide_[static_cast<size_t>(fixed_[g])];
   util::WideSum wide;
   wide.AddFixed(fixed_[g]);
   wide_.push_back(wide);
   fixed_[g] = static_cast<util::int128>(wide_.size() - 1);
-  flags_[g] |= kWide;
+  flags_[g] = (flags_[g] & ~kFixed) | kWide;
   return wide_.back();
+}
+
+void ExactSumColumn::AddFinite(uint32_t g, double v) {
+  if (!(flags_[g] & (kFixed | kWide))) {
+    const double a = DoubleOf(fixed_[g]);
+    const double sum = a + v;
+    const double bv = sum - a;
+    if ((a - (sum - bv)) + (v - bv) == 0 && std::isfinite(sum)) {
+      fixed_[g] = static_cast<util::int128>(std::bit_cast<uint64_t>(sum));
+      return;
+    }
+    LeaveDouble(g);
+  }
+  util::int128 units;
+  if (!(flags_[g] & kWide) && util::ToFixed(v, &units) &&
+      util::AddFixed(&fixed_[g], units)) {
+    return;
+  }
+  // Not representable in the fixed point, or the fixed sum would overflow.
+  Widen(g).Add(v);
 }
 
 void ExactSumColumn::AddSlow(uint32_t g, double v) {
   flags_[g] = util::NoteSpecial(flags_[g] | kHas, v);
-  if (!std::isfinite(v)) return;
-  // Not representable in the fixed point, or the fixed sum would overflow.
-  Widen(g).Add(v);
+  if (std::isfinite(v)) AddFinite(g, v);
 }
 
 void ExactSumColumn::Merge(uint32_t to, const ExactSumColumn& o,
@@ -28,10 +63,15 @@ void ExactSumColumn::Merge(uint32_t to, const ExactSumColumn& o,
   const uint8_t of = o.flags_[from];
   if (!(of & kHas)) return;
   flags_[to] |= of & (kHas | kSpecials);
+  if (!(of & (kFixed | kWide))) {
+    AddFinite(to, DoubleOf(o.fixed_[from]));
+    return;
+  }
   if (of & kWide) {
     Widen(to).Merge(o.wide_[static_cast<size_t>(o.fixed_[from])]);
     return;
   }
+  LeaveDouble(to);
   if (!(flags_[to] & kWide) && util::AddFixed(&fixed_[to], o.fixed_[from])) {
     return;
   }
@@ -40,7 +80,8 @@ void ExactSumColumn::Merge(uint32_t to, const ExactSumColumn& o,
 
 double ExactSumColumn::FiniteValue(uint32_t g) const {
   if (flags_[g] & kWide) return wide_[static_cast<size_t>(fixed_[g])].Round();
-  return util::RoundFixed(fixed_[g]);
+  if (flags_[g] & kFixed) return util::RoundFixed(fixed_[g]);
+  return DoubleOf(fixed_[g]);  // Exact.
 }
 
 double ExactSumColumn::Value(uint32_t g) const {
@@ -51,19 +92,28 @@ double ExactSumColumn::Value(uint32_t g) const {
   return util::FinishSum(f & kSpecials, FiniteValue(g));
 }
 
-// Layout: u8 flags (without kWide); then u8 form: 0 = fixed (16 bytes, low
-// word first), 1 = wide (util::WideSum::AppendTo). Equal sums are written
-// alike: a fixed-range sum is always written fixed.
+// Layout: u8 flags (kHas and the specials, never the tier); then u8 form: 0 =
+// fixed (16 bytes, low word first), 1 = wide (util::WideSum::AppendTo). Equal
+// sums are written alike: a fixed-range sum is always written fixed.
 void ExactSumColumn::Serialize(uint32_t g, std::string* out) const {
   const uint8_t f = flags_[g];
   util::AppendU8(out, f & (kHas | kSpecials));
   if (!(f & kHas)) return;
+  // Every tier is written through one rule, so equal sums give equal bytes:
+  // fixed when the exact sum is a multiple of 2^-64 that fits an int128,
+  // else wide.
   util::int128 units = 0;
-  bool fixed = !(f & kWide);
+  bool fixed = (f & kFixed) != 0;
+  util::WideSum wide;
   if (fixed) {
     units = fixed_[g];
   } else {
-    fixed = wide_[static_cast<size_t>(fixed_[g])].ToFixed(&units);
+    if (f & kWide) {
+      wide = wide_[static_cast<size_t>(fixed_[g])];
+    } else {
+      wide.Add(DoubleOf(fixed_[g]));
+    }
+    fixed = wide.ToFixed(&units);
   }
   if (fixed) {
     util::AppendU8(out, 0);
@@ -72,7 +122,7 @@ void ExactSumColumn::Serialize(uint32_t g, std::string* out) const {
     return;
   }
   util::AppendU8(out, 1);
-  wide_[static_cast<size_t>(fixed_[g])].AppendTo(out);
+  wide.AppendTo(out);
 }
 
 bool ExactSumColumn::Deserialize(std::string_view* in, uint32_t g) {
@@ -88,7 +138,7 @@ bool ExactSumColumn::Deserialize(std::string_view* in, uint32_t g) {
   if (form == 0) {
     uint64_t lo, hi;
     if (!util::ReadU64(in, &lo) || !util::ReadU64(in, &hi)) return false;
-    flags_[g] = f;
+    flags_[g] = f | kFixed;
     fixed_[g] =
         static_cast<util::int128>((static_cast<util::uint128>(hi) << 64) | lo);
     return true;

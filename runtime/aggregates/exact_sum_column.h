@@ -5,11 +5,17 @@
 // function of the multiset of values: identical for any order, batch size,
 // split and merge tree.
 //
-// Memory: a group whose values are integers or have few decimals (every
-// value a multiple of 2^-64 below 2^62 in magnitude, and the running sum
-// below 2^126 units) keeps 17 bytes: a 128-bit fixed-point sum and a flag
-// byte. Only a group that meets another value (1e-7, 1e300) or overflows
-// spills into a wide exact accumulator (util::WideSum, ~0.5 KiB), kept aside.
+// Each group's sum lives in the cheapest of three tiers that holds it
+// exactly, and only moves up:
+//   1. a double, while every addition is exact (integers below 2^53, most
+//      sums of small binary fractions): one addition and an error-free
+//      TwoSum check per value;
+//   2. a 128-bit fixed-point sum in units of 2^-64 (values with few decimals,
+//      every value a multiple of 2^-64 below 2^62 in magnitude);
+//   3. a wide exact accumulator (util::WideSum, ~0.5 KiB, kept aside) for a
+//      group that meets other values (1e-7, 1e300) or overflows.
+// Tiers 1 and 2 share one 16-byte word per group, plus a flag byte: 17
+// bytes per group.
 #ifndef MAPR_RUNTIME_AGGREGATES_EXACT_SUM_COLUMN_H_
 #define MAPR_RUNTIME_AGGREGATES_EXACT_SUM_COLUMN_H_
 
@@ -56,14 +62,27 @@ class ExactSumColumn {
       const double v = numbers[r];
       if constexpr (kCount) ++count[g];
       const uint8_t f = flags[g];
-      util::int128 units;
-      if (!(f & kWide) && util::ToFixed(v, &units) &&
-          util::AddFixed(&fixed[g], units)) [[likely]] {
-        flags[g] = f | kHas |
-                   (std::bit_cast<uint64_t>(v) != kNegZeroBits
-                        ? util::kSumNonNegZero
-                        : 0);
-        continue;
+      const uint8_t non_neg_zero =
+          std::bit_cast<uint64_t>(v) != kNegZeroBits ? util::kSumNonNegZero : 0;
+      if (!(f & (kFixed | kWide))) {
+        // Tier 1: exact while TwoSum's error is zero (NaN and infinities
+        // fail the test and go the slow way).
+        const double a = DoubleOf(fixed[g]);
+        const double sum = a + v;
+        const double bv = sum - a;
+        const double error = (a - (sum - bv)) + (v - bv);
+        if (error == 0 && sum - sum == 0) [[likely]] {
+          fixed[g] = static_cast<util::int128>(std::bit_cast<uint64_t>(sum));
+          flags[g] = f | kHas | non_neg_zero;
+          continue;
+        }
+      } else if (!(f & kWide)) {
+        util::int128 units;
+        if (util::ToFixed(v, &units) && util::AddFixed(&fixed[g], units))
+            [[likely]] {
+          flags[g] = f | kHas | non_neg_zero;
+          continue;
+        }
       }
       slow[nslow++] = static_cast<uint32_t>(i);
     }
@@ -94,11 +113,22 @@ class ExactSumColumn {
   // -0.0), and:
   static constexpr uint8_t kSpecials = util::kSumNaN | util::kSumPosInf |
                                        util::kSumNegInf | util::kSumNonNegZero;
-  static constexpr uint8_t kHas = 16;   // A value was added.
-  static constexpr uint8_t kWide = 32;  // fixed_ holds a wide_ index.
-  static_assert((kSpecials & (kHas | kWide)) == 0);
+  static constexpr uint8_t kHas = 16;    // A value was added.
+  static constexpr uint8_t kWide = 32;   // fixed_ holds a wide_ index.
+  static constexpr uint8_t kFixed = 64;  // fixed_ holds units of 2^-64.
+  // Neither kWide nor kFixed: fixed_'s low 64 bits hold the sum as a double.
+  static_assert((kSpecials & (kHas | kWide | kFixed)) == 0);
+
+  static double DoubleOf(util::int128 word) {
+    return std::bit_cast<double>(static_cast<uint64_t>(word));
+  }
 
   void AddSlow(uint32_t g, double v);
+  // Adds the finite v to group g exactly, moving it up a tier if needed.
+  void AddFinite(uint32_t g, double v);
+  // Moves a tier-1 group g to tier 2, or to tier 3 if its double is not a
+  // multiple of 2^-64 below 2^62.
+  void LeaveDouble(uint32_t g);
   // Moves group g to the wide accumulator (if not already) and returns it.
   util::WideSum& Widen(uint32_t g);
   // The exact sum of group g's finite values, rounded.
