@@ -2,12 +2,11 @@
 // plain field in a select list (`select $time`) is last($time), as in DTail.
 #include <cstdint>
 #include <memory>
-#include <string>
+#include <span>
 #include <vector>
 
 #include "runtime/aggregate.h"
-#include "util/bytes.h"
-#include "util/number.h"
+#include "runtime/aggregates/text_values.h"
 
 namespace mapr::runtime {
 namespace {
@@ -19,13 +18,11 @@ constexpr plan::AggregateInfo kInfo = {
 class LastState : public AggregateState {
  public:
   void Resize(size_t groups) override {
-    text_.resize(groups);
-    has_.resize(groups, 0);
+    values_.Resize(groups);
     last_row_.resize(groups, -1);
   }
   void Clear() override {
-    text_.clear();
-    has_.clear();
+    values_.Clear();
     last_row_.clear();
   }
   // Only the last row of each group in the batch matters: find it first,
@@ -42,56 +39,34 @@ class LastState : public AggregateState {
       const int32_t row = last_row_[g];
       if (row < 0) continue;
       last_row_[g] = -1;
-      const std::string_view v = f.values[sel[row]];
-      text_[g].assign(v.data(), v.size());
-      has_[g] = 1;
+      values_.Set(g, f.values[sel[row]]);
     }
   }
   // The later partial's value wins.
   void Combine(const AggregateState& later, const uint32_t* to,
                size_t n) override {
-    const auto& o = static_cast<const LastState&>(later);
+    const TextValues& o = static_cast<const LastState&>(later).values_;
     for (uint32_t from = 0; from < n; ++from) {
-      if (!o.has_[from]) continue;
-      text_[to[from]] = o.text_[from];
-      has_[to[from]] = 1;
+      if (o.has(from)) values_.Set(to[from], o.Get(from));
     }
   }
   void Serialize(uint32_t g, std::string* out) const override {
-    util::AppendU8(out, has_[g]);
-    if (has_[g]) util::AppendBytes(out, text_[g]);
+    values_.Serialize(g, out);
   }
   bool Deserialize(std::string_view* in, uint32_t g) override {
-    uint8_t h;
-    if (!util::ReadU8(in, &h) || h > 1) return false;
-    std::string_view text;
-    if (h && !util::ReadBytes(in, &text)) return false;
-    has_[g] = h;
-    text_[g].assign(text.data(), text.size());
-    return true;
+    return values_.Deserialize(in, g);
   }
 
-  std::string_view Text(uint32_t g) const {
-    return has_[g] ? std::string_view(text_[g]) : std::string_view();
-  }
+  const TextValues& values() const { return values_; }
 
  private:
-  std::vector<std::string> text_;
-  std::vector<uint8_t> has_;
+  TextValues values_;
   std::vector<int32_t> last_row_;  // Scratch of Update, -1 between batches.
 };
 
 void Finalize(const AggregateState& state, size_t /*groups*/,
               std::span<const uint32_t> which, FinalColumn* out) {
-  const auto& s = static_cast<const LastState&>(state);
-  out->values.resize(which.size());
-  out->texts.resize(which.size());
-  for (size_t i = 0; i < which.size(); ++i) {
-    const std::string_view text = s.Text(which[i]);
-    out->texts[i] = text;
-    // The value that orders the column: the text as a number, else 0.
-    if (!util::ParseNumber(text, &out->values[i])) out->values[i] = 0;
-  }
+  static_cast<const LastState&>(state).values().Finalize(which, out);
 }
 
 }  // namespace
