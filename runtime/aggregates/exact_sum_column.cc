@@ -17,9 +17,14 @@ void ExactSumColumn::LeaveDouble(uint32_t g) {
   }
   util::WideSum wide;
   wide.Add(d);
+  SetWide(g, wide);
+}
+
+util::WideSum& ExactSumColumn::SetWide(uint32_t g, const util::WideSum& wide) {
   wide_.push_back(wide);
   fixed_[g] = static_cast<util::int128>(wide_.size() - 1);
-  flags_[g] |= kWide;
+  flags_[g] = (flags_[g] & ~kFixed) | kWide;
+  return wide_.back();
 }
 
 util::WideSum& ExactSumColumn::Widen(uint32_t g) {
@@ -27,27 +32,15 @@ util::WideSum& ExactSumColumn::Widen(uint32_t g) {
   if (flags_[g] & kWide) return wide_[static_cast<size_t>(fixed_[g])];
   util::WideSum wide;
   wide.AddFixed(fixed_[g]);
-  wide_.push_back(wide);
-  fixed_[g] = static_cast<util::int128>(wide_.size() - 1);
-  flags_[g] = (flags_[g] & ~kFixed) | kWide;
-  return wide_.back();
+  return SetWide(g, wide);
 }
 
 void ExactSumColumn::AddFinite(uint32_t g, double v) {
+  if (AddInTier(&fixed_[g], flags_[g], v)) return;
   if (!(flags_[g] & (kFixed | kWide))) {
-    const double a = DoubleOf(fixed_[g]);
-    const double sum = a + v;
-    const double bv = sum - a;
-    if ((a - (sum - bv)) + (v - bv) == 0 && std::isfinite(sum)) {
-      fixed_[g] = static_cast<util::int128>(std::bit_cast<uint64_t>(sum));
-      return;
-    }
+    // The double sum would be inexact: on to the fixed point.
     LeaveDouble(g);
-  }
-  util::int128 units;
-  if (!(flags_[g] & kWide) && util::ToFixed(v, &units) &&
-      util::AddFixed(&fixed_[g], units)) {
-    return;
+    if (AddInTier(&fixed_[g], flags_[g], v)) return;
   }
   // Not representable in the fixed point, or the fixed sum would overflow.
   Widen(g).Add(v);
@@ -147,8 +140,7 @@ bool ExactSumColumn::Deserialize(std::string_view* in, uint32_t g) {
   util::WideSum wide;
   if (!util::WideSum::ReadFrom(in, &wide)) return false;
   flags_[g] = f;
-  fixed_[g] = 0;
-  Widen(g) = wide;
+  SetWide(g, wide);
   return true;
 }
 

@@ -62,27 +62,12 @@ class ExactSumColumn {
       const double v = numbers[r];
       if constexpr (kCount) ++count[g];
       const uint8_t f = flags[g];
-      const uint8_t non_neg_zero =
-          std::bit_cast<uint64_t>(v) != kNegZeroBits ? util::kSumNonNegZero : 0;
-      if (!(f & (kFixed | kWide))) {
-        // Tier 1: exact while TwoSum's error is zero (NaN and infinities
-        // fail the test and go the slow way).
-        const double a = DoubleOf(fixed[g]);
-        const double sum = a + v;
-        const double bv = sum - a;
-        const double error = (a - (sum - bv)) + (v - bv);
-        if (error == 0 && sum - sum == 0) [[likely]] {
-          fixed[g] = static_cast<util::int128>(std::bit_cast<uint64_t>(sum));
-          flags[g] = f | kHas | non_neg_zero;
-          continue;
-        }
-      } else if (!(f & kWide)) {
-        util::int128 units;
-        if (util::ToFixed(v, &units) && util::AddFixed(&fixed[g], units))
-            [[likely]] {
-          flags[g] = f | kHas | non_neg_zero;
-          continue;
-        }
+      if (AddInTier(&fixed[g], f, v)) [[likely]] {
+        flags[g] =
+            f | kHas |
+            (std::bit_cast<uint64_t>(v) != kNegZeroBits ? util::kSumNonNegZero
+                                                        : 0);
+        continue;
       }
       slow[nslow++] = static_cast<uint32_t>(i);
     }
@@ -123,6 +108,28 @@ class ExactSumColumn {
     return std::bit_cast<double>(static_cast<uint64_t>(word));
   }
 
+  // Adds v to the sum word of a group of tier 1 or 2 (flags `f`) if the sum
+  // stays exact in that tier. False if v must go the slow way: a NaN or an
+  // infinity, an inexact double sum, a value or a sum the fixed point cannot
+  // hold, or a group of tier 3.
+  [[gnu::always_inline]] static bool AddInTier(util::int128* word, uint8_t f,
+                                               double v) {
+    if (!(f & (kFixed | kWide))) {
+      // Tier 1: exact while TwoSum's error is zero (NaN and infinities fail
+      // the test).
+      const double a = DoubleOf(*word);
+      const double sum = a + v;
+      const double bv = sum - a;
+      const double error = (a - (sum - bv)) + (v - bv);
+      if (error != 0 || sum - sum != 0) return false;
+      *word = static_cast<util::int128>(std::bit_cast<uint64_t>(sum));
+      return true;
+    }
+    util::int128 units;
+    return !(f & kWide) && util::ToFixed(v, &units) &&
+           util::AddFixed(word, units);
+  }
+
   void AddSlow(uint32_t g, double v);
   // Adds the finite v to group g exactly, moving it up a tier if needed.
   void AddFinite(uint32_t g, double v);
@@ -131,6 +138,8 @@ class ExactSumColumn {
   void LeaveDouble(uint32_t g);
   // Moves group g to the wide accumulator (if not already) and returns it.
   util::WideSum& Widen(uint32_t g);
+  // Makes `wide` group g's tier-3 sum.
+  util::WideSum& SetWide(uint32_t g, const util::WideSum& wide);
   // The exact sum of group g's finite values, rounded.
   double FiniteValue(uint32_t g) const;
 
