@@ -16,25 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-
-// Counts global operator new calls so that a test can check that WideSum
-// never allocates.
-namespace {
-size_t allocation_count = 0;
-}  // namespace
-
-// GCC flags free() of operator new memory once both are inlined here; the
-// pair below is consistent (malloc/free), so silence that false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(std::size_t size) {
-  ++allocation_count;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "tests/testing/allocation_counter.h"
 
 namespace mapr::util {
 namespace {
@@ -1040,7 +1022,7 @@ TEST(WideSumTest, NeverAllocates) {
   const std::string bytes = Encode(SumOf({1e300, -3.5, 1e-300}));
   std::string out;
   out.reserve(300);
-  const size_t before = allocation_count;
+  const size_t before = ::mapr::testing::AllocationCount();
   WideSum sum;
   sum.Add(1.5);
   sum.AddFixed(12345);
@@ -1055,7 +1037,7 @@ TEST(WideSumTest, NeverAllocates) {
   sum.AppendTo(&out);  // Into reserved capacity.
   std::string_view in = bytes;
   EXPECT_TRUE(WideSum::ReadFrom(&in, &sum));
-  EXPECT_EQ(allocation_count, before);
+  EXPECT_EQ(::mapr::testing::AllocationCount(), before);
 }
 
 }  // namespace

@@ -14,25 +14,7 @@
 #include <string_view>
 
 #include "gtest/gtest.h"
-
-// Counts global operator new calls so that a test can check that ParseNumber
-// never allocates.
-namespace {
-size_t allocation_count = 0;
-}  // namespace
-
-// GCC flags free() of operator new memory once both are inlined here; the
-// pair below is consistent (malloc/free), so silence that false positive.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-void* operator new(std::size_t size) {
-  ++allocation_count;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "tests/testing/allocation_counter.h"
 
 namespace mapr::util {
 namespace {
@@ -383,13 +365,13 @@ TEST(ParseNumberTest, DoesNotAllocate) {
       "nan", "-Infinity", "0x10",      "1_000",       "nan(123)",
       " 5",  "",          long_digits, long_overflow,
   };
-  const size_t before = allocation_count;
+  const size_t before = ::mapr::testing::AllocationCount();
   size_t numeric = 0;
   for (std::string_view input : kInputs) {
     double v;
     numeric += ParseNumber(input, &v) ? 1 : 0;
   }
-  EXPECT_EQ(allocation_count, before);
+  EXPECT_EQ(::mapr::testing::AllocationCount(), before);
   EXPECT_EQ(numeric, 7u);  // all but the overflow, hex, _, nan(), space, ""
 }
 
