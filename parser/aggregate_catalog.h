@@ -32,6 +32,10 @@ struct AggregateInfo {
   ValueType result;
   // One line for `mapr --help` and the docs.
   std::string_view summary;
+  // True if the result is one row's value of the field (last, first): for a
+  // group-by field that value is the group's key part, so the engine keeps
+  // no state for it.
+  bool one_row_value = false;
 };
 
 }  // namespace mapr::plan

@@ -132,12 +132,12 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
   states_.resize(slots.size());
   key_part_.assign(slots.size(), -1);
   for (size_t i = 0; i < slots.size(); ++i) {
-    // A last() of a group-by field: every row of a group carries the
-    // group's key in this field, so the last value is the key part (a
-    // missing field is the empty part) and no state is needed.
+    // One row's value (last, first) of a group-by field: every row of a
+    // group carries the group's key in this field, so that value is the key
+    // part (a missing field is the empty part) and no state is needed.
     const auto& by = plan_->group_by;
     auto it = std::find(by.begin(), by.end(), slots[i].field);
-    if (slots[i].aggregate->name == "last" && it != by.end()) {
+    if (slots[i].aggregate->one_row_value && it != by.end()) {
       key_part_[i] = static_cast<int32_t>(it - by.begin());
       continue;
     }

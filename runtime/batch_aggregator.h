@@ -65,8 +65,7 @@ class BatchAggregator {
                   const AggregatorOptions& options,
                   std::shared_ptr<const LogFormat> format);
 
-  absl::Status PushChunk(std::span<const std::string_view> in,
-                         uint64_t source);
+  absl::Status PushChunk(std::span<const std::string_view> in, uint64_t source);
   // Trims `in`, counts and drops lines too long or of another table (unless
   // `table_parser` checks the table itself) into lines_; returns how many.
   size_t SelectLines(std::span<const std::string_view> in,
@@ -108,8 +107,8 @@ class BatchAggregator {
   GroupTable groups_;
   // One state per plan slot (null where key_part_ >= 0).
   std::vector<std::unique_ptr<AggregateState>> states_;
-  // Per slot: for a last() of a group-by field (`select host ... group by
-  // host`), the index of that field in the key; such a slot keeps no
+  // Per slot: for last() or first() of a group-by field (`select host ... group
+  // by host`), the index of that field in the key; such a slot keeps no
   // per-group state, its value is the group key part. Else -1.
   std::vector<int32_t> key_part_;
   // Merge's scratch: the group in this aggregator of each group of `later`.

@@ -78,7 +78,7 @@ std::vector<uint32_t> KeyOrder(const GroupTable& groups, size_t nkeys) {
 }
 
 // Column `c`'s final values for groups `which`, from its aggregate or, for
-// a last() of a group-by field, from the group keys.
+// last() or first() of a group-by field, from the group keys.
 void FinalizeColumn(const plan::Plan& p, const plan::Column& c,
                     const GroupStates& states, std::span<const uint32_t> which,
                     FinalColumn* out) {

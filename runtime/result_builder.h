@@ -16,7 +16,7 @@
 namespace mapr::runtime {
 
 // The state of every slot of `plan`, and for each slot the index of the
-// group-by field whose key part it renders instead (a last() of a group-by
+// group-by field whose key part it renders instead (last() or first() of a group-by
 // field keeps no state), else -1.
 struct GroupStates {
   const GroupTable& groups;

@@ -10,9 +10,12 @@
 namespace mapr::runtime {
 namespace {
 
-constexpr plan::AggregateInfo kInfo = {
-    "first", "first", plan::ArgumentKind::kAnyValue, ValueType::kText,
-    "the field's first value"};
+constexpr plan::AggregateInfo kInfo = {"first",
+                                       "first",
+                                       plan::ArgumentKind::kAnyValue,
+                                       ValueType::kText,
+                                       "the field's first value",
+                                       /*one_row_value=*/true};
 
 class FirstState : public AggregateState {
  public:

@@ -69,6 +69,12 @@ TEST(FirstTest, MergeKeepsTheEarlierPartial) {
               ElementsAre("a,2,3,3"));
 }
 
+TEST(FirstTest, OfAGroupByFieldIsTheKey) {
+  EXPECT_THAT(Csv("select first(g),count($line) group by g logformat generickv",
+                  {{"g=b|v=1", "g=a", "v=2"}, {"g=b", "g="}}),
+              ElementsAre(",2", "a,1", "b,2"));
+}
+
 TEST(FirstTest, OrdersNumericallyLikeLast) {
   EXPECT_THAT(
       Csv("select g,first(v) group by g order by first(v) logformat generickv",

@@ -12,8 +12,12 @@ namespace mapr::runtime {
 namespace {
 
 constexpr plan::AggregateInfo kInfo = {
-    "last", "last", plan::ArgumentKind::kAnyValue, ValueType::kText,
-    "the field's last value (a plain field in a select list is last(field))"};
+    "last",
+    "last",
+    plan::ArgumentKind::kAnyValue,
+    ValueType::kText,
+    "the field's last value (a plain field in a select list is last(field))",
+    /*one_row_value=*/true};
 
 class LastState : public AggregateState {
  public:
