@@ -1,8 +1,10 @@
 #include "mapr/aggregator.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -167,6 +169,29 @@ absl::Status Aggregator::PushLines(std::span<const std::string_view> lines,
   if (!rep_->error.ok()) return rep_->error;
   const LineCounters before = rep_->engine->counters();
   return Fail(rep_->engine->Push(lines, source), before);
+}
+
+absl::Status Aggregator::PushLines(std::span<const std::string> lines,
+                                   SourceId source) {
+  // Views of at most one engine batch at a time, on the stack: no
+  // allocation, and the engine cuts its batches at the same places.
+  std::array<std::string_view, kMaxBatchRows> views;
+  while (!lines.empty()) {
+    const size_t n = std::min(lines.size(), views.size());
+    std::copy_n(lines.begin(), n, views.begin());
+    MAPR_RETURN_IF_ERROR(
+        PushLines(std::span<const std::string_view>(views.data(), n), source));
+    lines = lines.subspan(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Aggregator::SetSourceName(SourceId source, std::string_view name) {
+  UseGuard use(*this, /*mutating=*/true);
+  MAPR_RETURN_IF_ERROR(use.status());
+  MAPR_RETURN_IF_ERROR(CheckOpen("SetSourceName"));
+  rep_->engine->SetSourceName(source, name);
+  return absl::OkStatus();
 }
 
 absl::Status Aggregator::PushBytes(std::string_view chunk, SourceId source) {
@@ -336,6 +361,16 @@ LineCounters Aggregator::stats() const {
 
 absl::StatusOr<ResultTable> RunQuery(std::string_view query,
                                      std::span<const std::string_view> lines,
+                                     const AggregatorOptions& options) {
+  MAPR_ASSIGN_OR_RETURN(Query q, Query::Compile(query));
+  MAPR_ASSIGN_OR_RETURN(Aggregator agg, Aggregator::Create(q, options));
+  MAPR_RETURN_IF_ERROR(agg.PushLines(lines));
+  MAPR_RETURN_IF_ERROR(agg.FinishInput());
+  return agg.TakeResult();
+}
+
+absl::StatusOr<ResultTable> RunQuery(std::string_view query,
+                                     std::span<const std::string> lines,
                                      const AggregatorOptions& options) {
   MAPR_ASSIGN_OR_RETURN(Query q, Query::Compile(query));
   MAPR_ASSIGN_OR_RETURN(Aggregator agg, Aggregator::Create(q, options));

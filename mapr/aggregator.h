@@ -53,6 +53,7 @@
 #include <initializer_list>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
@@ -91,6 +92,22 @@ class MAPR_EXPORT Aggregator {
   // error the aggregator has failed (see "Failure is sticky" above).
   absl::Status PushLines(std::span<const std::string_view> lines,
                          SourceId source = 0);
+  // The same for owned strings (`std::vector<std::string>`) and for a
+  // braced list (`agg.PushLines({"a=1", "a=2"})`); no copy of the lines.
+  absl::Status PushLines(std::span<const std::string> lines,
+                         SourceId source = 0);
+  absl::Status PushLines(std::initializer_list<std::string_view> lines,
+                         SourceId source = 0) {
+    return PushLines(std::span<const std::string_view>(lines.begin(),
+                                                       lines.size()),
+                     source);
+  }
+
+  // Names `source` (a file's path, say) for the `$file` variable. A source
+  // never named has an empty $file. May be called at any time before
+  // FinishInput(); later lines of the source see the new name. Returns
+  // FailedPrecondition after FinishInput().
+  absl::Status SetSourceName(SourceId source, std::string_view name);
 
   // Aggregates a chunk of raw bytes from `source`: complete lines are
   // aggregated now; an unfinished last line is kept (per source) until the
@@ -162,6 +179,9 @@ MAPR_EXPORT absl::StatusOr<ResultTable> RunQuery(
     const AggregatorOptions& options = {});
 MAPR_EXPORT absl::StatusOr<ResultTable> RunQuery(
     std::string_view query, std::initializer_list<std::string_view> lines,
+    const AggregatorOptions& options = {});
+MAPR_EXPORT absl::StatusOr<ResultTable> RunQuery(
+    std::string_view query, std::span<const std::string> lines,
     const AggregatorOptions& options = {});
 
 }  // namespace mapr

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/options.h"
@@ -94,6 +95,35 @@ TEST(AggregatorTest, PushLinesKeepsSourcesApart) {
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
   EXPECT_EQ(r.ToCsv(), "count($line)\n3\n");
   EXPECT_EQ(r.stats().lines_header, 2u);
+}
+
+TEST(AggregatorTest, PushLinesTakesOwnedStringsAndBracedLists) {
+  // More lines than one engine batch, so the owned-string overload cuts
+  // them into several pushes.
+  std::vector<std::string> owned;
+  for (int i = 0; i < 5000; ++i) owned.push_back(absl::StrCat("k", i % 3));
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Make("select $line,count($line)"));
+  ASSERT_OK(agg.PushLines(owned));
+  ASSERT_OK(agg.PushLines({"k0", "k9"}));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
+  EXPECT_EQ(r.ToCsv(), "$line,count($line)\nk0,1668\nk1,1667\nk2,1666\nk9,1\n");
+  ASSERT_OK_AND_ASSIGN(ResultTable one,
+                       RunQuery("select count($line) group by *", owned));
+  EXPECT_EQ(one.ToCsv(), "count($line)\n5000\n");
+}
+
+TEST(AggregatorTest, SetSourceNameFillsFile) {
+  ASSERT_OK_AND_ASSIGN(Aggregator agg,
+                       Make("select $file,count($line) group by $file"));
+  ASSERT_OK(agg.SetSourceName(7, "/var/log/app.log"));
+  ASSERT_OK(agg.PushLines({"a", "b"}, 7));
+  ASSERT_OK(agg.PushLines({"c"}, 8));
+  ASSERT_OK(agg.FinishInput());
+  EXPECT_THAT(agg.SetSourceName(7, "x"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("SetSourceName called after FinishInput()")));
+  ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
+  EXPECT_EQ(r.ToCsv(), "$file,count($line)\n,1\n/var/log/app.log,2\n");
 }
 
 TEST(AggregatorTest, QueryAndStatsAccessors) {

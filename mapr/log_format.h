@@ -107,7 +107,7 @@ class MAPR_EXPORT LogFormat {
   // The name used in `logformat NAME`; lower-case.
   virtual std::string name() const = 0;
   // The $-variables this format provides beyond the common ones ($line,
-  // $empty, $hostname, $server, $timezone, $timeoffset, *), used to warn
+  // $empty, $hostname, $server, $timezone, $timeoffset, $file, *), used to warn
   // about unknown variables at compile time. nullopt: never warn.
   virtual std::optional<std::vector<std::string>> variables() const {
     return std::nullopt;

@@ -44,9 +44,11 @@ LineCounters Minus(const LineCounters& a, const LineCounters& b) {
 struct Batch {
   std::string data;
   std::vector<size_t> ends;  // End offset of each line in `data`.
+  // Lines before these that Producer::PushBytes dropped as too long.
+  uint64_t too_long = 0;
 
   size_t size() const { return ends.size(); }
-  bool empty() const { return ends.empty(); }
+  bool empty() const { return ends.empty() && too_long == 0; }
   void Append(std::string_view line) {
     data.append(line.data(), line.size());
     ends.push_back(data.size());
@@ -54,6 +56,7 @@ struct Batch {
   void Clear() {
     data.clear();
     ends.clear();
+    too_long = 0;
   }
   void Views(std::vector<std::string_view>* out) const {
     out->clear();
@@ -139,6 +142,8 @@ class Core {
     return absl::OkStatus();
   }
 
+  size_t max_line_bytes() const { return options_.aggregator.max_line_bytes; }
+
   // Stops every thread without a final report (the destructor path).
   void Abort() ABSL_LOCKS_EXCLUDED(mu_, join_mu_) {
     {
@@ -149,7 +154,8 @@ class Core {
     JoinThreads();
   }
 
-  absl::StatusOr<ProducerState*> AddProducer(SourceId source)
+  absl::StatusOr<ProducerState*> AddProducer(SourceId source,
+                                             std::string_view source_name)
       ABSL_LOCKS_EXCLUDED(mu_) {
     {
       absl::MutexLock lock(&mu_);
@@ -159,6 +165,7 @@ class Core {
     MAPR_ASSIGN_OR_RETURN(
         std::unique_ptr<runtime::BatchAggregator> partial,
         runtime::BatchAggregator::Create(plan_, options_.aggregator));
+    if (!source_name.empty()) partial->SetSourceName(source, source_name);
     absl::MutexLock lock(&mu_);
     MAPR_RETURN_IF_ERROR(CheckCanRegisterLocked());
     producers_.push_back(std::make_unique<ProducerState>(
@@ -167,7 +174,9 @@ class Core {
     return producers_.back().get();
   }
 
-  absl::Status Push(ProducerState* p, std::span<const std::string_view> lines)
+  // Queues `lines`, after counting `too_long` lines dropped before them.
+  absl::Status Push(ProducerState* p, std::span<const std::string_view> lines,
+                    uint64_t too_long = 0)
       ABSL_LOCKS_EXCLUDED(p->buf_mu, mu_) {
     size_t i = 0;
     do {
@@ -177,6 +186,8 @@ class Core {
             "TurboAggregate::Producer: PushLine called after Finish()");
       }
       MAPR_RETURN_IF_ERROR(FastCheck());
+      p->buffer.too_long += too_long;
+      too_long = 0;
       size_t n =
           std::min(options_.batch_lines - p->buffer.size(), lines.size() - i);
       for (size_t k = 0; k < n; ++k) p->buffer.Append(lines[i + k]);
@@ -392,6 +403,7 @@ class Core {
         batch.Views(&views);
         absl::MutexLock partial_lock(&p->partial_mu);
         LineCounters before = p->partial->counters();
+        p->partial->CountTooLong(batch.too_long);
         status = p->partial->Push(views, p->source);
         delta = Minus(p->partial->counters(), before);
       }
@@ -576,10 +588,11 @@ class Core {
 // ------------------------------------------------------------------ Producer
 
 TurboAggregate::Producer::Producer(std::shared_ptr<turbo_internal::Core> core,
-                                   turbo_internal::ProducerState* state)
-    : core_(std::move(core)), state_(state) {}
+                                   turbo_internal::ProducerState* state,
+                                   size_t max_line_bytes)
+    : core_(std::move(core)), state_(state), max_line_bytes_(max_line_bytes) {}
 
-TurboAggregate::Producer::~Producer() { core_->Finish(state_).IgnoreError(); }
+TurboAggregate::Producer::~Producer() { Finish().IgnoreError(); }
 
 absl::Status TurboAggregate::Producer::PushLine(std::string_view line) {
   return core_->Push(state_, std::span<const std::string_view>(&line, 1));
@@ -590,8 +603,36 @@ absl::Status TurboAggregate::Producer::PushLines(
   return core_->Push(state_, lines);
 }
 
+absl::Status TurboAggregate::Producer::PushBytes(std::string_view chunk) {
+  if (splitter_ == nullptr) {
+    splitter_ = std::make_unique<LineSplitter>(max_line_bytes_);
+  }
+  const uint64_t too_long = splitter_->too_long_lines();
+  std::span<const std::string_view> lines = splitter_->Split(chunk);
+  return core_->Push(state_, lines, splitter_->too_long_lines() - too_long);
+}
+
 absl::Status TurboAggregate::Producer::Finish() {
-  return core_->Finish(state_);
+  absl::Status status;
+  if (splitter_ != nullptr) {
+    // The unfinished last line of PushBytes is a line too.
+    const uint64_t too_long = splitter_->too_long_lines();
+    std::optional<std::string_view> last = splitter_->Finish();
+    const uint64_t dropped = splitter_->too_long_lines() - too_long;
+    if (last.has_value() || dropped > 0) {
+      status = core_->Push(
+          state_,
+          last.has_value() ? std::span<const std::string_view>(&*last, 1)
+                           : std::span<const std::string_view>(),
+          dropped);
+    }
+    splitter_.reset();
+  }
+  absl::Status finish = core_->Finish(state_);
+  // A Finish() after the first reports the second call, not a push error.
+  if (finish.code() == absl::StatusCode::kFailedPrecondition) return finish;
+  status.Update(finish);
+  return status;
 }
 
 SourceId TurboAggregate::Producer::source() const { return state_->source; }
@@ -644,10 +685,11 @@ TurboAggregate::TurboAggregate(std::shared_ptr<turbo_internal::Core> core)
 TurboAggregate::~TurboAggregate() { core_->Abort(); }
 
 absl::StatusOr<std::unique_ptr<TurboAggregate::Producer>>
-TurboAggregate::AddProducer(SourceId source) {
+TurboAggregate::AddProducer(SourceId source, std::string_view source_name) {
   MAPR_ASSIGN_OR_RETURN(turbo_internal::ProducerState * state,
-                        core_->AddProducer(source));
-  return std::unique_ptr<Producer>(new Producer(core_, state));
+                        core_->AddProducer(source, source_name));
+  return std::unique_ptr<Producer>(
+      new Producer(core_, state, core_->max_line_bytes()));
 }
 
 absl::Status TurboAggregate::FinishInput() {

@@ -70,6 +70,7 @@
 #include "absl/time/time.h"
 #include "mapr/aggregator.h"
 #include "mapr/export.h"
+#include "mapr/line_splitter.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
@@ -149,8 +150,16 @@ class MAPR_EXPORT TurboAggregate {
     // PushLine() for each line, in order. Same return codes; on an error
     // the lines from the failing one on are not aggregated.
     absl::Status PushLines(std::span<const std::string_view> lines);
+    // Raw bytes: cuts `chunk` into lines as Aggregator::PushBytes does and
+    // pushes the complete ones; an unfinished last line is kept until a
+    // later chunk completes it or Finish() pushes it. Lines longer than
+    // AggregatorOptions::max_line_bytes are counted as too long without
+    // being buffered whole. Same return codes as PushLines(). Lines given to
+    // PushLine(s) in between are pushed at once, not after the kept line.
+    absl::Status PushBytes(std::string_view chunk);
 
-    // Declares the end of this input: hands the partly filled batch to the
+    // Declares the end of this input: pushes the unfinished last line of
+    // PushBytes, if any, hands the partly filled batch to the
     // workers and counts the producer as finished. Does not wait for the
     // lines to be aggregated. Returns FailedPrecondition when called twice
     // (the first call stands), Cancelled if the aggregate was destroyed, or
@@ -166,10 +175,12 @@ class MAPR_EXPORT TurboAggregate {
    private:
     friend class TurboAggregate;
     Producer(std::shared_ptr<turbo_internal::Core> core,
-             turbo_internal::ProducerState* state);
+             turbo_internal::ProducerState* state, size_t max_line_bytes);
 
     std::shared_ptr<turbo_internal::Core> core_;
     turbo_internal::ProducerState* state_;  // Owned by core_.
+    size_t max_line_bytes_;
+    std::unique_ptr<LineSplitter> splitter_;  // Created by the first PushBytes.
   };
 
   // Creates the aggregate and starts its worker and reporter threads.
@@ -192,12 +203,13 @@ class MAPR_EXPORT TurboAggregate {
 
   // Registers one input. `source` is handed to the log format with the
   // lines (per-source state such as the CSV header is kept per producer in
-  // any case). Producers are numbered in registration order, which is the
+  // any case); `source_name` (a file's path, say) is its `$file` value. Producers are numbered in registration order, which is the
   // order reports merge them in. The producer must be finished
   // (Finish() or destruction) even if it never pushes a line, or
   // FinishInput() waits for it. Returns FailedPrecondition after
   // FinishInput() sealed the producer set, or the aggregate's sticky error.
-  absl::StatusOr<std::unique_ptr<Producer>> AddProducer(SourceId source = 0);
+  absl::StatusOr<std::unique_ptr<Producer>> AddProducer(
+      SourceId source = 0, std::string_view source_name = {});
 
   // Declares the end of input and waits for the final report:
   //   1. seals the producer set (AddProducer then fails);

@@ -259,6 +259,57 @@ TEST(TurboAggregateTest, ManyProducersMatchSingleAggregator) {
   });
 }
 
+TEST(TurboAggregateTest, PushBytesSplitsLikeAggregatorPushBytes) {
+  RunBounded([] {
+    // Two producers push the same bytes in odd-sized chunks; one line is too
+    // long and the last line has no newline.
+    AggregatorOptions agg_options;
+    agg_options.max_line_bytes = 200;
+    std::string bytes;
+    for (int i = 0; i < 3000; ++i) absl::StrAppend(&bytes, Line(1, i), "\n");
+    absl::StrAppend(&bytes, std::string(500, 'z'), "\n", Line(2, 7));
+    Query query = CompileOrDie(
+        "from STATS select $file,host,count($line),sum(x) group by $file,host");
+
+    absl::StatusOr<Aggregator> agg = Aggregator::Create(query, agg_options);
+    ASSERT_TRUE(agg.ok()) << agg.status();
+    for (SourceId s : {SourceId{1}, SourceId{2}}) {
+      ASSERT_OK(agg->SetSourceName(s, absl::StrCat("f", s)));
+      ASSERT_OK(agg->PushBytes(bytes, s));
+      ASSERT_OK(agg->EndSource(s));
+    }
+    ASSERT_OK(agg->FinishInput());
+    ASSERT_OK_AND_ASSIGN(ResultTable expected, agg->TakeResult());
+    EXPECT_EQ(expected.stats().lines_too_long, 2u);
+    EXPECT_EQ(expected.stats().lines_read, 2u * 3002);
+
+    Collector collector;
+    TurboOptions options;
+    options.worker_threads = 2;
+    options.batch_lines = 100;
+    options.aggregator = agg_options;
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<TurboAggregate> turbo,
+        TurboAggregate::Create(query, options, collector.Callback()));
+    for (SourceId s : {SourceId{1}, SourceId{2}}) {
+      ASSERT_OK_AND_ASSIGN(auto producer,
+                           turbo->AddProducer(s, absl::StrCat("f", s)));
+      for (size_t at = 0; at < bytes.size(); at += 97 + s) {
+        ASSERT_OK(producer->PushBytes(
+            std::string_view(bytes).substr(at, 97 + s)));
+      }
+      if (s == 1) {
+        ASSERT_OK(producer->Finish());
+      }  // Producer 2 is finished by its destructor.
+    }
+    ASSERT_OK(turbo->FinishInput());
+    std::optional<ResultTable> final_result = collector.final_result();
+    ASSERT_TRUE(final_result.has_value());
+    EXPECT_EQ(final_result->ToCsv(), expected.ToCsv());
+    EXPECT_EQ(final_result->stats(), expected.stats());
+  });
+}
+
 TEST(TurboAggregateTest, TinyQueueAndBatchesStillMatch) {
   RunBounded([] {
     Query query = CompileOrDie(kQuery);

@@ -14,6 +14,7 @@ CommonVariable LookupCommonVariable(std::string_view name) {
   if (name == "$server") return CommonVariable::kServer;
   if (name == "$timezone") return CommonVariable::kTimezone;
   if (name == "$timeoffset") return CommonVariable::kTimeoffset;
+  if (name == "$file") return CommonVariable::kFile;
   return CommonVariable::kNone;
 }
 

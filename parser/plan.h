@@ -27,6 +27,7 @@ enum class CommonVariable : uint8_t {
   kServer,
   kTimezone,
   kTimeoffset,
+  kFile,  // The source's name (Aggregator::SetSourceName); empty if unnamed.
 };
 
 // Returns the common variable named `name`, or kNone.

@@ -686,8 +686,8 @@ TEST(PlannerTest, WarningCases) {
       // csv, generic and generickv know only the common variables.
       {"select $time logformat csv", {"$time"}},
       {"select $goroutines logformat generickv", {"$goroutines"}},
-      {"select $hostname, $server, $timezone, $timeoffset, $line, $empty "
-       "logformat generickv",
+      {"select $hostname, $server, $timezone, $timeoffset, $line, $empty, "
+       "$file logformat generickv",
        {}},
       // `$` alone is not a variable name.
       {"from STATS select $", {}},

@@ -192,7 +192,7 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
   if (rows == 0) return absl::OkStatus();
   MAPR_RETURN_IF_ERROR(ParseLines(rows, source, table_parser));
   if (batch_.sel_size == 0) return absl::OkStatus();
-  FillCommonVariables();
+  FillCommonVariables(source);
 
   // set (the part `where` reads), where, the rest of set.
   RunSets(p.sets_before_where);
@@ -281,7 +281,7 @@ absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
   return absl::OkStatus();
 }
 
-void BatchAggregator::FillCommonVariables() {
+void BatchAggregator::FillCommonVariables(uint64_t source) {
   const plan::Plan& p = *plan_;
   for (FieldId id = 0; id < p.fields.size(); ++id) {
     CommonVariable var = p.fields[id].common;
@@ -310,6 +310,11 @@ void BatchAggregator::FillCommonVariables() {
       case CommonVariable::kTimeoffset:
         v = timeoffset_;
         break;
+      case CommonVariable::kFile: {
+        auto it = source_names_.find(source);
+        if (it != source_names_.end()) v = it->second;
+        break;
+      }
       default:
         break;
     }

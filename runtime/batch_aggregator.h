@@ -54,6 +54,11 @@ class BatchAggregator {
     counters_.lines_too_long += n;
   }
 
+  // Names `source` for the $file variable (kept by Reset()).
+  void SetSourceName(uint64_t source, std::string_view name) {
+    source_names_[source] = std::string(name);
+  }
+
   const LineCounters& counters() const { return counters_; }
   const AggregatorOptions& options() const { return options_; }
   const plan::Plan& plan() const { return *plan_; }
@@ -73,7 +78,7 @@ class BatchAggregator {
   // Runs the log format over lines_[0, rows) and selects the parsed rows.
   absl::Status ParseLines(size_t rows, uint64_t source,
                           TableFilteringParser* table_parser);
-  void FillCommonVariables();
+  void FillCommonVariables(uint64_t source);
   absl::StatusOr<LogFormatParser*> ParserFor(uint64_t source);
   void RunSets(const std::vector<plan::SetStep>& steps);
   absl::Status Aggregate();
@@ -92,6 +97,8 @@ class BatchAggregator {
   std::string hostname_;
   std::string timezone_;
   std::string timeoffset_;
+  // $file per source (SetSourceName); unnamed sources have an empty $file.
+  absl::flat_hash_map<uint64_t, std::string> source_names_;
 
   // ---- Per-batch scratch, reused.
   std::vector<std::string_view> lines_;

@@ -910,6 +910,25 @@ TEST(BatchAggregatorTest, CommonVariablesHaveTheirValues) {
                          zone, ",", local.tm_gmtoff, ",,*,2\n"));
 }
 
+TEST(BatchAggregatorTest, FileIsTheSourcesNameAndEmptyWhenUnnamed) {
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> agg =
+      Make("select $file,count($line) group by $file");
+  ASSERT_TRUE(agg.ok()) << agg.status();
+  (*agg)->SetSourceName(1, "logs/a.log");
+  (*agg)->SetSourceName(2, "b.log.gz");
+  ASSERT_TRUE(Push(**agg, {"x", "y"}, 1).ok());
+  ASSERT_TRUE(Push(**agg, {"z"}, 2).ok());
+  ASSERT_TRUE(Push(**agg, {"w"}, 3).ok());  // never named
+  ASSERT_TRUE(Push(**agg, {"v"}, 1).ok());
+  // A delta's Reset keeps the names.
+  const std::string expected =
+      "$file,count($line)\n,1\nb.log.gz,1\nlogs/a.log,3\n";
+  EXPECT_EQ((*agg)->Result().ToCsv(), expected);
+  (*agg)->Reset();
+  ASSERT_TRUE(Push(**agg, {"u"}, 2).ok());
+  EXPECT_EQ((*agg)->Result().ToCsv(), "$file,count($line)\nb.log.gz,1\n");
+}
+
 // ------------------------------------------------------- host log formats
 
 // Fills "upper" with the line upper-cased in batch scratch memory and "size"
