@@ -133,9 +133,9 @@ struct MAPR_EXPORT ResultColumn {
 struct MAPR_EXPORT ResultRow {
   // Rendered cells, one per column.
   std::vector<std::string> cells;
-  // The value that orders the row under each column (DTail §8.4): the number
-  // for numeric kinds; for last() the value parsed as a number, 0 if it is
-  // not numeric.
+  // The value that orders the row under each column, as in DTail: the
+  // number for numeric kinds; for last() the value parsed as a number, 0 if
+  // it is not numeric (docs/query-language.md, "order by").
   std::vector<double> values;
 };
 
@@ -210,15 +210,15 @@ class MAPR_EXPORT ResultTable {
   // Number of groups before `limit` was applied.
   uint64_t total_groups() const { return total_groups_; }
 
-  // The DTail terminal table (dtail-reference §9.1): each cell is a space,
-  // the text right-aligned to the column width, a space; cells joined by
-  // '|'; a separator line of '-' after the header; every line ends in '\n'.
-  // Column widths consider every row, not only the printed ones.
+  // The DTail terminal table: each cell is a space, the text right-aligned
+  // to the column width, a space; cells joined by '|'; a separator line of
+  // '-' after the header; every line ends in '\n'. Column widths consider
+  // every row, not only the printed ones.
   std::string ToTable(const TableOptions& options = {}) const;
 
-  // CSV (dtail-reference §9.2): header, then one line per row, each ending in
-  // '\n'. A value is quoted per RFC 4180 only when it contains ',', '"',
-  // '\r' or '\n', so DTail-clean data is byte-identical to DTail's output.
+  // CSV: header, then one line per row, each ending in '\n'. A value is
+  // quoted per RFC 4180 only when it contains ',', '"', '\r' or '\n', so
+  // DTail-clean data is byte-identical to DTail's output.
   std::string ToCsv() const;
 
   // A JSON array of objects, one per row, keyed by column name; count cells

@@ -2,8 +2,8 @@
 // by a worker pool, with interval reports and an explicit end of input.
 //
 // A TurboAggregate is the multi-threaded, streaming form of mapr::Aggregator
-// (query-language §5, the C++ answer to DTail's "turbo" aggregate,
-// dtail-reference §10). Each input (a file, a socket, stdin) registers a
+// (docs/query-language.md, "interval"; the C++ answer to DTail's "turbo"
+// aggregate). Each input (a file, a socket, stdin) registers a
 // Producer and pushes lines into it from its own thread. Producers copy the
 // lines into batches; worker threads aggregate the batches; a reporter thread
 // calls the host back every interval with the cumulative result (DTail's

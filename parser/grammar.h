@@ -1,5 +1,6 @@
-// The PEGTL grammar of the mapr query language (contract §1). Private to
-// parser/: included by parse.cc and grammar_test.cc only.
+// The PEGTL grammar of the mapr query language (docs/query-language.md,
+// "Grammar"). Private to parser/: included by parse.cc and grammar_test.cc
+// only.
 //
 // Every point where the parser commits (a `must<>`) names its own rule, and
 // grammar_errors.h gives each one a message; the control class in parse.cc

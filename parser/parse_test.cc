@@ -81,7 +81,7 @@ absl::Status ParseAndPlan(std::string_view text,
 // ---- AST shape
 // ---------------------------------------------------------------
 
-// DTail's deep-parse case (dtail-reference §12.2). In mapr `set` is a
+// DTail's deep-parse case (the fork's query_test.go). In mapr `set` is a
 // clause like the others, so its position in the text does not matter.
 constexpr std::string_view kDeepLower =
     "select s1, `from`, count(s3) from table where w1 == 2 and w2 eq "
@@ -348,8 +348,8 @@ TEST(ParseTest, SetAssignments) {
 }
 
 TEST(ParseTest, DTailQueriesThatMustParse) {
-  // dtail-reference §12.2, "each of these must parse" (an empty `where` is
-  // an error in mapr; see the error table).
+  // The queries DTail's query_test.go requires to parse (an empty `where`
+  // is an error in mapr; see the error table).
   for (std::string_view text : {
            "select foo from bar",
            "select foo from bar where baz < 100 bay eq 12",
@@ -438,7 +438,7 @@ constexpr std::string_view kCorpus[] = {
     "from STATS select hostname,count($line),avg(cpus),avg($loadavg),max("
     "$loadavg) group by hostname order by avg($loadavg) desc",
     "select count($line) as cnt from STATS",
-    // dtail-reference examples.
+    // The probes DTail's behaviour was checked with end to end.
     "select count(*) group by *",
     "select count($line)",
     "from STATS select len($time),len($line),count($line) group by $hostname",
@@ -538,7 +538,7 @@ void CheckErrors(const std::vector<ErrorCase>& cases,
   }
 }
 
-// Every error case of dtail-reference §2.4 that is still an error in mapr.
+// Every query DTail's parser rejects that is still an error in mapr.
 TEST(ParseTest, RejectsDTailErrorCases) {
   CheckErrors({
       {"", kInvalid,
@@ -799,8 +799,9 @@ TEST(ParseTest, RejectsEmptyWhere) {
   });
 }
 
-// Queries DTail silently misreads (§13 B13, B14, B18): mapr rejects them
-// with a positioned error.
+// Queries DTail silently misreads (extra tokens after a clause, a broken
+// outfile, an unknown log format): mapr rejects them with a positioned
+// error (docs/compatibility.md, "Grammar").
 TEST(ParseTest, RejectsSilentDTailMisreadings) {
   CheckErrors({
       // The fork's dmap4 step 2: `reverse` was ignored.

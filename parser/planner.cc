@@ -346,7 +346,8 @@ class Planner {
     for (const ast::Token& t : q_.group_by) {
       p_.group_by.push_back(Intern(t.text));
     }
-    // DTail's default (§2.2 rule 2): the first select item's field.
+    // DTail's default: the first select item's field (docs/query-language.md,
+    // "group by").
     if (p_.group_by.empty() && !p_.columns.empty()) {
       p_.group_by.push_back(p_.columns[0].field);
     }
@@ -570,7 +571,8 @@ class Planner {
     }
   }
 
-  // DTail's fork warns about $variables the format cannot produce (§3.6).
+  // DTail's fork warns about $variables the format cannot produce
+  // (docs/query-language.md, "Unknown variables").
   void PlanWarnings() {
     if (!format_variables_) return;
     absl::flat_hash_set<std::string> assigned;

@@ -246,7 +246,7 @@ TEST(PlannerTest, GroupKeyColumns) {
 // ----------------------------------------------------------------------
 
 TEST(PlannerTest, FieldPlanOfDTailsTest) {
-  // dtail-reference §12.2 (parserfieldplan_test.go).
+  // The case of DTail's parserfieldplan_test.go.
   ASSERT_OK_AND_ASSIGN(
       plan::Plan p,
       PlanOf("select count($derived) from STATS where $goroutines > 10 set "

@@ -98,7 +98,8 @@ TEST(BatchAggregatorTest, MinAndMaxStartFromTheFirstValue) {
 }
 
 TEST(BatchAggregatorTest, AvgDividesByTheNumericValuesOfItsField) {
-  // DTail's §8.2 example: DTail divides by 4 lines and gives 7.500000.
+  // DTail's own example: DTail divides by the 4 lines of the group and
+  // gives 7.500000 (docs/compatibility.md, "Evaluation").
   EXPECT_EQ(RunCsv("from STATS select avg(x),count(y) group by $empty",
                    {Stats("x=10|y=1"), Stats("y=2"), Stats("x=abc|y=3"),
                     Stats("x=20|y=4")}),
@@ -316,7 +317,8 @@ TEST(BatchAggregatorTest, ManyGroupsComeInByteOrder) {
 }
 
 TEST(BatchAggregatorTest, OrderByIsStableAndTiesKeepKeyOrder) {
-  // DTail's example (§8.5).
+  // DTail's example: non-numeric last values order as 0, ties keep the
+  // key order (docs/query-language.md, "order by").
   EXPECT_EQ(RunCsv("from STATS select h,last(v) group by h order by last(v)",
                    {Stats("h=b|v=10"), Stats("h=a|v=abc"), Stats("h=d|v=2"),
                     Stats("h=c|v=10"), Stats("h=e|v=-1")}),
@@ -803,7 +805,8 @@ TEST(BatchAggregatorTest, RandomBytesNeverCrash) {
 // ------------------------------------------- where operators (every one)
 // Each operator over the same lines: h names the line, v and w are its
 // values. Under any operator a missing field, and under a float operator a
-// non-numeric value, makes the condition false (query-language.md §3).
+// non-numeric value, makes the condition false (docs/query-language.md,
+// "Operators").
 
 const std::vector<std::string>& OperatorLines() {
   static const auto* lines = new std::vector<std::string>{

@@ -1,5 +1,5 @@
-// The `csv` log format (contract §2; dtail-reference §3.4 except that RFC 4180
-// quotes are honoured).
+// The `csv` log format (docs/query-language.md, "csv"): DTail's, except that
+// RFC 4180 quotes are honoured.
 //
 // The first line a parser sees is its source's header. Header names are used
 // verbatim (no `$` added); a requested name maps to the LAST header column of

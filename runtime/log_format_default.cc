@@ -1,4 +1,5 @@
-// The `default` log format: DTail's own lines (dtail-reference §3.3).
+// The `default` log format: DTail's own lines (docs/query-language.md,
+// "default").
 //
 //   INFO|time|pid|caller|cpus|goroutines|cgocalls|loadavg|uptime|MAPREDUCE:T|k=v|...
 //

@@ -1,4 +1,5 @@
-// The `generic` and `generickv` log formats (dtail-reference §3.2).
+// The `generic` and `generickv` log formats (docs/query-language.md,
+// "generic", "generickv").
 //
 // generic: every line is parsed and yields no fields of its own (the engine
 // adds the common variables).

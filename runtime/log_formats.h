@@ -1,6 +1,6 @@
-// The built-in log formats (contract §2, dtail-reference §3). Each is a
-// mapr::LogFormat; the registry (runtime/log_format_registry.cc) installs
-// them under their names.
+// The built-in log formats (docs/query-language.md, "Log formats and
+// variables"). Each is a mapr::LogFormat; the registry
+// (runtime/log_format_registry.cc) installs them under their names.
 #ifndef MAPR_RUNTIME_LOG_FORMATS_H_
 #define MAPR_RUNTIME_LOG_FORMATS_H_
 
@@ -28,7 +28,7 @@ class TableFilteringParser : public LogFormatParser {
 };
 
 // DTail's own lines: `INFO|time|pid|caller|cpus|goroutines|cgocalls|loadavg|
-// uptime|MAPREDUCE:TABLE|k=v|...` (§3.3).
+// uptime|MAPREDUCE:TABLE|k=v|...` (docs/query-language.md, "default").
 // Parsers are built for the CPU: AVX2+BMI2 code where the CPU has it, else
 // baseline x86-64 (SSE2) code; both give identical fields.
 std::shared_ptr<const LogFormat> NewDefaultLogFormat();

@@ -1,4 +1,4 @@
-// Writes a query result to an `outfile` (query-language.md §4, DTail §9.2):
+// Writes a query result to an `outfile` (docs/query-language.md, "outfile"):
 // the CSV file itself plus the `<path>.query` sidecar holding the raw query.
 //
 // Replace mode writes `<path>.tmp` (fsync, close), then renames it over

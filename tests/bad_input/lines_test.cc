@@ -115,7 +115,7 @@ TEST(BadLinesTest, CrlfEndingsAreTrimmed) {
   ASSERT_OK_AND_ASSIGN(ResultTable r,
                        RunBytes(kLines, {"a\r\nbb\r", "\ncc\r\n\r\nlast\r"}));
   // The blank line ("\r\n") is a line too: the empty line (generic counts
-  // it, query-language.md §2).
+  // it, docs/query-language.md, "generic").
   EXPECT_EQ(r.ToCsv(),
             "$line,count($line),len($line)\n"
             ",1,0.000000\n"
@@ -146,8 +146,8 @@ TEST(BadLinesTest, LoneCrInsideAValueMakesItNonNumeric) {
       ResultTable r,
       RunBytes("from STATS select h,count(v),sum(v) group by h",
                {Stats("h=a|v=1\r|w=2") + "\n" + Stats("h=a|v=2") + "\r\n"}));
-  // "1\r" is not numeric (no surrounding spaces, query-language.md §3); the
-  // line still counts for count(v).
+  // "1\r" is not numeric (no surrounding spaces, docs/query-language.md,
+  // "What is a number"); the line still counts for count(v).
   EXPECT_EQ(r.ToCsv(), "h,count(v),sum(v)\na,2,2.000000\n");
   EXPECT_EQ(r.stats(), Counters(2, 2));
 }
@@ -353,8 +353,9 @@ TEST(BadLinesTest, ExactlyMaxGroupsKeysAreFine) {
 // ------------------------------------------------------------- numbers
 
 // Each group holds one value (or, for "mix", several); see
-// query-language.md §3 ("Numbers") and §4 (a group with no numeric value
-// renders 0.000000) and docs/compatibility.md ("Numbers").
+// docs/query-language.md, "What is a number" and "How results render" (a
+// group with no numeric value renders 0.000000), and docs/compatibility.md
+// ("Evaluation").
 TEST(BadLinesTest, NumbersFollowTheStrictDecimalRule) {
   const std::vector<std::string> lines = {
       Stats("h=big|v=1e309"),  // Out of range: not numeric.

@@ -268,9 +268,9 @@ TEST(BadQueryTest, UnknownFirstClauseKeyword) {
 }
 
 TEST(BadQueryTest, MisspelledKeywordInsideSelectIsAField) {
-  // Whitespace separates select items (query-language.md §1), so a
-  // misspelled clause keyword after `select` is read as more fields, as in
-  // DTail: not an error, three extra columns.
+  // Whitespace separates select items (docs/query-language.md, "Words,
+  // names and literals"), so a misspelled clause keyword after `select` is
+  // read as more fields, as in DTail: not an error, three extra columns.
   ASSERT_OK_AND_ASSIGN(Query q,
                        Query::Compile("select count($line) grup by x"));
   EXPECT_THAT(q.column_names(), ElementsAre("count($line)", "grup", "by", "x"));
@@ -319,9 +319,9 @@ TEST(BadQueryTest, NulAsTheFirstByteIsAControlCharacterError) {
 }
 
 TEST(BadQueryTest, NulInsideAStringLiteralIsKeptVerbatim) {
-  // Strings have no escapes and end only at the next '"' (query-language.md
-  // §1), so a NUL inside one is part of the literal and matches the same
-  // bytes in a line.
+  // Strings have no escapes and end only at the next '"'
+  // (docs/query-language.md, "Words, names and literals"), so a NUL inside
+  // one is part of the literal and matches the same bytes in a line.
   const std::string_view text(
       "select count($line) group by * where $line eq \"a\0b\"", 51);
   ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(text));

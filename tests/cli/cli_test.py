@@ -201,7 +201,8 @@ class GoldenVectorsTest(MaprTestCase):
         self.assertEqual(multiset(original),
                          multiset(expected("dmap4_query1.csv.expected")))
         # The fork's step 2 has `reverse` after the order key, which mapr's
-        # grammar rejects (query-language.md §1); it makes no difference here.
+        # grammar rejects (docs/query-language.md, "order by"); it makes no
+        # difference here.
         q2 = ("from STATS select count($time),$time,max($goroutines),"
               "avg($goroutines),min($goroutines) group by $time "
               "order by avg($goroutines) "

@@ -2,13 +2,14 @@
 // ResultTable):
 //
 //  * DtailGoldenTest: DTail's integration vectors (tests/golden/dtail/, see
-//    its README and NOTICE), the derived probes of dtail-reference §12.2 and
-//    the journal and multi-server cases of §12.1.
+//    its README and NOTICE), the end-to-end probes DTail's behaviour was
+//    checked with, and the journal and multi-server cases of DTail's
+//    integration tests.
 //  * GoldenFileTest: one test per `tests/golden/*.test` file, found at run
 //    time. The format (DuckDB's .test files, mtail's .golden files):
 //
 //      # name: avg_divides_by_field_count
-//      # description: avg = sum / number of numeric values (contract §4).
+//      # description: avg = sum / number of numeric values.
 //      # stats: lines_read=4 lines_aggregated=4
 //      query from STATS select avg(x),count($line) group by $hostname
 //      input
@@ -216,9 +217,10 @@ TEST_F(DtailGoldenTest, Dmap1aQueryKeepsItsOutfileClause) {
   EXPECT_EQ(q.log_format(), "default");
 }
 
-// Rows follow §8.5: descending count, ties in ascending key order. The
-// expected file holds an older, random order, so it is compared as a
-// multiset and the order is checked separately.
+// Rows follow DTail's fork: descending count, ties in ascending key order
+// (docs/query-language.md, "order by"). The expected file holds an older,
+// random order, so it is compared as a multiset and the order is checked
+// separately.
 void ExpectDescendingCountThenKey(const ResultTable& r) {
   for (size_t i = 1; i < r.num_rows(); ++i) {
     double prev = r.value(i - 1, 0), cur = r.value(i, 0);
@@ -237,7 +239,7 @@ TEST_F(DtailGoldenTest, Dmap2GroupByTimeOrderByCount) {
   EXPECT_EQ(LineMultiset(r.ToCsv()), LineMultiset(expected));
   EXPECT_EQ(r.num_rows(), 203u);
   ExpectDescendingCountThenKey(r);
-  // The fork's deterministic order of the first rows (§12.1).
+  // The fork's deterministic order of the first rows.
   ASSERT_GE(r.num_rows(), 4u);
   EXPECT_EQ(r.cell(1, 1), "1002-071143");
   EXPECT_EQ(r.cell(2, 1), "1002-071213");
@@ -306,7 +308,7 @@ TEST_F(DtailGoldenTest, DmapCsvMultifileOneHeaderPerSource) {
 
 TEST_F(DtailGoldenTest, DmapCsvMultifileSameSourceReadsSecondHeaderAsData) {
   // The same SourceId shares one header, as the same file read twice does
-  // in DTail (§3.4): the second header row is data.
+  // in DTail: the second header row is data.
   ASSERT_OK_AND_ASSIGN(std::string a, ReadDtail("dmap_csv_multifile_a.csv.in"));
   ASSERT_OK_AND_ASSIGN(std::string b, ReadDtail("dmap_csv_multifile_b.csv.in"));
   std::vector<std::string_view> both = Lines(a);
@@ -350,7 +352,7 @@ TEST_F(DtailGoldenTest, Dserver2TailModeEachIntervalByteExact) {
   EXPECT_EQ(last.ToCsv(), "last($line),max(foo),min(bar)\n");
 }
 
-// ------------------------------------------------- §12.2 end-to-end probes
+// ------------------------------------------------- DTail end-to-end probes
 
 TEST_F(DtailGoldenTest, ProbeCountStarGivesOneRow) {
   ASSERT_OK_AND_ASSIGN(ResultTable r,

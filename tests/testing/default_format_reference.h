@@ -1,6 +1,6 @@
 // A plain, token-by-token reference of DTail's `default` log format
-// (dtail-reference §3.3), against which the bitmask parser is checked: by
-// its unit tests on random lines and by the format fuzzer.
+// (docs/query-language.md, "default"), against which the bitmask parser is
+// checked: by its unit tests on random lines and by the format fuzzer.
 #ifndef MAPR_TESTS_TESTING_DEFAULT_FORMAT_REFERENCE_H_
 #define MAPR_TESTS_TESTING_DEFAULT_FORMAT_REFERENCE_H_
 
