@@ -166,7 +166,7 @@ class Follower {
         continue;
       }
       absl::StatusOr<std::unique_ptr<TurboAggregate::Producer>> p =
-          turbo_.AddProducer(static_cast<SourceId>(in->index));
+          turbo_.AddProducer(static_cast<SourceId>(in->index), in->name);
       if (!p.ok()) return p.status();
       in->producer = *std::move(p);
     }
@@ -528,7 +528,7 @@ class Follower {
     if (stateless_format_ || !in.pushed || !error_.ok()) return;
     in.producer->Finish().IgnoreError();
     absl::StatusOr<std::unique_ptr<TurboAggregate::Producer>> p =
-        turbo_.AddProducer(static_cast<SourceId>(in.index));
+        turbo_.AddProducer(static_cast<SourceId>(in.index), in.name);
     if (!p.ok()) {
       error_ = p.status();
       return;

@@ -356,6 +356,10 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     }
     absl::Status engine;
     const SourceId source = static_cast<SourceId>(piece.input);
+    // $file: the path as given (a glob's matches as found), "-" for stdin.
+    out.engine_error =
+        agg->SetSourceName(source, piece.spec.is_stdin ? "-" : piece.spec.path);
+    if (!out.engine_error.ok()) return out;
     absl::Status read = ReadLines(
         **stream, splitter,
         [&](std::span<const std::string_view> lines) {
