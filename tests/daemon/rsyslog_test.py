@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""`mapr --follow` behind Debian's rsyslog (docs/cli.md, "Behind rsyslog").
+
+Starts a private rsyslogd from rsyslog.conf.in (next to this file) in a
+temporary directory: its own socket, work directory, pid file and log, no
+system file touched. Its omprog action runs mapr-omprog.in, which execs
+`mapr --follow` on the messages. The test sends generated `k=v|k=v` lines
+with `logger` in three batches, between noise from another program that
+rsyslog filters out, and checks that every batch's cumulative result shows
+up in an interval report, that the reports never go back, and that after
+SIGTERM to rsyslogd (which closes mapr's standard input) mapr prints one
+more report: the exact final result. Each wait has a deadline; whatever was
+started is killed at the end.
+
+Also checks that docs/cli.md shows both templates (with the doc's paths).
+
+The mapr binary comes from MAPR_BIN or the first argument:
+
+  MAPR_BIN=build/dev/bindings/cli/mapr python3 tests/daemon/rsyslog_test.py
+
+Exits 77 (CTest's SKIP_RETURN_CODE) after the doc check when rsyslogd or
+logger is missing (scripts/install-deps installs rsyslog). Set
+MAPR_TEST_SEED to repeat a run's lines. Standard library only.
+"""
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+SKIP_RETURN_CODE = 77
+
+
+def _take_binary_from_argv():
+    if len(sys.argv) > 1 and os.path.isfile(sys.argv[1]):
+        return sys.argv.pop(1)
+    return None
+
+
+MAPR_BIN = _take_binary_from_argv() or os.environ.get("MAPR_BIN", "")
+SEED = int(os.environ.get("MAPR_TEST_SEED", str(time.time_ns() % 2**32)))
+
+# The paths docs/cli.md shows in place of the test's temporary ones.
+DOC_DIR = "/tmp/mapr-rsyslog"
+DOC_MAPR = "/usr/local/bin/mapr"
+
+HEADER = "user,count($line),sum(bytes),max(bytes)"
+USERS = ("alice", "bob", "carol", "dave", "erin")
+BATCHES = 3
+LINES_PER_BATCH = 200
+
+
+def find_program(name):
+    """`name` on PATH or in the sbin directories (rsyslogd lives there)."""
+    path = os.environ.get("PATH", "") + ":/usr/sbin:/sbin"
+    return shutil.which(name, path=path)
+
+
+def render(template, directory, mapr):
+    with open(os.path.join(HERE, template), encoding="utf-8") as f:
+        return f.read().replace("@DIR@", directory).replace("@MAPR@", mapr)
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def parse_reports(text):
+    """CSV reports separated by empty lines -> list of (header, {user: row}).
+
+    A row is (count, sum, max) as numbers. An unfinished last line is left
+    out, so a report being written may be seen short.
+    """
+    text = text[:text.rfind("\n") + 1]
+    reports = []
+    for block in text.split("\n\n"):
+        lines = block.splitlines()
+        if not lines:
+            continue
+        rows = {}
+        for line in lines[1:]:
+            user, count, total, biggest = line.split(",")
+            rows[user] = (int(count), float(total), float(biggest))
+        reports.append((lines[0], rows))
+    return reports
+
+
+def aggregate(lines):
+    """What the query computes, per user: (count, sum, max) of bytes."""
+    result = {}
+    for line in lines:
+        fields = dict(kv.split("=", 1) for kv in line.split("|"))
+        count, total, biggest = result.get(fields["user"], (0, 0, None))
+        b = int(fields["bytes"])
+        result[fields["user"]] = (count + 1, total + b,
+                                  b if biggest is None else max(biggest, b))
+    return {u: (c, float(s), float(m)) for u, (c, s, m) in result.items()}
+
+
+def generate_batch(rng, start):
+    """LINES_PER_BATCH lines `user=U|status=S|bytes=B|seq=N`; some repeat
+    the line before (rsyslog must not reduce repeated messages)."""
+    lines = []
+    while len(lines) < LINES_PER_BATCH:
+        if lines and rng.random() < 0.05:
+            lines.append(lines[-1])
+            continue
+        lines.append("user=%s|status=%d|bytes=%d|seq=%d" %
+                     (rng.choice(USERS), rng.choice((200, 404, 500)),
+                      rng.randrange(0, 100000), start + len(lines)))
+    return lines
+
+
+class DocTest(unittest.TestCase):
+    """docs/cli.md shows the templates this test runs, with its paths."""
+
+    def test_doc_shows_the_templates(self):
+        with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as f:
+            doc = f.read()
+        for template in ("rsyslog.conf.in", "mapr-omprog.in"):
+            block = "```\n%s```\n" % render(template, DOC_DIR, DOC_MAPR)
+            self.assertTrue(block in doc, "docs/cli.md lacks %s as rendered "
+                            "with %s and %s:\n%s" %
+                            (template, DOC_DIR, DOC_MAPR, block))
+
+
+@unittest.skipUnless(find_program("rsyslogd") and find_program("logger"),
+                     "rsyslogd or logger missing")
+class RsyslogTest(unittest.TestCase):
+
+    def setUp(self):
+        if not MAPR_BIN or not os.access(MAPR_BIN, os.X_OK):
+            self.fail("set MAPR_BIN to the mapr binary (got %r)" % MAPR_BIN)
+        # A unix socket path must fit in 108 bytes.
+        parent = None if len(tempfile.gettempdir()) < 60 else "/tmp"
+        self.dir = tempfile.mkdtemp(prefix="mapr-rsyslog-", dir=parent)
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.socket = self.path("log.sock")
+        self.rsyslogd = None
+        self.rng = random.Random(SEED)
+
+    def tearDown(self):
+        # rsyslogd leads its own process group, which holds mapr (omprog's
+        # child) too: kill whatever of it is left, mapr even if rsyslogd
+        # has exited.
+        if self.rsyslogd is None:
+            return
+        try:
+            os.killpg(self.rsyslogd.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.rsyslogd.wait()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def diagnostics(self):
+        parts = ["seed %d (MAPR_TEST_SEED)" % SEED]
+        for name in ("rsyslogd.out", "rsyslogd.log", "mapr.log",
+                     "report.csv"):
+            parts.append("--- %s:\n%s" % (name, read_text(self.path(name))))
+        return "\n".join(parts)
+
+    def wait_for(self, what, predicate, seconds):
+        deadline = time.monotonic() + seconds
+        while not predicate():
+            if self.rsyslogd.poll() is not None:
+                self.fail("rsyslogd exited with %d while waiting for %s\n%s" %
+                          (self.rsyslogd.returncode, what, self.diagnostics()))
+            if time.monotonic() > deadline:
+                self.fail("no %s after %d s\n%s" %
+                          (what, seconds, self.diagnostics()))
+            time.sleep(0.05)
+
+    def start_rsyslogd(self):
+        conf = self.path("rsyslog.conf")
+        with open(conf, "w", encoding="utf-8") as f:
+            f.write(render("rsyslog.conf.in", self.dir,
+                           os.path.abspath(MAPR_BIN)))
+        wrapper = self.path("mapr-omprog")
+        with open(wrapper, "w", encoding="utf-8") as f:
+            f.write(render("mapr-omprog.in", self.dir,
+                           os.path.abspath(MAPR_BIN)))
+        os.chmod(wrapper, 0o755)
+        rsyslogd = find_program("rsyslogd")
+        check = subprocess.run([rsyslogd, "-N1", "-f", conf],
+                               capture_output=True, timeout=30)
+        self.assertEqual(check.returncode, 0, check.stderr)
+        with open(self.path("rsyslogd.out"), "wb") as out:
+            self.rsyslogd = subprocess.Popen(
+                [rsyslogd, "-n", "-f", conf, "-i", self.path("rsyslogd.pid")],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                start_new_session=True)
+        self.wait_for("socket", lambda: os.path.exists(self.socket), 10)
+
+    def send(self, tag, lines):
+        batch = self.path("batch.txt")
+        with open(batch, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in lines))
+        p = subprocess.run(["logger", "-u", self.socket, "-t", tag,
+                            "-f", batch], capture_output=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def reports(self):
+        return parse_reports(read_text(self.path("report.csv")))
+
+    def test_interval_and_final_results(self):
+        self.start_rsyslogd()
+        sent = []
+        expected = []
+        for b in range(BATCHES):
+            self.send("noise", generate_batch(self.rng, 0))
+            lines = generate_batch(self.rng, len(sent))
+            self.send("webapp", lines)
+            sent += lines
+            expected.append(aggregate(sent))
+            self.wait_for(
+                "interval report of batch %d" % (b + 1),
+                lambda: any(rows == expected[-1]
+                            for _, rows in self.reports()[-1:]), 15)
+        reports_before_stop = len(self.reports())
+
+        start = time.monotonic()
+        self.rsyslogd.send_signal(signal.SIGTERM)
+        try:
+            code = self.rsyslogd.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.fail("rsyslogd still runs 15 s after SIGTERM\n" +
+                      self.diagnostics())
+        stop_seconds = time.monotonic() - start
+        self.assertEqual(code, 0, self.diagnostics())
+
+        reports = self.reports()
+        info = self.diagnostics()
+        # The interval reports, then exactly one more: the final result.
+        self.assertEqual(len(reports), reports_before_stop + 1, info)
+        self.assertEqual(reports[-1][1], expected[-1], info)
+        self.assertTrue(read_text(self.path("report.csv")).endswith("\n"))
+        for header, _ in reports:
+            self.assertEqual(header, HEADER, info)
+        # Cumulative: no group's count or sum goes back; each batch's
+        # result was a report of its own, in order.
+        for (_, before), (_, after) in zip(reports, reports[1:]):
+            for user, (count, total, _) in before.items():
+                self.assertIn(user, after, info)
+                self.assertGreaterEqual(after[user][0], count, info)
+                self.assertGreaterEqual(after[user][1], total, info)
+        seen = [rows for _, rows in reports]
+        positions = [seen.index(e) for e in expected]
+        self.assertEqual(positions, sorted(positions), info)
+        # mapr said only its start line; rsyslog reported no failed child
+        # and waited for mapr (closeTimeout is 5 s).
+        self.assertEqual(
+            read_text(self.path("mapr.log")),
+            "mapr: following standard input until it ends; cumulative "
+            "report every 500ms; Ctrl-C or SIGTERM prints the final "
+            "result\n", info)
+        self.assertNotIn("exited with status", read_text(
+            self.path("rsyslogd.log")), info)
+        self.assertLess(stop_seconds, 5, info)
+
+
+def main():
+    rsyslog_missing = not (find_program("rsyslogd") and find_program("logger"))
+    program = unittest.main(exit=False)
+    if not program.result.wasSuccessful():
+        sys.exit(1)
+    if rsyslog_missing:
+        print("SKIP: rsyslogd or logger not found (Debian: apt-get install "
+              "rsyslog, or scripts/install-deps)")
+        sys.exit(SKIP_RETURN_CODE)
+
+
+if __name__ == "__main__":
+    main()
