@@ -50,6 +50,17 @@ std::vector<std::string> Query::column_names() const {
 }
 
 const std::string& Query::log_format() const { return plan_->log_format; }
+std::optional<std::string> Query::table() const {
+  switch (plan_->table_filter) {
+    case plan::TableFilter::kNone:
+      return std::nullopt;
+    case plan::TableFilter::kAny:
+      return "*";
+    case plan::TableFilter::kTable:
+      return plan_->table;
+  }
+  return std::nullopt;
+}
 int64_t Query::interval_ms() const { return plan_->interval_ms; }
 std::optional<std::string> Query::outfile() const { return plan_->outfile; }
 bool Query::outfile_append() const { return plan_->outfile_append; }

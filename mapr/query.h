@@ -61,6 +61,9 @@ class MAPR_EXPORT Query {
   std::vector<std::string> column_names() const;
   // The log format that will parse lines (canonical name).
   const std::string& log_format() const;
+  // The `from` table: its name upper-cased (`STATS`), `*` for `from *`,
+  // nullopt when the query reads every line.
+  std::optional<std::string> table() const;
   // The interval in milliseconds as the query gives it (default 5000);
   // `interval 0` is kept as 0 and means one second at run time, as in DTail.
   int64_t interval_ms() const;

@@ -130,6 +130,13 @@ struct MAPR_EXPORT ResultColumn {
 
 // One output row, as a value (a copy out of a ResultTable, or input to its
 // row-wise constructor).
+// ResultTable::field_counts(): parsed lines in which a field had a value.
+struct MAPR_EXPORT FieldCount {
+  std::string name;
+  uint64_t lines = 0;
+  friend bool operator==(const FieldCount&, const FieldCount&) = default;
+};
+
 struct MAPR_EXPORT ResultRow {
   // Rendered cells, one per column.
   std::vector<std::string> cells;
@@ -207,6 +214,15 @@ class MAPR_EXPORT ResultTable {
 
   // The line counters at the time the result was produced.
   const LineCounters& stats() const { return stats_; }
+  // For every field the log format extracts for the query (the fields it
+  // reads, except the common variables and the results of `set`), in the
+  // order of first use: how many of the parsed lines had a value for it. A
+  // field at 0 was never found, which usually means a misspelt name or the
+  // wrong log format (`mapr` warns about it). Not compared by operator==.
+  const std::vector<FieldCount>& field_counts() const { return field_counts_; }
+  void set_field_counts(std::vector<FieldCount> counts) {
+    field_counts_ = std::move(counts);
+  }
   // Number of groups before `limit` was applied.
   uint64_t total_groups() const { return total_groups_; }
 
@@ -249,6 +265,7 @@ class MAPR_EXPORT ResultTable {
   std::vector<double> values_;
   LineCounters stats_;
   uint64_t total_groups_ = 0;
+  std::vector<FieldCount> field_counts_;
 };
 
 }  // namespace mapr

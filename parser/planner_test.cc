@@ -802,6 +802,7 @@ TEST(QueryCompileTest, Accessors) {
             "interval 2m limit 3 outfile append \"r.csv\"");
   EXPECT_THAT(q.column_names(), ElementsAre("n", "$service"));
   EXPECT_EQ(q.log_format(), "default");
+  EXPECT_EQ(q.table(), "STATS");
   EXPECT_EQ(q.interval_ms(), 120000);
   EXPECT_EQ(q.limit(), 3);
   EXPECT_EQ(q.outfile(), "r.csv");
@@ -832,7 +833,13 @@ TEST(QueryCompileTest, LogformatIsCaseInsensitive) {
   ASSERT_OK_AND_ASSIGN(Query q,
                        Query::Compile("select count($line) logformat CSV"));
   EXPECT_EQ(q.log_format(), "csv");
+  EXPECT_EQ(q.table(), std::nullopt);
   EXPECT_EQ(QueryInternal::GetPlan(q).table_filter, TableFilter::kNone);
+  ASSERT_OK_AND_ASSIGN(Query any, Query::Compile("from * select count($line)"));
+  EXPECT_EQ(any.table(), "*");
+  ASSERT_OK_AND_ASSIGN(Query lower,
+                       Query::Compile("from stats select count($line)"));
+  EXPECT_EQ(lower.table(), "STATS");
   EXPECT_THAT(
       Query::Compile("select a logformat foo"),
       StatusIs(absl::StatusCode::kInvalidArgument,

@@ -123,6 +123,7 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
   for (FieldId id : plan_->extracted_fields) {
     extracted_names_.push_back(plan_->fields[id].name);
   }
+  field_lines_.assign(extracted_names_.size(), 0);
   hostname_ = options_.hostname.empty() ? LocalHostname() : options_.hostname;
   const LocalZone& zone = GetLocalZone();
   timezone_ = zone.name;
@@ -278,6 +279,15 @@ absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
     }
   }
   batch_.sel_size = selected;
+  // Lines with a value, per extracted field (ResultTable::field_counts).
+  for (size_t i = 0; i < p.extracted_fields.size(); ++i) {
+    const std::string_view* col = batch_.column(p.extracted_fields[i]);
+    uint64_t found = 0;
+    for (size_t k = 0; k < selected; ++k) {
+      found += col[batch_.sel[k]].data() != nullptr;
+    }
+    field_lines_[i] += found;
+  }
   return absl::OkStatus();
 }
 
@@ -445,6 +455,9 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later) {
   }
   CombineStates(later, n);
   counters_ += later.counters_;
+  for (size_t i = 0; i < field_lines_.size(); ++i) {
+    field_lines_[i] += later.field_lines_[i];
+  }
   return absl::OkStatus();
 }
 
@@ -455,11 +468,18 @@ void BatchAggregator::Reset() {
     if (s != nullptr) s->Clear();
   }
   counters_ = LineCounters();
+  std::fill(field_lines_.begin(), field_lines_.end(), 0);
 }
 
 ResultTable BatchAggregator::Result() const {
-  return BuildResult(*plan_, GroupStates{groups_, states_, key_part_},
-                     counters_);
+  ResultTable table = BuildResult(
+      *plan_, GroupStates{groups_, states_, key_part_}, counters_);
+  std::vector<FieldCount> fields(field_lines_.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    fields[i] = {extracted_names_[i], field_lines_[i]};
+  }
+  table.set_field_counts(std::move(fields));
+  return table;
 }
 
 }  // namespace mapr::runtime

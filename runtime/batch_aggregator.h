@@ -121,6 +121,8 @@ class BatchAggregator {
   // Merge's scratch: the group in this aggregator of each group of `later`.
   std::vector<uint32_t> merge_to_;
   LineCounters counters_;
+  // Per extracted field (extracted_names_): parsed lines with a value.
+  std::vector<uint64_t> field_lines_;
   absl::Status sticky_error_;
 };
 

@@ -4,6 +4,7 @@
 //   mapr 'from STATS select count($line) group by $hostname' app.log
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -18,9 +19,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/follow.h"
+#include "bindings/cli/notes.h"
 #include "bindings/cli/runner.h"
 #include "util/strings.h"
 #include "mapr/options.h"
@@ -110,6 +113,29 @@ void PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
   }
 }
 
+// Prints the notes on a probably wrong result (bindings/cli/notes.h).
+void PrintNotes(const Query& query, const LineCounters& stats,
+                std::vector<FieldCount> fields, size_t max_line_bytes) {
+  ResultFacts facts;
+  facts.table = query.table();
+  facts.log_format = query.log_format();
+  facts.stats = stats;
+  // A field the compile warnings named already ("$service is not a known
+  // variable ...") is not named twice.
+  const std::vector<std::string> warnings = query.warnings();
+  std::erase_if(fields, [&](const FieldCount& f) {
+    return std::any_of(warnings.begin(), warnings.end(),
+                       [&](const std::string& w) {
+                         return absl::StartsWith(w, absl::StrCat(f.name, " "));
+                       });
+  });
+  facts.fields = std::move(fields);
+  facts.max_line_bytes = max_line_bytes;
+  for (const std::string& note : ResultNotes(facts)) {
+    std::fprintf(stderr, "warning: %s\n", note.c_str());
+  }
+}
+
 // --follow: reports every interval until a signal (see follow.h). Every
 // report is written to the outfile and/or printed, reports separated by an
 // empty line.
@@ -130,6 +156,7 @@ int RunFollow(const Flags& flags, const Query& query) {
   std::string last_outfile_error;
   size_t reports = 0;
   uint64_t final_groups = 0;
+  std::vector<FieldCount> final_fields;
   FollowCallbacks callbacks;
   callbacks.report = [&](const ResultTable& r, bool is_final) {
     if (query.outfile().has_value()) {
@@ -153,7 +180,11 @@ int RunFollow(const Flags& flags, const Query& query) {
       }
     }
     ++reports;
-    if (is_final) final_groups = r.total_groups();
+    if (is_final) {
+      final_groups = r.total_groups();
+      // A delta holds only its own lines' field counts.
+      if (!flags.delta) final_fields = r.field_counts();
+    }
   };
   callbacks.error = PrintInputProblem;
   if (!flags.quiet) {
@@ -178,6 +209,10 @@ int RunFollow(const Flags& flags, const Query& query) {
   // Nothing could be opened: nothing was printed or written.
   if (!run->followed) return kExitInputError;
   if (flags.stats) PrintStats(run->stats, final_groups);
+  if (!flags.quiet) {
+    PrintNotes(query, run->stats, std::move(final_fields),
+               flags.max_line_bytes);
+  }
   return glob_errors || run->inputs_failed > 0 || output_failed.load()
              ? kExitInputError
              : kExitOk;
@@ -270,6 +305,10 @@ int Run(int argc, char** argv) {
     exit_code = kExitInputError;
   }
   if (flags->stats) PrintStats(run->stats, run->table.total_groups());
+  if (!flags->quiet) {
+    PrintNotes(*query, run->stats, run->table.field_counts(),
+               flags->max_line_bytes);
+  }
   return exit_code;
 }
 

@@ -42,7 +42,7 @@ class LibraryParityTest(unittest.TestCase):
                     f.write(data)
                 threads = str(rng.choice([1, 2, 3]))
                 p = subprocess.run(
-                    [MAPR_BIN, "--stats", "-o", "csv", "-t", threads,
+                    [MAPR_BIN, "--stats", "--quiet", "-o", "csv", "-t", threads,
                      "--max-line-bytes", str(max_bytes), QUERY, path],
                     capture_output=True, check=True, timeout=120)
                 cli = dict(line.split(": ", 1)

@@ -1,0 +1,121 @@
+#include "bindings/cli/notes.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace mapr::cli {
+namespace {
+
+// "1 line is" / "3 lines are".
+std::string Lines(uint64_t n, const char* verb_one, const char* verb_many) {
+  return absl::StrCat(n, n == 1 ? " line " : " lines ",
+                      n == 1 ? verb_one : verb_many);
+}
+
+// The sentence for `count` of `read` lines rejected by the counter named
+// `counter` (a LineCounters field), or "" for counters without one.
+std::string RejectionNote(const ResultFacts& f, std::string_view counter,
+                          uint64_t count, uint64_t read) {
+  const std::string share = absl::StrCat(count, " of ", read, " lines");
+  if (counter == "lines_table_mismatch") {
+    if (f.table == "*") {
+      return absl::StrCat(
+          share,
+          " have no DTail `|MAPREDUCE:NAME|` table; drop `from *` for plain "
+          "logs");
+    }
+    return absl::StrCat(share, " are not DTail `|MAPREDUCE:",
+                        f.table.value_or(""),
+                        "|` lines; drop `from` for plain logs");
+  }
+  if (counter == "lines_ignored") {
+    if (f.log_format == "default") {
+      return absl::StrCat(
+          share,
+          " are not DTail INFO lines with a MAPREDUCE: field, which the "
+          "default log format reads; name the format of other logs with "
+          "`logformat` (generic, generickv, csv)");
+    }
+    return absl::StrCat(share, " were ignored by log format ", f.log_format);
+  }
+  if (counter == "lines_malformed") {
+    return absl::StrCat(share, " could not be parsed by log format ",
+                        f.log_format, "; is that the logs' format?");
+  }
+  if (counter == "lines_without_value") {
+    return absl::StrCat(share,
+                        " gave no select item a value (fields missing or "
+                        "not numeric)");
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string FormatByteSize(uint64_t bytes) {
+  constexpr struct {
+    uint64_t unit;
+    const char* suffix;
+  } kUnits[] = {{uint64_t{1} << 30, "G"}, {uint64_t{1} << 20, "M"},
+                {uint64_t{1} << 10, "K"}};
+  for (const auto& u : kUnits) {
+    if (bytes >= u.unit && bytes % u.unit == 0) {
+      return absl::StrCat(bytes / u.unit, u.suffix);
+    }
+  }
+  return absl::StrCat(bytes);
+}
+
+std::vector<std::string> ResultNotes(const ResultFacts& f) {
+  std::vector<std::string> notes;
+  const LineCounters& s = f.stats;
+  if (s.lines_too_long > 0) {
+    notes.push_back(absl::StrCat(
+        Lines(s.lines_too_long, "was", "were"), " longer than ",
+        FormatByteSize(f.max_line_bytes),
+        " and skipped; raise --max-line-bytes to read them"));
+  }
+  if (f.lines_with_nul > 0) {
+    notes.push_back(absl::StrCat(Lines(f.lines_with_nul, "contains", "contain"),
+                                 " NUL bytes; is the input a binary file?"));
+  }
+  if (s.lines_read > s.lines_too_long && s.lines_aggregated == 0) {
+    // The rule that rejected the most of the lines that were not too long.
+    const uint64_t read = s.lines_read - s.lines_too_long;
+    std::string_view worst;
+    uint64_t worst_count = 0;
+    for (const LineCounterField& c : kLineCounterFields) {
+      const uint64_t n = s.*c.value;
+      // A `where` that is false everywhere is an answer, not a mistake.
+      if (c.name == "lines_read" || c.name == "lines_too_long" ||
+          c.name == "lines_header" || c.name == "lines_filtered" ||
+          c.name == "lines_aggregated") {
+        continue;
+      }
+      if (n > worst_count) {
+        worst = c.name;
+        worst_count = n;
+      }
+    }
+    if (worst_count > 0) {
+      std::string note = RejectionNote(f, worst, worst_count, read);
+      if (!note.empty()) notes.push_back(std::move(note));
+    }
+  }
+  const uint64_t parsed = s.lines_parsed();
+  if (parsed > 0) {
+    for (const FieldCount& field : f.fields) {
+      if (field.lines != 0) continue;
+      notes.push_back(absl::StrCat(
+          "field '", field.name, "' was not found in any of the ", parsed,
+          parsed == 1 ? " parsed line" : " parsed lines", " (log format ",
+          f.log_format, "); check its name and the log format"));
+    }
+  }
+  return notes;
+}
+
+}  // namespace mapr::cli

@@ -1,0 +1,132 @@
+#include "bindings/cli/notes.h"
+
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mapr/result.h"
+
+namespace mapr::cli {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+ResultFacts Facts(LineCounters stats) {
+  ResultFacts f;
+  f.stats = stats;
+  f.log_format = "default";
+  f.max_line_bytes = size_t{1} << 20;
+  return f;
+}
+
+TEST(ResultNotesTest, AHealthyRunHasNone) {
+  LineCounters s;
+  s.lines_read = 10;
+  s.lines_table_mismatch = 3;
+  s.lines_aggregated = 7;
+  ResultFacts f = Facts(s);
+  f.table = "STATS";
+  f.fields = {{"x", 7}};
+  EXPECT_THAT(ResultNotes(f), IsEmpty());
+  // No input at all is not a problem either.
+  EXPECT_THAT(ResultNotes(Facts(LineCounters())), IsEmpty());
+}
+
+TEST(ResultNotesTest, EveryLineOfAnotherTable) {
+  LineCounters s;
+  s.lines_read = 6117;
+  s.lines_table_mismatch = 6117;
+  ResultFacts f = Facts(s);
+  f.table = "DPKG";
+  f.fields = {{"x", 0}};  // No line parsed: no field note on top.
+  EXPECT_THAT(ResultNotes(f),
+              ElementsAre("6117 of 6117 lines are not DTail "
+                          "`|MAPREDUCE:DPKG|` lines; drop `from` for plain "
+                          "logs"));
+  f.table = "*";
+  EXPECT_THAT(ResultNotes(f),
+              ElementsAre("6117 of 6117 lines have no DTail "
+                          "`|MAPREDUCE:NAME|` table; drop `from *` for "
+                          "plain logs"));
+}
+
+TEST(ResultNotesTest, NamesTheRuleThatRejectedTheMostLines) {
+  LineCounters s;
+  s.lines_read = 12;
+  s.lines_too_long = 2;
+  s.lines_ignored = 6;
+  s.lines_malformed = 3;
+  s.lines_filtered = 1;  // Never named, however many.
+  EXPECT_THAT(
+      ResultNotes(Facts(s)),
+      ElementsAre("2 lines were longer than 1M and skipped; raise "
+                  "--max-line-bytes to read them",
+                  "6 of 10 lines are not DTail INFO lines with a MAPREDUCE: "
+                  "field, which the default log format reads; name the "
+                  "format of other logs with `logformat` (generic, "
+                  "generickv, csv)"));
+  s.lines_ignored = 0;
+  ResultFacts kv = Facts(s);
+  kv.log_format = "generickv";
+  EXPECT_THAT(ResultNotes(kv),
+              ElementsAre(::testing::StartsWith("2 lines were longer"),
+                          "3 of 10 lines could not be parsed by log format "
+                          "generickv; is that the logs' format?"));
+}
+
+TEST(ResultNotesTest, WhereAndValuelessLines) {
+  LineCounters s;
+  s.lines_read = 5;
+  s.lines_filtered = 5;
+  EXPECT_THAT(ResultNotes(Facts(s)), IsEmpty());  // An answer: nothing matched.
+  s.lines_filtered = 1;
+  s.lines_without_value = 4;
+  EXPECT_THAT(ResultNotes(Facts(s)),
+              ElementsAre("4 of 5 lines gave no select item a value (fields "
+                          "missing or not numeric)"));
+}
+
+TEST(ResultNotesTest, FieldsNeverFound) {
+  LineCounters s;
+  s.lines_read = 3;
+  s.lines_aggregated = 3;
+  ResultFacts f = Facts(s);
+  f.log_format = "generickv";
+  f.fields = {{"a", 3}, {"hots", 0}, {"b", 1}};
+  EXPECT_THAT(ResultNotes(f),
+              ElementsAre("field 'hots' was not found in any of the 3 parsed "
+                          "lines (log format generickv); check its name and "
+                          "the log format"));
+  s.lines_read = s.lines_aggregated = 1;
+  f.stats = s;
+  EXPECT_THAT(ResultNotes(f),
+              ElementsAre(::testing::HasSubstr("any of the 1 parsed line ")));
+}
+
+TEST(ResultNotesTest, NulBytesAndOneTooLongLine) {
+  LineCounters s;
+  s.lines_read = 4;
+  s.lines_too_long = 1;
+  s.lines_aggregated = 3;
+  ResultFacts f = Facts(s);
+  f.lines_with_nul = 1;
+  f.max_line_bytes = 4096;
+  EXPECT_THAT(ResultNotes(f),
+              ElementsAre("1 line was longer than 4K and skipped; raise "
+                          "--max-line-bytes to read them",
+                          "1 line contains NUL bytes; is the input a binary "
+                          "file?"));
+}
+
+TEST(FormatByteSizeTest, UsesTheLargestWholeUnit) {
+  EXPECT_EQ(FormatByteSize(size_t{1} << 20), "1M");
+  EXPECT_EQ(FormatByteSize(size_t{3} << 30), "3G");
+  EXPECT_EQ(FormatByteSize(1536), "1536");
+  EXPECT_EQ(FormatByteSize(2048), "2K");
+  EXPECT_EQ(FormatByteSize(100), "100");
+}
+
+}  // namespace
+}  // namespace mapr::cli
