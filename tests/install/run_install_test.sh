@@ -114,6 +114,23 @@ if ldd "$work/pc_static_consumer" | grep -q libmapr; then
   fail "the static pkg-config consumer needs libmapr.so"
 fi
 "$work/pc_static_consumer" || fail "run static pkg-config consumer"
+# A C program links the static library with the C compiler: the C++
+# runtime must come from `pkg-config --static --libs` (Libs.private).
+# shellcheck disable=SC2046
+"$cc" -std=c11 -o "$work/pc_static_c_consumer" "$consumer/main.c" \
+  $(pkg-config --cflags mapr) "$libdir/libmapr.a" \
+  $(pkg-config --static --libs mapr | sed 's/-lmapr\b//') ||
+  fail "pkg-config static C build (cc, libmapr.a)"
+"$work/pc_static_c_consumer" || fail "run static pkg-config C consumer"
+
+step "installed mapr command without LD_LIBRARY_PATH"
+if [ -x "$prefix/bin/mapr" ]; then
+  env -i PATH=/usr/bin:/bin "$prefix/bin/mapr" --version ||
+    fail "installed bin/mapr does not run without an environment"
+  printf 'a\nb\n' | env -i PATH=/usr/bin:/bin "$prefix/bin/mapr" -o csv \
+    'select count($line) group by *' - | grep -qx 2 ||
+    fail "installed bin/mapr gives a wrong count"
+fi
 
 if [ -n "$python" ]; then
   pkg=$(find "$prefix" -path '*/mapr/__init__.py' | head -n 1)
