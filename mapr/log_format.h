@@ -106,6 +106,10 @@ class MAPR_EXPORT LogFormat {
   virtual ~LogFormat() = default;
   // The name used in `logformat NAME`; lower-case.
   virtual std::string name() const = 0;
+  // One sentence on the lines it reads and the fields it gives, for
+  // `mapr --help` (e.g. "k=v|k=v|... tokens; each key is a field"). Empty:
+  // listed by name only.
+  virtual std::string description() const { return {}; }
   // The $-variables this format provides beyond the common ones ($line,
   // $empty, $hostname, $server, $timezone, $timeoffset, $file, *), used to warn
   // about unknown variables at compile time. nullopt: never warn.

@@ -122,6 +122,10 @@ class CsvParser : public LogFormatParser {
 class CsvLogFormat : public LogFormat {
  public:
   std::string name() const override { return "csv"; }
+  std::string description() const override {
+    return "CSV with a header line per input (RFC 4180 quotes); each column "
+           "is a field named by its header";
+  }
   std::optional<std::vector<std::string>> variables() const override {
     return std::vector<std::string>{};
   }

@@ -115,6 +115,11 @@ namespace avx2 {
 class DefaultLogFormat : public LogFormat {
  public:
   std::string name() const override { return "default"; }
+  std::string description() const override {
+    return "DTail's lines, INFO|time|pid|caller|...|MAPREDUCE:TABLE|k=v|...: "
+           "$time, $pid, $goroutines, ... and each key (used when no "
+           "logformat is given)";
+  }
   std::optional<std::vector<std::string>> variables() const override {
     std::vector<std::string> vars;
     for (const PositionalVariable& v : kPositional) {

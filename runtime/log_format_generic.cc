@@ -40,6 +40,10 @@ class GenericParser : public LogFormatParser {
 class GenericLogFormat : public LogFormat {
  public:
   std::string name() const override { return "generic"; }
+  std::string description() const override {
+    return "any lines: only the common variables ($line, $hostname, $file, "
+           "...)";
+  }
   std::optional<std::vector<std::string>> variables() const override {
     return std::vector<std::string>{};
   }
@@ -127,6 +131,9 @@ class GenericKvParser : public LogFormatParser {
 class GenericKvLogFormat : public LogFormat {
  public:
   std::string name() const override { return "generickv"; }
+  std::string description() const override {
+    return "k=v|k=v|... tokens: each key is a field";
+  }
   std::optional<std::vector<std::string>> variables() const override {
     return std::vector<std::string>{};
   }

@@ -1,6 +1,7 @@
 #include "bindings/cli/flags.h"
 
 #include <charconv>
+#include <memory>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -15,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "mapr/log_format.h"
 #include "parser/function_catalog.h"
 #include "runtime/aggregate.h"
 #include "util/strings.h"
@@ -356,6 +358,7 @@ query to FILE.query) instead of standard output.
       absl::StrAppend(&text, line, part, "\n");
       line.clear();
     }
+    if (!line.empty()) absl::StrAppend(&text, line, "\n");  // No summary.
   };
   text += "\nAggregates (select items; sums are exact, rounded once):\n";
   for (const runtime::AggregateFunction* a : runtime::Aggregates()) {
@@ -365,6 +368,15 @@ query to FILE.query) instead of standard output.
   for (const plan::FunctionInfo& f : plan::Functions()) {
     entry(absl::StrCat(ToAbsl(f.name), "(x)"), f.summary);
   }
+  text += "\nLog formats (logformat NAME; every format also gives $line, "
+          "$hostname,\n$server, $file, $timezone, $timeoffset, $empty and *):\n";
+  for (const std::string& name : LogFormatNames()) {
+    std::shared_ptr<const LogFormat> format = FindLogFormat(name);
+    entry(name, format != nullptr ? format->description() : "");
+  }
+  text +=
+      "\nThe query language, with an example of everything: "
+      "docs/query-language.md\nin mapr's sources.\n";
   absl::StrAppend(&text, R"(
 Exit status: 0 on success (with --follow: after the final result); 1 if an
 input could not be read (the others are still counted) or the outfile could
