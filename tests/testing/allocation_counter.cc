@@ -5,6 +5,7 @@
 
 namespace {
 size_t allocation_count = 0;
+size_t allocated_bytes = 0;
 }  // namespace
 
 // GCC flags free() of operator new memory once both are inlined here; the
@@ -14,6 +15,7 @@ size_t allocation_count = 0;
 #endif
 void* operator new(std::size_t size) {
   ++allocation_count;
+  allocated_bytes += size;
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
   throw std::bad_alloc();
 }
@@ -23,5 +25,6 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace mapr::testing {
 
 size_t AllocationCount() { return allocation_count; }
+size_t AllocatedBytes() { return allocated_bytes; }
 
 }  // namespace mapr::testing

@@ -15,6 +15,10 @@ namespace mapr::testing {
 // The number of global operator new calls so far in this process.
 size_t AllocationCount();
 
+// The bytes those calls asked for, in total (frees are not subtracted): a
+// measure of work, for tests that check that a cost grows linearly.
+size_t AllocatedBytes();
+
 }  // namespace mapr::testing
 
 #endif  // MAPR_TESTS_TESTING_ALLOCATION_COUNTER_H_
