@@ -241,6 +241,7 @@ int Run(int argc, char** argv) {
   options.max_groups = flags->max_groups;
   options.hostname = flags->hostname;
   options.progress = !flags->quiet && isatty(STDERR_FILENO) == 1;
+  options.quiet = flags->quiet;
   absl::StatusOr<RunResult> run = RunQuery(*query, inputs, options, report);
   if (!run.ok()) {
     PrintError(ToStd(run.status().message()));

@@ -573,6 +573,13 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
   result.inputs_failed =
       static_cast<size_t>(std::count(failed.begin(), failed.end(), true));
   result.inputs_ok = inputs.size() - result.inputs_failed;
+  result.lines_with_nul = progress.counters.lines_with_nul.load();
+  if (result.lines_with_nul > 0 && !options.quiet) {
+    std::fprintf(
+        stderr, "mapr: warning: %llu %s NUL bytes (binary input?)\n",
+        static_cast<unsigned long long>(result.lines_with_nul),
+        result.lines_with_nul == 1 ? "line contains" : "lines contain");
+  }
   return result;
 }
 

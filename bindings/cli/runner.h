@@ -63,6 +63,10 @@ struct RunOptions {
   bool progress = false;
   // Smallest byte range a plain file is cut into. Default: 8 MiB.
   uint64_t min_chunk_bytes = uint64_t{8} << 20;
+  // No warnings on stderr (--quiet). Otherwise RunQuery() warns "mapr:
+  // warning: N lines contain NUL bytes (binary input?)" when it read such
+  // lines (mapr::InputCounters::lines_with_nul).
+  bool quiet = false;
 };
 
 struct RunResult {
@@ -76,6 +80,8 @@ struct RunResult {
   // to the error sink).
   size_t inputs_ok = 0;
   size_t inputs_failed = 0;
+  // Lines read that contain a NUL byte (too-long ones aside).
+  uint64_t lines_with_nul = 0;
 };
 
 // The machine's host name (gethostname(2)); "localhost" if it is unknown.
