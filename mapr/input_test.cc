@@ -125,10 +125,27 @@ std::string SampleText() {
   return s;
 }
 
+// This process's directory for its files, removed when the tests end.
+const std::filesystem::path& TempDir() {
+  static const auto* dir =
+      new std::filesystem::path(std::filesystem::path(::testing::TempDir()) /
+                                absl::StrCat("mapr_input_test_", ::getpid()));
+  return *dir;
+}
+
+class TempDirCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ignored;
+    std::filesystem::remove_all(TempDir(), ignored);
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kCleanup =
+    ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
+
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) /
-          absl::StrCat("mapr_input_test_", ::getpid(), "_", name))
-      .string();
+  std::filesystem::create_directories(TempDir());
+  return (TempDir() / name).string();
 }
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
