@@ -91,12 +91,13 @@ enum class Compression : uint8_t {
   kZip,       // 50 4b 03 04: a zip archive.
 };
 
-// The most leading bytes DetectCompression() looks at. Fewer are enough
-// for a shorter input (a 3-byte file is plain text).
+// The most leading bytes DetectCompression() looks at (bzip2's magic is
+// the longest).
 inline constexpr size_t kCompressionMagicBytes = 10;
 
-// The format that `head`, the first bytes of an input (up to
-// kCompressionMagicBytes; all of them if the input is shorter), announces.
+// The format that `head` announces. Pass the input's first
+// kCompressionMagicBytes bytes, or all of it if it is shorter: a head too
+// short for a format's magic is kNone (plain bytes).
 MAPR_EXPORT Compression DetectCompression(std::string_view head);
 
 // "none", "gzip", "zstd", "xz", "bzip2", "lz4", "lzip", "compress", "7z",
