@@ -144,8 +144,8 @@ struct InputCounters {
   std::atomic<uint64_t> lines{0};
   // Of `lines`, those that contain a NUL byte, too-long ones excluded. Text
   // logs have none: a count above zero suggests binary input. Costs one
-  // memchr() over each read; the lines themselves are searched only when
-  // the read holds a NUL byte.
+  // memchr() over each read (nothing when ReadLines() gets no counters);
+  // the lines themselves are searched only when the read holds a NUL byte.
   std::atomic<uint64_t> lines_with_nul{0};
 };
 
