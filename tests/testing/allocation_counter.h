@@ -1,6 +1,7 @@
-// Counts calls of the global operator new, for tests that check that code
-// never allocates. Link tests/testing/allocation_counter.cc into the test
-// binary (it replaces the global operator new and delete).
+// Counts calls of the global operator new (every non-aligned form), for
+// tests that check that code never allocates. Link
+// tests/testing/allocation_counter.cc into the test binary (it replaces the
+// global operator new and delete).
 //
 //   const size_t before = mapr::testing::AllocationCount();
 //   ParseNumber("12.5", &v);
