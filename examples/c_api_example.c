@@ -44,7 +44,9 @@ int main(int argc, char** argv) {
     mapr_query_free(query);
     return 1;
   }
-  /* Chunks cut lines anywhere; the aggregator carries partial lines. */
+  /* Chunks cut lines anywhere; the aggregator carries partial lines. (This
+   * shows streaming; for a file, mapr_aggregator_push_file also reads
+   * compressed ones.) */
   char buf[4096];
   size_t n;
   mapr_code_t code = MAPR_OK;

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "mapr/aggregator_internal.h"
 #include "mapr/aggregator_testing.h"
 #include "mapr/line_splitter.h"
 #include "mapr/query_internal.h"
@@ -385,6 +386,16 @@ absl::StatusOr<ResultTable> RunQuery(
   return RunQuery(
       query, std::span<const std::string_view>(lines.begin(), lines.size()),
       options);
+}
+
+// ---- Internal access (mapr/aggregator_internal.h)
+
+void AggregatorInternal::DiscardPartialLine(Aggregator& aggregator,
+                                            SourceId source) {
+  if (aggregator.rep_ == nullptr) return;
+  // Too-long lines were counted as PushBytes() met them; a line being
+  // skipped as too long is dropped uncounted, as LineSplitter does.
+  aggregator.rep_->splitters.erase(source);
 }
 
 }  // namespace mapr

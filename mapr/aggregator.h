@@ -154,6 +154,7 @@ class MAPR_EXPORT Aggregator {
   struct Rep;  // The state (aggregator.cc); null once moved from.
   class UseGuard;
   friend class ScopedAggregatorUseForTesting;  // mapr/aggregator_testing.h
+  friend class AggregatorInternal;             // mapr/aggregator_internal.h
 
   Aggregator(Query query, std::unique_ptr<Rep> rep);
   absl::Status CheckOpen(const char* method) const;

@@ -317,6 +317,33 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_push_source_lines(
     mapr_aggregator_t* aggregator, uint64_t source, const char* const* lines,
     const size_t* lengths, size_t count, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
+/* Reads the file path[0, path_len) and aggregates its lines as the byte
+ * stream of source 0 (the _source_ variant: of `source`), then ends that
+ * stream: mapr::PushFile (mapr/input.h). gzip, zstd, xz and bzip2 files are
+ * decompressed, recognized by their first bytes whatever their name; lz4,
+ * lzip, compress (.Z), 7z and zip files are refused with
+ * MAPR_UNIMPLEMENTED, never read as text. Errors name the file ("app.log.xz:
+ * unexpected end of xz data"): the OS error's code for a file that cannot
+ * be read (MAPR_NOT_FOUND, MAPR_PERMISSION_DENIED, MAPR_FAILED_PRECONDITION
+ * for a directory, ...), MAPR_DATA_LOSS for truncated or corrupt compressed
+ * data (the lines before the damage are aggregated, the unfinished one is
+ * dropped), MAPR_INVALID_ARGUMENT for a NULL path with a length or a path
+ * with a NUL byte; otherwise as for push_bytes. */
+MAPR_EXPORT mapr_code_t mapr_aggregator_push_file(
+    mapr_aggregator_t* aggregator, const char* path, size_t path_len,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_code_t mapr_aggregator_push_source_file(
+    mapr_aggregator_t* aggregator, uint64_t source, const char* path,
+    size_t path_len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* Names `source` (a file's path, say) for the `$file` variable; a source
+ * never named has an empty $file (push_file names its source itself).
+ * MAPR_INVALID_ARGUMENT for a NULL name with a length; MAPR_FAILED_PRECONDITION
+ * after mapr_aggregator_finish. */
+MAPR_EXPORT mapr_code_t mapr_aggregator_set_source_name(
+    mapr_aggregator_t* aggregator, uint64_t source, const char* name,
+    size_t name_len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
 /* Ends `source`'s byte stream: aggregates its unfinished last line, if any.
  * (mapr_aggregator_finish does this for every source.) */
 MAPR_EXPORT mapr_code_t

@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mapr/aggregator.h"
+#include "mapr/input.h"
 #include "mapr/log_format.h"
 #include "mapr/outfile.h"
 #include "mapr/query.h"
@@ -306,6 +307,19 @@ mapr_code_t PushBytes(mapr_aggregator_t* a, uint64_t source, const char* data,
   }
   return GuardAggregator(a, errptr, MAPR_INTERNAL, [&] {
     absl::Status s = a->agg.PushBytes(View(data, len), source);
+    return s.ok() ? MAPR_OK : Fail(errptr, s);
+  });
+}
+
+mapr_code_t PushFile(mapr_aggregator_t* a, uint64_t source, const char* path,
+                     size_t path_len, const char* function,
+                     mapr_error_t** errptr) noexcept {
+  if (mapr_code_t c = CheckUsable(a, function, errptr); c != MAPR_OK) return c;
+  if (path == nullptr && path_len != 0) {
+    return InvalidArgument(errptr, function, ": NULL path with a length");
+  }
+  return GuardAggregator(a, errptr, MAPR_INTERNAL, [&] {
+    absl::Status s = mapr::PushFile(a->agg, View(path, path_len), source);
     return s.ok() ? MAPR_OK : Fail(errptr, s);
   });
 }
@@ -618,6 +632,40 @@ mapr_code_t mapr_aggregator_push_source_lines(
     const size_t* lengths, size_t count, mapr_error_t** errptr) noexcept {
   return PushLines(aggregator, source, lines, lengths, count,
                    "mapr_aggregator_push_source_lines", errptr);
+}
+
+mapr_code_t mapr_aggregator_push_file(mapr_aggregator_t* aggregator,
+                                      const char* path, size_t path_len,
+                                      mapr_error_t** errptr) noexcept {
+  return PushFile(aggregator, 0, path, path_len, "mapr_aggregator_push_file",
+                  errptr);
+}
+
+mapr_code_t mapr_aggregator_push_source_file(mapr_aggregator_t* aggregator,
+                                             uint64_t source, const char* path,
+                                             size_t path_len,
+                                             mapr_error_t** errptr) noexcept {
+  return PushFile(aggregator, source, path, path_len,
+                  "mapr_aggregator_push_source_file", errptr);
+}
+
+mapr_code_t mapr_aggregator_set_source_name(mapr_aggregator_t* aggregator,
+                                            uint64_t source, const char* name,
+                                            size_t name_len,
+                                            mapr_error_t** errptr) noexcept {
+  constexpr char kFunction[] = "mapr_aggregator_set_source_name";
+  if (mapr_code_t c = CheckUsable(aggregator, kFunction, errptr);
+      c != MAPR_OK) {
+    return c;
+  }
+  if (name == nullptr && name_len != 0) {
+    return InvalidArgument(errptr, kFunction, ": NULL name with a length");
+  }
+  return GuardAggregator(aggregator, errptr, MAPR_INTERNAL, [&] {
+    absl::Status s =
+        aggregator->agg.SetSourceName(source, View(name, name_len));
+    return s.ok() ? MAPR_OK : Fail(errptr, s);
+  });
 }
 
 mapr_code_t mapr_aggregator_end_source(mapr_aggregator_t* aggregator,

@@ -1,7 +1,7 @@
 /* Tests for the C interface (mapr/c_api.h), compiled as C11.
  *
  * Covers every function: version, errors (code, message, line, column,
- * span), options, compiling, pushing bytes and line arrays (also per
+ * span), options, compiling, pushing bytes, line arrays and files (also per
  * source), merge, snapshot, delta, finish, result access, rendering,
  * outfile, the one-call mapr_run, phase errors, limits, NULL handles and
  * out-of-range indices, and exceptions thrown by a host log format (which
@@ -641,6 +641,138 @@ static void TestOutfile(void) {
   mapr_query_free(q);
 }
 
+/* kCsvLog, gzip-compressed (Python: gzip.compress(kCsvLog, mtime=0)). */
+static const char kCsvLogGz[] =
+    "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xcb\xc8\x2f\x2e\xd1\x29"
+    "\x2e\x49\x2c\x29\x2d\xd6\xc9\x49\x2c\x49\xcd\x4b\xae\xe4\x4a\xd4"
+    "\x31\x32\x30\xd0\x31\x34\xe0\x4a\xd2\x31\x05\x32\x8c\x0c\xa0\x22"
+    "\xc6\x06\x5c\xc9\x3a\x26\x06\x26\x3a\x15\x40\x01\x90\x8c\xa9\x01"
+    "\x17\x00\xb3\xb2\x9c\x96\x40\x00\x00\x00";
+
+static void WriteBytes(const char* path, const char* data, size_t len) {
+  FILE* f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (f == NULL) return;
+  CHECK(fwrite(data, 1, len, f) == len);
+  fclose(f);
+}
+
+/* Files through the library's input layer (mapr/input.h): plain and
+ * compressed files give the same result; errors name the file and keep
+ * the codes of the C++ API. */
+static void TestSourceNames(void) {
+  mapr_error_t* err = NULL;
+  mapr_query_t* q = Compile("select $file,count($line) group by $file");
+  mapr_aggregator_t* agg = NewAggregator(q);
+  const char* lines[] = {"a", "b"};
+  CHECK(mapr_aggregator_set_source_name(agg, 4, "app.log", 7, &err) ==
+        MAPR_OK);
+  CHECK(mapr_aggregator_push_source_lines(agg, 4, lines, NULL, 2, &err) ==
+        MAPR_OK);
+  CHECK(mapr_aggregator_push_source_lines(agg, 5, lines, NULL, 1, &err) ==
+        MAPR_OK);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_aggregator_set_source_name(agg, 4, NULL, 3, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK_STREQ(mapr_error_message(err),
+              "mapr_aggregator_set_source_name: NULL name with a length");
+  mapr_error_free(err);
+  err = NULL;
+  mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+  CHECK_NO_ERROR(err);
+  CheckCsv(r, "$file,count($line)\n,1\napp.log,2\n");
+  CHECK(mapr_aggregator_set_source_name(agg, 4, "x", 1, &err) ==
+        MAPR_FAILED_PRECONDITION);
+  mapr_error_free(err);
+  mapr_result_free(r);
+  mapr_aggregator_free(agg);
+  mapr_query_free(q);
+}
+
+static void TestPushFile(void) {
+  mapr_error_t* err = NULL;
+  const char* plain = "c_api_test_push.csv";
+  const char* gz = "c_api_test_push.csv.gz";
+  WriteBytes(plain, kCsvLog, strlen(kCsvLog));
+  WriteBytes(gz, kCsvLogGz, sizeof(kCsvLogGz) - 1);
+  const char* want =
+      "host,count($line),sum(latency),last(status)\n"
+      "a,3,90.000000,500\n"
+      "b,1,20.000000,500\n"
+      "c,1,0.000000,404\n";
+  mapr_query_t* q = Compile(kByHost);
+  for (int i = 0; i < 2; ++i) {
+    const char* path = i == 0 ? plain : gz;
+    mapr_aggregator_t* agg = NewAggregator(q);
+    CHECK(mapr_aggregator_push_file(agg, path, strlen(path), &err) == MAPR_OK);
+    CHECK_NO_ERROR(err);
+    mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+    CHECK_NO_ERROR(err);
+    CheckCsv(r, want);
+    mapr_result_free(r);
+    mapr_aggregator_free(agg);
+  }
+  /* Two sources: each file has its own CSV header. The path needs no
+   * NUL terminator. */
+  mapr_aggregator_t* agg = NewAggregator(q);
+  char path_buf[64];
+  memcpy(path_buf, gz, strlen(gz));
+  CHECK(mapr_aggregator_push_source_file(agg, 1, path_buf, strlen(gz), &err) ==
+        MAPR_OK);
+  CHECK(mapr_aggregator_push_source_file(agg, 2, plain, strlen(plain), &err) ==
+        MAPR_OK);
+  CHECK_NO_ERROR(err);
+  mapr_counters_t c;
+  mapr_aggregator_counters(agg, &c);
+  CHECK(c.lines_read == 12 && c.lines_header == 2);
+
+  /* A missing file. */
+  CHECK(mapr_aggregator_push_file(agg, "c_api_test_missing.log", 22, &err) ==
+        MAPR_NOT_FOUND);
+  CHECK_STREQ(mapr_error_message(err),
+              "c_api_test_missing.log: No such file or directory");
+  /* A format the library refuses rather than read as text (an lz4 frame). */
+  const char* lz4 = "c_api_test_push.lz4";
+  WriteBytes(lz4, "\x04\x22\x4d\x18\x64\x40\xa7 and more", 14);
+  CHECK(mapr_aggregator_push_file(agg, lz4, strlen(lz4), &err) ==
+        MAPR_UNIMPLEMENTED);
+  CHECK_STREQ(mapr_error_message(err),
+              "c_api_test_push.lz4: lz4-compressed input is not supported; "
+              "decompress it first (lz4 -dc c_api_test_push.lz4)");
+  /* Truncated compressed data: the complete lines count. */
+  const char* cut = "c_api_test_push_cut.gz";
+  WriteBytes(cut, kCsvLogGz, sizeof(kCsvLogGz) - 1 - 12);
+  CHECK(mapr_aggregator_push_source_file(agg, 3, cut, strlen(cut), &err) ==
+        MAPR_DATA_LOSS);
+  CHECK_STREQ(mapr_error_message(err),
+              "c_api_test_push_cut.gz: unexpected end of gzip data");
+  /* Bad arguments. */
+  CHECK(mapr_aggregator_push_file(agg, NULL, 3, &err) == MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_push_file(NULL, plain, strlen(plain), &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_push_file(agg, "a\0b", 3, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+  err = NULL;
+  /* Input errors are not the aggregator's: it goes on. */
+  mapr_aggregator_counters(agg, &c);
+  CHECK(c.lines_read >= 12);
+  mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(r != NULL);
+  /* After finish: FAILED_PRECONDITION, before the file is opened. */
+  CHECK(mapr_aggregator_push_file(agg, "c_api_test_missing.log", 22, &err) ==
+        MAPR_FAILED_PRECONDITION);
+  mapr_error_free(err);
+  mapr_result_free(r);
+  mapr_aggregator_free(agg);
+  mapr_query_free(q);
+  remove(plain);
+  remove(gz);
+  remove(lz4);
+  remove(cut);
+}
+
 /* Exceptions thrown by a host's C++ log format become errors. */
 static void TestExceptionsNeverCrossTheBoundary(void) {
   CHECK(mapr_test_register_throwing_format() == 1);
@@ -736,6 +868,8 @@ int main(void) {
   TestLimits();
   TestRun();
   TestOutfile();
+  TestPushFile();
+  TestSourceNames();
   TestExceptionsNeverCrossTheBoundary();
   printf("c_api_test: %d checks passed\n", g_checks);
   return 0;

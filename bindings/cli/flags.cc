@@ -314,8 +314,9 @@ std::string HelpText(int cpus) {
       R"(Usage: mapr [OPTION]... QUERY [FILE|GLOB]...
 
 Runs a DTail-compatible mapreduce QUERY over log lines and prints the result
-as a table. With no FILE, or where FILE is -, reads standard input. gzip and
-zstd input is decompressed (recognized by its first bytes, whatever the name).
+as a table. With no FILE, or where FILE is -, reads standard input. gzip,
+zstd, xz and bzip2 input is decompressed (recognized by its first bytes,
+whatever the name); lz4, lzip, compress (.Z), 7z and zip input is refused.
 A name containing *, ? or [ that does not exist as given is expanded like a
 shell glob. A file named twice is read twice; every file keeps its own CSV
 header. With an `outfile` clause the result goes to that CSV file (and the

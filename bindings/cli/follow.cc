@@ -23,10 +23,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "bindings/cli/input.h"
-#include "util/strings.h"
+#include "mapr/input.h"
 #include "mapr/line_splitter.h"
 #include "util/errno_text.h"
+#include "util/strings.h"
 
 namespace mapr::cli {
 namespace {
@@ -346,7 +346,7 @@ class Follower {
       in.awaited = false;
       return absl::OkStatus();
     }
-    char head[4];
+    char head[kCompressionMagicBytes];
     ssize_t r;
     do {
       r = pread(fd, head, sizeof(head), 0);

@@ -115,7 +115,8 @@ void PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
 
 // Prints the notes on a probably wrong result (bindings/cli/notes.h).
 void PrintNotes(const Query& query, const LineCounters& stats,
-                std::vector<FieldCount> fields, size_t max_line_bytes) {
+                std::vector<FieldCount> fields, uint64_t lines_with_nul,
+                size_t max_line_bytes) {
   ResultFacts facts;
   facts.table = query.table();
   facts.log_format = query.log_format();
@@ -130,6 +131,7 @@ void PrintNotes(const Query& query, const LineCounters& stats,
                        });
   });
   facts.fields = std::move(fields);
+  facts.lines_with_nul = lines_with_nul;
   facts.max_line_bytes = max_line_bytes;
   for (const std::string& note : ResultNotes(facts)) {
     std::fprintf(stderr, "warning: %s\n", note.c_str());
@@ -210,8 +212,9 @@ int RunFollow(const Flags& flags, const Query& query) {
   if (!run->followed) return kExitInputError;
   if (flags.stats) PrintStats(run->stats, final_groups);
   if (!flags.quiet) {
+    // (Followed input is not checked for NUL bytes.)
     PrintNotes(query, run->stats, std::move(final_fields),
-               flags.max_line_bytes);
+               /*lines_with_nul=*/0, flags.max_line_bytes);
   }
   return glob_errors || run->inputs_failed > 0 || output_failed.load()
              ? kExitInputError
@@ -307,7 +310,7 @@ int Run(int argc, char** argv) {
   if (flags->stats) PrintStats(run->stats, run->table.total_groups());
   if (!flags->quiet) {
     PrintNotes(*query, run->stats, run->table.field_counts(),
-               flags->max_line_bytes);
+               run->lines_with_nul, flags->max_line_bytes);
   }
   return exit_code;
 }

@@ -24,8 +24,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bindings/cli/input.h"
 #include "mapr/aggregator.h"
+#include "mapr/input.h"
 #include "mapr/line_splitter.h"
 #include "mapr/options.h"
 #include "util/errno_text.h"
@@ -87,7 +87,7 @@ int OpenIfPlain(const std::string& path) {
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) return -1;
-  char head[4];
+  char head[kCompressionMagicBytes];
   ssize_t r;
   do {
     r = pread(fd, head, sizeof(head), 0);
@@ -284,8 +284,9 @@ class Progress {
         total_bytes_(total_bytes),
         start_(std::chrono::steady_clock::now()) {}
 
-  std::atomic<uint64_t> bytes{0};
-  std::atomic<uint64_t> lines{0};
+  // Bytes and lines read so far by every reader (and the lines with a NUL
+  // byte, for the warning at the end).
+  InputCounters counters;
 
   void Tick() {
     if (!enabled_) return;
@@ -293,8 +294,8 @@ class Progress {
     const double secs = std::chrono::duration<double>(now - start_).count();
     if (secs < 1.0 || now - last_ < std::chrono::milliseconds(250)) return;
     last_ = now;
-    const double b = static_cast<double>(bytes.load());
-    const double l = static_cast<double>(lines.load());
+    const double b = static_cast<double>(counters.raw_bytes.load());
+    const double l = static_cast<double>(counters.lines.load());
     std::string text = absl::StrCat(
         "mapr: ", HumanBytes(b), " (", HumanBytes(b / secs), "/s), ",
         HumanCount(l), " lines (", HumanCount(l / secs), "/s)");
@@ -349,7 +350,7 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
   for (const Piece& piece : pieces) {
     if (cancel.load(std::memory_order_relaxed)) break;
     absl::StatusOr<std::unique_ptr<ByteStream>> stream =
-        OpenInput(piece.spec, &progress.bytes);
+        OpenInput(piece.spec, &progress.counters);
     if (!stream.ok()) {
       out.input_errors.emplace_back(piece.input, stream.status());
       continue;
@@ -370,7 +371,7 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
           }
           return engine;
         },
-        &progress.lines);
+        &progress.counters);
     if (!engine.ok()) {
       out.engine_error = engine;
       return out;
@@ -576,6 +577,7 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
   result.inputs_failed =
       static_cast<size_t>(std::count(failed.begin(), failed.end(), true));
   result.inputs_ok = inputs.size() - result.inputs_failed;
+  result.lines_with_nul = progress.counters.lines_with_nul.load();
   return result;
 }
 

@@ -76,6 +76,8 @@ struct RunResult {
   // to the error sink).
   size_t inputs_ok = 0;
   size_t inputs_failed = 0;
+  // Lines read that contain a NUL byte (too-long ones aside).
+  uint64_t lines_with_nul = 0;
 };
 
 // The machine's host name (gethostname(2)); "localhost" if it is unknown.

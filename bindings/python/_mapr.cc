@@ -16,7 +16,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -243,30 +242,19 @@ void PushBuffer(PyAggregator& self, py::handle data, uint64_t source) {
   }));
 }
 
+// Reads a file through the library's input layer (mapr::PushFile: the same
+// decompression, refusals and line cutting as the `mapr` command). A file
+// that cannot be opened raises the OSError subclass Python's open() would
+// (FileNotFoundError, PermissionError); every other problem MaprError.
 void PushFile(PyAggregator& self, const std::string& path, uint64_t source) {
-  self.CheckUsable();
-  int open_errno = 0;
-  absl::Status s = self.Locked([&](mapr::Aggregator& a) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) {
-      open_errno = errno;
-      return absl::OkStatus();
-    }
-    std::unique_ptr<char[]> buf(new char[kFileChunkBytes]);
-    absl::Status st;
-    size_t n;
-    while (st.ok() && (n = std::fread(buf.get(), 1, kFileChunkBytes, f)) > 0) {
-      st = a.PushBytes(std::string_view(buf.get(), n), source);
-    }
-    if (st.ok() && std::ferror(f)) {
-      st = absl::DataLossError("read error in " + path);
-    }
-    std::fclose(f);
-    if (st.ok()) st = a.EndSource(source);
-    return st;
-  });
-  if (open_errno != 0) {
-    errno = open_errno;
+  absl::Status s = self.Locked(
+      [&](mapr::Aggregator& a) { return mapr::PushFile(a, path, source); });
+  if (s.ok()) return;
+  int error_number = 0;
+  if (absl::IsNotFound(s)) error_number = ENOENT;
+  if (absl::IsPermissionDenied(s)) error_number = EACCES;
+  if (error_number != 0) {
+    errno = error_number;
     PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
     throw py::error_already_set();
   }
@@ -429,6 +417,14 @@ PYBIND11_MODULE(_mapr, m) {
                 [&](mapr::Aggregator& a) { return a.EndSource(source); }));
           },
           py::arg("source") = 0)
+      .def(
+          "set_source_name",
+          [](PyAggregator& self, uint64_t source, const std::string& name) {
+            Check(self.Locked([&](mapr::Aggregator& a) {
+              return a.SetSourceName(source, name);
+            }));
+          },
+          py::arg("source"), py::arg("name"))
       .def("merge",
            [](PyAggregator& self, PyAggregator& later) {
              if (&self == &later) {

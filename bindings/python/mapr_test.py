@@ -1,10 +1,16 @@
 """Tests for the mapr Python package (bindings/python/mapr)."""
 
+import bz2
 import doctest
 import gc
+import gzip
 import json
+import lzma
 import os
+import pathlib
 import pydoc
+import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -151,13 +157,16 @@ class RunTest(unittest.TestCase):
         # Lines with their newline, as from an open file.
         self.assertEqual(mapr.run(BY_HOST, [l + "\n" for l in CSV_LOG]),
                          expected)
+        self.assertEqual(mapr.run(BY_HOST, lines=CSV_LOG), expected)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "log.csv")
             with open(path, "w") as f:
                 f.write("\n".join(CSV_LOG) + "\n")
-            self.assertEqual(mapr.run(BY_HOST, path), expected)
-            import pathlib
-            self.assertEqual(mapr.run(BY_HOST, pathlib.Path(path)), expected)
+            self.assertEqual(mapr.run_file(BY_HOST, path), expected)
+            self.assertEqual(mapr.run_file(BY_HOST, pathlib.Path(path)),
+                             expected)
+            self.assertEqual(mapr.run_file(BY_HOST, os.fsencode(path)),
+                             expected)
             with open(path) as f:
                 self.assertEqual(mapr.run(BY_HOST, f), expected)
             with open(path, "rb") as f:
@@ -165,7 +174,7 @@ class RunTest(unittest.TestCase):
         self.assertEqual(mapr.run(mapr.compile(BY_HOST), CSV_LOG), expected)
 
     def test_sample_log(self):
-        r = mapr.run(
+        r = mapr.run_file(
             "from STATS select count($line),max(lifetimeConnections) group by *",
             SAMPLE_LOG)
         self.assertEqual(r.rows, [(597, 6.0)])
@@ -178,7 +187,9 @@ class RunTest(unittest.TestCase):
         with self.assertRaises(TypeError):
             mapr.run(BY_HOST, ["ok", None])
         with self.assertRaises(FileNotFoundError):
-            mapr.run(BY_HOST, "/nonexistent/file.log")
+            mapr.run_file(BY_HOST, "/nonexistent/file.log")
+        with self.assertRaises(TypeError):
+            mapr.run_file(BY_HOST, CSV_LOG)
         with self.assertRaises(UnicodeEncodeError):
             mapr.run(BY_HOST, ["\ud800"])  # A lone surrogate.
         with self.assertRaises(ZeroDivisionError):
@@ -217,6 +228,143 @@ class RunTest(unittest.TestCase):
             mapr.run(BY_HOST, CSV_LOG, max_groups=2)
         self.assertEqual(cm.exception.code, "RESOURCE_EXHAUSTED")
         self.assertNotIsInstance(cm.exception, mapr.QueryError)
+
+
+class AmbiguousRunTest(unittest.TestCase):
+    """run() takes lines, run_file() a path: a str is neither guessed."""
+
+    def test_str_is_refused_with_directions(self):
+        for arg in ("app.log", "a,200,1", pathlib.Path("app.log")):
+            with self.assertRaises(TypeError) as cm:
+                mapr.run(BY_HOST, arg)
+            message = str(cm.exception)
+            self.assertIn("lines=", message)
+            self.assertIn("run_file(query, path)", message)
+        with self.assertRaises(TypeError):
+            mapr.run(BY_HOST, lines="a,200,1")
+
+    def test_explicit_forms(self):
+        expected = mapr.run(BY_HOST, CSV_LOG)
+        self.assertEqual(mapr.run(BY_HOST, lines=CSV_LOG), expected)
+        r = mapr.run("select $line,count($line) group by $line",
+                     lines=["one line"])
+        self.assertEqual(r.rows, [("one line", 1)])
+
+
+def _zstd_compress(data):
+    zstd = shutil.which("zstd")
+    if not zstd:
+        return None
+    return subprocess.run([zstd, "-q", "-c"], input=data, check=True,
+                          stdout=subprocess.PIPE).stdout
+
+
+class CompressedFileTest(unittest.TestCase):
+    """Files are read by the library's input layer, as the mapr command
+    reads them: compressed ones are decompressed, never counted as lines."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="mapr_python_test_")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def write(self, name, data):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_file_names_the_source(self):
+        a = self.write("a.log", b"x\ny\n")
+        b = self.write("b.log.gz", gzip.compress(b"z\n"))
+        agg = mapr.Aggregator("select $file,count($line) group by $file")
+        agg.push_file(a, source=1)
+        agg.push_file(b, source=2)
+        agg.set_source_name(3, "stdin")
+        agg.push(["w"], source=3)
+        r = agg.finish()
+        self.assertEqual(r.to_csv(), "$file,count($line)\n%s,2\n%s,1\n"
+                         "stdin,1\n" % (a, b))
+        self.assertEqual(
+            mapr.run_file("select $file group by $file", a).rows, [(a,)])
+
+    def compressed(self, data):
+        out = {
+            "log.gz": gzip.compress(data),
+            "log.xz": lzma.compress(data),
+            "log.bz2": bz2.compress(data),
+            # Concatenated streams (pigz, pbzip2, `cat a.gz b.gz`).
+            "two.gz": gzip.compress(data[:100]) + gzip.compress(data[100:]),
+            "two.xz": lzma.compress(data[:100]) + lzma.compress(data[100:]),
+            "two.bz2": bz2.compress(data[:100]) + bz2.compress(data[100:]),
+        }
+        zst = _zstd_compress(data)
+        if zst is not None:
+            out["log.zst"] = zst
+        return out
+
+    def test_compressed_files_equal_plain(self):
+        with open(SAMPLE_LOG, "rb") as f:
+            data = f.read()
+        query = ("from STATS select count($line),max(lifetimeConnections) "
+                 "group by *")
+        plain = mapr.run_file(query, self.write("log", data))
+        self.assertEqual(plain.rows, [(597, 6.0)])
+        files = self.compressed(data)
+        if shutil.which("zstd"):
+            self.assertIn("log.zst", files)
+        for name, packed in files.items():
+            path = self.write(name, packed)
+            self.assertEqual(mapr.run_file(query, path), plain, name)
+            agg = mapr.Aggregator(query)
+            agg.push_file(pathlib.Path(path))
+            r = agg.finish()
+            self.assertEqual(r, plain, name)
+            self.assertEqual(r.stats, plain.stats, name)
+            # Whatever the name: the magic bytes decide.
+            renamed = self.write("renamed-" + name.replace(".", "-"), packed)
+            self.assertEqual(mapr.run_file(query, renamed), plain, name)
+
+    def test_unreadable_formats_are_refused(self):
+        for name, head, tool in (
+                ("app.log.lz4", b"\x04\x22\x4d\x18\x64\x40\xa7", "lz4 -dc"),
+                ("app.log.lz", b"LZIP\x01\x0c\x00", "lzip -dc"),
+                ("app.log.Z", b"\x1f\x9d\x90", "gzip -dc"),
+                ("logs.7z", b"7z\xbc\xaf\x27\x1c\x00\x04", "7z x -so"),
+                ("logs.zip", b"PK\x03\x04\x14\x00", "unzip -p")):
+            path = self.write(name, head + b"compressed bytes, not text\n")
+            with self.assertRaises(mapr.MaprError) as cm:
+                mapr.run_file("select count($line) group by *", path)
+            self.assertEqual(cm.exception.code, "UNIMPLEMENTED", name)
+            self.assertTrue(str(cm.exception).startswith(path + ": "), name)
+            self.assertIn("not supported", str(cm.exception))
+            self.assertIn("(%s %s)" % (tool, path), str(cm.exception))
+            if name == "app.log.lz4":
+                self.assertEqual(
+                    str(cm.exception),
+                    "%s: lz4-compressed input is not supported; decompress "
+                    "it first (lz4 -dc %s)" % (path, path))
+
+    def test_truncated_file_is_data_loss_naming_the_file(self):
+        data = b"".join(b"line %d\n" % i for i in range(20000))
+        packed = lzma.compress(data)
+        path = self.write("cut.xz", packed[:len(packed) // 2])
+        agg = mapr.Aggregator("select count($line) group by *")
+        with self.assertRaises(mapr.MaprError) as cm:
+            agg.push_file(path)
+        self.assertEqual(cm.exception.code, "DATA_LOSS")
+        self.assertEqual(str(cm.exception),
+                         path + ": unexpected end of xz data")
+        # The complete lines before the cut were aggregated.
+        decodable = lzma.LZMADecompressor().decompress(packed[:len(packed) // 2])
+        self.assertEqual(agg.finish().stats.lines_read, decodable.count(b"\n"))
+
+    def test_os_errors(self):
+        with self.assertRaises(FileNotFoundError):
+            mapr.Aggregator("select count($line) group by *").push_file(
+                os.path.join(self.dir, "missing.log"))
+        with self.assertRaises(mapr.MaprError) as cm:
+            mapr.run_file("select count($line) group by *", self.dir)
+        self.assertEqual(str(cm.exception), self.dir + ": Is a directory")
 
 
 class AggregatorTest(unittest.TestCase):
@@ -341,11 +489,12 @@ class DocsTest(unittest.TestCase):
 
     def test_help_is_useful(self):
         text = pydoc.render_doc(mapr, renderer=pydoc.plaintext)
-        for name in ("compile", "run", "Aggregator", "QueryError", "Result",
-                     "snapshot", "to_csv", "to_dicts", "GIL"):
+        for name in ("compile", "run", "run_file", "Aggregator", "QueryError",
+                     "Result", "snapshot", "to_csv", "to_dicts", "GIL"):
             self.assertIn(name, text)
         self.assertTrue(mapr.__version__)
-        for obj in (mapr.compile, mapr.run, mapr.Aggregator.push,
+        for obj in (mapr.compile, mapr.run, mapr.run_file, mapr.Aggregator.push,
+                    mapr.Aggregator.push_file,
                     mapr.Aggregator.finish, mapr.Result, mapr.QueryError):
             self.assertTrue(obj.__doc__, obj)
 

@@ -1,12 +1,8 @@
-// The smallest complete mapr host: compile a query, push a file, print the
-// DTail terminal table.
+// The smallest complete mapr host: compile a query, push a file (plain or
+// compressed), print the DTail terminal table.
 //
 //   offline_tool 'from STATS select count($line) group by $hostname' app.log
-#include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <string>
-#include <vector>
 
 #include "mapr/mapr.h"
 
@@ -21,24 +17,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   absl::StatusOr<mapr::Aggregator> agg = mapr::Aggregator::Create(*query);
-  std::ifstream in(argv[2]);
-  if (!agg.ok() || !in) {
-    std::cerr << "cannot read " << argv[2] << "\n";
+  if (!agg.ok()) {
+    std::cerr << agg.status().message() << "\n";
     return 1;
   }
-  std::vector<std::string> batch;
-  std::string line;
-  auto flush = [&] {
-    std::vector<std::string_view> views(batch.begin(), batch.end());
-    absl::Status s = agg->PushLines(views);
-    batch.clear();
-    return s;
-  };
-  while (std::getline(in, line)) {
-    batch.push_back(line);
-    if (batch.size() == mapr::kMaxBatchRows && !flush().ok()) return 1;
-  }
-  absl::Status s = flush();
+  // Reads the file through mapr's input layer (mapr/input.h): .gz, .zst, .xz
+  // and .bz2 files are decompressed; errors name the file.
+  absl::Status s = mapr::PushFile(*agg, argv[2]);
   s.Update(agg->FinishInput());
   absl::StatusOr<mapr::ResultTable> result = agg->TakeResult();
   if (!s.ok() || !result.ok()) {

@@ -12,9 +12,11 @@ in CTest), falling back to tests/golden/dtail next to this file and then to
 /work/shared/testdata/dtail. Standard library only.
 """
 
+import bz2
 import collections
 import gzip
 import json
+import lzma
 import os
 import shutil
 import signal
@@ -371,6 +373,84 @@ class InputTest(MaprTestCase):
         path = self.write("cut.gz", data[:len(data) // 2])
         _, err = self.mapr("-o", "csv", Q1A, path, code=1)
         self.assertIn(("mapr: %s: " % path).encode(), err)
+
+    def test_xz_and_bzip2(self):
+        log = read_bytes(LOG)
+        half = log.index(b"\n", len(log) // 2) + 1
+        for ext, compress in (("xz", lzma.compress), ("bz2", bz2.compress)):
+            one = compress(log)
+            # Concatenated streams, as `cat a.xz b.xz` or pbzip2 make them.
+            two = compress(log[:half]) + compress(log[half:])
+            for name, data in (("log." + ext, one), ("two." + ext, two),
+                               ("renamed-" + ext, one)):
+                path = self.write(name, data)
+                out, err = self.mapr("--stats", "-o", "csv", Q1A, path)
+                self.assertEqual(out, expected("dmap1a.csv.expected"), name)
+                # 597 lines of text, not the compressed bytes cut at '\n'.
+                self.assertIn(b"lines_read: 597\n", err, name)
+            out, _ = self.mapr("-o", "csv", Q1A, stdin=one)
+            self.assertEqual(out, expected("dmap1a.csv.expected"), ext)
+
+    def test_truncated_or_corrupt_xz_and_bzip2_are_input_errors(self):
+        log = read_bytes(LOG)
+        for ext, compress, fmt in (("xz", lzma.compress, b"xz"),
+                                   ("bz2", bz2.compress, b"bzip2")):
+            data = compress(log)
+            self.write("cut." + ext, data[:len(data) // 2])
+            _, err = self.mapr("-q", "-o", "csv", Q1A, "cut." + ext, code=1)
+            self.assertEqual(
+                err, b"mapr: cut.%s: unexpected end of %s data\n" %
+                (ext.encode(), fmt))
+            bad = bytearray(data)
+            for i in range(len(bad) // 2, len(bad) // 2 + 8):
+                bad[i] ^= 0x5a
+            self.write("bad." + ext, bytes(bad))
+            _, err = self.mapr("-o", "csv", Q1A, "bad." + ext, code=1)
+            self.assertIn(b"mapr: bad.%s: corrupt %s data" % (ext.encode(), fmt),
+                          err)
+
+    def test_unreadable_compression_is_refused_not_counted(self):
+        self.write("app.log.lz4", b"\x04\x22\x4d\x18\x64\x40\xa7" +
+                   b"binary\nbytes\n" * 10)
+        self.write("ok.log", b"a\nb\n")
+        count = "select count($line) group by * logformat generic"
+        out, err = self.mapr("-o", "csv", count, "app.log.lz4", code=1)
+        self.assertEqual((out, err), (
+            b"", b"mapr: app.log.lz4: lz4-compressed input is not supported; "
+            b"decompress it first (lz4 -dc app.log.lz4)\n"))
+        out, err = self.mapr("-o", "csv", count, "ok.log", "app.log.lz4",
+                             code=1)
+        self.assertEqual(out, b"count($line)\n2\n")
+        out, err = self.mapr("-o", "csv", count,
+                             stdin=read_bytes(self.path("app.log.lz4")),
+                             code=1)
+        self.assertEqual((out, err), (
+            b"", b"mapr: -: lz4-compressed input is not supported; "
+            b"decompress it first (lz4 -dc FILE)\n"))
+        _, err = self.mapr("--follow", count, "app.log.lz4", code=1)
+        self.assertIn(b"compressed input cannot be followed", err)
+
+    def test_lines_with_nul_bytes_are_warned_about(self):
+        count = "select count($line) group by * logformat generic"
+        self.write("bin.log", b"text\n\x00\x01\x02\nmore\x00\ntext\n")
+        out, err = self.mapr("-o", "csv", count, "bin.log")
+        self.assertEqual(out, b"count($line)\n4\n")
+        self.assertEqual(
+            err,
+            b"warning: 2 lines contain NUL bytes; is the input a binary file?\n")
+        _, err = self.mapr("-q", "-o", "csv", count, "bin.log")
+        self.assertEqual(err, b"")
+        self.write("one.log", b"a\x00")
+        _, err = self.mapr("-o", "csv", count, "one.log")
+        self.assertEqual(
+            err,
+            b"warning: 1 line contains NUL bytes; is the input a binary file?\n")
+        _, err = self.mapr("-o", "csv", count, LOG)
+        self.assertEqual(err, b"")
+        # A binary file: NUL bytes, and most of it too long or rejected.
+        blob = self.write("blob.bin", bytes(range(256)) * 64)
+        _, err = self.mapr("-o", "csv", "--max-line-bytes", "4K", count, blob)
+        self.assertIn(b"NUL bytes; is the input a binary file?", err)
 
     def test_zstd(self):
         zstd = shutil.which("zstd")

@@ -4,6 +4,7 @@
 // ExamplesTest.EveryHeaderExampleIsHere reads the headers and fails when an
 // example there is no longer the code here. mapr/c_api.h's example is C and
 // lives in c_api_header_example.c.
+#include <lzma.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -313,6 +314,76 @@ TEST(HeaderExamplesTest, LineSplitterAndTurboAggregate) {
             "            3 |                 1.000000 \n");
 }
 
+// ------------------------------------------------------------ mapr/input.h
+
+// Writes `text` xz-compressed to `path` (the examples read "app.log.xz" from
+// the working directory).
+void WriteXz(const std::string& path, std::string_view text) {
+  std::string out(lzma_stream_buffer_bound(text.size()), '\0');
+  size_t pos = 0;
+  ASSERT_EQ(lzma_easy_buffer_encode(
+                6, LZMA_CHECK_CRC64, nullptr,
+                reinterpret_cast<const uint8_t*>(text.data()), text.size(),
+                reinterpret_cast<uint8_t*>(out.data()), &pos, out.size()),
+            LZMA_OK);
+  out.resize(pos);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << out;
+}
+
+void PushFileExample(mapr::Aggregator& aggregator) {
+  // clang-format off
+  absl::Status s = mapr::PushFile(aggregator, "app.log.xz");
+  if (!s.ok()) std::cerr << s.message() << "\n";  // names the file
+  // clang-format on
+}
+
+absl::StatusOr<mapr::LineCounters> ReadLinesExample(
+    mapr::Aggregator& aggregator) {
+  // clang-format off
+  mapr::InputCounters counters;
+  auto in = mapr::OpenInput({.path = "app.log.xz"}, &counters);
+  if (!in.ok()) return in.status();
+  mapr::LineSplitter splitter(/*max_line_bytes=*/1 << 20);
+  absl::Status s = mapr::ReadLines(**in, splitter,
+      [&](std::span<const std::string_view> lines) {
+        return aggregator.PushLines(lines);
+      }, &counters);
+  mapr::LineCounters stats = aggregator.stats();
+  mapr::CountTooLongLines(splitter.too_long_lines(), stats);
+  // clang-format on
+  if (!s.ok()) return s;
+  return stats;
+}
+
+TEST(HeaderExamplesTest, Input) {
+  WriteXz("app.log.xz", std::string("a\nb\n") + kStatsLine + "\n");
+  ASSERT_OK_AND_ASSIGN(
+      mapr::Query query,
+      mapr::Query::Compile("from STATS select count($line) group by *"));
+  ASSERT_OK_AND_ASSIGN(mapr::Aggregator pushed,
+                       mapr::Aggregator::Create(query));
+  ::testing::internal::CaptureStderr();
+  PushFileExample(pushed);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(pushed.stats().lines_read, 3u);
+
+  ASSERT_OK_AND_ASSIGN(mapr::Aggregator read, mapr::Aggregator::Create(query));
+  ASSERT_OK_AND_ASSIGN(mapr::LineCounters stats, ReadLinesExample(read));
+  EXPECT_EQ(stats.lines_read, 3u);
+  EXPECT_EQ(stats.lines_table_mismatch, 2u);
+
+  // A damaged file: the message names it.
+  WriteXz("app.log.xz", "a\n");
+  std::filesystem::resize_file("app.log.xz",
+                               std::filesystem::file_size("app.log.xz") - 1);
+  ASSERT_OK_AND_ASSIGN(mapr::Aggregator damaged,
+                       mapr::Aggregator::Create(query));
+  ::testing::internal::CaptureStderr();
+  PushFileExample(damaged);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "app.log.xz: unexpected end of xz data\n");
+}
+
 // ------------------------------------------------------------ mapr/mapr.h
 
 TEST(HeaderExamplesTest, Umbrella) {
@@ -478,8 +549,8 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
     }
   }
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
-  // log_format.h, line_splitter.h, turbo_aggregate.h and c_api.h.
-  EXPECT_EQ(headers_with_examples, 10);
+  // log_format.h, line_splitter.h, turbo_aggregate.h, input.h and c_api.h.
+  EXPECT_EQ(headers_with_examples, 11);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");

@@ -12,11 +12,16 @@ little more than the C++ API.
 Quick start:
 
     >>> import mapr
-    >>> r = mapr.run("select count($line) group by *", ["a", "b", "c"])
+    >>> r = mapr.run("select count($line) group by *", lines=["a", "b", "c"])
     >>> r.to_csv()
     'count($line)\\n3\\n'
     >>> r.rows
     [(3,)]
+
+Files (gzip, zstd, xz and bzip2 files are decompressed):
+
+    r = mapr.run_file("from STATS select count($line) group by *",
+                      "app.log.1.xz")
 
 Streaming:
 
@@ -32,8 +37,8 @@ Errors in a query raise QueryError, which carries the position and a caret
 message; other failures raise MaprError. Both have a `.code` such as
 "INVALID_ARGUMENT" or "FAILED_PRECONDITION".
 
-Contents: compile, run, Query, Aggregator, Result, Stats, MaprError,
-QueryError, __version__.
+Contents: compile, run, run_file, Query, Aggregator, Result, Stats,
+MaprError, QueryError, __version__.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ __all__ = [
     "Stats",
     "compile",
     "run",
+    "run_file",
 ]
 
 __version__: str = _mapr.version
@@ -419,12 +425,29 @@ class Aggregator:
         self._a.push_bytes(data, source)
 
     def push_file(self, path: Union[str, os.PathLike], *, source: int = 0) -> None:
-        """Reads and aggregates a whole file (in C++, without the GIL)."""
+        """Reads and aggregates a whole file (in C++, without the GIL).
+
+        The file is read as the `mapr` command reads it (mapr/input.h):
+        gzip, zstd, xz and bzip2 files are decompressed, recognized by
+        their first bytes whatever their name; lz4, lzip, compress (.Z), 7z
+        and zip files are refused (MaprError, code "UNIMPLEMENTED"), never
+        read as text. The file is the byte stream of `source`, ended at the
+        end of the file. A missing or unreadable file raises
+        FileNotFoundError or PermissionError; truncated or corrupt
+        compressed data raises MaprError (code "DATA_LOSS") naming the
+        file, after the lines before the damage were aggregated.
+        """
         self._a.push_file(os.fspath(path), source)
 
     def end_source(self, source: int = 0) -> None:
         """Ends a byte stream: aggregates its unfinished last line."""
         self._a.end_source(source)
+
+    def set_source_name(self, source: int, name: str) -> None:
+        """Names a source (a file's path, say) for the $file variable; a
+        source never named has an empty $file. push_file names its source
+        with the path itself."""
+        self._a.set_source_name(source, name)
 
     def merge(self, later: "Aggregator") -> None:
         """Adds the state of `later` (same query; its lines come after this
@@ -450,29 +473,64 @@ class Aggregator:
         return Stats(**self._a.stats())
 
 
+_NOT_LINES = (
+    "run() takes lines, not a {0}: use run(query, lines=[...]) for lines "
+    "in memory, or run_file(query, path) to read a file"
+)
+
+
 def run(
     query: Union[Query, str],
-    lines: Union[Lines, str, os.PathLike],
+    lines: Lines,
     *,
     hostname: Optional[str] = None,
     max_line_bytes: Optional[int] = None,
     max_groups: Optional[int] = None,
 ) -> Result:
-    """Runs a query over lines and returns the final Result.
+    """Runs a query over lines in memory and returns the final Result.
 
     `query` is a Query or a query text. `lines` is one of:
-      - a file path (str or os.PathLike): the file is read in C++;
-      - an open file object (text or binary), read to its end in chunks;
       - an iterable of str or bytes lines (a list, a generator);
+      - an open file object (text or binary), read to its end in chunks;
       - a bytes-like object: raw bytes, split into lines at '\\n'.
-    The keyword options are those of Aggregator.
+    A str or a path is refused with TypeError, since a str could be a line
+    or a file name: pass lines=[text], or call run_file(query, path). The
+    keyword options are those of Aggregator.
     """
+    if isinstance(lines, str):
+        raise TypeError(_NOT_LINES.format("str"))
+    if isinstance(lines, os.PathLike):
+        raise TypeError(_NOT_LINES.format("path"))
     agg = Aggregator(
         query, hostname=hostname, max_line_bytes=max_line_bytes,
         max_groups=max_groups,
     )
-    if isinstance(lines, (str, os.PathLike)):
-        agg.push_file(lines)
-    else:
-        agg.push(lines)
+    agg.push(lines)
+    return agg.finish()
+
+
+def run_file(
+    query: Union[Query, str],
+    path: Union[str, bytes, os.PathLike],
+    *,
+    hostname: Optional[str] = None,
+    max_line_bytes: Optional[int] = None,
+    max_groups: Optional[int] = None,
+) -> Result:
+    """Runs a query over the lines of a file and returns the final Result.
+
+    The file is read in C++ as Aggregator.push_file reads it: gzip, zstd,
+    xz and bzip2 files are decompressed; lz4, lzip, compress (.Z), 7z and
+    zip files raise MaprError (code "UNIMPLEMENTED"). `path` is a str,
+    bytes or os.PathLike. The keyword options are those of Aggregator.
+    """
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "run_file() takes a path (str, bytes or os.PathLike), not a "
+            f"{type(path).__name__}; use run(query, lines=...) for lines")
+    agg = Aggregator(
+        query, hostname=hostname, max_line_bytes=max_line_bytes,
+        max_groups=max_groups,
+    )
+    agg.push_file(path)
     return agg.finish()

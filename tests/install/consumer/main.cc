@@ -2,6 +2,7 @@
 // libmapr.so's exports (or a header missing from the install) fails the
 // link or the build.
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <string>
@@ -128,6 +129,25 @@ int main() {
   Expect(!mapr::WriteOutfile(*q, *r).ok(), "WriteOutfile without outfile");
   Expect(!mapr::WriteOutfile("/nonexistent-dir/x.csv", false, *r, "").ok(),
          "WriteOutfile to a bad path");
+
+  // The input layer (mapr/input.h): a file, a refused format, a missing
+  // file (the decompressors are private dependencies of the library).
+  {
+    std::ofstream("consumer_input.log") << "a\nb\n";
+    std::ofstream("consumer_input.lz4") << "\x04\x22\x4d\x18 not text";
+    absl::StatusOr<mapr::Aggregator> e = mapr::Aggregator::Create(
+        *mapr::Query::Compile("select count($line) group by *"));
+    Expect(e.ok() && mapr::PushFile(*e, "consumer_input.log").ok() &&
+               e->stats().lines_read == 2,
+           "PushFile");
+    Expect(absl::IsUnimplemented(mapr::PushFile(*e, "consumer_input.lz4")),
+           "PushFile refuses lz4");
+    Expect(absl::IsNotFound(mapr::PushFile(*e, "consumer_missing.log")),
+           "PushFile of a missing file");
+    Expect(mapr::DetectCompression(std::string_view("\xfd\x37zXZ\0", 6)) ==
+               mapr::Compression::kXz,
+           "DetectCompression");
+  }
 
   // The installed header and the library agree on the version.
   Expect(std::string_view(mapr_version()) == MAPR_VERSION_STRING,

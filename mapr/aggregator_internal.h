@@ -1,0 +1,23 @@
+// mapr/aggregator_internal.h: the input layer's access to an Aggregator's
+// per-source line splitters. Not installed (cmake/mapr_install.cmake skips
+// mapr/*_internal.h); for mapr/input.cc (PushFile) and tests.
+#ifndef MAPR_MAPR_AGGREGATOR_INTERNAL_H_
+#define MAPR_MAPR_AGGREGATOR_INTERNAL_H_
+
+#include "mapr/aggregator.h"
+
+namespace mapr {
+
+class AggregatorInternal {
+ public:
+  // Drops the line that PushBytes() left unfinished in `source`, without
+  // aggregating or counting it, and ends `source`'s byte stream: the stream
+  // broke off (a read error), so where that line would have ended is
+  // unknown. Lines already counted as too long stay counted. Does nothing
+  // for a moved-from aggregator or a source without an unfinished line.
+  static void DiscardPartialLine(Aggregator& aggregator, SourceId source);
+};
+
+}  // namespace mapr
+
+#endif  // MAPR_MAPR_AGGREGATOR_INTERNAL_H_
