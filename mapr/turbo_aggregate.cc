@@ -175,8 +175,10 @@ class Core {
   }
 
   // Queues `lines`, after counting `too_long` lines dropped before them.
+  // Without `wait_for_room` a full batch is queued even past
+  // max_queued_batches (Finish() and the destructor never block).
   absl::Status Push(ProducerState* p, std::span<const std::string_view> lines,
-                    uint64_t too_long = 0)
+                    uint64_t too_long = 0, bool wait_for_room = true)
       ABSL_LOCKS_EXCLUDED(p->buf_mu, mu_) {
     size_t i = 0;
     do {
@@ -194,7 +196,7 @@ class Core {
       i += n;
       if (p->buffer.size() >= options_.batch_lines) {
         absl::MutexLock lock(&mu_);
-        MAPR_RETURN_IF_ERROR(EnqueueLocked(p, /*wait_for_room=*/true));
+        MAPR_RETURN_IF_ERROR(EnqueueLocked(p, wait_for_room));
       }
     } while (i < lines.size());
     return absl::OkStatus();
@@ -624,7 +626,7 @@ absl::Status TurboAggregate::Producer::Finish() {
           state_,
           last.has_value() ? std::span<const std::string_view>(&*last, 1)
                            : std::span<const std::string_view>(),
-          dropped);
+          dropped, /*wait_for_room=*/false);
     }
     splitter_.reset();
   }

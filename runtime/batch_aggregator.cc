@@ -280,11 +280,18 @@ absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
   }
   batch_.sel_size = selected;
   // Lines with a value, per extracted field (ResultTable::field_counts).
+  // Usually every row was parsed: then the rows are [0, selected) and the
+  // count is a plain (vectorizable) scan.
+  const bool dense = selected == m;
   for (size_t i = 0; i < p.extracted_fields.size(); ++i) {
     const std::string_view* col = batch_.column(p.extracted_fields[i]);
     uint64_t found = 0;
-    for (size_t k = 0; k < selected; ++k) {
-      found += col[batch_.sel[k]].data() != nullptr;
+    if (dense) {
+      for (size_t r = 0; r < selected; ++r) found += col[r].data() != nullptr;
+    } else {
+      for (size_t k = 0; k < selected; ++k) {
+        found += col[batch_.sel[k]].data() != nullptr;
+      }
     }
     field_lines_[i] += found;
   }
