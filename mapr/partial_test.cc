@@ -662,6 +662,24 @@ TEST(PartialTest, GoldenV1PartialStillReads) {
     ASSERT_OK(a.FinishInput());
     ASSERT_OK_AND_ASSIGN(ResultTable r, a.TakeResult());
     std::ofstream(csv, std::ios::binary) << r.ToCsv();
+    // Seeds of tests/fuzz/partial_fuzzer.cc: mode byte 1 (reseal), a frame.
+    const fs::path seeds = fs::path(MAPR_GOLDEN_DIR) / ".." / "fuzz" /
+                           "corpus" / "partial";
+    fs::create_directories(seeds);
+    std::ofstream(seeds / "golden_v1", std::ios::binary) << '\x01' << p;
+    const std::vector<std::string> stats = StatsLines(60);
+    int i = 0;
+    for (const Case& c : Cases()) {
+      if (c.name[0] != 'Q' && c.name != "dmap1d" && c.name != "dmap2") continue;
+      ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(c.query));
+      const std::vector<std::string>& lines = c.name[0] == 'Q' ? stats : c.lines;
+      ASSERT_OK_AND_ASSIGN(
+          std::string f,
+          Partial(q, lines, 0, std::min<size_t>(lines.size(), 60), {0, 1}));
+      std::ofstream(seeds / absl::StrCat("seed_", i++, "_", c.name),
+                    std::ios::binary)
+          << '\x01' << f;
+    }
   }
   const std::string golden = ReadFile(file);
   ASSERT_FALSE(golden.empty()) << file;
