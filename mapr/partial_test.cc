@@ -662,6 +662,42 @@ TEST(PartialTest, DeltaPartialsCoverSuccessiveSplits) {
   EXPECT_EQ(r.stats(), want.stats());
 }
 
+// partial_fuzzer's findings (tests/fuzz/corpus/partial/regress_*): the
+// input's first byte is the fuzzer's mode (bit 0: reseal the frame).
+TEST(PartialTest, FuzzerFindingsAreRefused) {
+  const fs::path dir =
+      fs::path(MAPR_GOLDEN_DIR) / ".." / "fuzz" / "corpus" / "partial";
+  int found = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().filename().string().rfind("regress_", 0) != 0) continue;
+    ++found;
+    SCOPED_TRACE(entry.path().filename().string());
+    const std::string input = ReadFile(entry.path());
+    ASSERT_FALSE(input.empty());
+    std::string frame = input.substr(1);
+    if ((input[0] & 1) != 0 && frame.size() >= 80) {
+      PutU64(&frame, 24, frame.size());
+      Reseal(&frame);
+    }
+    // Refused with a named code, or loaded and re-serialized to itself.
+    absl::StatusOr<Aggregator> agg = Aggregator::FromPartial(frame, Options());
+    if (!agg.ok()) {
+      EXPECT_THAT(agg.status().code(),
+                  AnyOf(absl::StatusCode::kInvalidArgument,
+                        absl::StatusCode::kDataLoss,
+                        absl::StatusCode::kFailedPrecondition));
+      continue;
+    }
+    ASSERT_OK(agg->FinishInput());
+    ASSERT_OK_AND_ASSIGN(std::string bytes, agg->SerializePartial());
+    ASSERT_OK_AND_ASSIGN(Aggregator again,
+                         Aggregator::FromPartial(bytes, Options()));
+    ASSERT_OK(again.FinishInput());
+    EXPECT_EQ(*again.SerializePartial(), bytes);
+  }
+  EXPECT_GE(found, 1);
+}
+
 // ------------------------------------------------------------ Golden v1
 
 // tests/golden/partial/v1.mpart: kQuery over SmallLines(), splits [0, 1).

@@ -56,6 +56,9 @@ class LenState : public AggregateState {
     if (!util::ReadU8(in, &h) || h > 1 || (h && !util::ReadU64(in, &v))) {
       return false;
     }
+    // A length is exact as a double up to 2^53 (no line is longer); larger
+    // would not serialize back to the same bytes (partial_fuzzer).
+    if (v > (uint64_t{1} << 53)) return false;
     has_[g] = h;
     value_[g] = static_cast<double>(v);
     return true;
