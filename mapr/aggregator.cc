@@ -15,7 +15,9 @@
 #include "mapr/line_splitter.h"
 #include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
+#include "runtime/partial_codec.h"
 #include "util/status_macros.h"
+#include "util/strings.h"
 
 namespace mapr {
 
@@ -23,7 +25,7 @@ struct Aggregator::Rep {
   enum class Phase : uint8_t { kOpen, kFinished, kResultTaken };
 
   explicit Rep(std::unique_ptr<runtime::BatchAggregator> e)
-      : engine(std::move(e)) {}
+      : coverage(e->options().splits), engine(std::move(e)) {}
 
   // The debug builds' concurrent-use detector (UseGuard below): 0 while no
   // call is inside, -1 during a non-const call, n > 0 during n Snapshot()
@@ -35,6 +37,10 @@ struct Aggregator::Rep {
   absl::Status error;  // Sticky; OK until the aggregator fails.
   LineCounters failed_stats;
   absl::flat_hash_map<SourceId, LineSplitter> splitters;
+  // The input splits the state covers (options.splits, widened by merges).
+  SplitRange coverage;
+  // TakeDeltaPartial() calls so far.
+  uint64_t deltas = 0;
   // Null once merged into another aggregator: the aggregator then acts as
   // moved from.
   std::unique_ptr<runtime::BatchAggregator> engine;
@@ -42,6 +48,11 @@ struct Aggregator::Rep {
 
 absl::StatusOr<Aggregator> Aggregator::Create(
     const Query& query, const AggregatorOptions& options) {
+  if (options.splits.begin >= options.splits.end) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "AggregatorOptions::splits [", options.splits.begin, ", ",
+        options.splits.end, ") is empty"));
+  }
   MAPR_ASSIGN_OR_RETURN(std::unique_ptr<runtime::BatchAggregator> engine,
                         runtime::BatchAggregator::Create(
                             QueryInternal::SharedPlan(query), options));
@@ -280,6 +291,9 @@ absl::Status Aggregator::Merge(Aggregator&& later) {
   }
   const LineCounters before = engine.counters();
   MAPR_RETURN_IF_ERROR(Fail(engine.Merge(later_engine), before));
+  if (later.rep_->coverage.begin == rep_->coverage.end) {
+    rep_->coverage.end = later.rep_->coverage.end;
+  }
   // `later` now acts as moved from. Its Rep stays: later_use still points
   // into it.
   later.rep_->engine.reset();
@@ -353,6 +367,149 @@ absl::StatusOr<ResultTable> Aggregator::TakeResult() {
   if (!rep_->error.ok()) return rep_->error;
   rep_->phase = Rep::Phase::kResultTaken;
   return rep_->engine->Result();
+}
+
+// ---- Partials
+
+namespace {
+
+// Why `frame` (already decoded) cannot join `engine`'s state, if it cannot.
+absl::Status CheckSameQuery(const runtime::PartialFrame& frame,
+                            const runtime::BatchAggregator& engine) {
+  if (frame.fingerprint == runtime::PartialCodec::Fingerprint(engine)) {
+    return absl::OkStatus();
+  }
+  const std::string& mine = engine.plan().canonical;
+  if (frame.query != mine) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("partial of another query: '", util::ToAbsl(frame.query),
+                     "' cannot merge into '", mine, "'"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "partial of '", util::ToAbsl(frame.query),
+      "' was made with other result-changing options (max_line_bytes ",
+      frame.max_line_bytes, "; here ", engine.options().max_line_bytes,
+      ") or another log format catalog"));
+}
+
+std::string SplitList(uint64_t lo, uint64_t hi) {  // [lo, hi), non-empty
+  return hi - lo == 1 ? absl::StrCat("split ", lo)
+                      : absl::StrCat("splits ", lo, "-", hi - 1);
+}
+
+// Whether `frame` may join `have`: adjacent, after (true) or before it.
+absl::StatusOr<bool> CheckAdjacent(SplitRange have, SplitRange frame) {
+  if (frame.begin == have.end) return true;
+  if (frame.end == have.begin) return false;
+  if (frame.begin < have.end && have.begin < frame.end) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "split ", std::max(have.begin, frame.begin),
+        " would be counted twice (partial covers [", frame.begin, ", ",
+        frame.end, "), the aggregator [", have.begin, ", ", have.end, "))"));
+  }
+  return absl::DataLossError(absl::StrCat(
+      "missing ",
+      frame.begin > have.end ? SplitList(have.end, frame.begin)
+                             : SplitList(frame.end, have.begin),
+      " between the aggregator's [", have.begin, ", ", have.end,
+      ") and the partial's [", frame.begin, ", ", frame.end, ")"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> Aggregator::SerializePartial() const {
+  UseGuard use(*this, /*mutating=*/false);
+  MAPR_RETURN_IF_ERROR(use.status());
+  if (rep_ == nullptr || rep_->engine == nullptr) {
+    return absl::FailedPreconditionError(
+        "SerializePartial called on a moved-from Aggregator");
+  }
+  if (rep_->phase == Rep::Phase::kOpen) {
+    return absl::FailedPreconditionError(
+        "SerializePartial called before FinishInput()");
+  }
+  if (rep_->phase == Rep::Phase::kResultTaken) {
+    return absl::FailedPreconditionError(
+        "SerializePartial called after TakeResult()");
+  }
+  if (!rep_->error.ok()) return rep_->error;
+  return runtime::PartialCodec::Encode(*rep_->engine, rep_->coverage);
+}
+
+absl::Status Aggregator::MergeSerialized(std::string_view frame) {
+  UseGuard use(*this, /*mutating=*/true);
+  MAPR_RETURN_IF_ERROR(use.status());
+  MAPR_RETURN_IF_ERROR(CheckOpen("MergeSerialized"));
+  if (!rep_->error.ok()) return rep_->error;
+  runtime::BatchAggregator& engine = *rep_->engine;
+  // Everything is checked, and the frame read into an engine of its own,
+  // before this aggregator changes.
+  MAPR_ASSIGN_OR_RETURN(runtime::PartialFrame f,
+                        runtime::DecodePartialFrame(frame));
+  MAPR_RETURN_IF_ERROR(CheckSameQuery(f, engine));
+  MAPR_ASSIGN_OR_RETURN(const bool later, CheckAdjacent(rep_->coverage, f.splits));
+  MAPR_ASSIGN_OR_RETURN(
+      std::unique_ptr<runtime::BatchAggregator> other,
+      runtime::BatchAggregator::Create(QueryInternal::SharedPlan(query_),
+                                       engine.options()));
+  const LineCounters before = engine.counters();
+  absl::Status s = runtime::PartialCodec::Load(f, other.get());
+  if (absl::IsResourceExhausted(s)) return Fail(s, before);
+  MAPR_RETURN_IF_ERROR(s);
+  if (later) {
+    MAPR_RETURN_IF_ERROR(Fail(engine.Merge(*other), before));
+    rep_->coverage.end = f.splits.end;
+  } else {
+    // The frame's lines come first: merge this state into it, then keep it.
+    MAPR_RETURN_IF_ERROR(Fail(other->Merge(engine), before));
+    engine.SwapState(*other);
+    rep_->coverage.begin = f.splits.begin;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Aggregator> Aggregator::FromPartial(
+    std::string_view frame, const AggregatorOptions& options) {
+  MAPR_ASSIGN_OR_RETURN(runtime::PartialFrame f,
+                        runtime::DecodePartialFrame(frame));
+  // The stored text compiled within the limits it was compiled with before.
+  CompileOptions compile;
+  compile.max_query_bytes = std::max(compile.max_query_bytes, f.query.size());
+  compile.max_items = std::max(compile.max_items, f.query.size());
+  compile.max_depth = 1000;
+  absl::StatusOr<Query> query = Query::Compile(f.query, compile);
+  if (!query.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the partial's query '", util::ToAbsl(f.query),
+                     "' does not compile: ", query.status().message()));
+  }
+  AggregatorOptions with = options;
+  with.splits = f.splits;
+  with.max_line_bytes = f.max_line_bytes;
+  MAPR_ASSIGN_OR_RETURN(Aggregator agg, Create(*query, with));
+  runtime::BatchAggregator& engine = *agg.rep_->engine;
+  if (f.fingerprint != runtime::PartialCodec::Fingerprint(engine)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the partial's fingerprint does not match its query '",
+        util::ToAbsl(f.query),
+        "' as this mapr compiles it (log format '", util::ToAbsl(f.log_format),
+        "'): it was written by a mapr with other aggregates or formats"));
+  }
+  MAPR_RETURN_IF_ERROR(runtime::PartialCodec::Load(f, &engine));
+  return agg;
+}
+
+absl::StatusOr<std::string> Aggregator::TakeDeltaPartial() {
+  UseGuard use(*this, /*mutating=*/true);
+  MAPR_RETURN_IF_ERROR(use.status());
+  MAPR_RETURN_IF_ERROR(CheckOpen("TakeDeltaPartial"));
+  if (!rep_->error.ok()) return rep_->error;
+  runtime::BatchAggregator& engine = *rep_->engine;
+  const uint64_t split = engine.options().splits.begin + rep_->deltas;
+  std::string out = runtime::PartialCodec::Encode(engine, {split, split + 1});
+  engine.Reset();
+  ++rep_->deltas;
+  return out;
 }
 
 LineCounters Aggregator::stats() const {

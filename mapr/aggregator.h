@@ -119,7 +119,9 @@ class MAPR_EXPORT Aggregator {
   absl::Status EndSource(SourceId source = 0);
 
   // Adds the state of `later` (a partial of the same query whose lines come
-  // after this one's: its last() values win) and consumes it; `later` may be
+  // after this one's: its last() values win) and consumes it. If `later`'s
+  // splits follow this one's (later.begin == this.end) the coverage grows
+  // to include them; Merge checks no adjacency (MergeSerialized does); `later` may be
   // finished or not (its unfinished PushBytes lines are completed first).
   // Returns InvalidArgument if it was created from a different query (then
   // `later` is left untouched) or is this aggregator itself;
@@ -144,6 +146,56 @@ class MAPR_EXPORT Aggregator {
   // FailedPrecondition otherwise, or if the result was already taken; the
   // error of a failed aggregator.
   absl::StatusOr<ResultTable> TakeResult();
+
+  // ---- Partials (mapr/partial.h, docs/partial-format.md)
+  //
+  // A partial is the aggregator's whole state as a MAPRPART frame: every
+  // group (no order by, limit, ranks, avg division or outfile: those happen
+  // only in the final result), the line counters and per-field counts, and
+  // the input splits it covers (AggregatorOptions::splits, widened by
+  // merges). The bytes of one pass and of any tree of adjacent merges over
+  // the same splits are identical.
+
+  // The aggregator's state as a frame. REQUIRES: FinishInput() was called;
+  // returns FailedPrecondition otherwise, or after TakeResult(); the error
+  // of a failed aggregator. The aggregator stays finished and can still
+  // TakeResult().
+  absl::StatusOr<std::string> SerializePartial() const;
+
+  // Validates `frame` completely, then adds its state. It must come from the
+  // same query and result-changing options (equal fingerprint; otherwise
+  // InvalidArgument naming both queries) and cover splits adjacent to this
+  // aggregator's: frame.begin == this.end (its lines come later: its last()
+  // values win) or frame.end == this.begin (its lines come earlier: its
+  // first() values win). Overlap is InvalidArgument ("split 3 would be
+  // counted twice"); a gap is DataLoss ("missing splits 4-5"); the frame's
+  // own errors are those of InspectPartial(). On any of these errors the
+  // aggregator is untouched. ResourceExhausted if the merged groups would
+  // exceed max_groups (the aggregator has then failed, as in Merge());
+  // FailedPrecondition after FinishInput(); the error of a failed
+  // aggregator.
+  absl::Status MergeSerialized(std::string_view frame);
+
+  // An open aggregator holding `frame`'s state, for the frame's own query
+  // (compiled from its stored text) and coverage. `options` give hostname
+  // and max_groups; splits and max_line_bytes are taken from the frame (they
+  // are part of what the partial means). Errors: those of InspectPartial();
+  // InvalidArgument if the stored query no longer compiles to the same
+  // fingerprint (another mapr's catalog, an unregistered log format);
+  // ResourceExhausted if the frame holds more than options.max_groups
+  // groups.
+  static absl::StatusOr<Aggregator> FromPartial(
+      std::string_view frame, const AggregatorOptions& options = {});
+
+  // The streaming form for daemons: the partial of everything aggregated
+  // since the previous TakeDeltaPartial() (or creation), then resets the
+  // state and counters like TakeDelta(). Works while the aggregator is open
+  // (FailedPrecondition after FinishInput()); the error of a failed
+  // aggregator. Delta k (from 0) covers the split
+  // [splits.begin + k, splits.begin + k + 1) of the options the aggregator
+  // was created with, so a reducer can check that none is missing. Lines
+  // that PushBytes() holds unfinished belong to a later delta.
+  absl::StatusOr<std::string> TakeDeltaPartial();
 
   // Counters so far; for a failed aggregator, as they were before the call
   // that failed.

@@ -13,6 +13,7 @@
 #include "mapr/log_format.h"       // IWYU pragma: export
 #include "mapr/options.h"          // IWYU pragma: export
 #include "mapr/outfile.h"          // IWYU pragma: export
+#include "mapr/partial.h"          // IWYU pragma: export
 #include "mapr/query.h"            // IWYU pragma: export
 #include "mapr/result.h"           // IWYU pragma: export
 #include "mapr/status.h"           // IWYU pragma: export

@@ -11,6 +11,16 @@
 
 namespace mapr {
 
+// The input splits an aggregator covers, [begin, end) in the runner's input
+// order (split i of N is {i, i + 1}). Partials (mapr/partial.h) record it;
+// merging them requires adjacent coverage. Default {0, 1}: the whole input
+// as one split.
+struct SplitRange {
+  uint64_t begin = 0;
+  uint64_t end = 1;
+  friend bool operator==(const SplitRange&, const SplitRange&) = default;
+};
+
 struct MAPR_EXPORT CompileOptions {
   // ---- Limits: exceeding one is an InvalidArgument error, never a crash.
 
@@ -32,6 +42,12 @@ struct MAPR_EXPORT AggregatorOptions {
   // The value of $hostname and $server. Default: empty, meaning the
   // machine's host name (gethostname) when the aggregator is created.
   std::string hostname;
+
+  // The input splits this aggregator covers. Partials record it
+  // (Aggregator::SerializePartial) and merging partials requires adjacent
+  // coverage (Aggregator::MergeSerialized). It does not change results.
+  // Default: {0, 1}, the whole input as one split.
+  SplitRange splits;
 
   // ---- Limits and performance
 

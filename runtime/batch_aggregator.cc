@@ -478,6 +478,16 @@ void BatchAggregator::Reset() {
   std::fill(field_lines_.begin(), field_lines_.end(), 0);
 }
 
+void BatchAggregator::SwapState(BatchAggregator& other) {
+  std::swap(groups_, other.groups_);
+  std::swap(states_, other.states_);
+  std::swap(counters_, other.counters_);
+  std::swap(field_lines_, other.field_lines_);
+  // The lookup memo points at groups of the table it was filled from.
+  lookup_.Reset();
+  other.lookup_.Reset();
+}
+
 ResultTable BatchAggregator::Result() const {
   ResultTable table = BuildResult(
       *plan_, GroupStates{groups_, states_, key_part_}, counters_);

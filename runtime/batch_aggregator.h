@@ -32,6 +32,7 @@
 namespace mapr::runtime {
 
 class TableFilteringParser;
+class PartialCodec;
 
 class BatchAggregator {
  public:
@@ -46,6 +47,11 @@ class BatchAggregator {
   ResultTable Result() const;
   // Forgets all groups and counters.
   void Reset();
+  // Exchanges the groups, states, counters and field counts with `other`
+  // (an aggregator of the same plan); the per-source parsers, names and
+  // scratch stay. MergeSerialized uses it to merge an earlier partial:
+  // earlier.Merge(*this), then SwapState(earlier).
+  void SwapState(BatchAggregator& other);
 
   // Counts `n` lines dropped before reaching the engine for being too long
   // (a LineSplitter never buffers them whole).
@@ -65,6 +71,7 @@ class BatchAggregator {
 
  private:
   class Fields;
+  friend class PartialCodec;  // runtime/partial_codec.h
 
   BatchAggregator(std::shared_ptr<const plan::Plan> plan,
                   const AggregatorOptions& options,

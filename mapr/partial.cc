@@ -1,0 +1,43 @@
+#include "mapr/partial.h"
+
+#include "absl/strings/str_cat.h"
+
+#include "runtime/partial_codec.h"
+#include "util/status_macros.h"
+
+namespace mapr {
+
+absl::StatusOr<PartialInfo> InspectPartial(std::string_view frame) {
+  MAPR_ASSIGN_OR_RETURN(runtime::PartialFrame f,
+                        runtime::DecodePartialFrame(frame));
+  PartialInfo info;
+  info.major = f.major;
+  info.minor = f.minor;
+  info.query = std::string(f.query);
+  info.log_format = std::string(f.log_format);
+  info.fingerprint = f.fingerprint;
+  info.splits = f.splits;
+  info.counters = f.counters;
+  info.groups = f.groups;
+  info.frame_bytes = f.frame_bytes;
+  return info;
+}
+
+absl::StatusOr<std::vector<std::string_view>> SplitPartialFrames(
+    std::string_view bytes) {
+  std::vector<std::string_view> frames;
+  do {
+    MAPR_ASSIGN_OR_RETURN(const uint64_t size,
+                          runtime::PartialFrameSize(bytes));
+    if (bytes.size() < size) {
+      return absl::DataLossError(
+          absl::StrCat("truncated partial: ", bytes.size(),
+                       " bytes of a frame that needs ", size));
+    }
+    frames.push_back(bytes.substr(0, size));
+    bytes.remove_prefix(size);
+  } while (!bytes.empty());
+  return frames;
+}
+
+}  // namespace mapr

@@ -1,0 +1,94 @@
+// mapr/partial.h: an aggregator's state as bytes, for MapReduce across
+// processes and machines.
+//
+// A partial is one self-delimiting, versioned little-endian frame
+// (docs/partial-format.md): magic `MAPRPART`, version, flags, frame size, a
+// fingerprint of the query, the input splits it covers [begin, end), the
+// group count, then the canonical query text, the line counters, the slot
+// layout and every group's aggregate states, sorted by key bytes, and an
+// XXH3-64 checksum. Frames concatenate. A map step writes one with
+// Aggregator::SerializePartial(); a combine or reduce step reads it with
+// Aggregator::FromPartial() and adds more with Aggregator::MergeSerialized().
+// The bytes of one pass and of any tree of adjacent merges over the same
+// splits are identical.
+//
+// Example (a reducer over the partials of splits 0..n-1, in split order):
+//   absl::StatusOr<mapr::Aggregator> agg =
+//       mapr::Aggregator::FromPartial(parts[0]);
+//   if (!agg.ok()) return agg.status();
+//   for (size_t i = 1; i < parts.size(); ++i) {
+//     if (absl::Status s = agg->MergeSerialized(parts[i]); !s.ok()) return s;
+//   }
+//   absl::Status s = agg->FinishInput();
+//   absl::StatusOr<mapr::ResultTable> result = agg->TakeResult();
+//
+// Error codes, here and in Aggregator's partial methods:
+//   InvalidArgument     not a partial (empty, text, no magic), unknown flag
+//                       bits, another query's partial, overlapping splits;
+//   DataLoss            truncated, checksum mismatch, malformed content,
+//                       missing splits between two partials;
+//   FailedPrecondition  a newer major version (the message names both
+//                       versions), a call in the wrong phase;
+//   ResourceExhausted   more groups than AggregatorOptions::max_groups.
+//
+// Thread safety: the functions here are thread-safe (they read only their
+// argument).
+#ifndef MAPR_MAPR_PARTIAL_H_
+#define MAPR_MAPR_PARTIAL_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mapr/export.h"
+#include "mapr/options.h"
+#include "mapr/result.h"
+
+namespace mapr {
+
+// The partial format this mapr writes. It reads every minor version of this
+// major (skipping sections a later minor added) and refuses other majors.
+inline constexpr uint16_t kPartialMajorVersion = 1;
+inline constexpr uint16_t kPartialMinorVersion = 0;
+
+// The header facts of one frame.
+struct PartialInfo {
+  uint16_t major = 0, minor = 0;
+  // The canonical query text stored in the partial (Query::ToString()).
+  std::string query;
+  // The query's log format (canonical name).
+  std::string log_format;
+  // XXH3-128 (low, high) of the query, log format, slot layout and the
+  // options that change results (max_line_bytes); two partials merge only
+  // if theirs are equal.
+  std::array<uint64_t, 2> fingerprint{};
+  // The input splits the partial covers, [begin, end).
+  SplitRange splits;
+  // The line counters of those splits.
+  LineCounters counters;
+  // Groups held (every group: partials are never ordered or limited).
+  uint64_t groups = 0;
+  // The size of this frame in bytes.
+  uint64_t frame_bytes = 0;
+};
+
+// Validates one frame -- magic, version, flags, sizes, checksum, sections --
+// and returns its header facts. `frame` must hold exactly one frame.
+// Returns InvalidArgument if it is not a partial (empty input, text) or has
+// unknown flags or bytes after the frame; DataLoss if it is truncated or
+// corrupt; FailedPrecondition if its major version is newer.
+MAPR_EXPORT absl::StatusOr<PartialInfo> InspectPartial(std::string_view frame);
+
+// Cuts a concatenation of frames (a file holding several) into frames, using
+// each frame's size field; the views point into `bytes`. Checks each frame's
+// header and size (InspectPartial checks the rest). Errors as
+// InspectPartial; empty input is InvalidArgument.
+MAPR_EXPORT absl::StatusOr<std::vector<std::string_view>> SplitPartialFrames(
+    std::string_view bytes);
+
+}  // namespace mapr
+
+#endif  // MAPR_MAPR_PARTIAL_H_

@@ -1,0 +1,684 @@
+// Partials (mapr/partial.h, docs/partial-format.md): round trips, split
+// invariance over the golden and benchmark queries, corruption, versioning,
+// the golden v1 partial and the streaming form.
+#include "mapr/partial.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mapr/aggregator.h"
+#include "mapr/options.h"
+#include "mapr/query.h"
+#include "mapr/result.h"
+#include "tests/testing/status_matchers.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#ifndef MAPR_GOLDEN_DIR
+#error "MAPR_GOLDEN_DIR must name tests/golden"
+#endif
+
+namespace mapr {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace fs = std::filesystem;
+
+constexpr char kHostname[] = "integrationtest";
+
+AggregatorOptions Options(SplitRange splits = {}) {
+  AggregatorOptions o;
+  o.hostname = kHostname;
+  o.splits = splits;
+  return o;
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+std::vector<std::string> Lines(std::string_view text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    lines.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The benchmark's log (tests/bench/gen_stats_log.cc), `n` lines.
+std::vector<std::string> StatsLines(size_t n) {
+  static const char* const kStatus[] = {"200", "201", "204", "301", "302",
+                                        "400", "403", "404", "500", "503"};
+  static const char* const kSegments[] = {"api",   "orders", "users", "cart",
+                                          "items", "search", "login", "static",
+                                          "v1",    "v2"};
+  std::mt19937_64 rng(42);
+  auto below = [&](uint64_t m) { return rng() % m; };
+  auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
+  std::vector<std::string> lines;
+  char buf[512];
+  for (size_t i = 1; i <= n; ++i) {
+    const uint64_t kind = below(100);
+    const double u = unit();
+    const int host = static_cast<int>(u * u * 50);
+    const int path = static_cast<int>(std::pow(1000.0, unit())) - 1;
+    const char* severity = kind == 0 ? "WARN" : kind == 1 ? "ERROR" : "INFO";
+    const bool marker = kind != 2 && kind != 3;
+    const char* table = kind == 4 ? "OTHER" : "STATS";
+    std::snprintf(
+        buf, sizeof(buf),
+        "%s|20261130-04%02d%02d|%" PRIu64
+        "|stats.go:%d|8|%d|%d|%.2f|%dh|%s%s|hostname=server%02d|"
+        "currentConnections=%" PRIu64 "|bytes=%" PRIu64
+        "|latency_ms=%" PRIu64 ".%03" PRIu64
+        "|status=%s|path=/%s/%s/%d|session=%016" PRIx64,
+        severity, static_cast<int>(i / 60000 % 60),
+        static_cast<int>(i / 1000 % 60), 1000 + below(9000),
+        static_cast<int>(100 + below(900)), static_cast<int>(10 + below(90)),
+        static_cast<int>(below(1000)), unit() * 4,
+        static_cast<int>(below(100)), marker ? "MAPREDUCE:" : "STATS:",
+        marker ? table : "", host, below(500), below(1000000), below(1000),
+        below(1000), kStatus[below(10)], kSegments[path % 10],
+        kSegments[(path / 10) % 10], path, static_cast<uint64_t>(below(300) * 2654435761ULL));
+    lines.emplace_back(buf);
+  }
+  return lines;
+}
+
+struct Case {
+  std::string name;
+  std::string query;
+  std::vector<std::string> lines;
+};
+
+// Every DTail vector query over its log, every tests/golden/*.test of a
+// stateless format (CSV keeps a header per source, so its splits are per
+// file), and the benchmark's Q1-Q5.
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  const fs::path golden(MAPR_GOLDEN_DIR);
+  const std::vector<std::string> log =
+      Lines(ReadFile(golden / "dtail" / "mapr_testdata.log"));
+  for (const char* name : {"dmap1a", "dmap1b", "dmap1c", "dmap1d", "dmap2",
+                           "dmap3", "dmap4", "dserver1"}) {
+    cases.push_back({name,
+                     ReadFile(golden / "dtail" /
+                              absl::StrCat(name, ".csv.query.expected")),
+                     log});
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(golden)) {
+    if (entry.path().extension() == ".test") files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    const std::vector<std::string> text = Lines(ReadFile(file));
+    Case c{file.stem().string(), "", {}};
+    bool in_input = false, usable = true;
+    for (const std::string& line : text) {
+      if (line == "----") break;
+      if (line.rfind("query ", 0) == 0) {
+        c.query = line.substr(6);
+      } else if (line == "input" || line == "partial") {
+        in_input = true;
+      } else if (line.rfind("input ", 0) == 0) {
+        usable = false;  // escaped input: not worth decoding here
+      } else if (in_input) {
+        c.lines.push_back(line);
+      }
+    }
+    if (c.query.find("csv") != std::string::npos) usable = false;
+    if (usable && !c.query.empty()) cases.push_back(std::move(c));
+  }
+  const std::string q1 =
+      "from STATS select hostname,count($line),avg(currentConnections),"
+      "min(currentConnections),max(currentConnections),avg(latency_ms),"
+      "min(latency_ms),max(latency_ms) group by hostname";
+  const std::vector<std::string> stats = StatsLines(3000);
+  cases.push_back({"Q1", q1, stats});
+  cases.push_back(
+      {"Q2", q1 + " where latency_ms >= 100 and path contains \"orders\"",
+       stats});
+  cases.push_back({"Q3",
+                   "from STATS select path,count($line) group by path order "
+                   "by count($line) limit 10",
+                   stats});
+  cases.push_back(
+      {"Q4",
+       "from STATS select session,count($line),sum(bytes) group by session",
+       stats});
+  cases.push_back(
+      {"Q5", "from STATS select count($line) group by $empty", stats});
+  return cases;
+}
+
+// One aggregator over lines [lo, hi) covering `splits`, finished.
+absl::StatusOr<Aggregator> RunLines(const Query& q,
+                               const std::vector<std::string>& lines,
+                               size_t lo, size_t hi, SplitRange splits) {
+  absl::StatusOr<Aggregator> agg = Aggregator::Create(q, Options(splits));
+  if (!agg.ok()) return agg.status();
+  std::vector<std::string_view> views(lines.begin() + lo, lines.begin() + hi);
+  absl::Status s = agg->PushLines(views);
+  if (s.ok()) s = agg->FinishInput();
+  if (!s.ok()) return s;
+  return agg;
+}
+
+absl::StatusOr<std::string> Partial(const Query& q,
+                                    const std::vector<std::string>& lines,
+                                    size_t lo, size_t hi, SplitRange splits) {
+  absl::StatusOr<Aggregator> agg = RunLines(q, lines, lo, hi, splits);
+  if (!agg.ok()) return agg.status();
+  return agg->SerializePartial();
+}
+
+// `earlier` and `later` (adjacent frames) as one frame; `into_later` merges
+// the earlier frame into an aggregator of the later one.
+absl::StatusOr<std::string> Combine(std::string_view earlier,
+                                    std::string_view later, bool into_later) {
+  absl::StatusOr<Aggregator> agg =
+      Aggregator::FromPartial(into_later ? later : earlier, Options());
+  if (!agg.ok()) return agg.status();
+  absl::Status s = agg->MergeSerialized(into_later ? earlier : later);
+  if (s.ok()) s = agg->FinishInput();
+  if (!s.ok()) return s;
+  return agg->SerializePartial();
+}
+
+std::string Tree(const std::vector<std::string>& parts, size_t lo, size_t hi) {
+  if (hi - lo == 1) return parts[lo];
+  const size_t mid = lo + (hi - lo) / 2;
+  absl::StatusOr<std::string> r =
+      Combine(Tree(parts, lo, mid), Tree(parts, mid, hi), false);
+  EXPECT_OK(r);
+  return r.ok() ? *r : std::string();
+}
+
+struct Final {
+  std::string csv;
+  LineCounters counters;
+  std::vector<FieldCount> fields;
+};
+
+Final Finish(std::string_view frame) {
+  absl::StatusOr<Aggregator> agg = Aggregator::FromPartial(frame, Options());
+  EXPECT_OK(agg);
+  if (!agg.ok()) return {};
+  EXPECT_OK(agg->FinishInput());
+  absl::StatusOr<ResultTable> r = agg->TakeResult();
+  EXPECT_OK(r);
+  if (!r.ok()) return {};
+  return {r->ToCsv(), r->stats(), r->field_counts()};
+}
+
+TEST(PartialTest, SplitInvariance) {
+  std::mt19937_64 rng(7);
+  const std::vector<Case> cases = Cases();
+  EXPECT_GE(cases.size(), 30u);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(c.query));
+    const size_t n_lines = c.lines.size();
+    // The one-pass result, directly and through its own partial.
+    ASSERT_OK_AND_ASSIGN(Aggregator direct, RunLines(q, c.lines, 0, n_lines, {}));
+    ASSERT_OK_AND_ASSIGN(ResultTable one, direct.TakeResult());
+    for (uint64_t n : {1, 2, 3, 7}) {
+      SCOPED_TRACE(absl::StrCat("N=", n));
+      ASSERT_OK_AND_ASSIGN(std::string whole,
+                           Partial(q, c.lines, 0, n_lines, {0, n}));
+      const Final want = Finish(whole);
+      EXPECT_EQ(want.csv, one.ToCsv());
+      EXPECT_EQ(want.counters, one.stats());
+      EXPECT_EQ(want.fields, one.field_counts());
+      EXPECT_EQ(want.counters.lines_read, n_lines);
+
+      std::vector<size_t> cuts = {0, n_lines};
+      for (uint64_t i = 1; i < n; ++i) cuts.push_back(rng() % (n_lines + 1));
+      std::sort(cuts.begin(), cuts.end());
+      std::vector<std::string> parts;
+      uint64_t lines_read = 0;
+      for (uint64_t i = 0; i < n; ++i) {
+        ASSERT_OK_AND_ASSIGN(std::string p, Partial(q, c.lines, cuts[i],
+                                                    cuts[i + 1], {i, i + 1}));
+        ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(p));
+        lines_read += info.counters.lines_read;
+        parts.push_back(std::move(p));
+      }
+      EXPECT_EQ(lines_read, n_lines);
+
+      // Folded left.
+      std::string left = parts[0];
+      for (size_t i = 1; i < parts.size(); ++i) {
+        ASSERT_OK_AND_ASSIGN(left, Combine(left, parts[i], i % 2 == 0));
+      }
+      EXPECT_EQ(left, whole) << "left fold";
+      // A balanced tree.
+      EXPECT_EQ(Tree(parts, 0, parts.size()), whole) << "balanced tree";
+      // Random adjacent pairs.
+      std::vector<std::string> live = parts;
+      while (live.size() > 1) {
+        const size_t i = rng() % (live.size() - 1);
+        ASSERT_OK_AND_ASSIGN(std::string m,
+                             Combine(live[i], live[i + 1], rng() % 2 == 0));
+        live[i] = std::move(m);
+        live.erase(live.begin() + static_cast<ptrdiff_t>(i) + 1);
+      }
+      EXPECT_EQ(live[0], whole) << "random pairs";
+      // The fold through one open aggregator, as a reducer does it.
+      ASSERT_OK_AND_ASSIGN(Aggregator reducer,
+                           Aggregator::FromPartial(parts[0], Options()));
+      for (size_t i = 1; i < parts.size(); ++i) {
+        ASSERT_OK(reducer.MergeSerialized(parts[i]));
+      }
+      ASSERT_OK(reducer.FinishInput());
+      ASSERT_OK_AND_ASSIGN(ResultTable reduced, reducer.TakeResult());
+      EXPECT_EQ(reduced.ToCsv(), one.ToCsv());
+      EXPECT_EQ(reduced.stats(), one.stats());
+      EXPECT_EQ(reduced.field_counts(), one.field_counts());
+    }
+  }
+}
+
+// ------------------------------------------------------------ Basics
+
+constexpr char kQuery[] =
+    "from STATS select $hostname,count($line),sum(x),avg(x),min(x),max(x),"
+    "last(x),first(x),last(y),len(y),percentage(x),percentile(x) group by "
+    "$hostname,y";
+
+std::vector<std::string> SmallLines() {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 40; ++i) {
+    lines.push_back(absl::StrCat(
+        "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
+        "x=",
+        i * 0.1, "|y=v", i % 5));
+  }
+  lines.push_back("not a log line");
+  return lines;
+}
+
+std::string RealPartial(SplitRange splits = {0, 1}) {
+  absl::StatusOr<Query> q = Query::Compile(kQuery);
+  EXPECT_OK(q);
+  const std::vector<std::string> lines = SmallLines();
+  absl::StatusOr<std::string> p = Partial(*q, lines, 0, lines.size(), splits);
+  EXPECT_OK(p);
+  return *p;
+}
+
+TEST(PartialTest, RoundTripKeepsBytesAndResult) {
+  const std::string p = RealPartial();
+  ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(p));
+  EXPECT_EQ(info.major, kPartialMajorVersion);
+  EXPECT_EQ(info.minor, kPartialMinorVersion);
+  ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
+  EXPECT_EQ(info.query, q.ToString());
+  EXPECT_EQ(info.log_format, "default");
+  EXPECT_EQ(info.splits, (SplitRange{0, 1}));
+  EXPECT_EQ(info.groups, 5u);
+  EXPECT_EQ(info.frame_bytes, p.size());
+  EXPECT_EQ(info.counters.lines_read, 41u);
+  EXPECT_EQ(info.counters.lines_table_mismatch, 1u);
+
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::FromPartial(p, Options()));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string again, agg.SerializePartial());
+  EXPECT_EQ(again, p);
+  ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
+  const std::vector<std::string> lines = SmallLines();
+  ASSERT_OK_AND_ASSIGN(ResultTable want,
+                       RunQuery(kQuery, lines, Options()));
+  EXPECT_EQ(r.ToCsv(), want.ToCsv());
+  EXPECT_EQ(r.stats(), want.stats());
+}
+
+TEST(PartialTest, FramesConcatenate) {
+  const std::string a = RealPartial({0, 1});
+  const std::string b = RealPartial({1, 2});
+  const std::string both = a + b;
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string_view> frames,
+                       SplitPartialFrames(both));
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0], a);
+  EXPECT_EQ(frames[1], b);
+  EXPECT_THAT(SplitPartialFrames(a + b.substr(0, 30)),
+              testing::StatusIs(absl::StatusCode::kDataLoss,
+                                HasSubstr("truncated")));
+  EXPECT_THAT(InspectPartial(a + b),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                HasSubstr("SplitPartialFrames")));
+}
+
+TEST(PartialTest, PhasesAreEnforced) {
+  ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::Create(q, Options()));
+  EXPECT_THAT(agg.SerializePartial(),
+              testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                HasSubstr("before FinishInput")));
+  ASSERT_OK(agg.FinishInput());
+  EXPECT_OK(agg.SerializePartial());
+  EXPECT_THAT(agg.MergeSerialized(RealPartial({1, 2})),
+              testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                HasSubstr("after FinishInput")));
+  EXPECT_THAT(agg.TakeDeltaPartial(),
+              testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                HasSubstr("after FinishInput")));
+  EXPECT_OK(agg.TakeResult());
+  EXPECT_THAT(agg.SerializePartial(),
+              testing::StatusIs(absl::StatusCode::kFailedPrecondition,
+                                HasSubstr("after TakeResult")));
+  AggregatorOptions bad = Options({3, 3});
+  EXPECT_THAT(Aggregator::Create(q, bad),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                HasSubstr("splits")));
+}
+
+// ------------------------------------------------------------ Corruption
+
+// Rewrites the checksum of `frame` after an edit.
+void Reseal(std::string* frame) {
+  const uint64_t sum = XXH3_64bits(frame->data(), frame->size() - 8);
+  for (int i = 0; i < 8; ++i) {
+    (*frame)[frame->size() - 8 + i] = static_cast<char>(sum >> (8 * i));
+  }
+}
+
+void PutU64(std::string* frame, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) (*frame)[at + i] = static_cast<char>(v >> (8 * i));
+}
+
+// Every way a frame may fail: a named code, never OK, never a crash.
+void ExpectRefusedEverywhere(const std::string& bytes, const std::string& what) {
+  SCOPED_TRACE(what);
+  const auto named = AnyOf(absl::StatusCode::kInvalidArgument,
+                           absl::StatusCode::kDataLoss,
+                           absl::StatusCode::kFailedPrecondition);
+  absl::StatusOr<PartialInfo> info = InspectPartial(bytes);
+  ASSERT_FALSE(info.ok());
+  EXPECT_THAT(info.status().code(), named);
+  EXPECT_FALSE(info.status().message().empty());
+  absl::StatusOr<Aggregator> agg = Aggregator::FromPartial(bytes, Options());
+  ASSERT_FALSE(agg.ok());
+  EXPECT_THAT(agg.status().code(), named);
+}
+
+TEST(PartialTest, EveryByteFlipIsANamedError) {
+  const std::string p = RealPartial();
+  ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
+  ASSERT_OK_AND_ASSIGN(Aggregator host, RunLines(q, SmallLines(), 0, 3, {1, 2}));
+  (void)host;
+  for (size_t i = 0; i < p.size(); ++i) {
+    for (uint8_t mask : {0x01, 0x80, 0xff}) {
+      std::string bad = p;
+      bad[i] = static_cast<char>(bad[i] ^ mask);
+      ExpectRefusedEverywhere(bad, absl::StrCat("byte ", i, " ^ ", mask));
+    }
+  }
+}
+
+TEST(PartialTest, EveryTruncationIsANamedError) {
+  const std::string p = RealPartial();
+  for (size_t n = 0; n < p.size(); ++n) {
+    const std::string bad = p.substr(0, n);
+    ExpectRefusedEverywhere(bad, absl::StrCat("first ", n, " bytes"));
+    if (n > 0) {
+      EXPECT_THAT(InspectPartial(bad),
+                  testing::StatusIs(absl::StatusCode::kDataLoss,
+                                    HasSubstr("truncated")))
+          << n;
+    }
+  }
+}
+
+TEST(PartialTest, NamedErrors) {
+  const std::string p = RealPartial();
+  using testing::StatusIs;
+  EXPECT_THAT(InspectPartial(""),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty")));
+  EXPECT_THAT(InspectPartial("INFO|1002-071143|1|stats.go:56|8|13\n"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("not a mapr partial")));
+  {
+    std::string newer = p;
+    newer[8] = 2;
+    newer[10] = 3;
+    EXPECT_THAT(InspectPartial(newer),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         AllOf(HasSubstr("2.3"), HasSubstr("1.0"))));
+  }
+  {
+    std::string flagged = p;
+    flagged[16] = 4;
+    Reseal(&flagged);
+    EXPECT_THAT(InspectPartial(flagged),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("unknown flags 0x4")));
+  }
+  for (bool reseal : {false, true}) {
+    std::string huge = p;
+    PutU64(&huge, 64, uint64_t{1} << 60);
+    if (reseal) Reseal(&huge);
+    EXPECT_THAT(InspectPartial(huge),
+                StatusIs(absl::StatusCode::kDataLoss,
+                         HasSubstr("group count 1152921504606846976")));
+    EXPECT_THAT(Aggregator::FromPartial(huge, Options()),
+                StatusIs(absl::StatusCode::kDataLoss, HasSubstr("group count")));
+  }
+  {
+    // One group more than the body holds, sealed: refused by the reader.
+    std::string more = p;
+    PutU64(&more, 64, 6);
+    Reseal(&more);
+    EXPECT_OK(InspectPartial(more));
+    EXPECT_THAT(Aggregator::FromPartial(more, Options()),
+                StatusIs(absl::StatusCode::kDataLoss, HasSubstr("malformed")));
+  }
+  {
+    std::string sum = p;
+    sum[sum.size() - 1] ^= 1;
+    EXPECT_THAT(InspectPartial(sum),
+                StatusIs(absl::StatusCode::kDataLoss, HasSubstr("checksum")));
+  }
+}
+
+TEST(PartialTest, MergeChecksQueryAndCoverageAndLeavesAggregatorUntouched) {
+  using testing::StatusIs;
+  ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
+  const std::vector<std::string> lines = SmallLines();
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, RunLines(q, lines, 0, 10, {2, 4}));
+  // Run() finished it; an open one is needed for merging.
+  ASSERT_OK_AND_ASSIGN(std::string mine, agg.SerializePartial());
+  ASSERT_OK_AND_ASSIGN(Aggregator open, Aggregator::FromPartial(mine, Options()));
+  ASSERT_OK_AND_ASSIGN(ResultTable before, open.Snapshot());
+
+  ASSERT_OK_AND_ASSIGN(Query other, Query::Compile("select count($line) group by $hostname"));
+  ASSERT_OK_AND_ASSIGN(std::string foreign,
+                       Partial(other, lines, 0, 5, {4, 5}));
+  EXPECT_THAT(open.MergeSerialized(foreign),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr(other.ToString()),
+                             HasSubstr(q.ToString()))));
+  ASSERT_OK_AND_ASSIGN(std::string overlap, Partial(q, lines, 0, 5, {3, 5}));
+  EXPECT_THAT(open.MergeSerialized(overlap),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("split 3 would be counted twice")));
+  ASSERT_OK_AND_ASSIGN(std::string gap, Partial(q, lines, 0, 5, {6, 8}));
+  EXPECT_THAT(open.MergeSerialized(gap),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("missing splits 4-5")));
+  ASSERT_OK_AND_ASSIGN(std::string gap1, Partial(q, lines, 0, 5, {0, 1}));
+  EXPECT_THAT(open.MergeSerialized(gap1),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("missing split 1 ")));
+  AggregatorOptions shorter = Options({4, 5});
+  shorter.max_line_bytes = 100;
+  ASSERT_OK_AND_ASSIGN(Aggregator short_agg, Aggregator::Create(q, shorter));
+  ASSERT_OK(short_agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string short_lines, short_agg.SerializePartial());
+  EXPECT_THAT(open.MergeSerialized(short_lines),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("max_line_bytes 100")));
+  std::string corrupt = RealPartial({4, 5});
+  corrupt[corrupt.size() - 20] ^= 1;
+  EXPECT_THAT(open.MergeSerialized(corrupt),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("checksum")));
+
+  ASSERT_OK_AND_ASSIGN(ResultTable after, open.Snapshot());
+  EXPECT_EQ(after.ToCsv(), before.ToCsv());
+  EXPECT_EQ(after.stats(), before.stats());
+
+  // Adjacent on either side works.
+  ASSERT_OK_AND_ASSIGN(std::string next, Partial(q, lines, 10, 20, {4, 5}));
+  ASSERT_OK_AND_ASSIGN(std::string prev, Partial(q, lines, 20, 30, {1, 2}));
+  EXPECT_OK(open.MergeSerialized(next));
+  EXPECT_OK(open.MergeSerialized(prev));
+  EXPECT_EQ(open.stats().lines_read, 30u);
+}
+
+TEST(PartialTest, MaxGroupsIsEnforcedWhileMerging) {
+  using testing::StatusIs;
+  const std::string p = RealPartial();  // 5 groups
+  AggregatorOptions small = Options();
+  small.max_groups = 4;
+  EXPECT_THAT(Aggregator::FromPartial(p, small),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("max_groups")));
+  small.max_groups = 5;
+  ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
+  ASSERT_OK_AND_ASSIGN(Aggregator open, Aggregator::FromPartial(p, small));
+  ASSERT_OK_AND_ASSIGN(Query q2, Query::Compile(kQuery));
+  std::vector<std::string> lines = {
+      "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
+      "x=1|y=new"};
+  ASSERT_OK_AND_ASSIGN(std::string more, Partial(q2, lines, 0, 1, {1, 2}));
+  EXPECT_THAT(open.MergeSerialized(more),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("max_groups")));
+  // The aggregator has failed, as with Merge.
+  EXPECT_THAT(open.Snapshot(),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("")));
+}
+
+TEST(PartialTest, UnknownSectionsAndLongerHeadersOfAMinorAreSkipped) {
+  const std::string p = RealPartial();
+  // A later minor: 8 more header bytes and an unknown section at the end.
+  std::string later = p.substr(0, 72) + std::string(8, '\x5a') +
+                      p.substr(72, p.size() - 72 - 8);
+  std::string section;
+  for (uint32_t v : {99u}) {
+    for (int i = 0; i < 4; ++i) section.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  const std::string payload = "future data";
+  for (int i = 0; i < 8; ++i) {
+    section.push_back(static_cast<char>(uint64_t{payload.size()} >> (8 * i)));
+  }
+  section += payload;
+  later += section;
+  later += std::string(8, '\0');
+  later[10] = 1;  // minor 1
+  later[12] = 80;
+  PutU64(&later, 24, later.size());
+  Reseal(&later);
+  ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(later));
+  EXPECT_EQ(info.minor, 1);
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::FromPartial(later, Options()));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string again, agg.SerializePartial());
+  EXPECT_EQ(again, p);
+}
+
+TEST(PartialTest, DeltaPartialsCoverSuccessiveSplits) {
+  ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
+  const std::vector<std::string> lines = SmallLines();
+  ASSERT_OK_AND_ASSIGN(Aggregator daemon,
+                       Aggregator::Create(q, Options({10, 11})));
+  std::vector<std::string> deltas;
+  for (size_t lo = 0; lo < lines.size(); lo += 15) {
+    const size_t hi = std::min(lines.size(), lo + 15);
+    ASSERT_OK(daemon.PushLines(
+        std::span<const std::string>(lines.data() + lo, hi - lo)));
+    ASSERT_OK_AND_ASSIGN(std::string d, daemon.TakeDeltaPartial());
+    deltas.push_back(std::move(d));
+  }
+  ASSERT_EQ(deltas.size(), 3u);
+  ASSERT_OK_AND_ASSIGN(Aggregator reducer,
+                       Aggregator::FromPartial(deltas[0], Options()));
+  for (size_t i = 0; i < deltas.size(); ++i) {
+    ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(deltas[i]));
+    EXPECT_EQ(info.splits, (SplitRange{10 + i, 11 + i}));
+    if (i > 0) {
+      ASSERT_OK(reducer.MergeSerialized(deltas[i]));
+    }
+  }
+  ASSERT_OK(reducer.FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable r, reducer.TakeResult());
+  ASSERT_OK_AND_ASSIGN(ResultTable want, RunQuery(kQuery, lines, Options()));
+  EXPECT_EQ(r.ToCsv(), want.ToCsv());
+  EXPECT_EQ(r.stats(), want.stats());
+}
+
+// ------------------------------------------------------------ Golden v1
+
+// tests/golden/partial/v1.mpart: kQuery over SmallLines(), splits [0, 1).
+// Every later version must keep reading it. MAPR_UPDATE_GOLDEN_PARTIAL=1
+// rewrites it (only when the format's major version changes).
+TEST(PartialTest, GoldenV1PartialStillReads) {
+  const fs::path dir = fs::path(MAPR_GOLDEN_DIR) / "partial";
+  const fs::path file = dir / "v1.mpart";
+  const fs::path csv = dir / "v1.csv";
+  if (std::getenv("MAPR_UPDATE_GOLDEN_PARTIAL") != nullptr) {
+    const std::string p = RealPartial();
+    std::ofstream(file, std::ios::binary) << p;
+    ASSERT_OK_AND_ASSIGN(Aggregator a, Aggregator::FromPartial(p, Options()));
+    ASSERT_OK(a.FinishInput());
+    ASSERT_OK_AND_ASSIGN(ResultTable r, a.TakeResult());
+    std::ofstream(csv, std::ios::binary) << r.ToCsv();
+  }
+  const std::string golden = ReadFile(file);
+  ASSERT_FALSE(golden.empty()) << file;
+  ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(golden));
+  EXPECT_EQ(info.major, 1);
+  EXPECT_EQ(info.groups, 5u);
+  EXPECT_EQ(info.counters.lines_read, 41u);
+  ASSERT_OK_AND_ASSIGN(Aggregator agg,
+                       Aggregator::FromPartial(golden, Options()));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string again, agg.SerializePartial());
+  EXPECT_EQ(again, golden);
+  ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
+  EXPECT_EQ(r.ToCsv(), ReadFile(csv));
+  // And this mapr still writes the same bytes for the same input.
+  EXPECT_EQ(RealPartial(), golden);
+}
+
+}  // namespace
+}  // namespace mapr

@@ -1,0 +1,480 @@
+#include "runtime/partial_codec.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "runtime/aggregate.h"
+#include "util/bytes.h"
+#include "util/strings.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace mapr::runtime {
+namespace {
+
+using util::AppendBytes;
+using util::AppendU32;
+using util::AppendU64;
+using util::AppendU8;
+using util::ReadBytes;
+using util::ReadU32;
+using util::ReadU64;
+using util::ReadU8;
+
+// Header field offsets (docs/partial-format.md).
+constexpr size_t kMajorAt = 8;
+constexpr size_t kMinorAt = 10;
+constexpr size_t kHeaderSizeAt = 12;
+constexpr size_t kFlagsAt = 16;
+constexpr size_t kFrameSizeAt = 24;
+constexpr size_t kFingerprintAt = 32;
+constexpr size_t kSplitsAt = 48;
+constexpr size_t kGroupsAt = 64;
+// A section's kind (u32) and payload length (u64).
+constexpr size_t kSectionHeadBytes = 12;
+// The least a group takes: its key's length.
+constexpr uint64_t kMinGroupBytes = 4;
+
+uint16_t LoadU16(std::string_view b, size_t at) {
+  return static_cast<uint16_t>(static_cast<uint8_t>(b[at]) |
+                               (static_cast<uint8_t>(b[at + 1]) << 8));
+}
+uint32_t LoadU32(std::string_view b, size_t at) {
+  std::string_view in = b.substr(at, 4);
+  uint32_t v = 0;
+  ReadU32(&in, &v);
+  return v;
+}
+uint64_t LoadU64(std::string_view b, size_t at) {
+  std::string_view in = b.substr(at, 8);
+  uint64_t v = 0;
+  ReadU64(&in, &v);
+  return v;
+}
+void StoreU64(std::string* out, size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) (*out)[at + i] = static_cast<char>(v >> (8 * i));
+}
+void AppendU16(std::string* out, uint16_t v) {
+  out->push_back(static_cast<char>(v & 0xff));
+  out->push_back(static_cast<char>(v >> 8));
+}
+
+uint64_t Checksum(std::string_view bytes) {
+  return XXH3_64bits(bytes.data(), bytes.size());
+}
+
+absl::Status Truncated(uint64_t have, uint64_t need) {
+  return absl::DataLossError(absl::StrCat("truncated partial: ", have,
+                                          " bytes of a frame that needs ",
+                                          need));
+}
+
+absl::Status Malformed(std::string_view what) {
+  return absl::DataLossError(absl::StrCat("malformed partial: ", util::ToAbsl(what)));
+}
+
+// Opens a section of `kind`; returns where its length goes.
+size_t BeginSection(std::string* out, PartialSection kind) {
+  AppendU32(out, static_cast<uint32_t>(kind));
+  const size_t at = out->size();
+  AppendU64(out, 0);
+  return at;
+}
+void EndSection(std::string* out, size_t length_at) {
+  StoreU64(out, length_at, out->size() - length_at - 8);
+}
+
+const char* SectionName(PartialSection kind) {
+  switch (kind) {
+    case PartialSection::kQuery:
+      return "query";
+    case PartialSection::kCounters:
+      return "counters";
+    case PartialSection::kSlots:
+      return "slots";
+    case PartialSection::kFieldCounts:
+      return "field counts";
+    case PartialSection::kGroups:
+      return "groups";
+  }
+  return "?";
+}
+
+absl::Status ReadQuerySection(std::string_view in, PartialFrame* f) {
+  if (!ReadBytes(&in, &f->query) || !ReadBytes(&in, &f->log_format) ||
+      !ReadU64(&in, &f->max_line_bytes) || !in.empty()) {
+    return Malformed("query section");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadCountersSection(std::string_view in, PartialFrame* f) {
+  uint32_t n;
+  if (!ReadU32(&in, &n) || n != std::size(kLineCounterFields)) {
+    return Malformed("counters section (another set of line counters)");
+  }
+  for (const LineCounterField& field : kLineCounterFields) {
+    std::string_view name;
+    if (!ReadBytes(&in, &name) || name != field.name ||
+        !ReadU64(&in, &(f->counters.*field.value))) {
+      return Malformed("counters section (another set of line counters)");
+    }
+  }
+  if (!in.empty()) return Malformed("counters section");
+  const LineCounters& c = f->counters;
+  // Every line read lands in exactly one outcome.
+  uint64_t sum = 0;
+  bool overflow = false;
+  for (const LineCounterField& field : kLineCounterFields) {
+    if (field.value == &LineCounters::lines_read) continue;
+    overflow |= __builtin_add_overflow(sum, c.*field.value, &sum);
+  }
+  if (overflow || sum != c.lines_read) {
+    return Malformed("line counters do not add up to lines_read");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> PartialFrameSize(std::string_view b) {
+  if (b.empty()) {
+    return absl::InvalidArgumentError("not a mapr partial: the input is empty");
+  }
+  if (b.size() < kPartialMagic.size()) {
+    if (kPartialMagic.substr(0, b.size()) == b) {
+      return Truncated(b.size(), kPartialHeaderBytes);
+    }
+  }
+  if (b.substr(0, kPartialMagic.size()) != kPartialMagic) {
+    return absl::InvalidArgumentError(
+        "not a mapr partial: the input does not start with MAPRPART");
+  }
+  if (b.size() < kHeaderSizeAt) return Truncated(b.size(), kPartialHeaderBytes);
+  const uint16_t major = LoadU16(b, kMajorAt);
+  const uint16_t minor = LoadU16(b, kMinorAt);
+  if (major != kPartialMajor) {
+    const std::string versions =
+        absl::StrFormat("partial format version %d.%d; this mapr reads %d.%d",
+                        major, minor, kPartialMajor, kPartialMinor);
+    if (major > kPartialMajor) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(versions, " (the partial was written by a newer mapr)"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat("unknown ", versions));
+  }
+  if (b.size() < kPartialHeaderBytes) {
+    return Truncated(b.size(), kPartialHeaderBytes);
+  }
+  const uint32_t header_size = LoadU32(b, kHeaderSizeAt);
+  if (header_size < kPartialHeaderBytes) {
+    return Malformed(absl::StrCat("header size ", header_size, " < ",
+                                  kPartialHeaderBytes));
+  }
+  const uint64_t flags = LoadU64(b, kFlagsAt);
+  if (flags != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "partial has unknown flags 0x%x (this mapr reads version %d.%d)", flags,
+        kPartialMajor, kPartialMinor));
+  }
+  const uint64_t size = LoadU64(b, kFrameSizeAt);
+  if (size < uint64_t{header_size} + kPartialTrailerBytes) {
+    return Malformed(absl::StrCat("frame size ", size,
+                                  " is smaller than its header and trailer"));
+  }
+  return size;
+}
+
+absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
+  absl::StatusOr<uint64_t> size_or = PartialFrameSize(b);
+  if (!size_or.ok()) return size_or.status();
+  const uint64_t size = *size_or;
+  if (b.size() < size) return Truncated(b.size(), size);
+  if (b.size() > size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the input holds ", b.size() - size,
+        " bytes after the partial's frame (several frames: "
+        "SplitPartialFrames)"));
+  }
+  PartialFrame f;
+  f.major = LoadU16(b, kMajorAt);
+  f.minor = LoadU16(b, kMinorAt);
+  f.frame_bytes = size;
+  const uint32_t header_size = LoadU32(b, kHeaderSizeAt);
+  f.fingerprint = {LoadU64(b, kFingerprintAt), LoadU64(b, kFingerprintAt + 8)};
+  f.splits = {LoadU64(b, kSplitsAt), LoadU64(b, kSplitsAt + 8)};
+  f.groups = LoadU64(b, kGroupsAt);
+  // Before anything is allocated for them: can the body hold the groups?
+  const uint64_t body = size - header_size - kPartialTrailerBytes;
+  if (f.groups > body / kMinGroupBytes) {
+    return Malformed(absl::StrCat("group count ", f.groups,
+                                  " does not fit in a frame of ", size,
+                                  " bytes"));
+  }
+  const std::string_view covered = b.substr(0, size - kPartialTrailerBytes);
+  if (Checksum(covered) != LoadU64(b, size - kPartialTrailerBytes)) {
+    return absl::DataLossError(
+        "partial checksum mismatch: the frame is corrupt");
+  }
+  if (f.splits.begin >= f.splits.end) {
+    return Malformed(absl::StrCat("empty coverage [", f.splits.begin, ", ",
+                                  f.splits.end, ")"));
+  }
+
+  std::string_view in = covered.substr(header_size);
+  std::string_view sections[6];
+  bool seen[6] = {};
+  while (!in.empty()) {
+    uint32_t kind;
+    uint64_t length;
+    if (!ReadU32(&in, &kind) || !ReadU64(&in, &length) ||
+        length > in.size()) {
+      return Malformed("section framing");
+    }
+    const std::string_view payload = in.substr(0, length);
+    in.remove_prefix(length);
+    if (kind < 1 || kind > 5) continue;  // A later minor's section: skip it.
+    if (seen[kind]) {
+      return Malformed(absl::StrCat(
+          "duplicate ", SectionName(static_cast<PartialSection>(kind)),
+          " section"));
+    }
+    seen[kind] = true;
+    sections[kind] = payload;
+  }
+  for (uint32_t kind = 1; kind <= 5; ++kind) {
+    if (!seen[kind]) {
+      return Malformed(absl::StrCat(
+          "no ", SectionName(static_cast<PartialSection>(kind)), " section"));
+    }
+  }
+  absl::Status s = ReadQuerySection(sections[1], &f);
+  if (s.ok()) s = ReadCountersSection(sections[2], &f);
+  if (!s.ok()) return s;
+  f.slots = sections[3];
+  f.field_counts = sections[4];
+  f.group_bytes = sections[5];
+  return f;
+}
+
+// ---- The engine side
+
+namespace {
+
+void AppendSlots(const BatchAggregator& agg, std::string* out,
+                 const plan::Plan& p,
+                 const std::vector<int32_t>& key_part) {
+  (void)agg;
+  AppendU32(out, static_cast<uint32_t>(p.slots.size()));
+  for (size_t i = 0; i < p.slots.size(); ++i) {
+    AppendBytes(out, p.slots[i].aggregate->state);
+    AppendBytes(out, p.fields[p.slots[i].field].name);
+    AppendU8(out, key_part[i] < 0 ? 1 : 0);
+  }
+}
+
+// True if `key` is a well-formed key of `parts` parts (group_table.h).
+bool WellFormedKey(std::string_view key, uint32_t parts) {
+  if (parts == 1) return true;
+  for (uint32_t i = 0; i < parts; ++i) {
+    std::string_view part;
+    if (!ReadBytes(&key, &part)) return false;
+  }
+  return key.empty();
+}
+
+}  // namespace
+
+std::array<uint64_t, 2> PartialCodec::Fingerprint(const BatchAggregator& agg) {
+  const plan::Plan& p = *agg.plan_;
+  std::string buf;
+  AppendBytes(&buf, "mapr partial fingerprint");
+  AppendBytes(&buf, p.canonical);
+  AppendBytes(&buf, p.log_format);
+  AppendSlots(agg, &buf, p, agg.key_part_);
+  AppendU64(&buf, agg.options_.max_line_bytes);
+  const XXH128_hash_t h = XXH3_128bits(buf.data(), buf.size());
+  return {h.low64, h.high64};
+}
+
+std::string PartialCodec::Encode(const BatchAggregator& agg,
+                                 SplitRange splits) {
+  const plan::Plan& p = *agg.plan_;
+  const GroupTable& groups = agg.groups_;
+  std::string out;
+  out.append(kPartialMagic);
+  AppendU16(&out, kPartialMajor);
+  AppendU16(&out, kPartialMinor);
+  AppendU32(&out, kPartialHeaderBytes);
+  AppendU64(&out, 0);  // flags
+  AppendU64(&out, 0);  // frame size, below
+  const std::array<uint64_t, 2> fp = Fingerprint(agg);
+  AppendU64(&out, fp[0]);
+  AppendU64(&out, fp[1]);
+  AppendU64(&out, splits.begin);
+  AppendU64(&out, splits.end);
+  AppendU64(&out, groups.size());
+
+  size_t at = BeginSection(&out, PartialSection::kQuery);
+  AppendBytes(&out, p.canonical);
+  AppendBytes(&out, p.log_format);
+  AppendU64(&out, agg.options_.max_line_bytes);
+  EndSection(&out, at);
+
+  at = BeginSection(&out, PartialSection::kCounters);
+  AppendU32(&out, static_cast<uint32_t>(std::size(kLineCounterFields)));
+  for (const LineCounterField& field : kLineCounterFields) {
+    AppendBytes(&out, field.name);
+    AppendU64(&out, agg.counters_.*field.value);
+  }
+  EndSection(&out, at);
+
+  at = BeginSection(&out, PartialSection::kSlots);
+  AppendSlots(agg, &out, p, agg.key_part_);
+  EndSection(&out, at);
+
+  at = BeginSection(&out, PartialSection::kFieldCounts);
+  AppendU32(&out, static_cast<uint32_t>(agg.extracted_names_.size()));
+  for (size_t i = 0; i < agg.extracted_names_.size(); ++i) {
+    AppendBytes(&out, agg.extracted_names_[i]);
+    AppendU64(&out, agg.field_lines_[i]);
+  }
+  EndSection(&out, at);
+
+  // Groups in key byte order; per group the key, the presence bits of the
+  // stored slots, then the state bytes of each present one. A state equal
+  // to an empty one is absent.
+  at = BeginSection(&out, PartialSection::kGroups);
+  AppendU32(&out, static_cast<uint32_t>(p.group_by.size()));
+  std::vector<const AggregateState*> stored;
+  std::vector<std::string> empty;
+  for (const std::unique_ptr<AggregateState>& s : agg.states_) {
+    if (s == nullptr) continue;
+    stored.push_back(s.get());
+  }
+  for (size_t k = 0; k < agg.states_.size(); ++k) {
+    if (agg.states_[k] == nullptr) continue;
+    std::unique_ptr<AggregateState> fresh =
+        FindAggregate(*p.slots[k].aggregate)->new_state();
+    fresh->Resize(1);
+    empty.emplace_back();
+    fresh->Serialize(0, &empty.back());
+  }
+  std::vector<uint32_t> order(groups.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::sort(order.begin(), order.end(), [&groups](uint32_t a, uint32_t b) {
+    return groups.key(a) < groups.key(b);
+  });
+  const size_t bitmap_bytes = (stored.size() + 7) / 8;
+  for (uint32_t g : order) {
+    AppendBytes(&out, groups.key(g));
+    const size_t bits_at = out.size();
+    out.append(bitmap_bytes, '\0');
+    for (size_t k = 0; k < stored.size(); ++k) {
+      const size_t before = out.size();
+      stored[k]->Serialize(g, &out);
+      const std::string_view written(out.data() + before, out.size() - before);
+      if (written == empty[k]) {
+        out.resize(before);
+      } else {
+        out[bits_at + k / 8] = static_cast<char>(
+            static_cast<uint8_t>(out[bits_at + k / 8]) | (1u << (k % 8)));
+      }
+    }
+  }
+  EndSection(&out, at);
+
+  StoreU64(&out, kFrameSizeAt, out.size() + kPartialTrailerBytes);
+  AppendU64(&out, Checksum(out));
+  return out;
+}
+
+absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
+  const plan::Plan& p = *agg->plan_;
+  // The slot layout must be this query's.
+  std::string slots;
+  AppendSlots(*agg, &slots, p, agg->key_part_);
+  if (slots != f.slots) {
+    return Malformed("slot section does not match the query");
+  }
+
+  std::string_view in = f.field_counts;
+  uint32_t n;
+  if (!ReadU32(&in, &n) || n != agg->extracted_names_.size()) {
+    return Malformed("field counts do not match the query");
+  }
+  std::vector<uint64_t> field_lines(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string_view name;
+    if (!ReadBytes(&in, &name) || name != agg->extracted_names_[i] ||
+        !ReadU64(&in, &field_lines[i])) {
+      return Malformed("field counts do not match the query");
+    }
+  }
+  if (!in.empty()) return Malformed("field counts section");
+
+  in = f.group_bytes;
+  uint32_t parts;
+  if (!ReadU32(&in, &parts) || parts != p.group_by.size()) {
+    return Malformed("group key parts do not match the query");
+  }
+  std::vector<AggregateState*> stored;
+  for (const std::unique_ptr<AggregateState>& s : agg->states_) {
+    if (s != nullptr) stored.push_back(s.get());
+  }
+  const size_t bitmap_bytes = (stored.size() + 7) / 8;
+  if (f.groups > in.size() / (kMinGroupBytes + bitmap_bytes)) {
+    return Malformed(absl::StrCat("group count ", f.groups,
+                                  " does not fit in the groups section"));
+  }
+  if (f.groups >= GroupTable::kNotFound) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("partial holds ", f.groups, " groups, more than 2^32-2"));
+  }
+  const uint64_t max_groups = agg->options_.max_groups;
+  if (max_groups != 0 && f.groups > max_groups) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "more than ", max_groups,
+        " groups (AggregatorOptions::max_groups) in the partial (",
+        f.groups, ")"));
+  }
+  const uint32_t count = static_cast<uint32_t>(f.groups);
+  agg->groups_.Reserve(count);
+  for (AggregateState* s : stored) s->Resize(count);
+  std::string_view prev;
+  for (uint32_t g = 0; g < count; ++g) {
+    std::string_view key;
+    if (!ReadBytes(&in, &key) || !WellFormedKey(key, parts)) {
+      return Malformed(absl::StrCat("key of group ", g));
+    }
+    if (g > 0 && !(prev < key)) {
+      return Malformed("groups are not in strictly increasing key order");
+    }
+    prev = key;
+    bool created;
+    agg->groups_.FindOrInsert(key, HashKey(key), &created);
+    if (in.size() < bitmap_bytes) return Malformed("presence bits");
+    const std::string_view bits = in.substr(0, bitmap_bytes);
+    in.remove_prefix(bitmap_bytes);
+    for (size_t k = 0; k < bitmap_bytes * 8; ++k) {
+      const bool present = (static_cast<uint8_t>(bits[k / 8]) >> (k % 8)) & 1;
+      if (!present) continue;
+      if (k >= stored.size()) return Malformed("unused presence bits set");
+      if (!stored[k]->Deserialize(&in, g)) {
+        return Malformed(absl::StrCat("state of slot ", k, " in group ", g));
+      }
+    }
+  }
+  if (!in.empty()) return Malformed("bytes after the last group");
+  agg->counters_ = f.counters;
+  agg->field_lines_ = std::move(field_lines);
+  return absl::OkStatus();
+}
+
+}  // namespace mapr::runtime

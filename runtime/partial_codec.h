@@ -1,0 +1,94 @@
+// The MAPRPART frame (docs/partial-format.md): an aggregator's state as
+// canonical little-endian bytes, and back. mapr/partial.h and
+// mapr::Aggregator wrap it; this file knows the byte layout, the engine's
+// groups and states (BatchAggregator), and nothing of the public phases.
+//
+// Decoding validates in this order, so that every damaged frame gets a named
+// error and nothing is allocated in proportion to an untrusted count before
+// it is checked against the bytes that would hold it: magic, major version,
+// header size and flags, frame size, checksum, group count against the body,
+// section framing, then (Load) the slot layout, keys and states.
+#ifndef MAPR_RUNTIME_PARTIAL_CODEC_H_
+#define MAPR_RUNTIME_PARTIAL_CODEC_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "mapr/options.h"
+#include "mapr/result.h"
+#include "runtime/batch_aggregator.h"
+
+namespace mapr::runtime {
+
+inline constexpr uint16_t kPartialMajor = 1;
+inline constexpr uint16_t kPartialMinor = 0;
+inline constexpr std::string_view kPartialMagic = "MAPRPART";
+// The fixed header of v1.0; later minors may make it longer.
+inline constexpr uint32_t kPartialHeaderBytes = 72;
+inline constexpr uint32_t kPartialTrailerBytes = 8;
+
+// Section kinds. A reader skips kinds it does not know (added by a later
+// minor version); each known kind appears exactly once.
+enum class PartialSection : uint32_t {
+  kQuery = 1,
+  kCounters = 2,
+  kSlots = 3,
+  kFieldCounts = 4,
+  kGroups = 5,
+};
+
+// A validated frame: its header facts and views of its sections (into the
+// decoded bytes).
+struct PartialFrame {
+  uint16_t major = 0;
+  uint16_t minor = 0;
+  uint64_t frame_bytes = 0;
+  std::array<uint64_t, 2> fingerprint{};
+  SplitRange splits;
+  uint64_t groups = 0;
+  std::string_view query;
+  std::string_view log_format;
+  uint64_t max_line_bytes = 0;
+  LineCounters counters;
+  std::string_view slots;         // the kSlots payload
+  std::string_view field_counts;  // the kFieldCounts payload
+  std::string_view group_bytes;   // the kGroups payload
+};
+
+// The size the frame at the front of `bytes` claims, after checking its
+// magic, version and header (not its checksum). Errors as DecodePartialFrame.
+absl::StatusOr<uint64_t> PartialFrameSize(std::string_view bytes);
+
+// Validates `bytes` as exactly one frame (header, checksum, sections, query,
+// counters) and returns its facts. InvalidArgument: not a partial, unknown
+// flags, trailing bytes; DataLoss: truncated, checksum, malformed sections;
+// FailedPrecondition: a newer major version.
+absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view bytes);
+
+// The engine side: friend of BatchAggregator.
+class PartialCodec {
+ public:
+  // XXH3-128 (low, high) of what makes two aggregators' partials
+  // combinable: the canonical query text, the log format, the slot layout
+  // and max_line_bytes. Not the hostname, not the splits.
+  static std::array<uint64_t, 2> Fingerprint(const BatchAggregator& agg);
+
+  // `agg`'s state as a frame covering `splits`.
+  static std::string Encode(const BatchAggregator& agg, SplitRange splits);
+
+  // Reads `frame`'s counters, field counts, groups and states into `agg`,
+  // which holds no groups and zero counters (new or Reset()) and was made
+  // for the frame's query (the caller checks the fingerprint). DataLoss if a
+  // section does not fit the query or holds malformed bytes;
+  // ResourceExhausted if the groups exceed agg's max_groups. On error `agg`
+  // holds some of the groups: the caller drops it.
+  static absl::Status Load(const PartialFrame& frame, BatchAggregator* agg);
+};
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_PARTIAL_CODEC_H_
