@@ -939,6 +939,8 @@ static void TestPartials(void) {
 
   /* Either order of merging gives the one-pass result. */
   for (int later_first = 0; later_first < 2; ++later_first) {
+    mapr_error_free(err);
+    err = NULL;
     mapr_aggregator_t* agg = mapr_aggregator_from_partial(
         later_first ? p1 : p0, later_first ? len1 : len0, NULL, &err);
     CHECK_NO_ERROR(err);
