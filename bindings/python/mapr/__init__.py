@@ -115,6 +115,11 @@ class MaprError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self):
+        # Keeps code and position through pickling (Dask, multiprocessing).
+        return (self.__class__, (self.message, self.code, self.line,
+                                 self.column, self.offset, self.length))
+
 
 class QueryError(MaprError, ValueError):
     """A query text is invalid (syntax, unknown names, limits).
