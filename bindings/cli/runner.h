@@ -91,10 +91,9 @@ struct AggregationRun {
 
 struct RunResult {
   ResultTable table;
-  // The counters of the run: table.stats() plus the lines the readers'
-  // LineSplitters dropped as too long (which never reach the aggregators),
-  // counted as Aggregator::PushBytes counts them. Print these, not
-  // table.stats().
+  // The counters of the run (table.stats()): the lines the readers'
+  // LineSplitters dropped as too long are counted in, as
+  // Aggregator::PushBytes counts them.
   LineCounters stats;
   // Inputs read to their end, and inputs with a problem (each reported once
   // to the error sink).
