@@ -524,6 +524,42 @@ std::string FirstMissingLine(const std::vector<std::string>& example,
   return "";
 }
 
+// ------------------------------------------------------- mapr/partial.h
+
+absl::StatusOr<mapr::ResultTable> PartialExample(
+    const std::vector<std::string>& parts) {
+  // clang-format off
+  absl::StatusOr<mapr::Aggregator> agg =
+      mapr::Aggregator::FromPartial(parts[0]);
+  if (!agg.ok()) return agg.status();
+  for (size_t i = 1; i < parts.size(); ++i) {
+    if (absl::Status s = agg->MergeSerialized(parts[i]); !s.ok()) return s;
+  }
+  absl::Status s = agg->FinishInput();
+  absl::StatusOr<mapr::ResultTable> result = agg->TakeResult();
+  // clang-format on
+  if (!s.ok()) return s;
+  return result;
+}
+
+TEST(HeaderExamplesTest, Partial) {
+  ASSERT_OK_AND_ASSIGN(mapr::Query query,
+                       mapr::Query::Compile("from STATS select count($line)"));
+  std::vector<std::string> parts;
+  for (uint64_t split = 0; split < 3; ++split) {
+    mapr::AggregatorOptions options;
+    options.splits = {split, split + 1};
+    ASSERT_OK_AND_ASSIGN(mapr::Aggregator agg,
+                         mapr::Aggregator::Create(query, options));
+    ASSERT_OK(agg.PushLines({kStatsLine, kStatsLine}));
+    ASSERT_OK(agg.FinishInput());
+    ASSERT_OK_AND_ASSIGN(std::string part, agg.SerializePartial());
+    parts.push_back(std::move(part));
+  }
+  ASSERT_OK_AND_ASSIGN(mapr::ResultTable r, PartialExample(parts));
+  EXPECT_EQ(r.ToCsv(), "count($line)\n6\n");
+}
+
 TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   const std::filesystem::path source = MAPR_SOURCE_DIR;
   const std::filesystem::path here = source / "tests" / "header_examples";
@@ -549,8 +585,9 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
     }
   }
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
-  // log_format.h, line_splitter.h, turbo_aggregate.h, input.h and c_api.h.
-  EXPECT_EQ(headers_with_examples, 11);
+  // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, partial.h
+  // and c_api.h.
+  EXPECT_EQ(headers_with_examples, 12);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");
