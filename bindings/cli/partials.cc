@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <system_error>
 #include <utility>
 
@@ -69,10 +70,16 @@ absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
     return Prefixed(name, absl::InvalidArgumentError(
                               "empty input is not a partial"));
   }
+  const char* const start = bytes.data();
   auto add = [&](std::string_view frame) -> absl::Status {
     absl::StatusOr<PartialInfo> info = InspectPartial(frame);
     if (!info.ok()) return Prefixed(name, info.status());
-    out.push_back({std::string(name), std::string(frame), *std::move(info)});
+    NamedFrame f;
+    f.name = std::string(name);
+    f.bytes = std::string(frame);
+    f.info = *std::move(info);
+    f.offset = static_cast<uint64_t>(frame.data() - start);
+    out.push_back(std::move(f));
     return absl::OkStatus();
   };
   if (bytes.front() >= '0' && bytes.front() <= '9') {
@@ -111,6 +118,27 @@ absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
   return out;
 }
 
+namespace {
+
+// The frame's bytes, re-read from its file if they were dropped.
+absl::StatusOr<std::string> FrameBytes(NamedFrame& f) {
+  if (f.reload_path.empty()) return std::move(f.bytes);
+  std::string bytes(static_cast<size_t>(f.info.frame_bytes), '\0');
+  std::FILE* file = std::fopen(f.reload_path.c_str(), "rb");
+  const bool ok =
+      file != nullptr &&
+      std::fseek(file, static_cast<long>(f.offset), SEEK_SET) == 0 &&
+      std::fread(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  if (file != nullptr) std::fclose(file);
+  if (!ok) {
+    return absl::DataLossError(absl::StrCat(
+        f.name, ": cannot read the partial again (file changed?)"));
+  }
+  return bytes;
+}
+
+}  // namespace
+
 absl::StatusOr<Aggregator> MergePartials(std::vector<NamedFrame>& frames,
                                          const AggregatorOptions& options) {
   if (frames.empty()) return absl::InvalidArgumentError("no partials");
@@ -118,15 +146,18 @@ absl::StatusOr<Aggregator> MergePartials(std::vector<NamedFrame>& frames,
                    [](const NamedFrame& a, const NamedFrame& b) {
                      return a.info.splits.begin < b.info.splits.begin;
                    });
-  absl::StatusOr<Aggregator> agg =
-      Aggregator::FromPartial(frames.front().bytes, options);
+  absl::StatusOr<std::string> first = FrameBytes(frames.front());
+  if (!first.ok()) return first.status();
+  absl::StatusOr<Aggregator> agg = Aggregator::FromPartial(*first, options);
   if (!agg.ok()) return Prefixed(frames.front().name, agg.status());
-  std::string().swap(frames.front().bytes);
+  std::string().swap(*first);
   for (size_t i = 1; i < frames.size(); ++i) {
-    if (absl::Status s = agg->MergeSerialized(frames[i].bytes); !s.ok()) {
+    // One frame in memory at a time, freed once merged.
+    absl::StatusOr<std::string> bytes = FrameBytes(frames[i]);
+    if (!bytes.ok()) return bytes.status();
+    if (absl::Status s = agg->MergeSerialized(*bytes); !s.ok()) {
       return Prefixed(frames[i].name, s);
     }
-    std::string().swap(frames[i].bytes);
   }
   return agg;
 }

@@ -56,6 +56,12 @@ struct NamedFrame {
   std::string name;
   std::string bytes;
   PartialInfo info;
+  // Where the frame starts in its PART.
+  uint64_t offset = 0;
+  // If not empty, `bytes` was dropped to save memory and MergePartials()
+  // re-reads the frame from this plain file at `offset` (and validates it
+  // again, so a file changed meanwhile is caught).
+  std::string reload_path;
 };
 
 // The frames in `bytes` (the content of the PART called `name`): binary

@@ -88,9 +88,20 @@ bool RefuseTerminal(const Flags& flags) {
   return false;
 }
 
+// True if the file `path` itself (not decompressed) starts with MAPRPART.
+bool StartsWithMagic(const std::string& path) {
+  char head[8] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  const bool ok = std::fread(head, 1, sizeof(head), f) == sizeof(head);
+  std::fclose(f);
+  return ok && std::string_view(head, sizeof(head)) == "MAPRPART";
+}
+
 // Reads every PART (files, or standard input for "-" or none) into frames.
 // Problems are printed; returns false if there was one.
-bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames) {
+bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames,
+                  bool keep_bytes) {
   std::vector<std::string> names = flags.files;
   if (names.empty()) names.push_back("-");
   bool ok = true;
@@ -125,7 +136,17 @@ bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames) {
       ok = false;
       continue;
     }
-    for (NamedFrame& f : *decoded) frames.push_back(std::move(f));
+    // Binary frames of a plain file are read again when merged, one at a
+    // time: the reducer's memory is the merged state plus one frame, not
+    // every PART at once.
+    const bool reloadable = !spec.is_stdin && StartsWithMagic(name);
+    for (NamedFrame& f : *decoded) {
+      if (reloadable && !keep_bytes) {
+        f.reload_path = name;
+        std::string().swap(f.bytes);
+      }
+      frames.push_back(std::move(f));
+    }
   }
   return ok;
 }
@@ -135,7 +156,7 @@ bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames) {
 std::optional<Aggregator> ReadAndMerge(const Flags& flags,
                                        SplitRange* covered = nullptr) {
   std::vector<NamedFrame> frames;
-  if (!ReadPartials(flags, frames)) return std::nullopt;
+  if (!ReadPartials(flags, frames, /*keep_bytes=*/false)) return std::nullopt;
   if (covered != nullptr && !frames.empty()) {
     // The merge refuses gaps and overlaps, so a merged run of partials
     // covers [least begin, greatest end).
@@ -287,7 +308,7 @@ int RunReduce(const Flags& flags) {
 
 int RunInspect(const Flags& flags) {
   std::vector<NamedFrame> frames;
-  const bool ok = ReadPartials(flags, frames);
+  const bool ok = ReadPartials(flags, frames, /*keep_bytes=*/true);
   std::string out;
   for (const NamedFrame& f : frames) {
     const PartialInfo& i = f.info;
