@@ -555,4 +555,9 @@ void AggregatorInternal::DiscardPartialLine(Aggregator& aggregator,
   aggregator.rep_->splitters.erase(source);
 }
 
+void AggregatorInternal::CountTooLongLines(Aggregator& aggregator, uint64_t n) {
+  if (aggregator.rep_ == nullptr || n == 0) return;
+  aggregator.rep_->engine->CountTooLong(n);
+}
+
 }  // namespace mapr

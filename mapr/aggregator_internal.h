@@ -4,6 +4,8 @@
 #ifndef MAPR_MAPR_AGGREGATOR_INTERNAL_H_
 #define MAPR_MAPR_AGGREGATOR_INTERNAL_H_
 
+#include <cstdint>
+
 #include "mapr/aggregator.h"
 
 namespace mapr {
@@ -16,6 +18,13 @@ class AggregatorInternal {
   // unknown. Lines already counted as too long stay counted. Does nothing
   // for a moved-from aggregator or a source without an unfinished line.
   static void DiscardPartialLine(Aggregator& aggregator, SourceId source);
+
+  // Counts `n` lines that a LineSplitter outside the aggregator dropped as
+  // too long (never pushed), as PushBytes() counts its own: each is a line
+  // read and a line too long. For readers that cut lines themselves (the
+  // `mapr` command) and then serialize the aggregator's partial, whose
+  // counters must include them. Does nothing for a moved-from aggregator.
+  static void CountTooLongLines(Aggregator& aggregator, uint64_t n);
 };
 
 }  // namespace mapr

@@ -266,6 +266,14 @@ MAPR_EXPORT void mapr_aggregator_options_set_max_line_bytes(
  * MAPR_RESOURCE_EXHAUSTED. 0 means unlimited. Default: 0. */
 MAPR_EXPORT void mapr_aggregator_options_set_max_groups(
     mapr_aggregator_options_t* options, uint64_t max_groups) MAPR_C_NOEXCEPT;
+/* The input splits the aggregator covers, [begin, end) in the input's
+ * order (split i of n is [i, i + 1)); partials record it and merging them
+ * requires adjacent coverage (mapr/partial.h). Returns MAPR_OK, or
+ * MAPR_INVALID_ARGUMENT (options unchanged) unless begin < end. Default:
+ * [0, 1). */
+MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_splits(
+    mapr_aggregator_options_t* options, uint64_t begin,
+    uint64_t end) MAPR_C_NOEXCEPT;
 MAPR_EXPORT void mapr_aggregator_options_free(
     mapr_aggregator_options_t* options) MAPR_C_NOEXCEPT;
 
@@ -382,6 +390,87 @@ MAPR_EXPORT mapr_result_t* mapr_aggregator_finish(
 /* Stores the counters so far in *counters (zeros for NULL). */
 MAPR_EXPORT void mapr_aggregator_counters(const mapr_aggregator_t* aggregator,
                                           mapr_counters_t* counters)
+    MAPR_C_NOEXCEPT;
+
+/* --------------------------------------------------------------- Partials
+ *
+ * A partial is an aggregator's state as bytes: one versioned MAPRPART frame
+ * (docs/partial-format.md) for MapReduce across processes and machines. A
+ * map step ends its input with mapr_aggregator_finish_partial; a combine or
+ * reduce step starts from one with mapr_aggregator_from_partial and adds the
+ * others, of adjacent splits, with mapr_aggregator_merge_serialized. The
+ * bytes returned are owned by the caller (free with mapr_free); the bytes
+ * passed in need to live only for the call.
+ *
+ * Error codes, as in the C++ API: MAPR_INVALID_ARGUMENT for bytes that are
+ * not a partial (empty, text), unknown flag bits, another query's partial,
+ * overlapping splits; MAPR_DATA_LOSS for a truncated or corrupt frame and
+ * for missing splits between two partials; MAPR_FAILED_PRECONDITION for a
+ * newer major version or a call in the wrong phase; MAPR_RESOURCE_EXHAUSTED
+ * for max_groups. */
+
+/* The header facts of a partial (mapr::PartialInfo). */
+typedef struct mapr_partial_info_t {
+  uint16_t major;
+  uint16_t minor;
+  uint64_t split_begin; /* the coverage [split_begin, split_end) */
+  uint64_t split_end;
+  uint64_t groups;
+  uint64_t frame_bytes;      /* the size of the (first) frame */
+  uint64_t fingerprint_low;  /* XXH3-128 of query, format, layout, options */
+  uint64_t fingerprint_high;
+  mapr_counters_t counters;
+} mapr_partial_info_t;
+
+/* Ends the input, as mapr_aggregator_finish does, and returns the
+ * aggregator's partial: a new buffer of *len bytes (len may not be NULL),
+ * free with mapr_free. The aggregator stays finished: mapr_aggregator_finish
+ * then returns its final result. NULL on failure: MAPR_FAILED_PRECONDITION
+ * once the result was taken (or the input ended by another call), or the
+ * error of a failed aggregator. */
+MAPR_EXPORT char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator,
+                                                 size_t* len,
+                                                 mapr_error_t** errptr)
+    MAPR_C_NOEXCEPT;
+
+/* Validates the partial data[0, len) completely, then adds its state:
+ * mapr::Aggregator::MergeSerialized. Its splits must be adjacent to the
+ * aggregator's (before or after). On any failure the aggregator is
+ * unchanged, except for MAPR_RESOURCE_EXHAUSTED (max_groups), which is
+ * sticky. Errors as listed above; MAPR_FAILED_PRECONDITION after
+ * mapr_aggregator_finish or finish_partial. */
+MAPR_EXPORT mapr_code_t mapr_aggregator_merge_serialized(
+    mapr_aggregator_t* aggregator, const char* data, size_t len,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* A new open aggregator holding the partial data[0, len), for the query
+ * stored in it and its splits (free with mapr_aggregator_free). `options`
+ * (may be NULL) give hostname, max_line_bytes and max_groups; their splits
+ * are ignored. NULL on failure, with the codes listed above. */
+MAPR_EXPORT mapr_aggregator_t* mapr_aggregator_from_partial(
+    const char* data, size_t len, const mapr_aggregator_options_t* options,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* The streaming form for daemons: the partial of everything pushed since
+ * the previous call (or creation); then resets the state and counters, like
+ * mapr_aggregator_take_delta. Successive deltas cover successive splits
+ * ([b, b + 1), [b + 1, b + 2), ... from the options' split_begin b), so a
+ * central reducer can see that none is missing. A new buffer of *len bytes,
+ * free with mapr_free; NULL on failure (MAPR_FAILED_PRECONDITION after
+ * finish). */
+MAPR_EXPORT char* mapr_aggregator_take_delta_partial(
+    mapr_aggregator_t* aggregator, size_t* len,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
+/* Validates the single partial data[0, len) and stores its header facts in
+ * *info (which may be NULL). If `query` is not NULL, *query receives the
+ * canonical query text stored in it (NUL-terminated; free with mapr_free);
+ * likewise `log_format`. Returns MAPR_OK, or the codes listed above (then
+ * nothing is stored). */
+MAPR_EXPORT mapr_code_t mapr_partial_inspect(const char* data, size_t len,
+                                             mapr_partial_info_t* info,
+                                             char** query, char** log_format,
+                                             mapr_error_t** errptr)
     MAPR_C_NOEXCEPT;
 
 /* --------------------------------------------------------------- One call */

@@ -29,6 +29,7 @@
 #include "mapr/input.h"
 #include "mapr/log_format.h"
 #include "mapr/outfile.h"
+#include "mapr/partial.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
 #include "mapr/status.h"
@@ -72,6 +73,9 @@ struct mapr_aggregator_t {
   std::string poison_message;
   // Set when this aggregator's state was merged into another.
   bool merged_away = false;
+  // Set by mapr_aggregator_finish_partial: the input has ended, and
+  // mapr_aggregator_finish only takes the result.
+  bool input_finished = false;
 };
 
 struct mapr_result_t {
@@ -735,11 +739,14 @@ mapr_result_t* mapr_aggregator_finish(mapr_aggregator_t* aggregator,
   return GuardAggregator(
       aggregator, errptr, static_cast<mapr_result_t*>(nullptr),
       [&]() -> mapr_result_t* {
-        absl::Status s = aggregator->agg.FinishInput();
-        if (!s.ok()) {
-          Fail(errptr, s);
-          return nullptr;
+        if (!aggregator->input_finished) {
+          absl::Status s = aggregator->agg.FinishInput();
+          if (!s.ok()) {
+            Fail(errptr, s);
+            return nullptr;
+          }
         }
+        aggregator->input_finished = true;
         return NewResult(aggregator->agg.TakeResult(), errptr);
       });
 }
@@ -750,6 +757,153 @@ void mapr_aggregator_counters(const mapr_aggregator_t* aggregator,
   CopyCounters(
       aggregator == nullptr ? mapr::LineCounters() : aggregator->agg.stats(),
       counters);
+}
+
+// ---------------------------------------------------------------- Partials
+
+mapr_code_t mapr_aggregator_options_set_splits(
+    mapr_aggregator_options_t* options, uint64_t begin, uint64_t end) noexcept {
+  if (options == nullptr) {
+    return InvalidArgument(nullptr, "mapr_aggregator_options_set_splits",
+                           ": NULL options");
+  }
+  if (begin >= end) {
+    return InvalidArgument(nullptr, "mapr_aggregator_options_set_splits",
+                           ": begin must be less than end");
+  }
+  options->options.splits = {begin, end};
+  return MAPR_OK;
+}
+
+char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator,
+                                     size_t* len,
+                                     mapr_error_t** errptr) noexcept {
+  if (CheckUsable(aggregator, "mapr_aggregator_finish_partial", errptr) !=
+      MAPR_OK) {
+    return nullptr;
+  }
+  if (len == nullptr) {
+    InvalidArgument(errptr, "mapr_aggregator_finish_partial", ": NULL len");
+    return nullptr;
+  }
+  return GuardAggregator(
+      aggregator, errptr, static_cast<char*>(nullptr), [&]() -> char* {
+        if (!aggregator->input_finished) {
+          absl::Status s = aggregator->agg.FinishInput();
+          if (!s.ok()) {
+            Fail(errptr, s);
+            return nullptr;
+          }
+          aggregator->input_finished = true;
+        }
+        absl::StatusOr<std::string> frame = aggregator->agg.SerializePartial();
+        if (!frame.ok()) {
+          Fail(errptr, frame.status());
+          return nullptr;
+        }
+        return CopyOut(*frame, len);
+      });
+}
+
+mapr_code_t mapr_aggregator_merge_serialized(mapr_aggregator_t* aggregator,
+                                             const char* data, size_t len,
+                                             mapr_error_t** errptr) noexcept {
+  if (mapr_code_t c =
+          CheckUsable(aggregator, "mapr_aggregator_merge_serialized", errptr);
+      c != MAPR_OK) {
+    return c;
+  }
+  if (data == nullptr && len != 0) {
+    return InvalidArgument(errptr, "mapr_aggregator_merge_serialized",
+                           ": NULL data with a length");
+  }
+  return GuardAggregator(aggregator, errptr, MAPR_INTERNAL, [&] {
+    absl::Status s = aggregator->agg.MergeSerialized(View(data, len));
+    if (!s.ok()) return Fail(errptr, s);
+    return MAPR_OK;
+  });
+}
+
+mapr_aggregator_t* mapr_aggregator_from_partial(
+    const char* data, size_t len, const mapr_aggregator_options_t* options,
+    mapr_error_t** errptr) noexcept {
+  if (data == nullptr && len != 0) {
+    InvalidArgument(errptr, "mapr_aggregator_from_partial",
+                    ": NULL data with a length");
+    return nullptr;
+  }
+  return Guard(
+      errptr, static_cast<mapr_aggregator_t*>(nullptr),
+      [&]() -> mapr_aggregator_t* {
+        absl::StatusOr<mapr::Aggregator> agg = mapr::Aggregator::FromPartial(
+            View(data, len),
+            options != nullptr ? options->options : mapr::AggregatorOptions());
+        if (!agg.ok()) {
+          Fail(errptr, agg.status());
+          return nullptr;
+        }
+        return new mapr_aggregator_t(std::move(*agg));
+      });
+}
+
+char* mapr_aggregator_take_delta_partial(mapr_aggregator_t* aggregator,
+                                         size_t* len,
+                                         mapr_error_t** errptr) noexcept {
+  if (CheckUsable(aggregator, "mapr_aggregator_take_delta_partial", errptr) !=
+      MAPR_OK) {
+    return nullptr;
+  }
+  if (len == nullptr) {
+    InvalidArgument(errptr, "mapr_aggregator_take_delta_partial", ": NULL len");
+    return nullptr;
+  }
+  return GuardAggregator(
+      aggregator, errptr, static_cast<char*>(nullptr), [&]() -> char* {
+        absl::StatusOr<std::string> frame = aggregator->agg.TakeDeltaPartial();
+        if (!frame.ok()) {
+          Fail(errptr, frame.status());
+          return nullptr;
+        }
+        return CopyOut(*frame, len);
+      });
+}
+
+mapr_code_t mapr_partial_inspect(const char* data, size_t len,
+                                 mapr_partial_info_t* info, char** query,
+                                 char** log_format,
+                                 mapr_error_t** errptr) noexcept {
+  if (data == nullptr && len != 0) {
+    return InvalidArgument(errptr, "mapr_partial_inspect",
+                           ": NULL data with a length");
+  }
+  return Guard(errptr, MAPR_INTERNAL, [&]() -> mapr_code_t {
+    absl::StatusOr<mapr::PartialInfo> i = mapr::InspectPartial(View(data, len));
+    if (!i.ok()) return Fail(errptr, i.status());
+    char* q = query != nullptr ? CopyOut(i->query, nullptr) : nullptr;
+    char* f = nullptr;
+    if (log_format != nullptr) {
+      try {
+        f = CopyOut(i->log_format, nullptr);
+      } catch (...) {
+        std::free(q);
+        throw;
+      }
+    }
+    if (query != nullptr) *query = q;
+    if (log_format != nullptr) *log_format = f;
+    if (info != nullptr) {
+      info->major = i->major;
+      info->minor = i->minor;
+      info->split_begin = i->splits.begin;
+      info->split_end = i->splits.end;
+      info->groups = i->groups;
+      info->frame_bytes = i->frame_bytes;
+      info->fingerprint_low = i->fingerprint[0];
+      info->fingerprint_high = i->fingerprint[1];
+      CopyCounters(i->counters, &info->counters);
+    }
+    return MAPR_OK;
+  });
 }
 
 // ---------------------------------------------------------------- One call

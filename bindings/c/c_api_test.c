@@ -858,6 +858,192 @@ static void TestExceptionsNeverCrossTheBoundary(void) {
   mapr_query_free(q);
 }
 
+/* Partials: serialize after finish, merge in either order, from_partial,
+ * inspect, delta partials, and the error codes. */
+static mapr_aggregator_t* NewSplitAggregator(const mapr_query_t* q,
+                                             uint64_t begin, uint64_t end) {
+  mapr_error_t* err = NULL;
+  mapr_aggregator_options_t* options = mapr_aggregator_options_create();
+  CHECK(options != NULL);
+  CHECK(mapr_aggregator_options_set_hostname(options, "host1", 5) == MAPR_OK);
+  CHECK(mapr_aggregator_options_set_splits(options, begin, end) == MAPR_OK);
+  CHECK(mapr_aggregator_options_set_splits(options, 3, 3) ==
+        MAPR_INVALID_ARGUMENT);
+  mapr_aggregator_t* agg = mapr_aggregator_create(q, options, &err);
+  mapr_aggregator_options_free(options);
+  CHECK_NO_ERROR(err);
+  CHECK(agg != NULL);
+  return agg;
+}
+
+static const char kPartA[] = "host,status,latency\na,200,10\nb,500,20\n";
+static const char kPartB[] =
+    "host,status,latency\na,200,30\nc,404,x\na,500,50\n";
+
+/* The partial of `text` pushed into an aggregator covering [begin, end). */
+static char* PartialOf(const mapr_query_t* q, const char* text, uint64_t begin,
+                       uint64_t end, size_t* len) {
+  mapr_error_t* err = NULL;
+  mapr_aggregator_t* agg = NewSplitAggregator(q, begin, end);
+  CHECK(mapr_aggregator_push_bytes(agg, text, strlen(text), &err) == MAPR_OK);
+  char* part = mapr_aggregator_finish_partial(agg, len, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(part != NULL && *len > 8 && memcmp(part, "MAPRPART", 8) == 0);
+  /* Still finished, and its own result can be taken. */
+  CHECK(mapr_aggregator_push_bytes(agg, "x\n", 2, &err) ==
+        MAPR_FAILED_PRECONDITION);
+  mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+  CHECK(r != NULL);
+  mapr_result_free(r);
+  mapr_error_free(err);
+  mapr_aggregator_free(agg);
+  return part;
+}
+
+static void TestPartials(void) {
+  mapr_query_t* q = Compile(kByHost);
+  mapr_error_t* err = NULL;
+  /* One pass over both parts, each with its header (two sources). */
+  mapr_aggregator_t* one = NewAggregator(q);
+  CHECK(mapr_aggregator_push_source_bytes(one, 0, kPartA, strlen(kPartA),
+                                          &err) == MAPR_OK);
+  CHECK(mapr_aggregator_push_source_bytes(one, 1, kPartB, strlen(kPartB),
+                                          &err) == MAPR_OK);
+  mapr_result_t* r = mapr_aggregator_finish(one, &err);
+  CHECK_NO_ERROR(err);
+  char* expected = Csv(r);
+  mapr_result_free(r);
+  mapr_aggregator_free(one);
+
+  size_t len0 = 0, len1 = 0, len2 = 0;
+  char* p0 = PartialOf(q, kPartA, 0, 1, &len0);
+  char* p1 = PartialOf(q, kPartB, 1, 2, &len1);
+  char* p2 = PartialOf(q, kPartB, 2, 3, &len2);
+
+  mapr_partial_info_t info;
+  char* text = NULL;
+  char* format = NULL;
+  CHECK(mapr_partial_inspect(p1, len1, &info, &text, &format, &err) ==
+        MAPR_OK);
+  CHECK_NO_ERROR(err);
+  CHECK(info.major == 1);
+  CHECK(info.split_begin == 1 && info.split_end == 2);
+  CHECK(info.groups == 2);
+  CHECK(info.frame_bytes == len1);
+  CHECK(info.counters.lines_read == 4);
+  CHECK(text != NULL && strstr(text, "count($line)") != NULL);
+  CHECK_STREQ(format, "csv");
+  mapr_free(text);
+  mapr_free(format);
+  CHECK(mapr_partial_inspect(p0, len0, NULL, NULL, NULL, &err) == MAPR_OK);
+
+  /* Either order of merging gives the one-pass result. */
+  for (int later_first = 0; later_first < 2; ++later_first) {
+    mapr_error_free(err);
+    err = NULL;
+    mapr_aggregator_t* agg = mapr_aggregator_from_partial(
+        later_first ? p1 : p0, later_first ? len1 : len0, NULL, &err);
+    CHECK_NO_ERROR(err);
+    CHECK(agg != NULL);
+    CHECK(mapr_aggregator_merge_serialized(agg, later_first ? p0 : p1,
+                                           later_first ? len0 : len1,
+                                           &err) == MAPR_OK);
+    /* Overlap: split 0 again. The aggregator is untouched. */
+    CHECK(mapr_aggregator_merge_serialized(agg, p0, len0, &err) ==
+          MAPR_INVALID_ARGUMENT);
+    r = mapr_aggregator_finish(agg, &err);
+    CHECK(r != NULL);
+    char* csv = Csv(r);
+    CHECK_STREQ(csv, expected);
+    mapr_free(csv);
+    mapr_result_free(r);
+    /* After finish. */
+    CHECK(mapr_aggregator_merge_serialized(agg, p2, len2, &err) ==
+          MAPR_FAILED_PRECONDITION);
+    mapr_aggregator_free(agg);
+  }
+
+  /* Errors. */
+  mapr_aggregator_t* agg = mapr_aggregator_from_partial(p0, len0, NULL, &err);
+  CHECK(agg != NULL);
+  CHECK(mapr_aggregator_merge_serialized(agg, "hello\n", 6, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_merge_serialized(agg, "", 0, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_merge_serialized(agg, p1, len1 - 1, &err) ==
+        MAPR_DATA_LOSS);
+  CHECK(mapr_aggregator_merge_serialized(agg, p2, len2, &err) ==
+        MAPR_DATA_LOSS); /* missing split 1 */
+  p1[len1 - 1] ^= 1;   /* checksum */
+  CHECK(mapr_aggregator_merge_serialized(agg, p1, len1, &err) ==
+        MAPR_DATA_LOSS);
+  p1[len1 - 1] ^= 1;
+  CHECK(mapr_partial_inspect("MAPRPAR", 7, &info, NULL, NULL, &err) !=
+        MAPR_OK);
+  CHECK(mapr_aggregator_from_partial(NULL, 3, NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  /* Another query's partial. */
+  mapr_query_t* other =
+      Compile("select host,count($line) group by host logformat csv");
+  size_t other_len = 0;
+  char* po = PartialOf(other, kPartB, 1, 2, &other_len);
+  CHECK(mapr_aggregator_merge_serialized(agg, po, other_len, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  /* Still mergeable after all that. */
+  CHECK(mapr_aggregator_merge_serialized(agg, p1, len1, &err) == MAPR_OK);
+  r = mapr_aggregator_finish(agg, &err);
+  CHECK(r != NULL);
+  char* csv = Csv(r);
+  CHECK_STREQ(csv, expected);
+  mapr_free(csv);
+  mapr_result_free(r);
+  mapr_aggregator_free(agg);
+  mapr_free(po);
+  mapr_query_free(other);
+
+  /* Delta partials: successive splits. */
+  agg = NewSplitAggregator(q, 0, 1);
+  CHECK(mapr_aggregator_push_source_bytes(agg, 0, kPartA, strlen(kPartA),
+                                          &err) == MAPR_OK);
+  size_t d0_len = 0, d1_len = 0;
+  char* d0 = mapr_aggregator_take_delta_partial(agg, &d0_len, &err);
+  CHECK(d0 != NULL);
+  CHECK(mapr_aggregator_push_source_bytes(agg, 1, kPartB, strlen(kPartB),
+                                          &err) == MAPR_OK);
+  char* d1 = mapr_aggregator_take_delta_partial(agg, &d1_len, &err);
+  CHECK(d1 != NULL);
+  CHECK(mapr_partial_inspect(d1, d1_len, &info, NULL, NULL, &err) == MAPR_OK);
+  CHECK(info.split_begin == 1 && info.split_end == 2);
+  CHECK(mapr_aggregator_take_delta_partial(agg, NULL, &err) == NULL);
+  r = mapr_aggregator_finish(agg, &err);
+  CHECK(r != NULL);
+  mapr_result_free(r);
+  CHECK(mapr_aggregator_take_delta_partial(agg, &d1_len, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_FAILED_PRECONDITION);
+  mapr_aggregator_free(agg);
+  agg = mapr_aggregator_from_partial(d0, d0_len, NULL, &err);
+  CHECK(agg != NULL);
+  CHECK(mapr_partial_inspect(d1, d1_len, &info, NULL, NULL, &err) == MAPR_OK);
+  CHECK(mapr_aggregator_merge_serialized(agg, d1, info.frame_bytes, &err) ==
+        MAPR_OK);
+  r = mapr_aggregator_finish(agg, &err);
+  CHECK(r != NULL);
+  csv = Csv(r);
+  CHECK_STREQ(csv, expected);
+  mapr_free(csv);
+  mapr_result_free(r);
+  mapr_aggregator_free(agg);
+
+  mapr_free(d0);
+  mapr_free(d1);
+  mapr_free(p0);
+  mapr_free(p1);
+  mapr_free(p2);
+  mapr_free(expected);
+  mapr_error_free(err);
+  mapr_query_free(q);
+}
+
 int main(void) {
   TestVersionAndCodes();
   TestQueryAccessors();
@@ -871,6 +1057,7 @@ int main(void) {
   TestPushFile();
   TestSourceNames();
   TestExceptionsNeverCrossTheBoundary();
+  TestPartials();
   printf("c_api_test: %d checks passed\n", g_checks);
   return 0;
 }

@@ -112,6 +112,55 @@ absl::Status Parse(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<uint64_t> ParseUint(std::string_view v, std::string_view flag,
+                                   std::string_view what) {
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
+    return Usage(absl::StrCat("invalid ", ToAbsl(flag), " '", ToAbsl(v),
+                              "' (use ", ToAbsl(what), ")"));
+  }
+  return n;
+}
+
+absl::StatusOr<SplitFlag> ParseSplit(std::string_view v) {
+  SplitFlag split;
+  if (v == "auto") {
+    split.automatic = true;
+    return split;
+  }
+  absl::StatusOr<uint64_t> n =
+      ParseUint(v, "--split", "a split number from 0, or auto");
+  if (!n.ok()) return n.status();
+  if (*n == UINT64_MAX) {
+    return Usage(absl::StrCat("invalid --split '", ToAbsl(v),
+                              "' (use a split number from 0, or auto)"));
+  }
+  split.index = *n;
+  return split;
+}
+
+absl::StatusOr<std::pair<uint64_t, uint64_t>> ParseRange(std::string_view v) {
+  const absl::Status bad = Usage(absl::StrCat(
+      "invalid --range '", ToAbsl(v), "' (use LO:HI, byte offsets, LO <= HI)"));
+  const size_t colon = v.find(':');
+  if (colon == std::string_view::npos) return bad;
+  absl::StatusOr<uint64_t> lo = ParseUint(v.substr(0, colon), "--range", "LO:HI");
+  absl::StatusOr<uint64_t> hi = ParseUint(v.substr(colon + 1), "--range", "LO:HI");
+  if (!lo.ok() || !hi.ok() || *lo > *hi) return bad;
+  return std::make_pair(*lo, *hi);
+}
+
+absl::StatusOr<uint64_t> ParseExpectSplits(std::string_view v) {
+  absl::StatusOr<uint64_t> n =
+      ParseUint(v, "--expect-splits", "a number of splits from 1");
+  if (n.ok() && *n == 0) {
+    return Usage(absl::StrCat("invalid --expect-splits '", ToAbsl(v),
+                              "' (use a number of splits from 1)"));
+  }
+  return n;
+}
+
 absl::Status SetHostname(Flags& flags, std::string_view value) {
   flags.hostname = std::string(value);
   return absl::OkStatus();
@@ -183,6 +232,25 @@ constexpr FlagSpec kFlagSpecs[] = {
      "report every N milliseconds (default: the query's\n"
      "interval clause; 5 seconds without one)",
      Parse<&Flags::interval_ms, ParseIntervalMs>},
+    {"--split", 0, "I|auto", FlagSection::kDistributed,
+     "map: the partial covers split I (from 0) of the\n"
+     "input; auto: the index that GNU parallel, Open MPI,\n"
+     "Slurm, Kubernetes or Hadoop set (see below).\n"
+     "Default 0",
+     Parse<&Flags::split, ParseSplit>},
+    {"--range", 0, "LO:HI", FlagSection::kDistributed,
+     "map: read only the lines of the one FILE that start\n"
+     "in its bytes [LO, HI) (Hadoop's TextInputFormat\n"
+     "rule); plain files, not for logformat csv",
+     Parse<&Flags::range, ParseRange>},
+    {"--b64", 0, "", FlagSection::kDistributed,
+     "map, combine: write a text line <split>TAB<base64>\n"
+     "instead of a binary partial (Hadoop Streaming)",
+     Set<&Flags::b64>},
+    {"--expect-splits", 0, "N", FlagSection::kDistributed,
+     "reduce: fail (exit 1) unless the partials cover\n"
+     "splits 0 to N-1, naming the missing ones",
+     Parse<&Flags::expect_splits, ParseExpectSplits>},
     {"--help", 'h', "", FlagSection::kOther, "print this help and exit",
      Set<&Flags::help>},
     {"--version", 'V', "", FlagSection::kOther, "print the version and exit",
@@ -224,7 +292,16 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
   Flags flags;
   std::vector<std::string> positional;
   bool options_done = false;
-  for (int i = 1; i < argc; ++i) {
+  int first = 1;
+  if (argc > 1) {
+    const std::string_view word = argv[1];
+    if (word == "map") flags.command = Command::kMap;
+    if (word == "combine") flags.command = Command::kCombine;
+    if (word == "reduce") flags.command = Command::kReduce;
+    if (word == "inspect") flags.command = Command::kInspect;
+    if (flags.command != Command::kQuery) first = 2;
+  }
+  for (int i = first; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (options_done || arg.size() < 2 || arg[0] != '-') {
       positional.emplace_back(arg);
@@ -271,6 +348,16 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
       return s;
     }
   }
+  // combine, reduce and inspect read partials only: every positional
+  // argument is one.
+  if (flags.command == Command::kCombine || flags.command == Command::kReduce ||
+      flags.command == Command::kInspect) {
+    if (flags.query.has_value()) {
+      return Usage("--query works only with map and without a subcommand");
+    }
+    for (std::string& p : positional) flags.files.push_back(std::move(p));
+    return flags;
+  }
   // Without --query, the query is the first positional argument containing
   // "select " (DTail's rule, case-insensitive), else the first one.
   size_t query_index = positional.size();
@@ -312,6 +399,10 @@ std::vector<std::string> WrapWords(std::string_view text, size_t width) {
 std::string HelpText(int cpus) {
   std::string text =
       R"(Usage: mapr [OPTION]... QUERY [FILE|GLOB]...
+  or:  mapr map [OPTION]... QUERY [FILE|-]... > PART
+  or:  mapr combine [--b64] PART...|- > PART
+  or:  mapr reduce [OPTION]... PART...|-
+  or:  mapr inspect PART...|-
 
 Runs a DTail-compatible mapreduce QUERY over log lines and prints the result
 as a table. With no FILE, or where FILE is -, reads standard input. gzip,
@@ -321,9 +412,19 @@ A name containing *, ? or [ that does not exist as given is expanded like a
 shell glob. A file named twice is read twice; every file keeps its own CSV
 header. With an `outfile` clause the result goes to that CSV file (and the
 query to FILE.query) instead of standard output.
+
+map, combine and reduce run a query in MapReduce steps, Hadoop Streaming
+style (docs/distributed.md): `map` writes the partial state of its input
+(a versioned MAPRPART frame) to standard output, `combine` merges partials of
+adjacent splits into one, and `reduce` merges them and prints the result
+(`outfile` applies only there). Partials are taken in split order, whatever
+order they are named in; a PART may hold several, binary or --b64 lines.
+`inspect` prints what a partial holds. A subcommand must be the first
+argument: elsewhere, a word like `map` is a FILE.
 )";
   static constexpr std::string_view kSectionTitles[] = {
-      "Output", "Input", "Follow (tail mode)", "Other"};
+      "Output", "Input", "Follow (tail mode)",
+      "Distributed (mapr map|combine|reduce|inspect)", "Other"};
   const std::string default_threads = absl::StrCat(cpus);
   const FlagSpec* previous = nullptr;
   for (const FlagSpec& f : kFlagSpecs) {
@@ -379,15 +480,23 @@ query to FILE.query) instead of standard output.
       "\nThe query language, with an example of everything: "
       "docs/query-language.md\nin mapr's sources.\n";
   absl::StrAppend(&text, R"(
+--split auto reads, first found: PARALLEL_SEQ (GNU parallel, from 1),
+OMPI_COMM_WORLD_RANK (Open MPI), SLURM_ARRAY_TASK_ID, SLURM_PROCID (Slurm),
+JOB_COMPLETION_INDEX (a Kubernetes indexed Job), mapreduce_task_partition
+(Hadoop Streaming): the innermost launcher wins.
+
 Exit status: 0 on success (with --follow: after the final result); 1 if an
-input could not be read (the others are still counted) or the outfile could
-not be written; 2 on a usage error or an invalid query.
+input could not be read (the others are still counted), the outfile could
+not be written, or a partial is invalid, of another query, overlapping or
+missing; 2 on a usage error or an invalid query.
 
 Examples:
   mapr 'from STATS select count($line),avg($goroutines) group by $hostname' app.log
   mapr -o csv 'from STATS select count($line),$time group by $time limit 5' 'logs/*.gz'
   mapr 'from STATS select max(lifetimeConnections) group by $hostname outfile out.csv' - <app.log
   mapr --follow --delta 'from STATS select count($line) group by $hostname interval 10' app.log
+  mapr map --split 1 --range 1000000:2000000 'from STATS select count($line)' app.log >1.part
+  mapr reduce --expect-splits 4 0.part 1.part 2.part 3.part
 )");
   return text;
 }

@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -25,7 +26,20 @@ namespace mapr::cli {
 
 enum class OutputFormat { kTable, kCsv, kJson, kJsonl };
 
+// What the command does: run a query (the default), or one step of a
+// distributed run (docs/distributed.md). A subcommand is recognized only as
+// the very first argument, spelled exactly "map", "combine", "reduce" or
+// "inspect"; anywhere else these words are files (or the query).
+enum class Command { kQuery, kMap, kCombine, kReduce, kInspect };
+
+// --split: a number, or "auto" (SplitFromEnvironment(), bindings/cli/partials.h).
+struct SplitFlag {
+  bool automatic = false;
+  uint64_t index = 0;
+};
+
 struct Flags {
+  Command command = Command::kQuery;
   bool help = false;
   bool version = false;
   // Set only when --output was given.
@@ -47,14 +61,28 @@ struct Flags {
   bool from_start = false;
   // Milliseconds between reports; 0: the query's `interval`.
   int64_t interval_ms = 0;
+  // `mapr map`: the split this run covers, and the byte range it reads.
+  std::optional<SplitFlag> split;
+  std::optional<std::pair<uint64_t, uint64_t>> range;
+  // `mapr map` and `combine`: write `<split>\t<base64>` lines.
+  bool b64 = false;
+  // `mapr reduce`: the partials must cover [0, N); 0: not checked.
+  uint64_t expect_splits = 0;
   // The query (--query, else the first positional argument).
   std::optional<std::string> query;
-  // Inputs: --files entries, then the remaining positional arguments.
+  // Inputs: --files entries, then the remaining positional arguments (for
+  // combine, reduce and inspect: the partials).
   std::vector<std::string> files;
 };
 
 // Where an option is listed in --help.
-enum class FlagSection : uint8_t { kOutput, kInput, kFollow, kOther };
+enum class FlagSection : uint8_t {
+  kOutput,
+  kInput,
+  kFollow,
+  kDistributed,
+  kOther
+};
 
 // One command-line option. The table of them (FlagSpecs()) is the one list
 // that both ParseFlags() and HelpText() read.

@@ -28,6 +28,8 @@ std::string GoodValue(const FlagSpec& f) {
   if (f.name == "--max-line-bytes") return "4K";
   if (f.name == "--files") return "a.log,b.log";
   if (f.name == "--hostname" || f.name == "--query") return "x";
+  if (f.name == "--range") return "0:100";
+  if (f.name == "--split") return "auto";
   return "7";  // --threads, --max-groups, --interval-ms
 }
 
@@ -126,6 +128,38 @@ TEST(FlagsTest, ValuesLandInTheirFields) {
   EXPECT_EQ(flags->interval_ms, 250);
   EXPECT_EQ(flags->query, "select x");
   EXPECT_EQ(flags->files, (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(FlagsTest, SubcommandOnlyAsTheFirstArgument) {
+  absl::StatusOr<Flags> flags =
+      Parse({"map", "--split", "3", "--range", "10:20", "--b64", "select x",
+             "a.log"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->command, Command::kMap);
+  EXPECT_EQ(flags->split->index, 3u);
+  EXPECT_EQ(flags->range, std::make_pair(uint64_t{10}, uint64_t{20}));
+  EXPECT_TRUE(flags->b64);
+  EXPECT_EQ(flags->query, "select x");
+  EXPECT_EQ(flags->files, (std::vector<std::string>{"a.log"}));
+  // Elsewhere "map" is a file (or the query).
+  flags = Parse({"select x", "map"});
+  EXPECT_EQ(flags->command, Command::kQuery);
+  EXPECT_EQ(flags->files, (std::vector<std::string>{"map"}));
+  flags = Parse({"--stats", "reduce", "select x"});
+  EXPECT_EQ(flags->command, Command::kQuery);
+  EXPECT_EQ(flags->files, (std::vector<std::string>{"reduce"}));
+  // combine, reduce and inspect take partials only.
+  flags = Parse({"reduce", "--expect-splits", "4", "select x.part", "b"});
+  EXPECT_EQ(flags->command, Command::kReduce);
+  EXPECT_EQ(flags->expect_splits, 4u);
+  EXPECT_FALSE(flags->query.has_value());
+  EXPECT_EQ(flags->files, (std::vector<std::string>{"select x.part", "b"}));
+  EXPECT_EQ(Parse({"combine", "--query", "q"}).status().message(),
+            "--query works only with map and without a subcommand");
+  EXPECT_EQ(Parse({"map", "--range", "9:3"}).status().message(),
+            "invalid --range '9:3' (use LO:HI, byte offsets, LO <= HI)");
+  EXPECT_EQ(Parse({"reduce", "--expect-splits", "0"}).status().message(),
+            "invalid --expect-splits '0' (use a number of splits from 1)");
 }
 
 TEST(FlagsTest, UnknownOptions) {

@@ -25,6 +25,7 @@
 #include "bindings/cli/follow.h"
 #include "bindings/cli/notes.h"
 #include "bindings/cli/runner.h"
+#include "bindings/cli/steps.h"
 #include "util/strings.h"
 #include "mapr/options.h"
 #include "mapr/outfile.h"
@@ -34,17 +35,15 @@
 #include "mapr/version.h"
 
 namespace mapr::cli {
-namespace {
 
 using ::mapr::util::ToStd;
 
-// Exit codes.
-constexpr int kExitOk = 0;
-constexpr int kExitInputError = 1;
-constexpr int kExitUsage = 2;
+namespace {
 
 // The terminal shows this many rows of a query without `limit` (DTail).
 constexpr int64_t kTerminalRows = 10;
+
+}  // namespace
 
 void PrintError(std::string_view message) {
   std::fprintf(stderr, "mapr: %.*s\n", static_cast<int>(message.size()),
@@ -61,10 +60,14 @@ void WriteStdout(std::string_view s) {
   std::fwrite(s.data(), 1, s.size(), stdout);
 }
 
+namespace {
+
 int DefaultThreads() {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(std::min<unsigned>(n, kMaxThreads));
 }
+
+}  // namespace
 
 void PrintInputProblem(std::string_view name, std::string_view reason) {
   std::fprintf(stderr, "mapr: %.*s: %.*s\n", static_cast<int>(name.size()),
@@ -81,6 +84,8 @@ void PrintStats(const LineCounters& c, uint64_t groups) {
   std::fprintf(stderr, "groups: %llu\n",
                static_cast<unsigned long long>(groups));
 }
+
+namespace {
 
 // Prints `r` on stdout in `format`; the terminal table is cut to 10 rows
 // when the query has no limit, with DTail's note on stderr.
@@ -137,6 +142,38 @@ void PrintNotes(const Query& query, const LineCounters& stats,
     std::fprintf(stderr, "warning: %s\n", note.c_str());
   }
 }
+
+}  // namespace
+
+int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
+               const LineCounters& stats, uint64_t lines_with_nul,
+               int exit_code) {
+  std::optional<OutputFormat> format = flags.output;
+  if (query.outfile().has_value()) {
+    if (absl::Status s = WriteOutfile(query, table); !s.ok()) {
+      PrintError(ToStd(s.message()));
+      exit_code = kExitInputError;
+    }
+  } else if (!format.has_value()) {
+    format = OutputFormat::kTable;
+  }
+  if (format.has_value()) {
+    PrintResult(query, table, *format, flags.quiet);
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    PrintError(absl::StrCat("cannot write to standard output: ",
+                            std::strerror(errno)));
+    exit_code = kExitInputError;
+  }
+  if (flags.stats) PrintStats(stats, table.total_groups());
+  if (!flags.quiet) {
+    PrintNotes(query, stats, table.field_counts(), lines_with_nul,
+               flags.max_line_bytes);
+  }
+  return exit_code;
+}
+
+namespace {
 
 // --follow: reports every interval until a signal (see follow.h). Every
 // report is written to the outfile and/or printed, reports separated by an
@@ -232,6 +269,20 @@ int Run(int argc, char** argv) {
     WriteStdout("mapr " MAPR_VERSION_STRING "\n");
     return kExitOk;
   }
+  if (std::string problem = MisplacedOption(*flags); !problem.empty()) {
+    return UsageError(problem);
+  }
+  switch (flags->command) {
+    case Command::kCombine:
+      return RunCombine(*flags);
+    case Command::kReduce:
+      return RunReduce(*flags);
+    case Command::kInspect:
+      return RunInspect(*flags);
+    case Command::kQuery:
+    case Command::kMap:
+      break;
+  }
   if (!flags->follow) {
     const char* follow_only = flags->delta             ? "--delta"
                               : flags->from_start      ? "--from-start"
@@ -265,6 +316,9 @@ int Run(int argc, char** argv) {
   }
 
   if (flags->follow) return RunFollow(*flags, *query);
+  if (flags->command == Command::kMap) {
+    return RunMap(*flags, *query, DefaultThreads());
+  }
 
   bool input_errors = false;
   auto report = [&](std::string_view name, std::string_view reason) {
@@ -289,30 +343,9 @@ int Run(int argc, char** argv) {
     return kExitInputError;
   }
 
-  int exit_code = input_errors ? kExitInputError : kExitOk;
-  std::optional<OutputFormat> format = flags->output;
-  if (query->outfile().has_value()) {
-    if (absl::Status s = WriteOutfile(*query, run->table); !s.ok()) {
-      PrintError(ToStd(s.message()));
-      exit_code = kExitInputError;
-    }
-  } else if (!format.has_value()) {
-    format = OutputFormat::kTable;
-  }
-  if (format.has_value()) {
-    PrintResult(*query, run->table, *format, flags->quiet);
-  }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    PrintError(absl::StrCat("cannot write to standard output: ",
-                            std::strerror(errno)));
-    exit_code = kExitInputError;
-  }
-  if (flags->stats) PrintStats(run->stats, run->table.total_groups());
-  if (!flags->quiet) {
-    PrintNotes(*query, run->stats, run->table.field_counts(),
-               run->lines_with_nul, flags->max_line_bytes);
-  }
-  return exit_code;
+  return EmitResult(*flags, *query, run->table, run->stats,
+                    run->lines_with_nul,
+                    input_errors ? kExitInputError : kExitOk);
 }
 
 }  // namespace

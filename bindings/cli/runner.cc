@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "mapr/aggregator.h"
+#include "mapr/aggregator_internal.h"
 #include "mapr/input.h"
 #include "mapr/line_splitter.h"
 #include "mapr/options.h"
@@ -36,6 +37,7 @@ namespace {
 
 using ::mapr::util::ErrnoText;
 
+using ::mapr::util::ToAbsl;
 using ::mapr::util::ToStd;
 
 
@@ -122,9 +124,11 @@ class Grouper {
 
   // Adds the plain file `path` (open as `fd`, `size` bytes) as input
   // `input`, cutting it where groups fill up.
+  // Only its bytes [begin, size) are read (both line starts); `file_size`
+  // is the whole file's.
   void AddPlainFile(size_t input, const std::string& path, int fd,
-                    uint64_t size) {
-    uint64_t pos = 0;
+                    uint64_t begin, uint64_t size, uint64_t file_size) {
+    uint64_t pos = begin;
     while (pos < size) {
       const uint64_t rest = size - pos;
       uint64_t cut = size;
@@ -142,7 +146,7 @@ class Grouper {
       Piece piece;
       piece.input = input;
       piece.spec.path = path;
-      if (pos > 0 || cut < size) {
+      if (pos > 0 || cut < file_size) {
         piece.spec.ranged = true;
         piece.spec.begin = pos;
         piece.spec.end = cut;
@@ -209,6 +213,9 @@ Plan MakePlan(const Query& query, const std::vector<InputName>& inputs,
     if (S_ISREG(st.st_mode)) {
       regular[i] = true;
       sizes[i] = static_cast<uint64_t>(st.st_size);
+      if (options.range.has_value() && i == 0) {
+        sizes[i] = options.range->end - options.range->begin;
+      }
       plan.total_bytes += sizes[i];
       total_weight += std::max<uint64_t>(sizes[i], 1);
     } else {
@@ -243,14 +250,23 @@ Plan MakePlan(const Query& query, const std::vector<InputName>& inputs,
       grouper.Add(std::move(piece), unknown_weight);
       continue;
     }
-    const int fd = can_cut && sizes[i] >= 2 * options.min_chunk_bytes
+    // A --range: only the line-aligned bytes [begin, end) (LineAlignedRange).
+    const bool ranged = options.range.has_value() && i == 0;
+    const uint64_t begin = ranged ? options.range->begin : 0;
+    const uint64_t end = ranged ? options.range->end : sizes[i];
+    const int fd = can_cut && end - begin >= 2 * options.min_chunk_bytes
                        ? OpenIfPlain(inputs[i].path)
                        : -1;
     if (fd < 0) {
-      grouper.Add(std::move(piece), std::max<uint64_t>(sizes[i], 1));
+      if (ranged) {
+        piece.spec.ranged = true;
+        piece.spec.begin = begin;
+        piece.spec.end = end;
+      }
+      grouper.Add(std::move(piece), std::max<uint64_t>(end - begin, 1));
       continue;
     }
-    grouper.AddPlainFile(i, inputs[i].path, fd, sizes[i]);
+    grouper.AddPlainFile(i, inputs[i].path, fd, begin, end, sizes[i]);
     close(fd);
   }
   plan.groups = grouper.Take();
@@ -327,8 +343,6 @@ class Progress {
 // What a worker produced from its group of pieces.
 struct GroupOutcome {
   std::optional<Aggregator> agg;
-  // Lines the group's LineSplitter dropped as too long (never pushed).
-  uint64_t too_long_lines = 0;
   // Inputs that could not be (fully) read, with the reason.
   std::vector<std::pair<size_t, absl::Status>> input_errors;
   absl::Status engine_error;  // Fatal for the whole run.
@@ -378,8 +392,9 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     }
     if (!read.ok()) out.input_errors.emplace_back(piece.input, read);
   }
+  // Counted inside the aggregator, so a partial's counters include them.
+  AggregatorInternal::CountTooLongLines(*agg, splitter.too_long_lines());
   out.agg = std::move(*agg);
-  out.too_long_lines = splitter.too_long_lines();
   return out;
 }
 
@@ -509,22 +524,59 @@ std::vector<InputName> ExpandInputs(const std::vector<std::string>& args,
   return out;
 }
 
-absl::StatusOr<RunResult> RunQuery(const Query& query,
-                                   const std::vector<InputName>& inputs,
-                                   const RunOptions& options,
-                                   const InputErrorSink& errors) {
+absl::StatusOr<LineRange> LineAlignedRange(const std::string& path,
+                                           uint64_t lo, uint64_t hi) {
+  int fd;
+  do {
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return absl::ErrnoToStatus(errno, ErrnoText(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::FailedPreconditionError(
+        "--range needs a regular file (not a pipe or a directory)");
+  }
+  char head[kCompressionMagicBytes];
+  ssize_t r;
+  do {
+    r = pread(fd, head, sizeof(head), 0);
+  } while (r < 0 && errno == EINTR);
+  const Compression c =
+      r > 0 ? DetectCompression(std::string_view(head, static_cast<size_t>(r)))
+            : Compression::kNone;
+  if (c != Compression::kNone) {
+    close(fd);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot read a byte range of ", ToAbsl(CompressionName(c)),
+        "-compressed input; decompress it first, or map the whole file"));
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  lo = std::min(lo, size);
+  hi = std::min(hi, size);
+  LineRange range;
+  range.begin = lo == 0 ? 0 : NextLineStart(fd, lo, size);
+  range.end = hi == 0 ? 0 : hi == size ? size : NextLineStart(fd, hi, size);
+  if (range.end < range.begin) range.end = range.begin;
+  close(fd);
+  return range;
+}
+
+absl::StatusOr<AggregationRun> RunAggregation(
+    const Query& query, const std::vector<InputName>& inputs,
+    const RunOptions& options, const InputErrorSink& errors) {
   AggregatorOptions agg_options;
   agg_options.hostname =
       options.hostname.empty() ? MachineName() : options.hostname;
   agg_options.max_line_bytes = options.max_line_bytes;
   agg_options.max_groups = options.max_groups;
+  agg_options.splits = options.splits;
 
   std::vector<bool> failed(inputs.size(), false);
   const Plan plan = MakePlan(query, inputs, options, failed, errors);
 
   Progress progress(options.progress, plan.total_bytes);
   std::optional<Aggregator> merged;
-  uint64_t too_long_lines = 0;
   {
     Executor executor(query, agg_options, plan.groups, options.max_line_bytes,
                       progress);
@@ -541,7 +593,6 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
         errors(inputs[input].path, ToStd(status.message()));
       }
       if (!out.agg.has_value()) continue;
-      too_long_lines += out.too_long_lines;
       if (!merged.has_value()) {
         merged = std::move(out.agg);
       } else {
@@ -563,21 +614,36 @@ absl::StatusOr<RunResult> RunQuery(const Query& query,
     if (!empty.ok()) return empty.status();
     merged = std::move(*empty);
   }
-  if (absl::Status s = merged->FinishInput(); !s.ok()) return s;
-  absl::StatusOr<ResultTable> table = merged->TakeResult();
+  AggregationRun run;
+  run.aggregator = std::move(merged);
+  run.inputs_failed =
+      static_cast<size_t>(std::count(failed.begin(), failed.end(), true));
+  run.inputs_ok = inputs.size() - run.inputs_failed;
+  run.lines_with_nul = progress.counters.lines_with_nul.load();
+  return run;
+}
+
+absl::StatusOr<RunResult> RunQuery(const Query& query,
+                                   const std::vector<InputName>& inputs,
+                                   const RunOptions& options,
+                                   const InputErrorSink& errors) {
+  absl::StatusOr<AggregationRun> run =
+      RunAggregation(query, inputs, options, errors);
+  if (!run.ok()) return run.status();
+  if (absl::Status s = run->aggregator->FinishInput(); !s.ok()) return s;
+  absl::StatusOr<ResultTable> table = run->aggregator->TakeResult();
   if (!table.ok()) return table.status();
   // The groups are rendered: give their memory back before the caller
   // formats the result.
-  merged.reset();
+  run->aggregator.reset();
   malloc_trim(0);
   RunResult result;
   result.table = std::move(*table);
+  // Too-long lines were counted inside the aggregators.
   result.stats = result.table.stats();
-  CountTooLongLines(too_long_lines, result.stats);
-  result.inputs_failed =
-      static_cast<size_t>(std::count(failed.begin(), failed.end(), true));
-  result.inputs_ok = inputs.size() - result.inputs_failed;
-  result.lines_with_nul = progress.counters.lines_with_nul.load();
+  result.inputs_failed = run->inputs_failed;
+  result.inputs_ok = run->inputs_ok;
+  result.lines_with_nul = run->lines_with_nul;
   return result;
 }
 

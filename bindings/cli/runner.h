@@ -19,11 +19,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "mapr/aggregator.h"
+#include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
 
@@ -49,6 +52,13 @@ struct InputName {
 std::vector<InputName> ExpandInputs(const std::vector<std::string>& args,
                                     const InputErrorSink& errors);
 
+// A byte range [begin, end) of a file; both ends are line starts (or the
+// file's end) once LineAlignedRange() made it.
+struct LineRange {
+  uint64_t begin = 0;
+  uint64_t end = 0;
+};
+
 struct RunOptions {
   // Worker threads; at least 1.
   int threads = 1;
@@ -63,14 +73,27 @@ struct RunOptions {
   bool progress = false;
   // Smallest byte range a plain file is cut into. Default: 8 MiB.
   uint64_t min_chunk_bytes = uint64_t{8} << 20;
+  // AggregatorOptions::splits of every aggregator (`mapr map --split`).
+  SplitRange splits;
+  // `mapr map --range`: read only these bytes of the first input, which
+  // must be a plain regular file (made by LineAlignedRange()).
+  std::optional<LineRange> range;
+};
+
+// An unfinished aggregator holding every input (RunAggregation()).
+struct AggregationRun {
+  // The merged aggregator, input still open (too-long lines counted in).
+  std::optional<Aggregator> aggregator;
+  size_t inputs_ok = 0;
+  size_t inputs_failed = 0;
+  uint64_t lines_with_nul = 0;
 };
 
 struct RunResult {
   ResultTable table;
-  // The counters of the run: table.stats() plus the lines the readers'
-  // LineSplitters dropped as too long (which never reach the aggregators),
-  // counted as Aggregator::PushBytes counts them. Print these, not
-  // table.stats().
+  // The counters of the run (table.stats()): the lines the readers'
+  // LineSplitters dropped as too long are counted in, as
+  // Aggregator::PushBytes counts them.
   LineCounters stats;
   // Inputs read to their end, and inputs with a problem (each reported once
   // to the error sink).
@@ -87,6 +110,23 @@ std::string MachineName();
 // (default, generic, generickv): their input may be cut into byte ranges
 // read by different aggregators, or continue in a new file in one source.
 bool LogFormatIsStateless(const std::string& name);
+
+// The lines of `path` that a byte range [lo, hi) owns, by Hadoop's
+// TextInputFormat rule: a range starting after offset 0 skips the line it
+// starts inside of (the previous range finishes it), and a range finishes
+// the line that crosses its end. So a line belongs to the range in which
+// its first byte lies, and ranges that tile a file read every line once.
+// Offsets past the end are clamped. Errors: the OS's; FailedPrecondition
+// for a compressed file (its bytes cannot be cut) or one that is not a
+// regular file.
+absl::StatusOr<LineRange> LineAlignedRange(const std::string& path,
+                                           uint64_t lo, uint64_t hi);
+
+// Reads `inputs` into one aggregator (as RunQuery() does) and returns it
+// before FinishInput(), for `mapr map` to serialize.
+absl::StatusOr<AggregationRun> RunAggregation(
+    const Query& query, const std::vector<InputName>& inputs,
+    const RunOptions& options, const InputErrorSink& errors);
 
 // Runs `query` over `inputs`. Problems with single inputs go to `errors`
 // and the run goes on; an engine error (e.g. max_groups) is returned as the

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "mapr/mapr.h"
+#include "mapr/partial.h"
 
 namespace py = pybind11;
 
@@ -40,15 +41,23 @@ constexpr size_t kFileChunkBytes = 1 << 20;
 // (_set_error_types). Leaked on purpose: they live as long as the process.
 PyObject* g_mapr_error = nullptr;
 PyObject* g_query_error = nullptr;
+PyObject* g_partial_error = nullptr;
 
 std::string Str(absl::string_view s) { return std::string(s.data(), s.size()); }
 
-// Raises MaprError (or QueryError for query problems) for `status`.
-[[noreturn]] void Raise(const absl::Status& status, bool query_error) {
-  PyObject* cls =
-      query_error && status.code() == absl::StatusCode::kInvalidArgument
-          ? g_query_error
-          : g_mapr_error;
+// What Raise() raises.
+enum class ErrorKind { kMapr, kQuery, kPartial };
+
+// Raises MaprError (QueryError for query problems, PartialError for the
+// partial functions) for `status`.
+[[noreturn]] void Raise(const absl::Status& status, ErrorKind kind) {
+  PyObject* cls = g_mapr_error;
+  if (kind == ErrorKind::kQuery &&
+      status.code() == absl::StatusCode::kInvalidArgument) {
+    cls = g_query_error;
+  } else if (kind == ErrorKind::kPartial && g_partial_error != nullptr) {
+    cls = g_partial_error;
+  }
   std::string message = Str(status.message());
   if (cls == nullptr) {  // _mapr used without the mapr package.
     throw std::runtime_error(message);
@@ -64,6 +73,10 @@ std::string Str(absl::string_view s) { return std::string(s.data(), s.size()); }
   throw py::error_already_set();
 }
 
+[[noreturn]] void Raise(const absl::Status& status, bool query_error) {
+  Raise(status, query_error ? ErrorKind::kQuery : ErrorKind::kMapr);
+}
+
 void Check(const absl::Status& status, bool query_error = false) {
   if (!status.ok()) Raise(status, query_error);
 }
@@ -72,6 +85,25 @@ template <typename T>
 T Take(absl::StatusOr<T> v, bool query_error = false) {
   if (!v.ok()) Raise(v.status(), query_error);
   return std::move(*v);
+}
+
+// Check() and Take() for the partial functions: PartialError.
+void CheckPartial(const absl::Status& status) {
+  if (!status.ok()) Raise(status, ErrorKind::kPartial);
+}
+template <typename T>
+T TakePartial(absl::StatusOr<T> v) {
+  if (!v.ok()) Raise(v.status(), ErrorKind::kPartial);
+  return std::move(*v);
+}
+
+py::bytes Bytes(const std::string& s) { return py::bytes(s.data(), s.size()); }
+
+// A view of a bytes-like object's buffer (bytes, bytearray, memoryview),
+// valid while `buffer` lives.
+std::string_view BufferView(const py::buffer_info& info) {
+  return std::string_view(static_cast<const char*>(info.ptr),
+                          static_cast<size_t>(info.size * info.itemsize));
 }
 
 // The counters as {name: value}, named and ordered by mapr::kLineCounterFields.
@@ -108,12 +140,25 @@ py::str Text(std::string_view s) {
       s.data(), static_cast<Py_ssize_t>(s.size()), "replace"));
 }
 
+mapr::AggregatorOptions MakeOptions(const std::optional<std::string>& hostname,
+                                    std::optional<size_t> max_line_bytes,
+                                    std::optional<uint64_t> max_groups) {
+  mapr::AggregatorOptions options;
+  if (hostname) options.hostname = *hostname;
+  if (max_line_bytes) options.max_line_bytes = *max_line_bytes;
+  if (max_groups) options.max_groups = *max_groups;
+  return options;
+}
+
 struct PyAggregator {
   explicit PyAggregator(mapr::Aggregator a) : agg(std::move(a)) {}
   mapr::Aggregator agg;
   std::mutex mu;
   // Set if a C++ exception escaped the engine mid-batch (see mapr/c_api.h).
   std::atomic<bool> poisoned{false};
+  // Set by serialize_partial(): the input has ended; finish() only takes
+  // the result.
+  bool input_finished = false;
 
   void CheckUsable() const {
     if (poisoned) {
@@ -280,13 +325,40 @@ PYBIND11_MODULE(_mapr, m) {
 
   m.def(
       "_set_error_types",
-      [](py::object mapr_error, py::object query_error) {
+      [](py::object mapr_error, py::object query_error,
+         py::object partial_error) {
         Py_XDECREF(g_mapr_error);
         Py_XDECREF(g_query_error);
+        Py_XDECREF(g_partial_error);
         g_mapr_error = mapr_error.release().ptr();
         g_query_error = query_error.release().ptr();
+        g_partial_error =
+            partial_error.is_none() ? nullptr : partial_error.release().ptr();
       },
       "Registers the MaprError and QueryError classes raised by _mapr.");
+
+  m.def(
+      "inspect_partial",
+      [](py::buffer data) {
+        py::buffer_info buf = data.request();
+        absl::StatusOr<mapr::PartialInfo> info = [&] {
+          py::gil_scoped_release release;
+          return mapr::InspectPartial(BufferView(buf));
+        }();
+        const mapr::PartialInfo i = TakePartial(std::move(info));
+        py::dict d;
+        d["major"] = i.major;
+        d["minor"] = i.minor;
+        d["query"] = Text(i.query);
+        d["log_format"] = Text(i.log_format);
+        d["fingerprint"] = py::make_tuple(i.fingerprint[0], i.fingerprint[1]);
+        d["splits"] = py::make_tuple(i.splits.begin, i.splits.end);
+        d["stats"] = CountersDict(i.counters);
+        d["groups"] = i.groups;
+        d["frame_bytes"] = i.frame_bytes;
+        return d;
+      },
+      py::arg("data"));
 
   py::class_<mapr::Query>(m, "Query", "A compiled query (mapr::Query).")
       .def_static(
@@ -395,18 +467,67 @@ PYBIND11_MODULE(_mapr, m) {
       .def(
           py::init([](const mapr::Query& q, std::optional<std::string> hostname,
                       std::optional<size_t> max_line_bytes,
-                      std::optional<uint64_t> max_groups) {
-            mapr::AggregatorOptions options;
-            if (hostname) options.hostname = *hostname;
-            if (max_line_bytes) options.max_line_bytes = *max_line_bytes;
-            if (max_groups) options.max_groups = *max_groups;
+                      std::optional<uint64_t> max_groups,
+                      std::optional<std::pair<uint64_t, uint64_t>> splits) {
+            mapr::AggregatorOptions options =
+                MakeOptions(hostname, max_line_bytes, max_groups);
+            if (splits) {
+              if (splits->first >= splits->second) {
+                throw py::value_error("splits: begin must be less than end");
+              }
+              options.splits = {splits->first, splits->second};
+            }
             return std::make_unique<PyAggregator>(
                 Take(mapr::Aggregator::Create(q, options),
                      /*query_error=*/true));
           }),
           py::arg("query"), py::arg("hostname") = py::none(),
           py::arg("max_line_bytes") = py::none(),
+          py::arg("max_groups") = py::none(), py::arg("splits") = py::none())
+      .def_static(
+          "from_partial",
+          [](py::buffer data, std::optional<std::string> hostname,
+             std::optional<size_t> max_line_bytes,
+             std::optional<uint64_t> max_groups) {
+            const mapr::AggregatorOptions options =
+                MakeOptions(hostname, max_line_bytes, max_groups);
+            py::buffer_info info = data.request();
+            absl::StatusOr<mapr::Aggregator> agg = [&] {
+              py::gil_scoped_release release;
+              return mapr::Aggregator::FromPartial(BufferView(info), options);
+            }();
+            return std::make_unique<PyAggregator>(TakePartial(std::move(agg)));
+          },
+          py::arg("data"), py::arg("hostname") = py::none(),
+          py::arg("max_line_bytes") = py::none(),
           py::arg("max_groups") = py::none())
+      .def("query", [](PyAggregator& self) { return self.agg.query(); })
+      .def("serialize_partial",
+           [](PyAggregator& self) {
+             std::string frame = TakePartial(self.Locked(
+                 [&](mapr::Aggregator& a) -> absl::StatusOr<std::string> {
+                   if (!self.input_finished) {
+                     absl::Status s = a.FinishInput();
+                     if (!s.ok()) return s;
+                     self.input_finished = true;
+                   }
+                   return a.SerializePartial();
+                 }));
+             return Bytes(frame);
+           })
+      .def("merge_serialized",
+           [](PyAggregator& self, py::buffer data) {
+             py::buffer_info info = data.request();
+             CheckPartial(self.Locked([&](mapr::Aggregator& a) {
+               return a.MergeSerialized(BufferView(info));
+             }));
+           })
+      .def("take_delta_partial",
+           [](PyAggregator& self) {
+             std::string frame = TakePartial(self.Locked(
+                 [](mapr::Aggregator& a) { return a.TakeDeltaPartial(); }));
+             return Bytes(frame);
+           })
       .def("push_lines", &PushIterable, py::arg("lines"), py::arg("source") = 0)
       .def("push_bytes", &PushBuffer, py::arg("data"), py::arg("source") = 0)
       .def("push_file", &PushFile, py::arg("path"), py::arg("source") = 0)
@@ -453,9 +574,12 @@ PYBIND11_MODULE(_mapr, m) {
       .def("finish",
            [](PyAggregator& self) {
              return Take(self.Locked(
-                 [](mapr::Aggregator& a) -> absl::StatusOr<mapr::ResultTable> {
-                   absl::Status s = a.FinishInput();
-                   if (!s.ok()) return s;
+                 [&](mapr::Aggregator& a) -> absl::StatusOr<mapr::ResultTable> {
+                   if (!self.input_finished) {
+                     absl::Status s = a.FinishInput();
+                     if (!s.ok()) return s;
+                   }
+                   self.input_finished = true;
                    return a.TakeResult();
                  }));
            })

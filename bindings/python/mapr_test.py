@@ -504,5 +504,93 @@ class DocsTest(unittest.TestCase):
         self.assertEqual(failures, 0)
 
 
+class PartialTest(unittest.TestCase):
+    """Partials: serialize, merge in split order, from_partial, inspect,
+    deltas, PartialError codes."""
+
+    Q = "select $line,count($line),last($line) group by $line"
+    LINES = ["a", "b", "a", "c", "b", "a", "d"]
+
+    def partial(self, lines, begin, end, query=None):
+        agg = mapr.Aggregator(query or self.Q, hostname="h", splits=(begin, end))
+        agg.push(lines)
+        return agg.serialize_partial()
+
+    def test_split_invariance_in_any_order(self):
+        one = mapr.run(self.Q, lines=self.LINES)
+        cuts = [0, 2, 3, 7]
+        parts = [self.partial(self.LINES[cuts[i]:cuts[i + 1]], i, i + 1)
+                 for i in range(3)]
+        # Every order that keeps the merged splits adjacent.
+        for order in ([0, 1, 2], [2, 1, 0], [1, 0, 2], [1, 2, 0]):
+            agg = mapr.Aggregator.from_partial(parts[order[0]])
+            for i in order[1:]:
+                agg.merge_serialized(parts[i])
+            self.assertEqual(agg.finish().cells, one.cells, order)
+
+    def test_serialize_then_finish_and_inspect(self):
+        agg = mapr.Aggregator(self.Q, splits=(4, 5))
+        agg.push(self.LINES)
+        data = agg.serialize_partial()
+        self.assertIsInstance(data, bytes)
+        self.assertTrue(data.startswith(b"MAPRPART"))
+        self.assertEqual(len(agg.finish()), 4)
+        info = mapr.inspect_partial(data)
+        self.assertEqual((info.major, info.splits, info.groups), (1, (4, 5), 4))
+        self.assertEqual(info.frame_bytes, len(data))
+        self.assertEqual(info.stats.lines_read, 7)
+        self.assertEqual(info.log_format, mapr.compile(self.Q).log_format)
+        self.assertIn("count($line)", info.query)
+        self.assertEqual(mapr.inspect_partial(bytearray(data)).groups, 4)
+
+    def test_errors_are_partial_errors_with_codes(self):
+        p0 = self.partial(self.LINES[:3], 0, 1)
+        p2 = self.partial(self.LINES[3:], 2, 3)
+        agg = mapr.Aggregator.from_partial(p0)
+        cases = [
+            (b"", "INVALID_ARGUMENT"),
+            (b"hello\n", "INVALID_ARGUMENT"),
+            (p0, "INVALID_ARGUMENT"),  # overlap
+            (p2[:-1], "DATA_LOSS"),  # truncated
+            (p2, "DATA_LOSS"),  # missing split 1
+            (self.partial(["x"], 1, 2, "select count($line) group by $line"),
+             "INVALID_ARGUMENT"),  # another query
+        ]
+        for data, code in cases:
+            with self.assertRaises(mapr.PartialError) as e:
+                agg.merge_serialized(data)
+            self.assertEqual(e.exception.code, code, e.exception.message)
+            self.assertIsInstance(e.exception, mapr.MaprError)
+        with self.assertRaises(mapr.PartialError) as e:
+            mapr.inspect_partial(b"MAPRPART")
+        with self.assertRaises(mapr.PartialError) as e:
+            mapr.Aggregator.from_partial(b"x")
+        self.assertEqual(e.exception.code, "INVALID_ARGUMENT")
+        with self.assertRaises(mapr.PartialError) as e:
+            agg.merge_serialized(p2)
+        self.assertIn("missing split 1", e.exception.message)
+        # Untouched by all that: the missing split still merges.
+        agg.merge_serialized(self.partial(self.LINES[3:], 1, 2))
+        self.assertEqual(agg.finish().cells, mapr.run(self.Q, lines=self.LINES).cells)
+        with self.assertRaises(mapr.PartialError) as e:
+            agg.merge_serialized(p2)
+        self.assertEqual(e.exception.code, "FAILED_PRECONDITION")
+
+    def test_delta_partials_cover_successive_splits(self):
+        agg = mapr.Aggregator(self.Q)
+        deltas = []
+        for chunk in (self.LINES[:2], self.LINES[2:5], self.LINES[5:]):
+            agg.push(chunk)
+            deltas.append(agg.take_delta_partial())
+        self.assertEqual([mapr.inspect_partial(d).splits for d in deltas],
+                         [(0, 1), (1, 2), (2, 3)])
+        central = mapr.Aggregator.from_partial(deltas[0])
+        for d in deltas[1:]:
+            central.merge_serialized(d)
+        self.assertEqual(central.finish().cells,
+                         mapr.run(self.Q, lines=self.LINES).cells)
+        self.assertEqual(str(central.query), str(mapr.compile(self.Q)))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1169,5 +1169,161 @@ class FollowTest(MaprTestCase):
         self.assertEqual(f.err().decode().count(TERMINAL_NOTE), len(tables))
 
 
+class DistributedTest(MaprTestCase):
+    """mapr map|combine|reduce|inspect (docs/distributed.md): any split,
+    any adjacent combine tree, gives the one-pass output byte for byte."""
+
+    QUERIES = (Q1A, Q2 + " limit 500",
+               "from STATS select $hostname,first($time),last($time),"
+               "sum($goroutines),count($line) group by $hostname")
+
+    def map_ranges(self, query, path, cuts, b64=False):
+        """Partial files of the byte ranges between `cuts`, split i each."""
+        parts = []
+        for i in range(len(cuts) - 1):
+            args = ["map", "--split", str(i), "--range",
+                    "%d:%d" % (cuts[i], cuts[i + 1]), query, path]
+            if b64:
+                args.insert(1, "--b64")
+            out, _ = self.mapr(*args)
+            parts.append(self.write("p%d.%s" % (i, "b64" if b64 else "part"),
+                                    out))
+        return parts
+
+    def combine_randomly(self, parts, rnd):
+        """Combines random adjacent pairs until one partial is left."""
+        n = 0
+        while len(parts) > 1:
+            k = rnd.randrange(len(parts) - 1)
+            pair = [parts[k + 1], parts[k]] if rnd.random() < 0.5 else \
+                parts[k:k + 2]
+            out, _ = self.mapr("combine", *pair)
+            n += 1
+            parts[k:k + 2] = [self.write("c%d.part" % n, out)]
+        return parts[0]
+
+    def test_split_invariance(self):
+        import random
+        rnd = random.Random(14)
+        size = os.path.getsize(LOG)
+        with open(LOG, "rb") as f:
+            data = f.read()
+        line_starts = [0] + [i + 1 for i, c in enumerate(data) if c == 10]
+        for query in self.QUERIES:
+            want_out, want_err = self.mapr("-o", "csv", "--stats", query, LOG)
+            for n in (1, 2, 3, 7):
+                # Cuts anywhere (mid-line: the TextInputFormat rule) and at
+                # line starts.
+                pool = list(range(1, size)) if n % 2 else line_starts[1:]
+                cuts = [0] + sorted(rnd.sample(pool, n - 1)) + [size]
+                parts = self.map_ranges(query, LOG, cuts)
+                shuffled = parts[:]
+                rnd.shuffle(shuffled)
+                out, err = self.mapr("reduce", "--expect-splits", str(n),
+                                     "-o", "csv", "--stats", *shuffled)
+                self.assertEqual(out, want_out, (query, cuts))
+                self.assertEqual(err, want_err, (query, cuts))
+                one = self.combine_randomly(parts, rnd)
+                out, err = self.mapr("reduce", "-o", "csv", "--stats", one)
+                self.assertEqual(out, want_out, (query, cuts))
+                self.assertEqual(err, want_err, (query, cuts))
+
+    def test_b64_streaming_pipeline(self):
+        size = os.path.getsize(LOG)
+        cuts = [0, size // 3, 2 * size // 3, size]
+        parts = self.map_ranges(Q1A, LOG, cuts, b64=True)
+        lines = b"".join(read_bytes(p) for p in reversed(parts))
+        self.assertEqual(lines.count(b"\n"), 3)
+        self.assertTrue(all(l.split(b"\t")[0].isdigit()
+                            for l in lines.splitlines()))
+        # Hadoop Streaming: the combiner and the reducer read stdin.
+        combined, _ = self.mapr("combine", "--b64", "-", stdin=lines)
+        self.assertTrue(combined.startswith(b"0\t"))
+        out, _ = self.mapr("reduce", "--expect-splits", "3", stdin=combined)
+        want, _ = self.mapr(Q1A, LOG)
+        self.assertEqual(out, want)
+
+    def test_inspect(self):
+        out, _ = self.mapr("map", "--split", "5", Q1A, LOG)
+        part = self.write("a.part", out)
+        out, _ = self.mapr("inspect", part)
+        text = out.decode()
+        self.assertIn("version: 1.0\n", text)
+        self.assertIn("splits: [5, 6)\n", text)
+        self.assertIn("lines_read: 597\n", text)
+        self.assertIn("log_format: default\n", text)
+
+    def test_errors(self):
+        size = os.path.getsize(LOG)
+        p0, p1, p2 = self.map_ranges(Q1A, LOG, [0, 100, 2000, size])
+        _, err = self.mapr("reduce", "--expect-splits", "5", p0, p1, p2,
+                           code=1)
+        self.assertEqual(err, b"mapr: missing splits 3-4\n")
+        _, err = self.mapr("reduce", p0, p2, code=1)
+        self.assertIn(b"missing split 1", err)
+        _, err = self.mapr("reduce", p0, p1, p1, code=1)
+        self.assertIn(b"split 1 would be counted twice", err)
+        other, _ = self.mapr("map", "--split", "1", Q2, LOG)
+        _, err = self.mapr("reduce", p0, self.write("o.part", other), code=1)
+        self.assertIn(b"another query", err)
+        _, err = self.mapr("reduce", LOG, code=1)
+        self.assertTrue(err.startswith(b"mapr: " + LOG.encode() + b": "), err)
+        _, err = self.mapr("reduce", stdin=b"", code=1)
+        self.assertEqual(err, b"mapr: -: empty input is not a partial\n")
+        self.write("cut.part", read_bytes(p1)[:-3])
+        _, err = self.mapr("combine", self.path("cut.part"), code=1)
+        # A map whose input cannot be read writes nothing.
+        out, err = self.mapr("map", Q1A, LOG, self.path("nope.log"), code=1)
+        self.assertEqual(out, b"")
+        self.assertIn(b"no partial written", err)
+
+    def test_usage_errors(self):
+        csv_in = os.path.join(DATA, "dmap5.csv.in")
+        _, err = self.mapr("map", "--range", "0:100", Q5, csv_in, code=2)
+        self.assertIn(b"--range needs a log format that keeps no state", err)
+        _, err = self.mapr("map", "--range", "0:100", Q1A, LOG, LOG, code=2)
+        self.assertIn(b"--range needs exactly one FILE", err)
+        _, err = self.mapr("reduce", "--split", "1", "x", code=2)
+        self.assertIn(b"--split works only with map", err)
+        _, err = self.mapr("--expect-splits", "2", Q1A, LOG, code=2)
+        self.assertIn(b"--expect-splits works only with reduce", err)
+        _, err = self.mapr("map", "--split", "auto", Q1A, LOG, code=2)
+        self.assertIn(b"--split auto: none of PARALLEL_SEQ", err)
+        gz = self.write("a.log.gz", gzip.compress(read_bytes(LOG)))
+        _, err = self.mapr("map", "--range", "0:100", Q1A, gz, code=1)
+        self.assertIn(b"cannot read a byte range of gzip-compressed input", err)
+
+    def test_split_auto_from_the_environment(self):
+        env = dict(os.environ, SLURM_ARRAY_TASK_ID="4", PARALLEL_SEQ="3")
+        p = subprocess.run([MAPR_BIN, "map", "--split", "auto", Q1A, LOG],
+                           capture_output=True, env=env, check=True)
+        part = self.write("auto.part", p.stdout)
+        out, _ = self.mapr("inspect", part)
+        self.assertIn(b"splits: [2, 3)\n", out)  # PARALLEL_SEQ wins, 1-based
+
+    def test_a_file_named_like_a_subcommand(self):
+        shutil.copy(LOG, self.path("map"))
+        want, _ = self.mapr(Q1A, LOG)
+        out, _ = self.mapr(Q1A, "map")
+        self.assertEqual(out, want)
+        out, _ = self.mapr("--query", Q1A, "map")
+        self.assertEqual(out, want)
+
+    @unittest.skipUnless(shutil.which("parallel"), "GNU parallel not installed")
+    def test_gnu_parallel_pipepart(self):
+        want, _ = self.mapr("-o", "csv", Q2, LOG)
+        env = dict(os.environ, MAPR=os.path.abspath(MAPR_BIN), Q=Q2)
+        subprocess.run(
+            ["parallel", "--will-cite", "--pipepart", "-a", LOG, "--block",
+             "7k", '"$MAPR" map --split auto "$Q" - > {#}.part'],
+            cwd=self.tmp, env=env, check=True, timeout=120,
+            stdin=subprocess.DEVNULL)
+        parts = sorted(f for f in os.listdir(self.tmp) if f.endswith(".part"))
+        self.assertGreater(len(parts), 3)
+        out, _ = self.mapr("reduce", "-o", "csv", "--expect-splits",
+                           str(len(parts)), *parts)
+        self.assertEqual(out, want)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -37,8 +37,17 @@ Errors in a query raise QueryError, which carries the position and a caret
 message; other failures raise MaprError. Both have a `.code` such as
 "INVALID_ARGUMENT" or "FAILED_PRECONDITION".
 
+Partials (an aggregator's state as bytes, for MapReduce across processes;
+mapr.dask runs a query on a Dask cluster this way):
+
+    part = agg.serialize_partial()      # after the input of one split
+    agg2 = mapr.Aggregator.from_partial(part)
+    agg2.merge_serialized(next_part)    # adjacent splits only
+    mapr.inspect_partial(part).splits   # (0, 1)
+
 Contents: compile, run, run_file, Query, Aggregator, Result, Stats,
-MaprError, QueryError, __version__.
+MaprError, QueryError, PartialError, PartialInfo, inspect_partial,
+__version__.
 """
 
 from __future__ import annotations
@@ -56,6 +65,9 @@ except ImportError:  # Build tree: _mapr on PYTHONPATH beside the package.
 __all__ = [
     "Aggregator",
     "MaprError",
+    "PartialError",
+    "PartialInfo",
+    "inspect_partial",
     "Query",
     "QueryError",
     "Result",
@@ -103,6 +115,11 @@ class MaprError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self):
+        # Keeps code and position through pickling (Dask, multiprocessing).
+        return (self.__class__, (self.message, self.code, self.line,
+                                 self.column, self.offset, self.length))
+
 
 class QueryError(MaprError, ValueError):
     """A query text is invalid (syntax, unknown names, limits).
@@ -120,7 +137,20 @@ class QueryError(MaprError, ValueError):
     """
 
 
-_mapr._set_error_types(MaprError, QueryError)
+class PartialError(MaprError):
+    """A partial (serialized aggregator state) was refused or could not be
+    made. `.code` tells why, with the same codes as the C++ and C APIs:
+
+        "INVALID_ARGUMENT"     not a partial (empty, text), unknown flag bits,
+                               another query's partial, overlapping splits
+        "DATA_LOSS"            truncated or corrupt, missing splits
+        "FAILED_PRECONDITION"  a newer major version, a call in the wrong
+                               phase (merging after finish)
+        "RESOURCE_EXHAUSTED"   max_groups
+    """
+
+
+_mapr._set_error_types(MaprError, QueryError, PartialError)
 
 
 @dataclass(frozen=True)
@@ -379,11 +409,53 @@ class Aggregator:
         hostname: Optional[str] = None,
         max_line_bytes: Optional[int] = None,
         max_groups: Optional[int] = None,
+        splits: Optional[Tuple[int, int]] = None,
     ) -> None:
+        """`splits` = (begin, end): the input splits this aggregator covers,
+        for partials (split i of n is (i, i + 1); default (0, 1))."""
         self.query = _as_query(query)
         self._a = _mapr.Aggregator(
-            self.query._q, hostname, max_line_bytes, max_groups
+            self.query._q, hostname, max_line_bytes, max_groups,
+            None if splits is None else tuple(splits),
         )
+
+    @classmethod
+    def from_partial(
+        cls,
+        data: Union[bytes, bytearray, memoryview],
+        *,
+        hostname: Optional[str] = None,
+        max_line_bytes: Optional[int] = None,
+        max_groups: Optional[int] = None,
+    ) -> "Aggregator":
+        """An open aggregator holding a partial's state, for the query stored
+        in it and its splits; merge more with merge_serialized(), or push
+        more lines. Raises PartialError."""
+        self = cls.__new__(cls)
+        self._a = _mapr.Aggregator.from_partial(
+            data, hostname, max_line_bytes, max_groups)
+        self.query = Query(self._a.query())
+        return self
+
+    def serialize_partial(self) -> bytes:
+        """Ends the input (as finish() does) and returns the aggregator's
+        state as a partial: bytes of one MAPRPART frame
+        (docs/partial-format.md). finish() still returns the result
+        afterwards. Raises PartialError."""
+        return self._a.serialize_partial()
+
+    def merge_serialized(self, data: Union[bytes, bytearray, memoryview]) -> None:
+        """Validates the partial `data` completely, then adds it: same query,
+        splits adjacent to this aggregator's (before or after). On error
+        (PartialError) the aggregator is unchanged, except for max_groups."""
+        self._a.merge_serialized(data)
+
+    def take_delta_partial(self) -> bytes:
+        """The partial of the lines pushed since the previous call (or
+        creation); then resets the state and counters, like take_delta().
+        Successive deltas cover successive splits, so a central reducer sees
+        a missing one. Raises PartialError."""
+        return self._a.take_delta_partial()
 
     def push(self, lines: Lines, *, source: int = 0) -> None:
         """Aggregates lines.
@@ -471,6 +543,29 @@ class Aggregator:
     def stats(self) -> Stats:
         """The line counters so far."""
         return Stats(**self._a.stats())
+
+
+@dataclass(frozen=True)
+class PartialInfo:
+    """What a partial holds (inspect_partial)."""
+
+    major: int
+    minor: int
+    query: str
+    log_format: str
+    fingerprint: Tuple[int, int]  # XXH3-128 (low, high)
+    splits: Tuple[int, int]  # the coverage [begin, end)
+    stats: Stats
+    groups: int
+    frame_bytes: int
+
+
+def inspect_partial(data: Union[bytes, bytearray, memoryview]) -> PartialInfo:
+    """Validates one partial (magic, versions, sizes, checksum) and returns
+    its header facts. Raises PartialError."""
+    d = _mapr.inspect_partial(data)
+    d["stats"] = Stats(**d["stats"])
+    return PartialInfo(**d)
 
 
 _NOT_LINES = (

@@ -1,0 +1,185 @@
+#include "bindings/cli/partials.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <system_error>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "util/strings.h"
+
+namespace mapr::cli {
+namespace {
+
+using ::mapr::util::ToAbsl;
+using ::mapr::util::ToStd;
+
+absl::Status Prefixed(std::string_view name, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(ToAbsl(name), ": ", s.message()));
+}
+
+// "split 4" or "splits 4–5" for [begin, end).
+std::string SplitsText(uint64_t begin, uint64_t end) {
+  if (end - begin == 1) return absl::StrCat("split ", begin);
+  return absl::StrCat("splits ", begin, "-", end - 1);
+}
+
+}  // namespace
+
+absl::StatusOr<AutoSplit> SplitFromEnvironment(
+    const std::function<const char*(const char*)>& getenv) {
+  for (const char* variable : kSplitVariables) {
+    const char* value = getenv(variable);
+    if (value == nullptr || *value == '\0') continue;
+    const std::string_view v(value);
+    uint64_t n = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    const bool one_based = std::string_view(variable) == "PARALLEL_SEQ";
+    if (ec != std::errc() || end != v.data() + v.size() ||
+        (one_based && n == 0) || n == UINT64_MAX) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--split auto: ", variable, "='", ToAbsl(v),
+                       "' is not a split number"));
+    }
+    AutoSplit split;
+    split.index = one_based ? n - 1 : n;
+    split.variable = variable;
+    return split;
+  }
+  return absl::InvalidArgumentError(
+      "--split auto: none of PARALLEL_SEQ, OMPI_COMM_WORLD_RANK, "
+      "SLURM_ARRAY_TASK_ID, SLURM_PROCID, JOB_COMPLETION_INDEX, "
+      "mapreduce_task_partition is set; use --split I");
+}
+
+std::string B64Line(uint64_t split, std::string_view frame) {
+  std::string line = absl::StrCat(split, "\t");
+  std::string encoded;
+  absl::Base64Escape(ToAbsl(frame), &encoded);
+  absl::StrAppend(&line, encoded, "\n");
+  return line;
+}
+
+absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
+                                                       std::string_view bytes) {
+  std::vector<NamedFrame> out;
+  if (bytes.empty()) {
+    return Prefixed(name, absl::InvalidArgumentError(
+                              "empty input is not a partial"));
+  }
+  const char* const start = bytes.data();
+  auto add = [&](std::string_view frame) -> absl::Status {
+    absl::StatusOr<PartialInfo> info = InspectPartial(frame);
+    if (!info.ok()) return Prefixed(name, info.status());
+    NamedFrame f;
+    f.name = std::string(name);
+    f.bytes = std::string(frame);
+    f.info = *std::move(info);
+    f.offset = static_cast<uint64_t>(frame.data() - start);
+    out.push_back(std::move(f));
+    return absl::OkStatus();
+  };
+  if (bytes.front() >= '0' && bytes.front() <= '9') {
+    // --b64 lines: <split>\t<base64>.
+    size_t line_no = 0;
+    while (!bytes.empty()) {
+      ++line_no;
+      const size_t nl = bytes.find('\n');
+      std::string_view line = bytes.substr(0, nl);
+      bytes = nl == std::string_view::npos ? std::string_view()
+                                           : bytes.substr(nl + 1);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.empty()) continue;
+      const size_t tab = line.find('\t');
+      std::string frame;
+      if (tab == std::string_view::npos ||
+          !absl::Base64Unescape(ToAbsl(line.substr(tab + 1)), &frame)) {
+        return Prefixed(name, absl::InvalidArgumentError(absl::StrCat(
+                                  "line ", line_no,
+                                  " is not <split><TAB><base64 partial>")));
+      }
+      if (absl::Status s = add(frame); !s.ok()) return s;
+    }
+    if (out.empty()) {
+      return Prefixed(name, absl::InvalidArgumentError(
+                                "empty input is not a partial"));
+    }
+    return out;
+  }
+  absl::StatusOr<std::vector<std::string_view>> frames =
+      SplitPartialFrames(bytes);
+  if (!frames.ok()) return Prefixed(name, frames.status());
+  for (std::string_view f : *frames) {
+    if (absl::Status s = add(f); !s.ok()) return s;
+  }
+  return out;
+}
+
+namespace {
+
+// The frame's bytes, re-read from its file if they were dropped.
+absl::StatusOr<std::string> FrameBytes(NamedFrame& f) {
+  if (f.reload_path.empty()) return std::move(f.bytes);
+  std::string bytes(static_cast<size_t>(f.info.frame_bytes), '\0');
+  std::FILE* file = std::fopen(f.reload_path.c_str(), "rb");
+  const bool ok =
+      file != nullptr &&
+      std::fseek(file, static_cast<long>(f.offset), SEEK_SET) == 0 &&
+      std::fread(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  if (file != nullptr) std::fclose(file);
+  if (!ok) {
+    return absl::DataLossError(absl::StrCat(
+        f.name, ": cannot read the partial again (file changed?)"));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+absl::StatusOr<Aggregator> MergePartials(std::vector<NamedFrame>& frames,
+                                         const AggregatorOptions& options) {
+  if (frames.empty()) return absl::InvalidArgumentError("no partials");
+  std::stable_sort(frames.begin(), frames.end(),
+                   [](const NamedFrame& a, const NamedFrame& b) {
+                     return a.info.splits.begin < b.info.splits.begin;
+                   });
+  absl::StatusOr<std::string> first = FrameBytes(frames.front());
+  if (!first.ok()) return first.status();
+  absl::StatusOr<Aggregator> agg = Aggregator::FromPartial(*first, options);
+  if (!agg.ok()) return Prefixed(frames.front().name, agg.status());
+  std::string().swap(*first);
+  for (size_t i = 1; i < frames.size(); ++i) {
+    // One frame in memory at a time, freed once merged.
+    absl::StatusOr<std::string> bytes = FrameBytes(frames[i]);
+    if (!bytes.ok()) return bytes.status();
+    if (absl::Status s = agg->MergeSerialized(*bytes); !s.ok()) {
+      return Prefixed(frames[i].name, s);
+    }
+  }
+  return agg;
+}
+
+std::string ExpectedSplitsProblem(const SplitRange& have, uint64_t expect) {
+  std::vector<std::string> missing;
+  if (have.begin > 0) missing.push_back(SplitsText(0, std::min(have.begin, expect)));
+  if (have.end < expect) missing.push_back(SplitsText(have.end, expect));
+  std::string problem;
+  if (!missing.empty()) {
+    problem = absl::StrCat("missing ", missing[0]);
+    // "missing splits 0–1 and splits 5–6".
+    if (missing.size() > 1) absl::StrAppend(&problem, " and ", missing[1]);
+  }
+  if (have.end > expect) {
+    const uint64_t from = std::max(have.begin, expect);
+    if (!problem.empty()) problem += "; ";
+    absl::StrAppend(&problem, SplitsText(from, have.end),
+                    have.end - from == 1 ? " is" : " are",
+                    " past --expect-splits ", expect);
+  }
+  return problem;
+}
+
+}  // namespace mapr::cli

@@ -1,0 +1,91 @@
+// bindings/cli/partials.h: the `mapr map|combine|reduce|inspect` plumbing
+// that does not print: the split number from a launcher's environment, the
+// text-safe --b64 framing, and merging partials in split order.
+//
+// Example:
+//   absl::StatusOr<AutoSplit> s = SplitFromEnvironment(std::getenv);
+//   std::string line = B64Line(7, frame);  // "7\t<base64>\n"
+//   absl::StatusOr<std::vector<NamedFrame>> frames = DecodePartials("a", bytes);
+#ifndef MAPR_BINDINGS_CLI_PARTIALS_H_
+#define MAPR_BINDINGS_CLI_PARTIALS_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mapr/aggregator.h"
+#include "mapr/options.h"
+#include "mapr/partial.h"
+
+namespace mapr::cli {
+
+// The environment variables --split auto reads, in the order it tries them:
+// the innermost launcher wins (GNU parallel run inside a Slurm job step,
+// mpirun inside an allocation). Each gives a 0-based index except
+// PARALLEL_SEQ, which counts from 1.
+inline constexpr const char* kSplitVariables[] = {
+    "PARALLEL_SEQ",          // GNU parallel: the job's sequence number, 1-based
+    "OMPI_COMM_WORLD_RANK",  // Open MPI (mpirun): the process's rank
+    "SLURM_ARRAY_TASK_ID",   // Slurm job arrays (--array=0-N)
+    "SLURM_PROCID",          // Slurm (srun): the task's rank
+    "JOB_COMPLETION_INDEX",  // Kubernetes indexed Job
+    "mapreduce_task_partition",  // Hadoop Streaming: the map task's number
+};
+
+struct AutoSplit {
+  uint64_t index = 0;
+  std::string variable;  // The variable it came from.
+};
+
+// The split index from the first of kSplitVariables that `getenv` finds.
+// InvalidArgument if none is set, or the first set one is not a number
+// (PARALLEL_SEQ of 0 included).
+absl::StatusOr<AutoSplit> SplitFromEnvironment(
+    const std::function<const char*(const char*)>& getenv);
+
+// One --b64 line: the partial's first split, a tab, the frame in base64
+// (RFC 4648, with padding), a newline. Hadoop Streaming reads the part before
+// the tab as the key.
+std::string B64Line(uint64_t split, std::string_view frame);
+
+// A partial frame and where it came from (a PART's name, for messages).
+struct NamedFrame {
+  std::string name;
+  std::string bytes;
+  PartialInfo info;
+  // Where the frame starts in its PART.
+  uint64_t offset = 0;
+  // If not empty, `bytes` was dropped to save memory and MergePartials()
+  // re-reads the frame from this plain file at `offset` (and validates it
+  // again, so a file changed meanwhile is caught).
+  std::string reload_path;
+};
+
+// The frames in `bytes` (the content of the PART called `name`): binary
+// frames, concatenated (first bytes "MAPRPART"), or --b64 lines (first byte
+// a digit; empty lines are skipped). Every frame is validated with
+// InspectPartial(). Errors are prefixed "<name>: "; codes as InspectPartial's
+// (InvalidArgument for empty input, text and bad base64).
+absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
+                                                       std::string_view bytes);
+
+// Sorts `frames` by coverage (stable) and merges them, in order, into one
+// open aggregator: Aggregator::FromPartial() of the first, then
+// MergeSerialized() of each next. Errors of the merge (another query, an
+// overlap, missing splits, max_groups) are prefixed with the name of the
+// PART that brought the frame. `frames` are consumed (each frame's bytes are
+// freed once merged).
+absl::StatusOr<Aggregator> MergePartials(std::vector<NamedFrame>& frames,
+                                         const AggregatorOptions& options);
+
+// "missing splits 4-5" / "missing split 4" if [have.begin, have.end) is not
+// [0, expect); empty if it is. Splits past `expect` give "splits 5–6 are
+// past --expect-splits 5".
+std::string ExpectedSplitsProblem(const SplitRange& have, uint64_t expect);
+
+}  // namespace mapr::cli
+
+#endif  // MAPR_BINDINGS_CLI_PARTIALS_H_

@@ -1,0 +1,337 @@
+#include "bindings/cli/steps.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "bindings/cli/partials.h"
+#include "bindings/cli/runner.h"
+#include "mapr/aggregator.h"
+#include "mapr/input.h"
+#include "mapr/partial.h"
+#include "util/strings.h"
+
+namespace mapr::cli {
+namespace {
+
+using ::mapr::util::ToAbsl;
+using ::mapr::util::ToStd;
+
+const char* CommandName(Command c) {
+  switch (c) {
+    case Command::kQuery:
+      return "a query";
+    case Command::kMap:
+      return "map";
+    case Command::kCombine:
+      return "combine";
+    case Command::kReduce:
+      return "reduce";
+    case Command::kInspect:
+      return "inspect";
+  }
+  return "";
+}
+
+// Writes the partial `frame` (covering splits from `first_split`) to stdout,
+// binary or as a --b64 line. Returns the exit status.
+int WritePartial(const Flags& flags, const std::string& frame,
+                 uint64_t first_split) {
+  if (flags.b64) {
+    WriteStdout(B64Line(first_split, frame));
+  } else {
+    WriteStdout(frame);
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    PrintError("cannot write the partial to standard output");
+    return kExitInputError;
+  }
+  return kExitOk;
+}
+
+// Finishes `agg` and writes its partial; --stats prints its counters.
+int FinishAndWrite(const Flags& flags, Aggregator& agg) {
+  absl::Status s = agg.FinishInput();
+  absl::StatusOr<std::string> frame =
+      s.ok() ? agg.SerializePartial() : absl::StatusOr<std::string>(s);
+  if (!frame.ok()) {
+    PrintError(ToStd(frame.status().message()));
+    return kExitInputError;
+  }
+  absl::StatusOr<PartialInfo> info = InspectPartial(*frame);
+  if (!info.ok()) {  // Our own frame: a bug if it happens.
+    PrintError(ToStd(info.status().message()));
+    return kExitInputError;
+  }
+  const int rc = WritePartial(flags, *frame, info->splits.begin);
+  if (flags.stats) PrintStats(info->counters, info->groups);
+  return rc;
+}
+
+// A binary partial is not written to a terminal.
+bool RefuseTerminal(const Flags& flags) {
+  if (!flags.b64 && isatty(STDOUT_FILENO) == 1) {
+    UsageError(
+        "standard output is a terminal: redirect it to a file (> PART), "
+        "or use --b64");
+    return true;
+  }
+  return false;
+}
+
+// True if the file `path` itself (not decompressed) starts with MAPRPART.
+bool StartsWithMagic(const std::string& path) {
+  char head[8] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  const bool ok = std::fread(head, 1, sizeof(head), f) == sizeof(head);
+  std::fclose(f);
+  return ok && std::string_view(head, sizeof(head)) == "MAPRPART";
+}
+
+// Reads every PART (files, or standard input for "-" or none) into frames.
+// Problems are printed; returns false if there was one.
+bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames,
+                  bool keep_bytes) {
+  std::vector<std::string> names = flags.files;
+  if (names.empty()) names.push_back("-");
+  bool ok = true;
+  for (const std::string& name : names) {
+    InputSpec spec;
+    spec.is_stdin = name == "-";
+    spec.path = name;
+    absl::StatusOr<std::unique_ptr<ByteStream>> in = OpenInput(spec);
+    std::string bytes;
+    absl::Status read = in.status();
+    if (in.ok()) {
+      char buf[1 << 16];
+      while (true) {
+        absl::StatusOr<size_t> n = (*in)->Read(buf, sizeof(buf));
+        if (!n.ok()) {
+          read = n.status();
+          break;
+        }
+        if (*n == 0) break;
+        bytes.append(buf, *n);
+      }
+    }
+    if (!read.ok()) {
+      PrintInputProblem(name, ToStd(read.message()));
+      ok = false;
+      continue;
+    }
+    absl::StatusOr<std::vector<NamedFrame>> decoded =
+        DecodePartials(name, bytes);
+    if (!decoded.ok()) {
+      PrintError(ToStd(decoded.status().message()));
+      ok = false;
+      continue;
+    }
+    // Binary frames of a plain file are read again when merged, one at a
+    // time: the reducer's memory is the merged state plus one frame, not
+    // every PART at once.
+    const bool reloadable = !spec.is_stdin && StartsWithMagic(name);
+    for (NamedFrame& f : *decoded) {
+      if (reloadable && !keep_bytes) {
+        f.reload_path = name;
+        std::string().swap(f.bytes);
+      }
+      frames.push_back(std::move(f));
+    }
+  }
+  return ok;
+}
+
+// Reads and merges the PARTs into one open aggregator, or prints why not.
+// `covered` gets the merged coverage.
+std::optional<Aggregator> ReadAndMerge(const Flags& flags,
+                                       SplitRange* covered = nullptr) {
+  std::vector<NamedFrame> frames;
+  if (!ReadPartials(flags, frames, /*keep_bytes=*/false)) return std::nullopt;
+  if (covered != nullptr && !frames.empty()) {
+    // The merge refuses gaps and overlaps, so a merged run of partials
+    // covers [least begin, greatest end).
+    covered->begin = UINT64_MAX;
+    covered->end = 0;
+    for (const NamedFrame& f : frames) {
+      covered->begin = std::min(covered->begin, f.info.splits.begin);
+      covered->end = std::max(covered->end, f.info.splits.end);
+    }
+  }
+  AggregatorOptions options;
+  options.hostname = flags.hostname;
+  options.max_line_bytes = flags.max_line_bytes;
+  options.max_groups = flags.max_groups;
+  absl::StatusOr<Aggregator> agg = MergePartials(frames, options);
+  if (!agg.ok()) {
+    PrintError(ToStd(agg.status().message()));
+    return std::nullopt;
+  }
+  return *std::move(agg);
+}
+
+}  // namespace
+
+std::string MisplacedOption(const Flags& flags) {
+  const Command c = flags.command;
+  const bool query_or_map = c == Command::kQuery || c == Command::kMap;
+  struct Rule {
+    bool given;
+    const char* name;
+    bool allowed;
+    const char* where;
+  };
+  const Rule rules[] = {
+      {flags.split.has_value(), "--split", c == Command::kMap, "map"},
+      {flags.range.has_value(), "--range", c == Command::kMap, "map"},
+      {flags.b64, "--b64", c == Command::kMap || c == Command::kCombine,
+       "map and combine"},
+      {flags.expect_splits > 0, "--expect-splits", c == Command::kReduce,
+       "reduce"},
+      {flags.output.has_value(), "--output",
+       c == Command::kQuery || c == Command::kReduce,
+       "a query and reduce"},
+      {flags.follow, "--follow", c == Command::kQuery, "a query"},
+      {flags.explain, "--explain", query_or_map, "a query and map"},
+      {flags.threads > 0, "--threads", query_or_map, "a query and map"},
+      {!flags.hostname.empty(), "--hostname", query_or_map, "a query and map"},
+  };
+  for (const Rule& r : rules) {
+    if (r.given && !r.allowed) {
+      return absl::StrCat(r.name, " works only with ", r.where, ", not with ",
+                          CommandName(c));
+    }
+  }
+  return "";
+}
+
+int RunMap(const Flags& flags, const Query& query, int default_threads) {
+  RunOptions options;
+  if (flags.split.has_value() && flags.split->automatic) {
+    absl::StatusOr<AutoSplit> split = SplitFromEnvironment(std::getenv);
+    if (!split.ok()) return UsageError(ToStd(split.status().message()));
+    options.splits = {split->index, split->index + 1};
+  } else if (flags.split.has_value()) {
+    options.splits = {flags.split->index, flags.split->index + 1};
+  }
+  if (flags.range.has_value()) {
+    if (!LogFormatIsStateless(query.log_format())) {
+      return UsageError(absl::StrCat(
+          "--range needs a log format that keeps no state between lines "
+          "(default, generic, generickv), not ",
+          ToAbsl(query.log_format()), ": map whole files, one split each"));
+    }
+    if (flags.files.size() != 1 || flags.files[0] == "-") {
+      return UsageError("--range needs exactly one FILE (not standard input)");
+    }
+    absl::StatusOr<LineRange> range =
+        LineAlignedRange(flags.files[0], flags.range->first,
+                         flags.range->second);
+    if (!range.ok()) {
+      PrintInputProblem(flags.files[0], ToStd(range.status().message()));
+      return kExitInputError;
+    }
+    options.range = *range;
+  }
+  if (RefuseTerminal(flags)) return kExitUsage;
+
+  bool input_errors = false;
+  auto report = [&](std::string_view name, std::string_view reason) {
+    input_errors = true;
+    PrintInputProblem(name, reason);
+  };
+  std::vector<InputName> inputs = ExpandInputs(flags.files, report);
+  options.threads = flags.threads > 0 ? flags.threads : default_threads;
+  options.max_line_bytes = flags.max_line_bytes;
+  options.max_groups = flags.max_groups;
+  options.hostname = flags.hostname;
+  options.progress = false;
+  absl::StatusOr<AggregationRun> run =
+      RunAggregation(query, inputs, options, report);
+  if (!run.ok()) {
+    PrintError(ToStd(run.status().message()));
+    return kExitInputError;
+  }
+  // A partial that misses an input would be merged as if complete: write
+  // none, so the launcher retries or the reducer reports the split missing.
+  if (input_errors) {
+    PrintError("no partial written: an input could not be read");
+    return kExitInputError;
+  }
+  return FinishAndWrite(flags, *run->aggregator);
+}
+
+int RunCombine(const Flags& flags) {
+  if (RefuseTerminal(flags)) return kExitUsage;
+  std::optional<Aggregator> agg = ReadAndMerge(flags);
+  if (!agg.has_value()) return kExitInputError;
+  return FinishAndWrite(flags, *agg);
+}
+
+int RunReduce(const Flags& flags) {
+  SplitRange covered;
+  std::optional<Aggregator> agg = ReadAndMerge(flags, &covered);
+  if (!agg.has_value()) return kExitInputError;
+  if (flags.expect_splits > 0) {
+    std::string problem = ExpectedSplitsProblem(covered, flags.expect_splits);
+    if (!problem.empty()) {
+      PrintError(problem);
+      return kExitInputError;
+    }
+  }
+  absl::Status s = agg->FinishInput();
+  absl::StatusOr<ResultTable> table =
+      s.ok() ? agg->TakeResult() : absl::StatusOr<ResultTable>(s);
+  if (!table.ok()) {
+    PrintError(ToStd(table.status().message()));
+    return kExitInputError;
+  }
+  const Query query = agg->query();
+  agg.reset();
+  if (!flags.quiet) {
+    for (const std::string& w : query.warnings()) {
+      std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
+  }
+  return EmitResult(flags, query, *table, table->stats(),
+                    /*lines_with_nul=*/0, kExitOk);
+}
+
+int RunInspect(const Flags& flags) {
+  std::vector<NamedFrame> frames;
+  const bool ok = ReadPartials(flags, frames, /*keep_bytes=*/true);
+  std::string out;
+  for (const NamedFrame& f : frames) {
+    const PartialInfo& i = f.info;
+    if (!out.empty()) out += "\n";
+    absl::StrAppend(&out, "part: ", f.name, "\n");
+    absl::StrAppend(&out, "version: ", i.major, ".", i.minor, "\n");
+    absl::StrAppend(&out, "query: ", i.query, "\n");
+    absl::StrAppend(&out, "log_format: ", i.log_format, "\n");
+    absl::StrAppend(&out, "fingerprint: ",
+                    absl::StrFormat("%016x%016x", i.fingerprint[1],
+                                    i.fingerprint[0]),
+                    "\n");
+    absl::StrAppend(&out, "splits: [", i.splits.begin, ", ", i.splits.end,
+                    ")\n");
+    absl::StrAppend(&out, "groups: ", i.groups, "\n");
+    absl::StrAppend(&out, "frame_bytes: ", i.frame_bytes, "\n");
+    for (const LineCounterField& c : kLineCounterFields) {
+      absl::StrAppend(&out, ToAbsl(c.name), ": ", i.counters.*c.value, "\n");
+    }
+  }
+  WriteStdout(out);
+  if (std::fflush(stdout) != 0) return kExitInputError;
+  return ok ? kExitOk : kExitInputError;
+}
+
+}  // namespace mapr::cli

@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""mapr.dask on a LocalCluster of 2 worker processes (docs/distributed.md).
+
+Run with Debian's /usr/bin/python3 (python3-distributed); the mapr package
+comes from PYTHONPATH (the build tree's bindings/python). Exit 77 (skipped)
+without dask. Checks: split invariance (blocks and tree shapes) against one
+pass, a dask.bag input, two jobs at once, a worker killed mid-job, errors at
+the client.
+"""
+
+import os
+import random
+import signal
+import sys
+import tempfile
+import time
+import unittest
+
+try:
+    import dask.bag as db
+    from distributed import Client, LocalCluster
+except ImportError:
+    print("SKIP: dask/distributed not installed (apt-get install "
+          "python3-distributed)")
+    sys.exit(77)
+
+import mapr
+import mapr.dask
+
+Q = ("from STATS select count($line),last($time),avg($goroutines),"
+     "min($goroutines),max(lifetimeConnections) group by $hostname")
+Q_TIME = ("from STATS select $time,count($line),max($goroutines) "
+          "group by $time order by count($line) limit 20")
+
+
+def make_log(path, lines, seed):
+    rnd = random.Random(seed)
+    with open(path, "w") as f:
+        for i in range(lines):
+            f.write(
+                "INFO|1002-07%02d%02d%02d|1|stats.go:56|8|%d|7|0.21|471h0m21s|"
+                "MAPREDUCE:STATS|host=h%d|goroutines=%d|lifetimeConnections=%d\n"
+                % (i // 3600 % 24, i // 60 % 60, i % 60, rnd.randint(1, 9),
+                   rnd.randint(0, 4), rnd.randint(1, 500), i))
+
+
+class DaskTest(unittest.TestCase):
+    client = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.logs = []
+        for k in range(2):
+            p = os.path.join(cls.tmp.name, "app%d.log" % k)
+            make_log(p, 20000 + 7 * k, k)
+            cls.logs.append(p)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def one_pass(self, query):
+        agg = mapr.Aggregator(query, hostname="hx")
+        for i, p in enumerate(self.logs):
+            agg.push_file(p, source=i)
+        return agg.finish()
+
+    def test_split_invariance(self):
+        for query in (Q, Q_TIME):
+            want = self.one_pass(query)
+            for blocksize, split_every in ((1 << 30, 8), (300 << 10, 2),
+                                           (97 << 10, 3), (50 << 10, 8)):
+                got = mapr.dask.run(query, self.logs, self.client,
+                                    blocksize=blocksize,
+                                    split_every=split_every, hostname="hx")
+                self.assertEqual(got.to_csv(), want.to_csv(),
+                                 (query, blocksize, split_every))
+                self.assertEqual(got.stats, want.stats)
+
+    def test_partial_future_is_bytes(self):
+        fut = mapr.dask.partial(Q, self.logs, self.client, blocksize="100KiB",
+                                hostname="hx")
+        info = mapr.inspect_partial(fut.result())
+        self.assertEqual(info.splits[0], 0)
+        self.assertEqual(info.splits[1],
+                         len(mapr.dask.blocks(Q, self.logs, "100KiB")))
+        self.assertEqual(info.stats.lines_read, 40007)
+
+    def test_bag_of_lines(self):
+        with open(self.logs[0]) as f:
+            lines = f.read().splitlines()
+        bag = db.from_sequence(lines, npartitions=5)
+        got = mapr.dask.run(Q, bag, self.client, hostname="hx")
+        want = mapr.run(Q, lines=lines, hostname="hx")
+        self.assertEqual(got.to_csv(), want.to_csv())
+
+    def test_two_jobs_at_once(self):
+        f1 = mapr.dask.partial(Q, self.logs, self.client, blocksize="64KiB",
+                               hostname="hx")
+        f2 = mapr.dask.partial(Q_TIME, self.logs, self.client,
+                               blocksize="64KiB", hostname="hx")
+        self.assertNotEqual(f1.key, f2.key)
+        r1 = mapr.Aggregator.from_partial(f1.result()).finish()
+        r2 = mapr.Aggregator.from_partial(f2.result()).finish()
+        self.assertEqual(r1.to_csv(), self.one_pass(Q).to_csv())
+        self.assertEqual(r2.to_csv(), self.one_pass(Q_TIME).to_csv())
+        # The same query twice: distinct keys, both right.
+        f3 = mapr.dask.partial(Q, self.logs, self.client, blocksize="64KiB",
+                               hostname="hx")
+        self.assertNotEqual(f1.key, f3.key)
+        self.assertEqual(f3.result(), f1.result())
+
+    def test_worker_killed_mid_job(self):
+        want = self.one_pass(Q)
+        fut = mapr.dask.partial(Q, self.logs, self.client, blocksize="16KiB",
+                                split_every=2, hostname="hx")
+        # Kill one worker's process while the job runs; the nanny restarts
+        # it and the scheduler re-runs the lost tasks under the same keys.
+        pids = self.client.run(os.getpid)  # {address: pid}
+        time.sleep(0.2)
+        self.assertFalse(fut.done())
+        os.kill(sorted(pids.values())[0], signal.SIGKILL)
+        got = mapr.Aggregator.from_partial(fut.result(timeout=60)).finish()
+        self.assertEqual(got.to_csv(), want.to_csv())
+        self.client.wait_for_workers(2, timeout=30)
+
+    def test_errors_raise_at_the_client(self):
+        with self.assertRaises(FileNotFoundError):
+            mapr.dask.run(Q, [os.path.join(self.tmp.name, "nope.log")],
+                          self.client, sizes={})
+        with self.assertRaises(mapr.QueryError):
+            mapr.dask.run("select nope(", self.logs, self.client)
+
+
+if __name__ == "__main__":
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    DaskTest.client = Client(cluster)
+    try:
+        prog = unittest.main(exit=False, verbosity=2)
+    finally:
+        DaskTest.client.close()
+        cluster.close()
+    sys.exit(0 if prog.result.wasSuccessful() else 1)
