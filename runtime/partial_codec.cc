@@ -36,8 +36,6 @@ constexpr size_t kFrameSizeAt = 24;
 constexpr size_t kFingerprintAt = 32;
 constexpr size_t kSplitsAt = 48;
 constexpr size_t kGroupsAt = 64;
-// A section's kind (u32) and payload length (u64).
-constexpr size_t kSectionHeadBytes = 12;
 // The least a group takes: its key's length.
 constexpr uint64_t kMinGroupBytes = 4;
 
