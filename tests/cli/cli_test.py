@@ -1228,6 +1228,61 @@ class DistributedTest(MaprTestCase):
                 self.assertEqual(out, want_out, (query, cuts))
                 self.assertEqual(err, want_err, (query, cuts))
 
+    # The benchmark's queries (tests/bench/run.sh), over lines of the
+    # benchmark log's shape, some of another table or level.
+    BENCH_QUERIES = (
+        "from STATS select hostname,count($line),avg(currentConnections),"
+        "min(currentConnections),max(currentConnections),avg(latency_ms),"
+        "min(latency_ms),max(latency_ms) group by hostname",
+        "from STATS select hostname,count($line),avg(currentConnections),"
+        "min(currentConnections),max(currentConnections),avg(latency_ms),"
+        "min(latency_ms),max(latency_ms) group by hostname where "
+        "latency_ms >= 100 and path contains \"orders\"",
+        "from STATS select path,count($line) group by path "
+        "order by count($line) limit 10",
+        "from STATS select session,count($line),sum(bytes) group by session",
+        "from STATS select count($line) group by $empty",
+    )
+
+    def bench_log(self, rnd, lines):
+        out = []
+        for i in range(lines):
+            level = "WARN" if i % 53 == 52 else "INFO"
+            table = "OTHER" if i % 41 == 40 else "STATS"
+            out.append(
+                "%s|20261130-04%04d|%d|stats.go:%d|8|%d|%d|1.97|7h|"
+                "MAPREDUCE:%s|hostname=server%02d|currentConnections=%d|"
+                "bytes=%d|latency_ms=%d.%03d|status=200|path=/%s/api/%d|"
+                "session=%016x" % (
+                    level, i % 10000, rnd.randrange(9999), rnd.randrange(999),
+                    rnd.randrange(90), rnd.randrange(500), table,
+                    rnd.randrange(50), rnd.randrange(500),
+                    rnd.randrange(10 ** 6), rnd.randrange(1000),
+                    rnd.randrange(1000),
+                    rnd.choice(["orders", "search", "api"]), rnd.randrange(9),
+                    rnd.randrange(400)))
+        return ("\n".join(out) + "\n").encode()
+
+    def test_split_invariance_of_the_benchmark_queries(self):
+        import random
+        rnd = random.Random(1405)
+        data = self.bench_log(rnd, 3000)
+        path = self.write("bench.log", data)
+        size = len(data)
+        for query in self.BENCH_QUERIES:
+            want_out, want_err = self.mapr("-o", "csv", "--stats", query, path)
+            for n in (2, 7):
+                cuts = [0] + sorted(rnd.sample(range(1, size), n - 1)) + [size]
+                parts = self.map_ranges(query, path, cuts)
+                out, err = self.mapr("reduce", "--expect-splits", str(n),
+                                     "-o", "csv", "--stats", *parts[::-1])
+                self.assertEqual((out, err), (want_out, want_err),
+                                 (query, cuts))
+                one = self.combine_randomly(parts, rnd)
+                out, err = self.mapr("reduce", "-o", "csv", "--stats", one)
+                self.assertEqual((out, err), (want_out, want_err),
+                                 (query, cuts))
+
     def test_b64_streaming_pipeline(self):
         size = os.path.getsize(LOG)
         cuts = [0, size // 3, 2 * size // 3, size]
