@@ -4,8 +4,8 @@
 Run with Debian's /usr/bin/python3 (python3-distributed); the mapr package
 comes from PYTHONPATH (the build tree's bindings/python). Exit 77 (skipped)
 without dask. Checks: split invariance (blocks and tree shapes) against one
-pass, a dask.bag input, two jobs at once, a worker killed mid-job, errors at
-the client.
+pass, a dask.bag input, map tasks pinned to a worker, two jobs at once, a
+worker killed mid-job, errors at the client.
 """
 
 import os
@@ -86,6 +86,24 @@ class DaskTest(unittest.TestCase):
         self.assertEqual(info.splits[1],
                          len(mapr.dask.blocks(Q, self.logs, "100KiB")))
         self.assertEqual(info.stats.lines_read, 40007)
+
+    def test_map_tasks_pinned_to_a_worker(self):
+        from distributed import get_task_stream
+
+        addresses = sorted(self.client.scheduler_info()["workers"])
+        self.assertEqual(len(addresses), 2)
+        for pinned, workers in ((addresses[0], addresses[0]),
+                                (addresses[1],
+                                 {p: [addresses[1]] for p in self.logs})):
+            with get_task_stream(self.client) as ts:
+                got = mapr.dask.run(Q, self.logs, self.client,
+                                    blocksize="100KiB", hostname="hx",
+                                    workers=workers)
+            self.assertEqual(got.to_csv(), self.one_pass(Q).to_csv())
+            maps = [t for t in ts.data if "mapr-map-" in str(t["key"])]
+            self.assertEqual(
+                len(maps), len(mapr.dask.blocks(Q, self.logs, "100KiB")))
+            self.assertEqual({t["worker"] for t in maps}, {pinned})
 
     def test_bag_of_lines(self):
         with open(self.logs[0]) as f:
