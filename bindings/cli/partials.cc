@@ -1,7 +1,10 @@
 #include "bindings/cli/partials.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstddef>
 #include <cstdio>
 #include <system_error>
 #include <utility>
@@ -139,6 +142,9 @@ absl::StatusOr<std::string> FrameBytes(NamedFrame& f) {
 
 }  // namespace
 
+// Frames at least this large are followed by a malloc_trim (MergePartials).
+constexpr size_t kTrimAfterFrameBytes = size_t{8} << 20;
+
 absl::StatusOr<Aggregator> MergePartials(std::vector<NamedFrame>& frames,
                                          const AggregatorOptions& options) {
   if (frames.empty()) return absl::InvalidArgumentError("no partials");
@@ -158,6 +164,14 @@ absl::StatusOr<Aggregator> MergePartials(std::vector<NamedFrame>& frames,
     if (absl::Status s = agg->MergeSerialized(*bytes); !s.ok()) {
       return Prefixed(frames[i].name, s);
     }
+    // After a large frame, give the frame and its decoded copy back to the
+    // system before the next one: glibc keeps freed heap memory, and the
+    // decoded copies of successive frames stack up in the peak RSS (Q4's 1M
+    // groups from 8 partials of 18 MiB: 215 MiB without, 162 MiB with; the
+    // reduce takes 2.8 s without, 4.4 s with, refaulting the pages).
+    const bool large = bytes->size() >= kTrimAfterFrameBytes;
+    std::string().swap(*bytes);
+    if (large) malloc_trim(0);
   }
   return agg;
 }
