@@ -165,6 +165,22 @@ absl::Status Aggregator::CheckOpen(const char* method) const {
   return absl::OkStatus();
 }
 
+absl::Status Aggregator::CheckFinished(const char* method,
+                                       const char* after_taken) const {
+  if (rep_ == nullptr || rep_->engine == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(method, " called on a moved-from Aggregator"));
+  }
+  if (rep_->phase == Rep::Phase::kOpen) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(method, " called before FinishInput()"));
+  }
+  if (rep_->phase == Rep::Phase::kResultTaken) {
+    return absl::FailedPreconditionError(absl::StrCat(method, " ", after_taken));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Aggregator::Fail(absl::Status status, const LineCounters& before) {
   if (!status.ok() && rep_->error.ok()) {
     rep_->error = status;
@@ -353,17 +369,7 @@ absl::Status Aggregator::FinishInput() {
 absl::StatusOr<ResultTable> Aggregator::TakeResult() {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
-  if (rep_ == nullptr || rep_->engine == nullptr) {
-    return absl::FailedPreconditionError(
-        "TakeResult called on a moved-from Aggregator");
-  }
-  if (rep_->phase == Rep::Phase::kOpen) {
-    return absl::FailedPreconditionError(
-        "TakeResult called before FinishInput()");
-  }
-  if (rep_->phase == Rep::Phase::kResultTaken) {
-    return absl::FailedPreconditionError("TakeResult called twice");
-  }
+  MAPR_RETURN_IF_ERROR(CheckFinished("TakeResult", "called twice"));
   if (!rep_->error.ok()) return rep_->error;
   rep_->phase = Rep::Phase::kResultTaken;
   return rep_->engine->Result();
@@ -420,18 +426,8 @@ absl::StatusOr<bool> CheckAdjacent(SplitRange have, SplitRange frame) {
 absl::StatusOr<std::string> Aggregator::SerializePartial() const {
   UseGuard use(*this, /*mutating=*/false);
   MAPR_RETURN_IF_ERROR(use.status());
-  if (rep_ == nullptr || rep_->engine == nullptr) {
-    return absl::FailedPreconditionError(
-        "SerializePartial called on a moved-from Aggregator");
-  }
-  if (rep_->phase == Rep::Phase::kOpen) {
-    return absl::FailedPreconditionError(
-        "SerializePartial called before FinishInput()");
-  }
-  if (rep_->phase == Rep::Phase::kResultTaken) {
-    return absl::FailedPreconditionError(
-        "SerializePartial called after TakeResult()");
-  }
+  MAPR_RETURN_IF_ERROR(
+      CheckFinished("SerializePartial", "called after TakeResult()"));
   if (!rep_->error.ok()) return rep_->error;
   return runtime::PartialCodec::Encode(*rep_->engine, rep_->coverage);
 }

@@ -210,6 +210,10 @@ class MAPR_EXPORT Aggregator {
 
   Aggregator(Query query, std::unique_ptr<Rep> rep);
   absl::Status CheckOpen(const char* method) const;
+  // FailedPrecondition unless FinishInput() was called and the result not
+  // taken; `after_taken` ends the message for the latter ("called twice").
+  absl::Status CheckFinished(const char* method,
+                             const char* after_taken) const;
   absl::Status FlushSource(SourceId source);
   // Returns `status`; if it is the first error, the aggregator fails with it
   // and stats() freezes at `before`.
