@@ -112,14 +112,17 @@ typedef enum mapr_value_type_t {
 /* What happened to the input lines (mapr::LineCounters). Every line read is
  * counted exactly once in one of the other buckets:
  *   lines_read = lines_too_long + lines_table_mismatch + lines_ignored
- *              + lines_malformed + lines_header + lines_filtered
- *              + lines_without_value + lines_aggregated */
+ *              + lines_malformed + lines_unmatched + lines_header
+ *              + lines_filtered + lines_without_value + lines_aggregated
+ * (lines_unmatched is new in 0.2.0: check mapr_version() against
+ * MAPR_VERSION_STRING before trusting the layout.) */
 typedef struct mapr_counters_t {
   uint64_t lines_read;           /* handed to the aggregator */
   uint64_t lines_too_long;       /* longer than max_line_bytes */
   uint64_t lines_table_mismatch; /* no |MAPREDUCE:TABLE| marker of `from` */
   uint64_t lines_ignored;        /* the log format does not apply */
   uint64_t lines_malformed;      /* the log format could not parse them */
+  uint64_t lines_unmatched;      /* did not match `logformat regex` */
   uint64_t lines_header;         /* CSV header lines */
   uint64_t lines_filtered;       /* `where` was false */
   uint64_t lines_without_value;  /* no select item took a value */

@@ -60,6 +60,15 @@ enum class LineOutcome : uint8_t {
   kIgnored,    // The format does not apply to the line (DTail's silent skip).
   kMalformed,  // The format applies but cannot parse it; counted, dropped.
   kHeader,     // A header line (CSV); consumed, not data.
+  kUnmatched,  // The format's pattern does not match the line (`logformat
+               // regex`); counted as lines_unmatched, dropped.
+};
+
+// What LogFormat::Configure may use.
+struct FormatOptions {
+  // Most memory RE2 may use for one compiled pattern
+  // (CompileOptions::max_regex_memory).
+  int64_t max_regex_memory = 8 << 20;
 };
 
 // The columns a format writes for one batch. Column i holds the values of
@@ -115,6 +124,22 @@ class MAPR_EXPORT LogFormat {
   // about unknown variables at compile time. nullopt: never warn.
   virtual std::optional<std::vector<std::string>> variables() const {
     return std::nullopt;
+  }
+  // `logformat NAME 'ARGUMENT'` (regex: the pattern; fields: the
+  // delimiter). Called when a query is compiled, with the argument as
+  // written, or nullopt when the query gives none. Returns the format to use
+  // (one that holds the compiled argument), or nullptr to use this one as
+  // is. An InvalidArgument message becomes the query's positioned error
+  // (under the argument, or the format name when there is none). The
+  // default takes no argument.
+  virtual absl::StatusOr<std::shared_ptr<const LogFormat>> Configure(
+      std::optional<std::string_view> argument,
+      const FormatOptions& /*options*/) const {
+    if (argument) {
+      return absl::InvalidArgumentError("log format '" + name() +
+                                        "' takes no argument");
+    }
+    return std::shared_ptr<const LogFormat>();
   }
   // Creates a parser for one input source that fills `fields` in this
   // order. Called concurrently from many threads, when the first line of a

@@ -34,6 +34,10 @@ struct MAPR_EXPORT CompileOptions {
   // Most select items, where comparisons, set assignments and group-by
   // fields (each counted separately). Default: 1024.
   size_t max_items = 1024;
+  // Most memory RE2 may use for each regular expression of the query
+  // (`=~`, `!~`, regex(), `logformat regex`), in bytes; a pattern that needs
+  // more is an error. Default: 8 MiB, RE2's own default.
+  int64_t max_regex_memory = 8 << 20;
 };
 
 struct MAPR_EXPORT AggregatorOptions {

@@ -52,7 +52,7 @@ namespace mapr {
 // The partial format this mapr writes. It reads every minor version of this
 // major (skipping sections a later minor added) and refuses other majors.
 inline constexpr uint16_t kPartialMajorVersion = 1;
-inline constexpr uint16_t kPartialMinorVersion = 0;
+inline constexpr uint16_t kPartialMinorVersion = 1;
 
 // The header facts of one frame.
 struct PartialInfo {

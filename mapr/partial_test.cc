@@ -489,7 +489,7 @@ TEST(PartialTest, NamedErrors) {
     newer[10] = 3;
     EXPECT_THAT(InspectPartial(newer),
                 StatusIs(absl::StatusCode::kFailedPrecondition,
-                         AllOf(HasSubstr("2.3"), HasSubstr("1.0"))));
+                         AllOf(HasSubstr("2.3"), HasSubstr("1.1"))));
   }
   {
     std::string flagged = p;
@@ -700,16 +700,19 @@ TEST(PartialTest, FuzzerFindingsAreRefused) {
 
 // ------------------------------------------------------------ Golden v1
 
-// tests/golden/partial/v1.mpart: kQuery over SmallLines(), splits [0, 1).
-// Every later version must keep reading it. MAPR_UPDATE_GOLDEN_PARTIAL=1
-// rewrites it (only when the format's major version changes).
+// tests/golden/partial/v1.mpart: kQuery over SmallLines(), splits [0, 1),
+// as mapr wrote it in format 1.0; v1.1.mpart: the same, as this mapr writes
+// it (1.1 adds the "more counters" section). Every later version must keep
+// reading both. MAPR_UPDATE_GOLDEN_PARTIAL=1 rewrites v1.1.mpart (only when
+// the format's version changes; v1.mpart is never rewritten).
 TEST(PartialTest, GoldenV1PartialStillReads) {
   const fs::path dir = fs::path(MAPR_GOLDEN_DIR) / "partial";
   const fs::path file = dir / "v1.mpart";
+  const fs::path current = dir / "v1.1.mpart";
   const fs::path csv = dir / "v1.csv";
   if (std::getenv("MAPR_UPDATE_GOLDEN_PARTIAL") != nullptr) {
     const std::string p = RealPartial();
-    std::ofstream(file, std::ios::binary) << p;
+    std::ofstream(current, std::ios::binary) << p;
     ASSERT_OK_AND_ASSIGN(Aggregator a, Aggregator::FromPartial(p, Options()));
     ASSERT_OK(a.FinishInput());
     ASSERT_OK_AND_ASSIGN(ResultTable r, a.TakeResult());
@@ -733,19 +736,25 @@ TEST(PartialTest, GoldenV1PartialStillReads) {
           << '\x01' << f;
     }
   }
-  const std::string golden = ReadFile(file);
-  ASSERT_FALSE(golden.empty()) << file;
-  ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(golden));
-  EXPECT_EQ(info.major, 1);
-  EXPECT_EQ(info.groups, 5u);
-  EXPECT_EQ(info.counters.lines_read, 41u);
-  ASSERT_OK_AND_ASSIGN(Aggregator agg,
-                       Aggregator::FromPartial(golden, Options()));
-  ASSERT_OK(agg.FinishInput());
-  ASSERT_OK_AND_ASSIGN(std::string again, agg.SerializePartial());
-  EXPECT_EQ(again, golden);
-  ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
-  EXPECT_EQ(r.ToCsv(), ReadFile(csv));
+  const std::string golden = ReadFile(current);
+  ASSERT_FALSE(golden.empty()) << current;
+  for (const fs::path& path : {file, current}) {
+    const std::string bytes = ReadFile(path);
+    ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(bytes));
+    EXPECT_EQ(info.major, 1);
+    EXPECT_EQ(info.minor, path == file ? 0 : 1);
+    EXPECT_EQ(info.groups, 5u);
+    EXPECT_EQ(info.counters.lines_read, 41u);
+    EXPECT_EQ(info.counters.lines_unmatched, 0u);
+    ASSERT_OK_AND_ASSIGN(Aggregator agg,
+                         Aggregator::FromPartial(bytes, Options()));
+    ASSERT_OK(agg.FinishInput());
+    // A 1.0 partial is written back as this mapr writes the same state.
+    ASSERT_OK_AND_ASSIGN(std::string again, agg.SerializePartial());
+    EXPECT_EQ(again, golden) << path;
+    ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
+    EXPECT_EQ(r.ToCsv(), ReadFile(csv)) << path;
+  }
   // And this mapr still writes the same bytes for the same input.
   EXPECT_EQ(RealPartial(), golden);
 }

@@ -28,8 +28,10 @@ absl::StatusOr<Query> Query::Compile(std::string_view text,
   limits.max_depth = std::min(options.max_depth, kMaxSupportedDepth);
   limits.max_items = options.max_items;
   MAPR_ASSIGN_OR_RETURN(ast::Query ast, parser::Parse(text, limits));
+  parser::PlannerContext context = runtime::RegistryPlannerContext();
+  context.max_regex_memory = options.max_regex_memory;
   MAPR_ASSIGN_OR_RETURN(plan::Plan p,
-                        parser::BuildPlan(ast, text, runtime::RegistryPlannerContext()));
+                        parser::BuildPlan(ast, text, context));
   return Query(std::make_shared<const plan::Plan>(std::move(p)));
 }
 

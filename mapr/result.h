@@ -34,8 +34,8 @@ namespace mapr {
 // What happened to the input lines. Every line read is counted exactly once
 // in one of the terminal buckets:
 //   lines_read = lines_too_long + lines_table_mismatch + lines_ignored
-//              + lines_malformed + lines_header + lines_filtered
-//              + lines_without_value + lines_aggregated
+//              + lines_malformed + lines_unmatched + lines_header
+//              + lines_filtered + lines_without_value + lines_aggregated
 struct MAPR_EXPORT LineCounters {
   // Lines handed to the aggregator.
   uint64_t lines_read = 0;
@@ -50,6 +50,8 @@ struct MAPR_EXPORT LineCounters {
   // The log format could not parse them (a key=value token without '=', a
   // CSV row with more fields than the header). DTail drops and logs these.
   uint64_t lines_malformed = 0;
+  // Did not match the pattern of `logformat regex`.
+  uint64_t lines_unmatched = 0;
   // CSV header lines (one per input source).
   uint64_t lines_header = 0;
   // Parsed, but the `where` clause was false.
@@ -66,7 +68,8 @@ struct MAPR_EXPORT LineCounters {
   }
   // Lines the log format turned into fields.
   uint64_t lines_parsed() const {
-    return lines_matched() - lines_ignored - lines_malformed - lines_header;
+    return lines_matched() - lines_ignored - lines_malformed -
+           lines_unmatched - lines_header;
   }
 
   LineCounters& operator+=(const LineCounters& o);
@@ -97,6 +100,7 @@ inline constexpr LineCounterField kLineCounterFields[] = {
     {"lines_table_mismatch", &LineCounters::lines_table_mismatch},
     {"lines_ignored", &LineCounters::lines_ignored},
     {"lines_malformed", &LineCounters::lines_malformed},
+    {"lines_unmatched", &LineCounters::lines_unmatched},
     {"lines_header", &LineCounters::lines_header},
     {"lines_filtered", &LineCounters::lines_filtered},
     {"lines_without_value", &LineCounters::lines_without_value},

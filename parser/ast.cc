@@ -81,7 +81,8 @@ bool IsReservedWord(std::string_view word) {
 }
 
 bool IsBarewordName(std::string_view name) {
-  if (name.empty() || IsReservedWord(name)) return false;
+  // A leading ' starts a raw string.
+  if (name.empty() || name[0] == '\'' || IsReservedWord(name)) return false;
   for (char c : name) {
     if (!IsNameChar(static_cast<unsigned char>(c))) return false;
   }
@@ -91,7 +92,13 @@ bool IsBarewordName(std::string_view name) {
 void AppendToken(const Token& t, std::string* out) {
   switch (t.kind) {
     case TokenKind::kString:
-      absl::StrAppend(out, "\"", t.text, "\"");
+      // No escapes exist: text holding '"' can only have been written (and
+      // be written back) as a raw 'string'.
+      if (t.text.find('"') != std::string::npos) {
+        absl::StrAppend(out, "'", t.text, "'");
+      } else {
+        absl::StrAppend(out, "\"", t.text, "\"");
+      }
       return;
     case TokenKind::kBackticked:
       absl::StrAppend(out, "`", t.text, "`");
@@ -140,7 +147,15 @@ std::string Unparse(const Query& q) {
       out.append(" = ");
       for (const Token& f : a.functions) absl::StrAppend(&out, f.text, "(");
       AppendToken(a.operand, &out);
-      out.append(a.functions.size(), ')');
+      for (size_t f = a.functions.size(); f-- > 0;) {
+        if (f < a.function_args.size()) {
+          for (const Token& arg : a.function_args[f]) {
+            out.append(", ");
+            AppendToken(arg, &out);
+          }
+        }
+        out.push_back(')');
+      }
     }
   }
   if (!q.group_by.empty()) {
@@ -166,11 +181,15 @@ std::string Unparse(const Query& q) {
   if (q.limit) absl::StrAppend(&out, " limit ", q.limit->text);
   if (q.outfile) {
     out.append(q.outfile->append ? " outfile append " : " outfile ");
-    absl::StrAppend(&out, "\"", q.outfile->path.text, "\"");
+    AppendToken(q.outfile->path, &out);
   }
   if (q.logformat) {
     out.append(" logformat ");
     AppendToken(*q.logformat, &out);
+    if (q.logformat_argument) {
+      out.push_back(' ');
+      AppendToken(*q.logformat_argument, &out);
+    }
   }
   return out;
 }
@@ -214,6 +233,9 @@ void ClearSpans(Query* q) {
   for (Assignment& a : q->set) {
     a.span = a.target.span = a.operand.span = {};
     for (Token& f : a.functions) f.span = {};
+    for (std::vector<Token>& args : a.function_args) {
+      for (Token& arg : args) arg.span = {};
+    }
   }
   for (Token& t : q->group_by) t.span = {};
   if (q->order) {
@@ -225,6 +247,7 @@ void ClearSpans(Query* q) {
   if (q->limit) q->limit->span = {};
   if (q->outfile) q->outfile->span = q->outfile->path.span = {};
   if (q->logformat) q->logformat->span = {};
+  if (q->logformat_argument) q->logformat_argument->span = {};
 }
 
 }  // namespace mapr::ast

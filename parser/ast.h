@@ -24,7 +24,7 @@ struct Span {
 enum class TokenKind : uint8_t {
   kBareword,    // status, $line, *, 100, 1002-071949
   kBackticked,  // `count($time)`: always a plain name
-  kString,      // "text": a literal
+  kString,      // "text" or 'text': a literal
 };
 
 // One token: a field name, a literal, a number.
@@ -64,6 +64,9 @@ struct Assignment {
   // Function names, outermost first: md5sum(maskdigits(x)) = {md5sum,
   // maskdigits}.
   std::vector<Token> functions;
+  // The arguments of each function after its first (literals), parallel to
+  // `functions`: regex(x, 'a(b)') = {{'a(b)'}}.
+  std::vector<std::vector<Token>> function_args;
   Token operand;
   Span span;
   friend bool operator==(const Assignment&, const Assignment&) = default;
@@ -111,6 +114,8 @@ struct Query {
   std::optional<Token> limit;     // As written.
   std::optional<OutfileClause> outfile;
   std::optional<Token> logformat;
+  // `logformat regex '...'`: the format's argument (a string).
+  std::optional<Token> logformat_argument;
   friend bool operator==(const Query&, const Query&) = default;
 };
 

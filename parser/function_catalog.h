@@ -5,6 +5,9 @@
 //
 //   md5sum(s)      the lowercase hex MD5 of the bytes of s (32 bytes)
 //   maskdigits(s)  s with every ASCII digit 0-9 replaced by '.' (same size)
+//   regex(s, 're') the text of capture group 1 of the first match of the RE2
+//                  pattern in s (the whole match if it has no group);
+//                  missing when nothing matches
 //
 // Calls nest (`maskdigits(md5sum($line))`) and are applied innermost first.
 #ifndef MAPR_PARSER_FUNCTION_CATALOG_H_
@@ -17,12 +20,16 @@
 
 namespace mapr::plan {
 
-enum class FunctionKind : uint8_t { kMd5Sum, kMaskDigits };
+enum class FunctionKind : uint8_t { kMd5Sum, kMaskDigits, kRegex };
 
 struct FunctionInfo {
   std::string_view name;  // As written in a query (case-sensitive).
   FunctionKind kind;
   std::string_view summary;  // One line for --help and the docs.
+  // How a call is written, e.g. "regex(x, 're')".
+  std::string_view usage;
+  // Literal arguments after the value: regex takes its pattern.
+  uint8_t extra_args = 0;
 };
 
 // Every function, in the order `mapr --help` lists them.
@@ -31,6 +38,9 @@ std::span<const FunctionInfo> Functions() noexcept;
 // Returns the function called `name`, or std::nullopt if there is none.
 // Names are case-sensitive, as in DTail: "md5sum", "maskdigits".
 std::optional<FunctionKind> LookupFunction(std::string_view name) noexcept;
+
+// Returns the catalog entry of `kind`.
+const FunctionInfo& GetFunctionInfo(FunctionKind kind) noexcept;
 
 // Returns the name LookupFunction() accepts for `kind` (a static string).
 std::string_view FunctionName(FunctionKind kind) noexcept;

@@ -82,8 +82,9 @@ struct clause_keyword
           kw_interval, kw_limit, kw_outfile, kw_logformat> {};
 struct reserved : sor<clause_keyword, kw_and, kw_or, kw_not, kw_as> {};
 
-// A bareword that is not a reserved word.
-struct bareword : seq<not_at<reserved>, plus<name_char>> {};
+// A bareword that is not a reserved word. It may contain a single quote
+// (`don't`) but not start with one: that starts a raw string.
+struct bareword : seq<not_at<reserved>, not_at<one<'\''>>, plus<name_char>> {};
 
 // `name`: backticks make any text a plain name.
 struct backtick_close : one<'`'> {};
@@ -95,11 +96,17 @@ struct quote_close : one<'"'> {};
 struct string_body : star<not_one<'"'>> {};
 struct quoted : seq<one<'"'>, string_body, must<quote_close>> {};
 
+// 'text': a raw literal without escapes, for text that holds '"' or '\'
+// (regular expressions).
+struct squote_close : one<'\''> {};
+struct squote_body : star<not_one<'\''>> {};
+struct squoted : seq<one<'\''>, squote_body, must<squote_close>> {};
+
 // The token rules that the actions capture. Each context has its own rule so
 // that actions and error messages attach to the right place.
 struct tok_bare : bareword {};
 struct tok_tick : backticked {};
-struct tok_string : quoted {};
+struct tok_string : sor<quoted, squoted> {};
 struct field : sor<tok_tick, tok_bare> {};
 
 // ---- select ----------------------------------------------------------------
@@ -133,7 +140,7 @@ struct cmp_word : sor<istring<'n', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
                       istring<'n', 'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
                       istring<'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
                       istring<'e', 'q'>, istring<'n', 'e'>> {};
-struct cmp_symbol : sor<string<'=', '='>, string<'!', '='>, string<'<', '='>,
+struct cmp_symbol : sor<string<'=', '~'>, string<'!', '~'>, string<'=', '='>, string<'!', '='>, string<'<', '='>,
                         string<'=', '<'>, string<'>', '='>, string<'=', '>'>,
                         one<'<'>, one<'>'>> {};
 struct compare_op : sor<cmp_symbol, keyword<cmp_word>> {};
@@ -170,7 +177,11 @@ struct func_name : plus<ident_char> {};
 struct func_open : seq<func_name, one<'('>> {};
 struct func_close : one<')'> {};
 struct func_arg;
-struct func_call : seq<func_open, sp, must<func_arg>, sp, must<func_close>> {};
+// The arguments after the first are literals: regex(f, 're').
+struct func_extra_arg : sor<tok_string, tok_tick, tok_bare> {};
+struct func_more_args : seq<one<','>, sp, must<func_extra_arg>, sp> {};
+struct func_call : seq<func_open, sp, must<func_arg>, sp, star<func_more_args>,
+                       must<func_close>> {};
 struct set_value : sor<tok_string, func_call, tok_tick, tok_bare> {};
 struct func_arg : set_value {};
 struct set_target : sor<tok_tick, tok_bare> {};
@@ -216,7 +227,10 @@ struct outfile_target : sor<outfile_append, outfile_path> {};
 struct outfile_clause : seq<kw_outfile, sp, must<outfile_target>> {};
 
 struct logformat_name : sor<tok_tick, tok_bare> {};
-struct logformat_clause : seq<kw_logformat, sp, must<logformat_name>> {};
+// `logformat regex '(?P<ip>\S+) ...'`, `logformat fields ','`.
+struct logformat_argument : sor<tok_string> {};
+struct logformat_clause : seq<kw_logformat, sp, must<logformat_name>,
+                              opt<sp, logformat_argument>> {};
 
 // ---- query -----------------------------------------------------------------
 

@@ -37,9 +37,10 @@ MAPR_GRAMMAR_ERROR(table_name, "a table name after 'from'",
                    "for example: from STATS, or from * for every table");
 MAPR_GRAMMAR_ERROR(compare_op, "a comparison operator",
                    "operators: == != < <= > >= eq ne contains ncontains "
-                   "lacks hasprefix nhasprefix hassuffix nhassuffix");
+                   "lacks hasprefix nhasprefix hassuffix nhassuffix =~ !~");
 MAPR_GRAMMAR_ERROR(rhs_operand, "a value after the comparison operator",
-                   "numbers and fields are bare, strings are \"quoted\"");
+                   "numbers and fields are bare, strings are \"quoted\" or "
+                   "'quoted'");
 MAPR_GRAMMAR_ERROR(paren_condition, "a condition after '('", "");
 MAPR_GRAMMAR_ERROR(paren_close, "')' to close '('", "");
 MAPR_GRAMMAR_ERROR(not_operand, "a condition after 'not'", "");
@@ -49,9 +50,11 @@ MAPR_GRAMMAR_ERROR(where_condition, "a condition after 'where'",
                    "for example: where lifetimeConnections >= 3");
 MAPR_GRAMMAR_ERROR(func_arg, "a function argument",
                    "for example: md5sum($line)");
+MAPR_GRAMMAR_ERROR(func_extra_arg, "a function argument after ','",
+                   "for example: regex($line, 'took (\\d+)ms')");
 MAPR_GRAMMAR_ERROR(func_close, "')' to close the function call",
-                   "a function takes one argument, for example: "
-                   "maskdigits($time)");
+                   "arguments are separated by ',', for example: "
+                   "regex(path, '^/api/(\\w+)')");
 MAPR_GRAMMAR_ERROR(set_equals, "'=' in the 'set' assignment",
                    "for example: set $mask = maskdigits($time)");
 MAPR_GRAMMAR_ERROR(set_rhs, "a value after '='",
@@ -74,11 +77,14 @@ MAPR_GRAMMAR_ERROR(outfile_target, "a file path after 'outfile'",
 MAPR_GRAMMAR_ERROR(outfile_append_path, "a file path after 'outfile append'",
                    "for example: outfile append result.csv");
 MAPR_GRAMMAR_ERROR(logformat_name, "a log format name after 'logformat'",
-                   "known formats: default, generic, generickv, csv");
+                   "for example: logformat json, or logformat regex "
+                   "'(?P<ip>\\S+) (?P<rest>.*)'");
 MAPR_GRAMMAR_ERROR(backtick_close, "a closing '`'",
                    "a backticked name must end with a backtick");
 MAPR_GRAMMAR_ERROR(quote_close, "a closing '\"'",
                    "strings have no escapes and end at the next '\"'");
+MAPR_GRAMMAR_ERROR(squote_close, "a closing \"'\"",
+                   "'raw strings' have no escapes and end at the next \"'\"");
 
 #undef MAPR_GRAMMAR_ERROR
 

@@ -62,7 +62,12 @@ struct State {
   std::vector<ast::Expr> exprs;
   ast::Token lhs, op, rhs;
   ast::Token set_target;
+  // The innermost value of a `set` right-hand side.
+  ast::Token operand;
   std::vector<ast::Token> functions;
+  std::vector<std::vector<ast::Token>> function_args;
+  // Indexes into `functions` of the calls whose ')' is still to come.
+  std::vector<size_t> open_calls;
   std::optional<ast::Token> direction;
   bool reverse = false;
   bool append = false;
@@ -174,8 +179,12 @@ struct BaseControl : pegtl::normal<Rule> {
         hint = "'order by' takes one key, optionally followed by asc or desc";
       } else if (st.last_clause == kFrom) {
         hint = "'from' takes exactly one table name";
+      } else if (st.last_clause == kLogformat) {
+        hint =
+            "'logformat' takes a format name and, for some formats, one "
+            "'quoted' argument: logformat fields ','";
       } else if (st.last_clause == kLimit || st.last_clause == kInterval ||
-                 st.last_clause == kLogformat || st.last_clause == kOutfile) {
+                 st.last_clause == kOutfile) {
         hint = absl::StrCat("'", kClauseNames[st.last_clause],
                             "' takes exactly one value");
       }
@@ -189,12 +198,14 @@ struct BaseControl : pegtl::normal<Rule> {
         hint = absl::StrCat("did you mean '", ToAbsl(keyword), "'?");
       }
     } else if constexpr (std::is_same_v<Rule, g::backtick_close> ||
-                         std::is_same_v<Rule, g::quote_close>) {
+                         std::is_same_v<Rule, g::quote_close> ||
+                         std::is_same_v<Rule, g::squote_close>) {
       span = ast::Span{static_cast<uint32_t>(st.open_quote),
                        static_cast<uint32_t>(st.text.size() - st.open_quote)};
       Fail(span,
-           std::is_same_v<Rule, g::quote_close> ? "unterminated string"
-                                                : "unterminated backtick name",
+           std::is_same_v<Rule, g::backtick_close>
+               ? "unterminated backtick name"
+               : "unterminated string",
            std::move(hint));
     } else if constexpr (std::is_same_v<Rule, g::compare_op>) {
       if (offset < st.text.size() && st.text[offset] == '=') {
@@ -535,9 +546,45 @@ template <>
 struct Action<g::func_open> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
+    st.open_calls.push_back(st.functions.size());
     st.functions.push_back(ast::Token{ast::TokenKind::kBareword,
                                       std::string(in.begin(), in.size() - 1),
                                       st.SpanOf(in.begin(), in.size() - 1)});
+    st.function_args.emplace_back();
+  }
+};
+// The first argument is saved before a later one (also a token) overwrites
+// `tok`.
+template <>
+struct Action<g::func_arg> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    // Only the innermost call's first argument is a value (a call as the
+    // argument has already closed and left the stack).
+    if (st.open_calls.back() + 1 == st.functions.size()) st.operand = st.tok;
+  }
+};
+template <>
+struct Action<g::func_extra_arg> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.function_args[st.open_calls.back()].push_back(st.tok);
+    CheckItemCount(st, st.function_args[st.open_calls.back()].size() + 1,
+                   st.SpanOf(in), "function arguments");
+  }
+};
+template <>
+struct Action<g::func_call> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.open_calls.pop_back();
+  }
+};
+template <>
+struct Action<g::set_rhs> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    if (st.functions.empty()) st.operand = st.tok;
   }
 };
 template <>
@@ -547,9 +594,11 @@ struct Action<g::assignment> {
     ast::Assignment a;
     a.target = std::move(st.set_target);
     a.functions = std::move(st.functions);
-    a.operand = std::move(st.tok);
+    a.function_args = std::move(st.function_args);
+    a.operand = std::move(st.operand);
     a.span = st.SpanOf(in);
     st.functions.clear();
+    st.function_args.clear();
     st.query.set.push_back(std::move(a));
     CheckItemCount(st, st.query.set.size(), st.SpanOf(in), "set assignments");
   }
@@ -675,11 +724,24 @@ struct Action<g::outfile_clause> {
   }
 };
 template <>
+struct Action<g::logformat_name> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.query.logformat = st.tok;
+  }
+};
+template <>
+struct Action<g::logformat_argument> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.query.logformat_argument = st.tok;
+  }
+};
+template <>
 struct Action<g::logformat_clause> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
     EnterClause(in, st, kLogformat);
-    st.query.logformat = st.tok;
   }
 };
 

@@ -53,6 +53,7 @@ ast::Assignment Assign(ast::Token target, std::vector<std::string> functions,
   ast::Assignment a;
   a.target = std::move(target);
   for (std::string& f : functions) a.functions.push_back(Bare(std::move(f)));
+  a.function_args.resize(a.functions.size());
   a.operand = std::move(operand);
   return a;
 }
@@ -579,25 +580,25 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "select a where x\n"
        "                ^\n"
        "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix"},
+       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
       {"select foo from bar where baz", kInvalid,
        "1:30: expected a comparison operator, found end of query\n"
        "select foo from bar where baz\n"
        "                             ^\n"
        "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix"},
+       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
       {"select a where baz <", kInvalid,
        "1:21: expected a value after the comparison operator, found end of "
        "query\n"
        "select a where baz <\n"
        "                    ^\n"
-       "hint: numbers and fields are bare, strings are \"quoted\""},
+       "hint: numbers and fields are bare, strings are \"quoted\" or 'quoted'"},
       {"select a where x foo 1", kInvalid,
        "1:18-20: expected a comparison operator, found 'foo'\n"
        "select a where x foo 1\n"
        "                 ^~~\n"
        "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix"},
+       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
       // A string under a float operator: a planner error.
       {"select a where \"x\" == 1", kInvalid,
        "1:16-18: \"x\" is a string; numeric comparisons take numbers or "
@@ -656,7 +657,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "query\n"
        "select a logformat\n"
        "                  ^\n"
-       "hint: known formats: default, generic, generickv, csv"},
+       "hint: for example: logformat json, or logformat regex '(?P<ip>\\S+) (?P<rest>.*)'"},
       {"select a order by b", kInvalid,
        "1:19: 'b' is not a select item\n"
        "select a order by b\n"
@@ -748,7 +749,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "1:19-21: unknown function 'foo'\n"
        "select a set $x = foo(y)\n"
        "                  ^~~\n"
-       "hint: known functions: md5sum, maskdigits"},
+       "hint: known functions: md5sum, maskdigits, regex"},
       {"select a set $x = md5sum(makedigits($line))", kInvalid,
        "1:26-35: unknown function 'makedigits'\n"
        "select a set $x = md5sum(makedigits($line))\n"
@@ -779,7 +780,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "1:28-29: expected ')' to close the function call, found 'z)'\n"
        "select a set $x = md5sum(y z)\n"
        "                           ^~\n"
-       "hint: a function takes one argument, for example: maskdigits($time)"},
+       "hint: arguments are separated by ',', for example: regex(path, '^/api/(\\w+)')"},
   });
 }
 
@@ -839,7 +840,7 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "1:28: unexpected 'x'\n"
        "select a logformat generic x\n"
        "                           ^\n"
-       "hint: 'logformat' takes exactly one value"},
+       "hint: 'logformat' takes a format name and, for some formats, one 'quoted' argument: logformat fields ','"},
       // B14: DTail's outfile errors said "Invalid query: Invalid query: ".
       {"select a outfile x y", kInvalid,
        "1:20: unexpected 'y'\n"
@@ -856,12 +857,12 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "1:20-22: unknown log format 'foo'\n"
        "select a logformat foo\n"
        "                   ^~~\n"
-       "hint: known log formats: csv, default, generic, generickv"},
+       "hint: known log formats: csv, default, fields, generic, generickv, regex"},
       {"select a logformat Mimecast", kInvalid,
        "1:20-27: unknown log format 'Mimecast'\n"
        "select a logformat Mimecast\n"
        "                   ^~~~~~~~\n"
-       "hint: known log formats: csv, default, generic, generickv"},
+       "hint: known log formats: csv, default, fields, generic, generickv, regex"},
       // DTail reads `count(a)b` as one item named `count(a)b`.
       {"select count(a)b", kInvalid,
        "1:16: unexpected 'b'\n"
@@ -1074,7 +1075,7 @@ TEST(ParseTest, MultiLineQueryErrorsPointAtTheirLine) {
        "  where x foo 1\n"
        "          ^~~\n"
        "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix"},
+       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
       {"select a,\n       avgg(b)\n  from STATS", kInvalid,
        "2:8-11: unknown aggregation 'avgg'\n"
        "       avgg(b)\n"
@@ -1103,7 +1104,7 @@ TEST(ParseTest, LongLineErrorsAreCut) {
        "                                                                      "
        "                        ^~~\n"
        "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix"},
+       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
       {"select avgg(x), a00000000000000000000, a11111111111111111111, "
        "a22222222222222222222, a33333333333333333333, a44444444444444444444",
        kInvalid,
@@ -1352,7 +1353,7 @@ TEST(ParseTest, EndOfQueryHintsDependOnTheContext) {
        "1:24: unexpected 'x'\n"
        "select a logformat csv x\n"
        "                       ^\n"
-       "hint: 'logformat' takes exactly one value"},
+       "hint: 'logformat' takes a format name and, for some formats, one 'quoted' argument: logformat fields ','"},
       // DEL is a control character too; the snippet shows it as a space.
       {"select a limit 1\x7f", kInvalid,
        "1:17: unexpected control character 0x7F\n"

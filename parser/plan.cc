@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "re2/re2.h"
 #include "util/strings.h"
 
 namespace mapr::plan {
@@ -48,6 +49,10 @@ const char* CompareOpName(CompareOp op) {
       return "hassuffix";
     case CompareOp::kNotHasSuffix:
       return "nhassuffix";
+    case CompareOp::kRegexMatch:
+      return "=~";
+    case CompareOp::kRegexNotMatch:
+      return "!~";
   }
   return "?";
 }
@@ -95,9 +100,11 @@ std::string ConditionString(const Plan& p, const Condition& c) {
 
 std::string SetString(const Plan& p, const SetStep& s) {
   std::string value = OperandString(p, s.source);
-  for (plan::FunctionKind f : s.functions) {
-    value = absl::StrCat(util::ToAbsl(plan::FunctionName(f)), "(", value,
-                         ")");
+  for (const FunctionStep& f : s.functions) {
+    std::string args;
+    if (f.regex != nullptr) args = absl::StrCat(", '", f.regex->pattern(), "'");
+    value = absl::StrCat(util::ToAbsl(plan::FunctionName(f.kind)), "(", value,
+                         args, ")");
   }
   return absl::StrCat(FieldName(p, s.target), " = ", value);
 }
@@ -106,7 +113,11 @@ std::string SetString(const Plan& p, const SetStep& s) {
 
 std::string DebugString(const Plan& p) {
   std::string out;
-  absl::StrAppend(&out, "format: ", p.log_format,
+  absl::StrAppend(&out, "format: ", p.log_format);
+  if (p.log_format_argument) {
+    absl::StrAppend(&out, " '", *p.log_format_argument, "'");
+  }
+  absl::StrAppend(&out,
                   p.log_format_given ? " (logformat)" : " (default rule)",
                   "\n");
   switch (p.table_filter) {

@@ -4,14 +4,20 @@
 #define MAPR_PARSER_PLAN_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "mapr/log_format.h"
 #include "mapr/result.h"
 #include "parser/aggregate_catalog.h"
 #include "parser/ast.h"
 #include "parser/function_catalog.h"
+
+namespace re2 {
+class RE2;
+}  // namespace re2
 
 namespace mapr::plan {
 
@@ -82,6 +88,8 @@ enum class CompareOp : uint8_t {
   kNotHasPrefix,
   kHasSuffix,
   kNotHasSuffix,
+  kRegexMatch,     // =~: an unanchored RE2 search (Condition::regex).
+  kRegexNotMatch,  // !~
 };
 
 inline bool IsFloatOp(CompareOp op) { return op <= CompareOp::kFloatGe; }
@@ -99,14 +107,23 @@ struct Condition {
   Kind kind = Kind::kCompare;
   CompareOp op = CompareOp::kFloatEq;
   Operand lhs, rhs;
+  // kRegexMatch/kRegexNotMatch: the compiled rhs pattern.
+  std::shared_ptr<const re2::RE2> regex;
   std::vector<Condition> children;
+};
+
+// One function call of a `set` step.
+struct FunctionStep {
+  FunctionKind kind;
+  // kRegex: the compiled pattern.
+  std::shared_ptr<const re2::RE2> regex;
 };
 
 struct SetStep {
   FieldId target;
   // Applied innermost first: for md5sum(maskdigits(x)) this is
   // {kMaskDigits, kMd5Sum}.
-  std::vector<plan::FunctionKind> functions;
+  std::vector<FunctionStep> functions;
   // The operand: a field (missing field => target becomes missing), or a
   // literal (numbers and strings are stored as their text).
   Operand source;
@@ -161,6 +178,11 @@ struct Plan {
 
   std::string log_format;  // Canonical (lower-case) name.
   bool log_format_given = false;
+  // `logformat NAME 'ARGUMENT'`.
+  std::optional<std::string> log_format_argument;
+  // The format, configured by its argument; null when the planner's context
+  // has no format objects (tests): the runtime then looks `log_format` up.
+  std::shared_ptr<const LogFormat> format;
 
   TableFilter table_filter = TableFilter::kNone;
   std::string table;         // Upper-cased name for kTable.

@@ -13,7 +13,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "util/strings.h"
+#include "parser/regex.h"
 #include "parser/source_span.h"
+#include "re2/re2.h"
 #include "util/number.h"
 
 namespace mapr::parser {
@@ -47,7 +49,12 @@ constexpr OpName kOps[] = {
     {"nhasprefix", CompareOp::kNotHasPrefix},
     {"hassuffix", CompareOp::kHasSuffix},
     {"nhassuffix", CompareOp::kNotHasSuffix},
+    {"=~", CompareOp::kRegexMatch},
+    {"!~", CompareOp::kRegexNotMatch},
 };
+
+constexpr std::string_view kRegexSyntaxHint =
+    "patterns are RE2 syntax: https://github.com/google/re2/wiki/Syntax";
 
 std::string AggregateStorage(const ast::Token& agg, const ast::Token& field) {
   return absl::StrCat(agg.text, "(", field.text, ")");
@@ -105,6 +112,8 @@ class Planner {
     }
     std::optional<FormatInfo> info;
     if (context_.lookup_format) info = context_.lookup_format(name);
+    const ast::Token* arg =
+        q_.logformat_argument ? &*q_.logformat_argument : nullptr;
     if (!info) {
       std::vector<std::string> names = context_.format_names;
       std::sort(names.begin(), names.end());
@@ -116,6 +125,32 @@ class Planner {
     }
     p_.log_format = info->name;
     format_variables_ = info->variables;
+    if (arg != nullptr) p_.log_format_argument = arg->text;
+    if (info->format == nullptr) {
+      if (arg != nullptr) {
+        Error(arg->span,
+              absl::StrCat("log format '", p_.log_format,
+                           "' takes no argument"));
+      }
+      return;
+    }
+    FormatOptions options;
+    options.max_regex_memory = context_.max_regex_memory;
+    absl::StatusOr<std::shared_ptr<const LogFormat>> configured =
+        info->format->Configure(
+            arg != nullptr ? std::optional<std::string_view>(arg->text)
+                           : std::nullopt,
+            options);
+    if (!configured.ok()) {
+      std::string message(configured.status().message());
+      Error(arg != nullptr ? arg->span : span, message,
+            absl::StrContains(message, "regular expression")
+                ? std::string(kRegexSyntaxHint)
+                : std::string());
+      return;
+    }
+    p_.format = *configured != nullptr ? *configured : info->format;
+    if (*configured != nullptr) format_variables_ = p_.format->variables();
   }
 
   void PlanTable() {
@@ -269,6 +304,11 @@ class Planner {
           return c;
         }
         c.op = op->op;
+        if (c.op == CompareOp::kRegexMatch ||
+            c.op == CompareOp::kRegexNotMatch) {
+          PlanRegexCompare(e, &c);
+          return c;
+        }
         if (plan::IsFloatOp(c.op)) {
           c.lhs = FloatOperand(e.lhs);
           c.rhs = FloatOperand(e.rhs);
@@ -283,6 +323,49 @@ class Planner {
       c.children.push_back(PlanCondition(child));
     }
     return c;
+  }
+
+  // Compiles `pattern` (a string token) for `what`, or records the error
+  // under it and returns null.
+  std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
+                                          std::string_view what) {
+    if (pattern.kind != ast::TokenKind::kString) {
+      Error(pattern.span,
+            absl::StrCat("the pattern of ", util::ToAbsl(what),
+                         " must be a 'quoted' string"),
+            what == "regex()" ? "for example: regex($line, 'took (\\d+)ms')"
+                              : "for example: path =~ '^/api/'");
+      return nullptr;
+    }
+    absl::StatusOr<std::shared_ptr<const re2::RE2>> re =
+        CompilePattern(pattern.text, context_.max_regex_memory);
+    if (!re.ok()) {
+      Error(pattern.span, std::string(re.status().message()),
+            absl::StrContains(re.status().message(), "more than")
+                ? "raise CompileOptions::max_regex_memory, or simplify the "
+                  "pattern"
+                : std::string(kRegexSyntaxHint));
+      return nullptr;
+    }
+    return *std::move(re);
+  }
+
+  // `f =~ 're'` and `f !~ 're'`. A pattern that is a plain text becomes
+  // (n)contains, the faster substring search with the same answers.
+  void PlanRegexCompare(const ast::Expr& e, plan::Condition* c) {
+    const bool negated = c->op == CompareOp::kRegexNotMatch;
+    c->lhs = StringOperand(e.lhs);
+    std::shared_ptr<const re2::RE2> re =
+        Pattern(e.rhs, negated ? "'!~'" : "'=~'");
+    if (re == nullptr) return;
+    c->rhs.kind = plan::Operand::Kind::kString;
+    c->rhs.text = e.rhs.text;
+    if (std::optional<std::string> literal = LiteralPattern(e.rhs.text)) {
+      c->op = negated ? CompareOp::kNotContains : CompareOp::kContains;
+      c->rhs.text = *std::move(literal);
+      return;
+    }
+    c->regex = std::move(re);
   }
 
   void PlanWhere() {
@@ -305,21 +388,57 @@ class Planner {
                          " = ..."));
         ok = false;
       }
-      for (auto it = a.functions.rbegin(); it != a.functions.rend(); ++it) {
-        std::optional<plan::FunctionKind> f =
-            plan::LookupFunction(it->text);
+      for (size_t k = a.functions.size(); k-- > 0;) {
+        const ast::Token& name = a.functions[k];
+        static const std::vector<std::string_view> kNames = [] {
+          std::vector<std::string_view> names;
+          for (const plan::FunctionInfo& f : plan::Functions()) {
+            names.push_back(f.name);
+          }
+          return names;
+        }();
+        std::optional<plan::FunctionKind> f = plan::LookupFunction(name.text);
         if (!f) {
-          std::vector<std::string_view> names = {"md5sum", "maskdigits"};
-          std::string_view close = ClosestMatch(it->text, names);
-          Error(it->span, absl::StrCat("unknown function '", it->text, "'"),
+          std::string_view close = ClosestMatch(name.text, kNames);
+          Error(name.span, absl::StrCat("unknown function '", name.text, "'"),
                 close.empty()
-                    ? std::string("known functions: md5sum, maskdigits")
+                    ? absl::StrCat("known functions: ",
+                                   absl::StrJoin(kNames, ", ",
+                                                 [](std::string* out,
+                                                    std::string_view n) {
+                                                   out->append(n);
+                                                 }))
                     : absl::StrCat("did you mean '", util::ToAbsl(close),
                                    "'?"));
           ok = false;
           continue;
         }
-        step.functions.push_back(*f);
+        const plan::FunctionInfo& info = plan::GetFunctionInfo(*f);
+        static const std::vector<ast::Token> kNoArgs;
+        const std::vector<ast::Token>& args =
+            k < a.function_args.size() ? a.function_args[k] : kNoArgs;
+        if (args.size() != info.extra_args) {
+          ast::Span span = name.span;
+          if (args.size() > info.extra_args) {
+            span = args[info.extra_args].span;
+          }
+          Error(span,
+                absl::StrCat(name.text, "() takes ", info.extra_args + 1,
+                             info.extra_args == 0 ? " argument" : " arguments",
+                             ", not ", args.size() + 1),
+                absl::StrCat("write: ", util::ToAbsl(info.usage)));
+          ok = false;
+          continue;
+        }
+        plan::FunctionStep fs{*f, nullptr};
+        if (*f == plan::FunctionKind::kRegex) {
+          fs.regex = Pattern(args[0], "regex()");
+          if (fs.regex == nullptr) {
+            ok = false;
+            continue;
+          }
+        }
+        step.functions.push_back(std::move(fs));
       }
       const ast::Token& src = a.operand;
       double v;

@@ -5,6 +5,7 @@
 #define MAPR_PARSER_PLANNER_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@ struct FormatInfo {
   // unknown-variable warnings; nullopt means "do not warn" (a host format
   // that declares nothing).
   std::optional<std::vector<std::string>> variables;
+  // The format object, configured by the planner with the query's
+  // argument (LogFormat::Configure); null in tests that plan without one.
+  std::shared_ptr<const LogFormat> format;
 };
 
 struct PlannerContext {
@@ -33,6 +37,9 @@ struct PlannerContext {
   // Every aggregate a select item may call (runtime::Aggregates()). A plain
   // field uses the one named "last".
   std::vector<const plan::AggregateInfo*> aggregates;
+  // Memory bound per compiled regular expression
+  // (CompileOptions::max_regex_memory).
+  int64_t max_regex_memory = 8 << 20;
 };
 
 // Checks `query` (parsed from `text`) and builds its plan.

@@ -20,6 +20,7 @@
 #include "parser/parse.h"
 #include "parser/plan.h"
 #include "parser/function_catalog.h"
+#include "re2/re2.h"
 #include "tests/testing/status_matchers.h"
 #include "util/strings.h"
 
@@ -103,6 +104,13 @@ std::vector<std::string> SlotNames(const plan::Plan& p) {
 // ---- Log format and table
 // ----------------------------------------------------
 
+// The function kinds of a set step, innermost first.
+std::vector<FunctionKind> Kinds(const plan::SetStep& step) {
+  std::vector<FunctionKind> kinds;
+  for (const plan::FunctionStep& f : step.functions) kinds.push_back(f.kind);
+  return kinds;
+}
+
 TEST(PlannerTest, FormatChoice) {
   struct Case {
     std::string_view query;
@@ -132,15 +140,15 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
                        Eq("1:20-24: unknown log format 'nginx'\n"
                           "select a logformat nginx\n"
                           "                   ^~~~~\n"
-                          "hint: known log formats: csv, default, generic, "
-                          "generickv")));
+                          "hint: known log formats: csv, default, fields, "
+                          "generic, generickv, regex")));
 }
 
 TEST(PlannerTest, HostContextSuppliesFormats) {
   PlannerContext ctx = runtime::RegistryPlannerContext();
   ctx.format_names = {"zeta", "alpha"};
   ctx.lookup_format = [](std::string_view name) -> std::optional<FormatInfo> {
-    if (name == "alpha") return FormatInfo{"alpha", std::nullopt};
+    if (name == "alpha") return FormatInfo{"alpha", std::nullopt, nullptr};
     return std::nullopt;
   };
   ASSERT_OK_AND_ASSIGN(plan::Plan p,
@@ -429,7 +437,7 @@ TEST(PlannerTest, SetSteps) {
   const plan::SetStep& a = p.sets[0];
   EXPECT_EQ(FieldName(p, a.target), "$a");
   // Innermost first.
-  EXPECT_THAT(a.functions,
+  EXPECT_THAT(Kinds(a),
               ElementsAre(FunctionKind::kMd5Sum, FunctionKind::kMaskDigits));
   EXPECT_EQ(a.source.kind, Operand::Kind::kField);
   EXPECT_EQ(FieldName(p, a.source.field), "$line");
@@ -450,7 +458,7 @@ TEST(PlannerTest, SetSteps) {
   EXPECT_EQ(FieldName(p, p.sets[4].source.field), "x y");
 
   // A quoted argument is a literal, never a field.
-  EXPECT_THAT(p.sets[5].functions, ElementsAre(FunctionKind::kMd5Sum));
+  EXPECT_THAT(Kinds(p.sets[5]), ElementsAre(FunctionKind::kMd5Sum));
   EXPECT_EQ(p.sets[5].source.kind, Operand::Kind::kString);
   EXPECT_EQ(p.sets[5].source.text, "lit");
 
@@ -735,7 +743,7 @@ TEST(PlannerTest, CollectsEveryError) {
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
                   "interval y\n"
                   "                                         ^~~\n"
-                  "hint: known functions: md5sum, maskdigits\n"
+                  "hint: known functions: md5sum, maskdigits, regex\n"
                   "\n"
                   "1:55: 'limit' needs a non-negative integer, found 'x'\n"
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
@@ -1020,6 +1028,144 @@ TEST(PlannerTest, WarningSpansPointAtTheFirstUse) {
         c.variable)
         << c.query;
   }
+}
+
+TEST(PlannerTest, RegexOperators) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count($line) where path =~ '^/api/(v\\d+)' "
+             "and agent !~ \"(?i)bot\" logformat generickv"));
+  ASSERT_TRUE(p.where.has_value());
+  ASSERT_EQ(p.where->children.size(), 2u);
+  const plan::Condition& match = p.where->children[0];
+  EXPECT_EQ(match.op, CompareOp::kRegexMatch);
+  ASSERT_NE(match.regex, nullptr);
+  EXPECT_EQ(match.regex->pattern(), "^/api/(v\\d+)");
+  EXPECT_EQ(FieldName(p, match.lhs.field), "path");
+  const plan::Condition& no_match = p.where->children[1];
+  EXPECT_EQ(no_match.op, CompareOp::kRegexNotMatch);
+  ASSERT_NE(no_match.regex, nullptr);
+  EXPECT_TRUE(RE2::PartialMatch("GoogleBOT/2.1", *no_match.regex));
+}
+
+TEST(PlannerTest, LiteralPatternsUseTheSubstringSearch) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p, PlanOf("select count($line) where $line =~ 'GET /a\\.b' "
+                           "and $line !~ 'x'"));
+  ASSERT_EQ(p.where->children.size(), 2u);
+  EXPECT_EQ(p.where->children[0].op, CompareOp::kContains);
+  EXPECT_EQ(p.where->children[0].rhs.text, "GET /a.b");
+  EXPECT_EQ(p.where->children[0].regex, nullptr);
+  // A bareword pattern is refused below; a quoted literal is (n)contains.
+  ASSERT_OK_AND_ASSIGN(
+      p, PlanOf("select count($line) where $line !~ \"timeout\""));
+  EXPECT_EQ(p.where->op, CompareOp::kNotContains);
+  EXPECT_EQ(p.where->rhs.text, "timeout");
+}
+
+TEST(PlannerTest, RegexErrorsPointAtThePattern) {
+  EXPECT_THAT(PlanOf("select a where a =~ '(ab'"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:21-25: invalid regular expression: missing ): "
+                          "(ab\n"
+                          "select a where a =~ '(ab'\n"
+                          "                    ^~~~~\n"
+                          "hint: patterns are RE2 syntax: "
+                          "https://github.com/google/re2/wiki/Syntax")));
+  EXPECT_THAT(PlanOf("select a where a =~ ab"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:21-22: the pattern of '=~' must be a 'quoted' "
+                          "string\n"
+                          "select a where a =~ ab\n"
+                          "                    ^~\n"
+                          "hint: for example: path =~ '^/api/'")));
+  EXPECT_THAT(PlanOf("select a where a =~ '\\pL{1000}'"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("regular expression needs more than 8388608 "
+                                 "bytes to compile (RE2: pattern too large - "
+                                 "compile failed)")));
+}
+
+TEST(PlannerTest, MaxRegexMemoryIsTheContextsBound) {
+  PlannerContext ctx = runtime::RegistryPlannerContext();
+  ctx.max_regex_memory = 4 << 10;
+  EXPECT_THAT(PlanWith("select a where a =~ '\\pL{10}'", ctx),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("needs more than 4096 bytes")));
+  ctx.max_regex_memory = 8 << 20;
+  EXPECT_THAT(PlanWith("select a where a =~ '\\pL{10}'", ctx), IsOk());
+}
+
+TEST(PlannerTest, RegexFunction) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select $v set $v = md5sum(regex(path, '^/(?<top>\\w+)'))"));
+  ASSERT_EQ(p.sets.size(), 1u);
+  EXPECT_THAT(Kinds(p.sets[0]),
+              ElementsAre(FunctionKind::kRegex, FunctionKind::kMd5Sum));
+  ASSERT_NE(p.sets[0].functions[0].regex, nullptr);
+  EXPECT_EQ(p.sets[0].functions[0].regex->NumberOfCapturingGroups(), 1);
+  EXPECT_EQ(p.sets[0].functions[1].regex, nullptr);
+}
+
+TEST(PlannerTest, FunctionArity) {
+  EXPECT_THAT(PlanOf("select $v set $v = regex(path)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:20-24: regex() takes 2 arguments, not 1\n"
+                          "select $v set $v = regex(path)\n"
+                          "                   ^~~~~\n"
+                          "hint: write: regex(x, 're')")));
+  EXPECT_THAT(PlanOf("select $v set $v = md5sum(path, 'x')"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:33-35: md5sum() takes 1 argument, not 2\n"
+                          "select $v set $v = md5sum(path, 'x')\n"
+                          "                                ^~~\n"
+                          "hint: write: md5sum(x)")));
+  EXPECT_THAT(PlanOf("select $v set $v = regex(path, '(')"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("1:32-34: invalid regular expression: "
+                                 "missing ): (")));
+  EXPECT_THAT(PlanOf("select $v set $v = regex(path, x)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("1:32: the pattern of regex() must be a "
+                                 "'quoted' string")));
+}
+
+TEST(PlannerTest, FormatArguments) {
+  ASSERT_OK_AND_ASSIGN(plan::Plan p,
+                       PlanOf("select f2 logformat fields ','"));
+  EXPECT_EQ(p.log_format, "fields");
+  EXPECT_EQ(p.log_format_argument, ",");
+  ASSERT_NE(p.format, nullptr);
+  EXPECT_EQ(p.canonical, "select f2 logformat fields \",\"");
+  ASSERT_OK_AND_ASSIGN(
+      p, PlanOf("select ip logformat regex '^(?<ip>\\S+) \"(?P<req>[^\"]*)\"'"));
+  EXPECT_EQ(p.log_format, "regex");
+  EXPECT_EQ(p.canonical,
+            "select ip logformat regex '^(?<ip>\\S+) \"(?P<req>[^\"]*)\"'");
+  EXPECT_THAT(PlanOf("select a logformat regex"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:20-24: log format 'regex' needs a pattern: "
+                          "logformat regex '(?P<ip>\\S+) (?P<rest>.*)'\n"
+                          "select a logformat regex\n"
+                          "                   ^~~~~")));
+  EXPECT_THAT(PlanOf("select a logformat regex '(a'"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("1:26-29: invalid regular expression: "
+                                 "missing ): (a\n")));
+  EXPECT_THAT(PlanOf("select a logformat regex 'a(b)'"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("1:26-31: the pattern of log format 'regex' "
+                                 "has no named group")));
+  EXPECT_THAT(PlanOf("select a logformat csv ';'"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:24-26: log format 'csv' takes no argument\n"
+                          "select a logformat csv ';'\n"
+                          "                       ^~~")));
+  EXPECT_THAT(PlanOf("select a logformat fields ''"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the delimiter of log format 'fields' is "
+                                 "empty")));
 }
 
 }  // namespace

@@ -100,7 +100,8 @@ class BatchAggregator::Fields : public FieldBatch {
 
 absl::StatusOr<std::unique_ptr<BatchAggregator>> BatchAggregator::Create(
     std::shared_ptr<const plan::Plan> plan, const AggregatorOptions& options) {
-  std::shared_ptr<const LogFormat> format = FindLogFormat(plan->log_format);
+  std::shared_ptr<const LogFormat> format =
+      plan->format != nullptr ? plan->format : FindLogFormat(plan->log_format);
   if (format == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
         "log format '", plan->log_format, "' is no longer registered"));
@@ -273,6 +274,9 @@ absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
       case LineOutcome::kMalformed:
         ++counters_.lines_malformed;
         break;
+      case LineOutcome::kUnmatched:
+        ++counters_.lines_unmatched;
+        break;
       case LineOutcome::kHeader:
         ++counters_.lines_header;
         break;
@@ -354,10 +358,16 @@ void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
         target[r] = std::string_view();
         continue;
       }
-      for (FunctionKind f : step.functions) {
-        size_t size = FunctionOutputSize(f, v.size());
+      for (const plan::FunctionStep& f : step.functions) {
+        if (f.kind == FunctionKind::kRegex) {
+          // A part of the value: no copy.
+          v = RegexExtract(*f.regex, v);
+          if (v.data() == nullptr) break;
+          continue;
+        }
+        size_t size = FunctionOutputSize(f.kind, v.size());
         char* out = arena_.Allocate(size == 0 ? 1 : size);
-        ApplyFunction(f, v, out);
+        ApplyFunction(f.kind, v, out);
         v = std::string_view(out, size);
       }
       if (v.data() != nullptr && v.empty()) v = FieldBatch::kEmptyValue;

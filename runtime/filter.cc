@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "re2/re2.h"
 #include "util/scan.h"
 
 namespace mapr::runtime {
@@ -121,6 +122,14 @@ void CompareStrings(const Condition& c, BatchColumns& batch,
       return run([](SV a, SV b) { return HasSuffix(a, b); });
     case CompareOp::kNotHasSuffix:
       return run([](SV a, SV b) { return !HasSuffix(a, b); });
+    case CompareOp::kRegexMatch:
+      return run([&re = *c.regex](SV a, SV) {
+        return RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), re);
+      });
+    case CompareOp::kRegexNotMatch:
+      return run([&re = *c.regex](SV a, SV) {
+        return !RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), re);
+      });
     default:
       std::fill_n(out, n, uint8_t{0});
       return;

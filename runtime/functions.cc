@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "re2/re2.h"
+
 namespace mapr::runtime {
 namespace {
 
@@ -112,6 +114,7 @@ size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept {
     case FunctionKind::kMd5Sum:
       return kMd5HexSize;
     case FunctionKind::kMaskDigits:
+    case FunctionKind::kRegex:  // Applied by RegexExtract, not here.
       return input_size;
   }
   return 0;
@@ -125,7 +128,24 @@ void ApplyFunction(FunctionKind kind, std::string_view in, char* out) noexcept {
     case FunctionKind::kMaskDigits:
       MaskDigits(in, out);
       return;
+    case FunctionKind::kRegex:  // Needs its pattern: RegexExtract.
+      if (!in.empty()) std::memmove(out, in.data(), in.size());
+      return;
   }
+}
+
+std::string_view RegexExtract(const re2::RE2& re,
+                              std::string_view in) noexcept {
+  const re2::StringPiece text(in.data(), in.size());
+  re2::StringPiece match[2];
+  const int n = re.NumberOfCapturingGroups() > 0 ? 2 : 1;
+  if (!re.Match(text, 0, text.size(), RE2::UNANCHORED, match, n)) {
+    return std::string_view();
+  }
+  const re2::StringPiece& m = match[n - 1];
+  if (m.data() == nullptr) return std::string_view();
+  // An empty match still points into `in`: a present, empty value.
+  return std::string_view(m.data(), m.size());
 }
 
 void Md5Hex(std::string_view in, char out[kMd5HexSize]) noexcept {

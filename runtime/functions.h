@@ -27,6 +27,10 @@
 
 #include "parser/function_catalog.h"
 
+namespace re2 {
+class RE2;
+}  // namespace re2
+
 namespace mapr::runtime {
 
 using plan::FunctionKind;
@@ -35,7 +39,8 @@ using plan::FunctionKind;
 inline constexpr size_t kMd5HexSize = 32;
 
 // Returns the size of the result of `kind` applied to `input_size` bytes:
-// kMd5HexSize for kMd5Sum, `input_size` for kMaskDigits.
+// kMd5HexSize for kMd5Sum, `input_size` for kMaskDigits. (kRegex needs its
+// pattern: RegexExtract applies it; here it counts as a copy.)
 size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept;
 
 // Writes `kind` applied to `in` into out[0, FunctionOutputSize(kind,
@@ -52,6 +57,12 @@ void Md5Hex(std::string_view in, char out[kMd5HexSize]) noexcept;
 // '.'. All other bytes, including non-ASCII digits, are copied unchanged.
 // `out` may be `in.data()` (in-place); no other overlap is allowed.
 void MaskDigits(std::string_view in, char* out) noexcept;
+
+// regex(s, 're'): the part of `in` that capture group 1 of the first match
+// of `re` covers, or the whole match when `re` has no group; a missing view
+// (data() == nullptr) when nothing matches or group 1 took no part in the
+// match. The result points into `in`.
+std::string_view RegexExtract(const re2::RE2& re, std::string_view in) noexcept;
 
 }  // namespace mapr::runtime
 

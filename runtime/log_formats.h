@@ -42,6 +42,11 @@ std::shared_ptr<const LogFormat> NewGenericLogFormat();
 std::shared_ptr<const LogFormat> NewGenericKvLogFormat();
 // CSV with a header line per input source; RFC 4180 quotes honoured.
 std::shared_ptr<const LogFormat> NewCsvLogFormat();
+// `logformat regex 're'`: the pattern's named groups; unmatched lines are
+// LineOutcome::kUnmatched. Unusable without its pattern (Configure).
+std::shared_ptr<const LogFormat> NewRegexLogFormat();
+// Fields f1..fN split on runs of blanks, or on a delimiter (`fields ','`).
+std::shared_ptr<const LogFormat> NewFieldsLogFormat();
 
 }  // namespace mapr::runtime
 

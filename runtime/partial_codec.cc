@@ -100,6 +100,8 @@ const char* SectionName(PartialSection kind) {
       return "field counts";
     case PartialSection::kGroups:
       return "groups";
+    case PartialSection::kMoreCounters:
+      return "more counters";
   }
   return "?";
 }
@@ -112,19 +114,42 @@ absl::Status ReadQuerySection(std::string_view in, PartialFrame* f) {
   return absl::OkStatus();
 }
 
-absl::Status ReadCountersSection(std::string_view in, PartialFrame* f) {
+// The counters section holds v1.0's nine counters; the ones added since
+// come in the "more counters" section (v1.1: lines_unmatched), which a
+// v1.0 reader skips (it cannot have planned a query that counts them).
+bool InMoreCounters(const LineCounterField& field) {
+  return field.value == &LineCounters::lines_unmatched;
+}
+
+absl::Status ReadCounterList(std::string_view in, bool more, PartialFrame* f) {
+  const char* what = more ? "more counters section" : "counters section";
   uint32_t n;
-  if (!ReadU32(&in, &n) || n != std::size(kLineCounterFields)) {
-    return Malformed("counters section (another set of line counters)");
+  uint32_t expected = 0;
+  for (const LineCounterField& field : kLineCounterFields) {
+    expected += InMoreCounters(field) == more;
+  }
+  if (!ReadU32(&in, &n) || n != expected) {
+    return Malformed(absl::StrCat(what, " (another set of line counters)"));
   }
   for (const LineCounterField& field : kLineCounterFields) {
+    if (InMoreCounters(field) != more) continue;
     std::string_view name;
     if (!ReadBytes(&in, &name) || name != field.name ||
         !ReadU64(&in, &(f->counters.*field.value))) {
-      return Malformed("counters section (another set of line counters)");
+      return Malformed(absl::StrCat(what, " (another set of line counters)"));
     }
   }
-  if (!in.empty()) return Malformed("counters section");
+  if (!in.empty()) return Malformed(what);
+  return absl::OkStatus();
+}
+
+// `more` is empty in a v1.0 frame.
+absl::Status ReadCountersSection(std::string_view in,
+                                 std::optional<std::string_view> more,
+                                 PartialFrame* f) {
+  absl::Status s = ReadCounterList(in, false, f);
+  if (s.ok() && more) s = ReadCounterList(*more, true, f);
+  if (!s.ok()) return s;
   const LineCounters& c = f->counters;
   // Every line read lands in exactly one outcome.
   uint64_t sum = 0;
@@ -226,8 +251,8 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   }
 
   std::string_view in = covered.substr(header_size);
-  std::string_view sections[6];
-  bool seen[6] = {};
+  std::string_view sections[7];
+  bool seen[7] = {};
   while (!in.empty()) {
     uint32_t kind;
     uint64_t length;
@@ -237,7 +262,7 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
     }
     const std::string_view payload = in.substr(0, length);
     in.remove_prefix(length);
-    if (kind < 1 || kind > 5) continue;  // A later minor's section: skip it.
+    if (kind < 1 || kind > 6) continue;  // A later minor's section: skip it.
     if (seen[kind]) {
       return Malformed(absl::StrCat(
           "duplicate ", SectionName(static_cast<PartialSection>(kind)),
@@ -253,7 +278,12 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
     }
   }
   absl::Status s = ReadQuerySection(sections[1], &f);
-  if (s.ok()) s = ReadCountersSection(sections[2], &f);
+  if (s.ok()) {
+    s = ReadCountersSection(
+        sections[2],
+        seen[6] ? std::optional<std::string_view>(sections[6]) : std::nullopt,
+        &f);
+  }
   if (!s.ok()) return s;
   f.slots = sections[3];
   f.field_counts = sections[4];
@@ -325,13 +355,21 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   AppendU64(&out, agg.options_.max_line_bytes);
   EndSection(&out, at);
 
-  at = BeginSection(&out, PartialSection::kCounters);
-  AppendU32(&out, static_cast<uint32_t>(std::size(kLineCounterFields)));
-  for (const LineCounterField& field : kLineCounterFields) {
-    AppendBytes(&out, field.name);
-    AppendU64(&out, agg.counters_.*field.value);
+  for (bool more : {false, true}) {
+    at = BeginSection(&out, more ? PartialSection::kMoreCounters
+                                 : PartialSection::kCounters);
+    uint32_t n = 0;
+    for (const LineCounterField& field : kLineCounterFields) {
+      n += InMoreCounters(field) == more;
+    }
+    AppendU32(&out, n);
+    for (const LineCounterField& field : kLineCounterFields) {
+      if (InMoreCounters(field) != more) continue;
+      AppendBytes(&out, field.name);
+      AppendU64(&out, agg.counters_.*field.value);
+    }
+    EndSection(&out, at);
   }
-  EndSection(&out, at);
 
   at = BeginSection(&out, PartialSection::kSlots);
   AppendSlots(agg, &out, p, agg.key_part_);

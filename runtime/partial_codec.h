@@ -25,7 +25,7 @@
 namespace mapr::runtime {
 
 inline constexpr uint16_t kPartialMajor = 1;
-inline constexpr uint16_t kPartialMinor = 0;
+inline constexpr uint16_t kPartialMinor = 1;
 inline constexpr std::string_view kPartialMagic = "MAPRPART";
 // The fixed header of v1.0; later minors may make it longer.
 inline constexpr uint32_t kPartialHeaderBytes = 72;
@@ -39,6 +39,7 @@ enum class PartialSection : uint32_t {
   kSlots = 3,
   kFieldCounts = 4,
   kGroups = 5,
+  kMoreCounters = 6,  // v1.1: lines_unmatched.
 };
 
 // A validated frame: its header facts and views of its sections (into the

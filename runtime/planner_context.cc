@@ -16,7 +16,7 @@ parser::PlannerContext RegistryPlannerContext() {
       [](std::string_view name) -> std::optional<parser::FormatInfo> {
     std::shared_ptr<const LogFormat> f = FindLogFormat(name);
     if (f == nullptr) return std::nullopt;
-    return parser::FormatInfo{f->name(), f->variables()};
+    return parser::FormatInfo{f->name(), f->variables(), f};
   };
   for (const AggregateFunction* a : Aggregates()) {
     ctx.aggregates.push_back(&a->info);

@@ -262,7 +262,8 @@ struct CCounterField {
 constexpr CCounterField kCCounterFields[] = {
     MAPR_C_COUNTER(lines_read),           MAPR_C_COUNTER(lines_too_long),
     MAPR_C_COUNTER(lines_table_mismatch), MAPR_C_COUNTER(lines_ignored),
-    MAPR_C_COUNTER(lines_malformed),      MAPR_C_COUNTER(lines_header),
+    MAPR_C_COUNTER(lines_malformed),      MAPR_C_COUNTER(lines_unmatched),
+    MAPR_C_COUNTER(lines_header),
     MAPR_C_COUNTER(lines_filtered),       MAPR_C_COUNTER(lines_without_value),
     MAPR_C_COUNTER(lines_aggregated),
 };

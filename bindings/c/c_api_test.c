@@ -344,7 +344,7 @@ static void TestPushBytesInPieces(void) {
   CHECK(c.lines_header == 1);
   CHECK(c.lines_aggregated == 5);
   CHECK(c.lines_read == c.lines_too_long + c.lines_table_mismatch +
-                            c.lines_ignored + c.lines_malformed +
+                            c.lines_ignored + c.lines_malformed + c.lines_unmatched +
                             c.lines_header + c.lines_filtered +
                             c.lines_without_value + c.lines_aggregated);
   mapr_aggregator_counters(agg, &c);

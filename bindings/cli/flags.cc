@@ -468,7 +468,7 @@ argument: elsewhere, a word like `map` is a FILE.
   }
   text += "\nFunctions (set $v = f(x), nested calls apply innermost first):\n";
   for (const plan::FunctionInfo& f : plan::Functions()) {
-    entry(absl::StrCat(ToAbsl(f.name), "(x)"), f.summary);
+    entry(std::string(f.usage), f.summary);
   }
   text += "\nLog formats (logformat NAME; every format also gives $line, "
           "$hostname,\n$server, $file, $timezone, $timeoffset, $empty and *):\n";

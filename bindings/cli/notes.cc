@@ -37,13 +37,20 @@ std::string RejectionNote(const ResultFacts& f, std::string_view counter,
           share,
           " are not DTail INFO lines with a MAPREDUCE: field, which the "
           "default log format reads; name the format of other logs with "
-          "`logformat` (generic, generickv, csv)");
+          "`logformat` (json, logfmt, combined, syslog, fields, regex "
+          "'...', ...; see mapr --help)");
     }
     return absl::StrCat(share, " were ignored by log format ", f.log_format);
   }
   if (counter == "lines_malformed") {
     return absl::StrCat(share, " could not be parsed by log format ",
                         f.log_format, "; is that the logs' format?");
+  }
+  if (counter == "lines_unmatched") {
+    return absl::StrCat(share,
+                        " did not match the pattern of `logformat regex`; "
+                        "the pattern must match a line somewhere (it is not "
+                        "anchored), and its named groups give the fields");
   }
   if (counter == "lines_without_value") {
     return absl::StrCat(share,

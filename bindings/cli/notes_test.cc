@@ -65,8 +65,9 @@ TEST(ResultNotesTest, NamesTheRuleThatRejectedTheMostLines) {
                   "--max-line-bytes to read them",
                   "6 of 10 lines are not DTail INFO lines with a MAPREDUCE: "
                   "field, which the default log format reads; name the "
-                  "format of other logs with `logformat` (generic, "
-                  "generickv, csv)"));
+                  "format of other logs with `logformat` (json, logfmt, "
+                  "combined, syslog, fields, regex '...', ...; see mapr "
+                  "--help)"));
   s.lines_ignored = 0;
   ResultFacts kv = Facts(s);
   kv.log_format = "generickv";

@@ -167,7 +167,7 @@ class InputFileTest(BadFilesTestCase):
         self.assertEqual(
             err, b"mapr: cut.gz: unexpected end of gzip data\n"
             b"lines_read: %d\nlines_too_long: 0\nlines_table_mismatch: 0\n"
-            b"lines_ignored: 0\nlines_malformed: 0\nlines_header: 0\n"
+            b"lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: 0\nlines_header: 0\n"
             b"lines_filtered: 0\nlines_without_value: 0\n"
             b"lines_aggregated: %d\ngroups: 1\n" % (complete, complete))
         # The same from standard input.
@@ -237,7 +237,7 @@ class InputFileTest(BadFilesTestCase):
         self.assertEqual(
             f.err(), FOLLOW_START +
             b"lines_read: 15\nlines_too_long: 0\nlines_table_mismatch: 0\n"
-            b"lines_ignored: 0\nlines_malformed: 0\nlines_header: 0\n"
+            b"lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: 0\nlines_header: 0\n"
             b"lines_filtered: 0\nlines_without_value: 0\n"
             b"lines_aggregated: 15\ngroups: 1\n")
 
@@ -260,7 +260,7 @@ class InputFileTest(BadFilesTestCase):
             f.err(), FOLLOW_START +
             b"mapr: a.log: file truncated; reading it from its start\n"
             b"lines_read: 14\nlines_too_long: 0\nlines_table_mismatch: 0\n"
-            b"lines_ignored: 0\nlines_malformed: 0\nlines_header: 0\n"
+            b"lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: 0\nlines_header: 0\n"
             b"lines_filtered: 0\nlines_without_value: 0\n"
             b"lines_aggregated: 14\ngroups: 1\n")
 

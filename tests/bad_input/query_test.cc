@@ -235,7 +235,7 @@ TEST(BadQueryTest, UnknownFunctionListsTheKnownOnes) {
       s, StatusIs(kInvalid, Eq("1:20-22: unknown function 'foo'\n"
                                "select $m set $m = foo($time)\n"
                                "                   ^~~\n"
-                               "hint: known functions: md5sum, maskdigits")));
+                               "hint: known functions: md5sum, maskdigits, regex")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{19, 3, 1, 20}));
 }
 
@@ -283,8 +283,8 @@ TEST(BadQueryTest, UnknownLogFormatListsTheKnownOnes) {
                           Eq("1:31-34: unknown log format 'nope'\n"
                              "select count($line) logformat nope\n"
                              "                              ^~~~\n"
-                             "hint: known log formats: csv, default, generic, "
-                             "generickv")));
+                             "hint: known log formats: csv, default, fields, generic, "
+                             "generickv, regex")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{30, 4, 1, 31}));
 }
 

@@ -1303,7 +1303,7 @@ class DistributedTest(MaprTestCase):
         part = self.write("a.part", out)
         out, _ = self.mapr("inspect", part)
         text = out.decode()
-        self.assertIn("version: 1.0\n", text)
+        self.assertIn("version: 1.1\n", text)
         self.assertIn("splits: [5, 6)\n", text)
         self.assertIn("lines_read: 597\n", text)
         self.assertIn("log_format: default\n", text)

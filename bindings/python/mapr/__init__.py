@@ -167,6 +167,7 @@ class Stats:
     lines_table_mismatch: int = 0
     lines_ignored: int = 0
     lines_malformed: int = 0
+    lines_unmatched: int = 0
     lines_header: int = 0
     lines_filtered: int = 0
     lines_without_value: int = 0
@@ -184,6 +185,7 @@ class Stats:
             self.lines_matched
             - self.lines_ignored
             - self.lines_malformed
+            - self.lines_unmatched
             - self.lines_header
         )
 
