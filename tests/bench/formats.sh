@@ -90,7 +90,8 @@ combined_named_re='^(?P<ip>\S+) (?P<ident>\S+) (?P<user>\S+) \[(?P<time>[^\]]*)\
 syslog_re='^\S+ +\d+ \S+ (\S+) ([^\[: ]+)(?:\[(\d+)\])?: '
 
 # Per format: the generator's format, mapr's logformat clause, mapr's Q1
-# fields (KEY A B) and DuckDB/mawk variants as "engine|query|program".
+# fields (KEY A B), DuckDB's SQL (one "label|SQL" line per variant) and a
+# mawk program. Every Q1 prints key,count,avg(A),max(A),avg(B),max(B).
 declare -A GEN CLAUSE MQ1
 declare -A DUCK  # "FORMAT query" -> newline-separated "label|SQL"
 declare -A MAWK  # "FORMAT query" -> mawk program
@@ -138,6 +139,17 @@ MQ1[logfmt]='service latency_ms bytes'
 kv() { echo "regexp_extract(line, ' $1=([^ ]*)', 1)"; }
 DUCK[logfmt Q1]="regexp_extract|$(q1sql "$(kv service)" "$(kv latency_ms)" "$(kv bytes)" "$lines_src")"
 DUCK[logfmt count]="count(*) of lines|SELECT count(*) FROM $lines_src"
+# The keys by name, in any order (no value before them holds " key=").
+MAWK[logfmt Q1]='{ k = ""; a = ""; b = ""
+  for (i = 1; i <= NF; i++) {
+    if (index($i, "service=") == 1) k = substr($i, 9)
+    else if (index($i, "latency_ms=") == 1) a = substr($i, 12)
+    else if (index($i, "bytes=") == 1) b = substr($i, 7) }
+  c[k]++; sa[k] += a; sb[k] += b
+  if (!(k in ma) || a + 0 > ma[k]) ma[k] = a + 0
+  if (!(k in mb) || b + 0 > mb[k]) mb[k] = b + 0 }
+  END { for (k in c) printf "%s,%d,%.6f,%.6f,%.6f,%.6f\n", k, c[k], sa[k] / c[k], ma[k], sb[k] / c[k], mb[k] }'
+MAWK[logfmt count]='{ n++ } END { print n + 0 }'
 
 GEN[fields]=fields
 CLAUSE[fields]='logformat fields'
@@ -159,6 +171,12 @@ CLAUSE[syslog]='logformat syslog'
 MQ1[syslog]='app pid pid'
 DUCK[syslog Q1]="regexp_extract|SELECT r.app k, count(*), avg($(num "NULLIF(r.pid, '')")), max($(num "NULLIF(r.pid, '')")), avg($(num "NULLIF(r.pid, '')")), max($(num "NULLIF(r.pid, '')")) FROM (SELECT regexp_extract(line, '$syslog_re', ['host','app','pid']) r FROM $lines_src) GROUP BY k"
 DUCK[syslog count]="count(*) of lines|SELECT count(*) FROM $lines_src"
+# "Dec  1 14:00:00 host app[pid]: msg": the tag is $5.
+MAWK[syslog Q1]='{ t = $5; sub(/:$/, "", t); p = ""
+  if (match(t, /\[[0-9]+\]$/)) { p = substr(t, RSTART + 1, RLENGTH - 2); t = substr(t, 1, RSTART - 1) }
+  c[t]++; if (p != "") { n[t]++; s[t] += p; if (!(t in m) || p + 0 > m[t]) m[t] = p + 0 } }
+  END { for (t in c) printf "%s,%d,%.6f,%.6f,%.6f,%.6f\n", t, c[t], n[t] ? s[t] / n[t] : 0, m[t], n[t] ? s[t] / n[t] : 0, m[t] }'
+MAWK[syslog count]='{ n++ } END { print n + 0 }'
 
 mapr_query() {  # FORMAT QUERY
   local f=$1 k a b
