@@ -141,6 +141,11 @@ class MAPR_EXPORT LogFormat {
     }
     return std::shared_ptr<const LogFormat>();
   }
+  // True if a parser reads each line without regard to the earlier lines of
+  // its source (every built-in format but csv, whose header is state). The
+  // `mapr` command may then cut one file into byte ranges read by different
+  // threads or map steps. The default is false, which is always safe.
+  virtual bool line_independent() const { return false; }
   // Creates a parser for one input source that fills `fields` in this
   // order. Called concurrently from many threads, when the first line of a
   // source reaches an aggregator. The common variables are never requested

@@ -13,6 +13,8 @@
 #include "benchmark/benchmark.h"
 #include "mapr/line_splitter.h"
 #include "mapr/log_format.h"  // kMaxBatchRows
+#include "parser/regex.h"
+#include "re2/re2.h"
 #include "runtime/aggregate.h"
 #include "runtime/group_table.h"
 #include "util/scan.h"
@@ -149,6 +151,27 @@ BENCHMARK_CAPTURE(BM_UpdateState, min, "min");
 BENCHMARK_CAPTURE(BM_UpdateState, avg, "avg");
 BENCHMARK_CAPTURE(BM_UpdateState, last, "last");
 BENCHMARK_CAPTURE(BM_UpdateState, first, "first");
+
+// Patterns that backtrack catastrophically elsewhere, on "aaa...ab" of
+// length N: RE2's time is linear in N (Google Benchmark fits the O(N)
+// complexity and prints its RMS error). tests/bad_input/lines_test.cc
+// checks the answers.
+void BM_RegexPathological(benchmark::State& state, std::string_view pattern) {
+  std::shared_ptr<const re2::RE2> re =
+      *parser::CompilePattern(pattern, parser::kDefaultMaxRegexMemory);
+  std::string line(static_cast<size_t>(state.range(0)), 'a');
+  line.back() = 'b';
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(RE2::PartialMatch(line, *re));
+  }
+  state.SetComplexityN(state.range(0));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          state.range(0));
+}
+BENCHMARK_CAPTURE(BM_RegexPathological, nested_plus, "^(a+)+$")
+    ->RangeMultiplier(4)->Range(1 << 10, 1 << 20)->Complexity(benchmark::oN);
+BENCHMARK_CAPTURE(BM_RegexPathological, alternation, "^(a|aa)*c$")
+    ->RangeMultiplier(4)->Range(1 << 10, 1 << 20)->Complexity(benchmark::oN);
 
 }  // namespace
 }  // namespace mapr::runtime

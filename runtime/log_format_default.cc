@@ -114,6 +114,7 @@ namespace avx2 {
 
 class DefaultLogFormat : public LogFormat {
  public:
+  bool line_independent() const override { return true; }
   std::string name() const override { return "default"; }
   std::string description() const override {
     return "DTail's lines, INFO|time|pid|caller|...|MAPREDUCE:TABLE|k=v|...: "

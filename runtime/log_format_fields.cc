@@ -131,6 +131,7 @@ class FieldsParser : public LogFormatParser {
 
 class FieldsLogFormat : public LogFormat {
  public:
+  bool line_independent() const override { return true; }
   explicit FieldsLogFormat(std::string delimiter = "")
       : delimiter_(std::move(delimiter)) {}
   std::string name() const override { return "fields"; }

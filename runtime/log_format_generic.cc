@@ -39,6 +39,7 @@ class GenericParser : public LogFormatParser {
 
 class GenericLogFormat : public LogFormat {
  public:
+  bool line_independent() const override { return true; }
   std::string name() const override { return "generic"; }
   std::string description() const override {
     return "any lines: only the common variables ($line, $hostname, $file, "
@@ -130,6 +131,7 @@ class GenericKvParser : public LogFormatParser {
 
 class GenericKvLogFormat : public LogFormat {
  public:
+  bool line_independent() const override { return true; }
   std::string name() const override { return "generickv"; }
   std::string description() const override {
     return "k=v|k=v|... tokens: each key is a field";

@@ -82,6 +82,7 @@ class RegexParser : public LogFormatParser {
 // `regex` configured with its pattern.
 class CompiledRegexLogFormat : public LogFormat {
  public:
+  bool line_independent() const override { return true; }
   explicit CompiledRegexLogFormat(std::shared_ptr<const re2::RE2> re)
       : re_(std::move(re)) {}
   std::string name() const override { return "regex"; }
@@ -99,6 +100,7 @@ class CompiledRegexLogFormat : public LogFormat {
 
 class RegexLogFormat : public LogFormat {
  public:
+  bool line_independent() const override { return true; }
   std::string name() const override { return "regex"; }
   std::string description() const override {
     return "logformat regex 're': an RE2 pattern whose named groups "

@@ -27,6 +27,7 @@
 #include "mapr/aggregator.h"
 #include "mapr/aggregator_internal.h"
 #include "mapr/input.h"
+#include "mapr/log_format.h"
 #include "mapr/line_splitter.h"
 #include "mapr/options.h"
 #include "util/errno_text.h"
@@ -488,7 +489,8 @@ std::string MachineName() {
 // Others (csv keeps its source's header; host formats are unknown) are never
 // cut into byte ranges.
 bool LogFormatIsStateless(const std::string& name) {
-  return name == "default" || name == "generic" || name == "generickv";
+  std::shared_ptr<const LogFormat> format = FindLogFormat(name);
+  return format != nullptr && format->line_independent();
 }
 
 std::vector<InputName> ExpandInputs(const std::vector<std::string>& args,

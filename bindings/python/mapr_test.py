@@ -135,6 +135,13 @@ class RunTest(unittest.TestCase):
         self.assertEqual(sum(v for k, v in s.as_dict().items()
                              if k != "lines_read"), s.lines_read)
 
+    def test_unmatched_lines_of_the_regex_format(self):
+        r = mapr.run("select k, count($line) group by k logformat regex "
+                     "'^(?P<k>[a-z]+)='", lines=["a=1", "b=2", "=3", "4"])
+        self.assertEqual(r.stats.lines_unmatched, 2)
+        self.assertEqual(r.stats.lines_parsed, 2)
+        self.assertEqual(r.stats.lines_aggregated, 2)
+
     def test_stats_fields_are_the_line_counters_of_the_library(self):
         # mapr.Stats spells its fields out; they must be mapr/result.h's
         # kLineCounterFields, in order.

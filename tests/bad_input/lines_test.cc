@@ -445,5 +445,40 @@ TEST(BadLinesTest, NonNumericValuesAreFalseUnderFloatOperators) {
   EXPECT_EQ(negated.ToCsv(), "count($line)\n6\n");
 }
 
+// ------------------------------------------------------------- regexes
+
+// Patterns that backtrack catastrophically in Perl, Python or PCRE engines
+// ((a+)+$ takes 2^n steps on "aaa...ab") run in time linear in the line
+// under RE2: these finish at once on a 1 MiB line and give the right
+// answers. runtime/kernels_benchmark.cc (BM_RegexPathological) measures
+// the time against the line length: Google Benchmark fits O(N).
+TEST(BadLinesTest, CatastrophicBacktrackingPatternsStayLinear) {
+  std::string line(1 << 20, 'a');
+  line.back() = 'b';
+  const std::vector<std::string_view> lines = {line, "aaaa", "ab"};
+  AggregatorOptions options = TestOptions();
+  options.max_line_bytes = 2 << 20;
+  ASSERT_OK_AND_ASSIGN(
+      ResultTable r,
+      RunLines("select count($line) where $line =~ '^(a+)+$' group by *",
+               lines, options));
+  EXPECT_EQ(r.ToCsv(), "count($line)\n1\n");
+  ASSERT_OK_AND_ASSIGN(
+      r, RunLines("select count($line) where $line =~ '^(a|aa)*c$' group by *",
+                  lines, options));
+  EXPECT_EQ(r.stats().lines_filtered, 3u);
+  ASSERT_OK_AND_ASSIGN(
+      r, RunLines("select $v, count($line) set $v = regex($line, '(a*)*b') "
+                  "group by $v order by count($line)",
+                  lines, options));
+  EXPECT_EQ(r.num_rows(), 3u);
+  ASSERT_OK_AND_ASSIGN(
+      r, RunLines("select count($line) group by * logformat regex "
+                  "'^(?P<x>(a|a)+)+$'",
+                  lines, options));
+  EXPECT_EQ(r.stats().lines_unmatched, 2u);
+  EXPECT_EQ(r.stats().lines_aggregated, 1u);
+}
+
 }  // namespace
 }  // namespace mapr

@@ -335,5 +335,59 @@ TEST(BadQueryTest, NulInsideAStringLiteralIsKeptVerbatim) {
   EXPECT_EQ(r.stats().lines_filtered, 3u);
 }
 
+// ------------------------------------------------------------- regexes
+
+TEST(BadQueryTest, PatternOverTheMemoryBound) {
+  // 1000 repetitions of "any Unicode letter": RE2 needs more than 8 MiB.
+  const absl::Status s =
+      CompileError("select count($line) where $line =~ '\\pL{1000}'");
+  EXPECT_THAT(s, StatusIs(kInvalid,
+                          Eq("1:36-46: regular expression needs more than "
+                             "8388608 bytes to compile (RE2: pattern too large "
+                             "- compile failed)\n"
+                             "select count($line) where $line =~ '\\pL{1000}'\n"
+                             "                                   ^~~~~~~~~~~\n"
+                             "hint: raise CompileOptions::max_regex_memory, or "
+                             "simplify the pattern")));
+  EXPECT_EQ(GetSourceSpan(s), (SourceSpan{35, 11, 1, 36}));
+  // The bound is CompileOptions::max_regex_memory.
+  CompileOptions options;
+  options.max_regex_memory = 4 << 10;
+  EXPECT_THAT(CompileError("select $v set $v = regex($line, '\\pL{10}')",
+                           options),
+              StatusIs(kInvalid, StartsWith("1:33-41: regular expression needs "
+                                            "more than 4096 bytes")));
+}
+
+TEST(BadQueryTest, InvalidPatternQuotesRe2) {
+  const absl::Status s =
+      CompileError("select count($line) logformat regex '(?P<a>x'");
+  EXPECT_THAT(s, StatusIs(kInvalid,
+                          Eq("1:37-45: invalid regular expression: missing ): "
+                             "(?P<a>x\n"
+                             "select count($line) logformat regex '(?P<a>x'\n"
+                             "                                    ^~~~~~~~~\n"
+                             "hint: patterns are RE2 syntax: "
+                             "https://github.com/google/re2/wiki/Syntax")));
+  // Lookbehind and backreferences are not RE2.
+  EXPECT_THAT(CompileError("select a where a =~ '(?<=x)y'"),
+              StatusIs(kInvalid, StartsWith("1:21-29: invalid regular "
+                                            "expression: invalid perl "
+                                            "operator: (?<")));
+  EXPECT_THAT(CompileError("select a where a =~ '(a)\\1'"),
+              StatusIs(kInvalid, StartsWith("1:21-27: invalid regular "
+                                            "expression: invalid escape "
+                                            "sequence: \\1")));
+}
+
+TEST(BadQueryTest, UnterminatedRawString) {
+  const absl::Status s = CompileError("select a where a =~ 'abc");
+  EXPECT_THAT(s, StatusIs(kInvalid, Eq("1:21-24: unterminated string\n"
+                                       "select a where a =~ 'abc\n"
+                                       "                    ^~~~\n"
+                                       "hint: 'raw strings' have no escapes "
+                                       "and end at the next \"'\"")));
+}
+
 }  // namespace
 }  // namespace mapr

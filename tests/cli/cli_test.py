@@ -1308,6 +1308,23 @@ class DistributedTest(MaprTestCase):
         self.assertIn("lines_read: 597\n", text)
         self.assertIn("log_format: default\n", text)
 
+    def test_regex_format_partials_keep_unmatched_lines(self):
+        # logformat regex counts lines_unmatched (partial format 1.1's
+        # "more counters" section): the reduce equals the one-pass run.
+        lines = b"".join(b"k=%d v=%d\n" % (i % 3, i) if i % 4 else
+                         b"no key here %d\n" % i for i in range(200))
+        path = self.write("kv.log", lines)
+        query = ("select k, count($line), sum(v) group by k order by k asc "
+                 "logformat regex '^k=(?P<k>\\d+) v=(?P<v>\\d+)$'")
+        one, one_err = self.mapr("--stats", "-o", "csv", query, path)
+        self.assertIn(b"lines_unmatched: 50\n", one_err)
+        parts = self.map_ranges(query, path, [0, 700, 1500, len(lines)])
+        out, err = self.mapr("reduce", "--stats", "-o", "csv", *parts)
+        self.assertEqual(out, one)
+        self.assertEqual(err, one_err)
+        info, _ = self.mapr("inspect", parts[0])
+        self.assertRegex(info.decode(), r"lines_unmatched: [1-9]")
+
     def test_errors(self):
         size = os.path.getsize(LOG)
         p0, p1, p2 = self.map_ranges(Q1A, LOG, [0, 100, 2000, size])

@@ -679,16 +679,12 @@ absl::StatusOr<ResultTable> RunGoldenCase(const GoldenCase& c,
 
 uint64_t CounterByName(const LineCounters& c, std::string_view name,
                        bool* known) {
-  *known = true;
-  if (name == "lines_read") return c.lines_read;
-  if (name == "lines_too_long") return c.lines_too_long;
-  if (name == "lines_table_mismatch") return c.lines_table_mismatch;
-  if (name == "lines_ignored") return c.lines_ignored;
-  if (name == "lines_malformed") return c.lines_malformed;
-  if (name == "lines_header") return c.lines_header;
-  if (name == "lines_filtered") return c.lines_filtered;
-  if (name == "lines_without_value") return c.lines_without_value;
-  if (name == "lines_aggregated") return c.lines_aggregated;
+  for (const LineCounterField& f : kLineCounterFields) {
+    if (f.name == name) {
+      *known = true;
+      return c.*f.value;
+    }
+  }
   *known = false;
   return 0;
 }
@@ -738,7 +734,8 @@ TEST_P(GoldenFileTest, MatchesExpectedCsv) {
   const LineCounters& s = r.stats();
   EXPECT_EQ(s.lines_read, s.lines_too_long + s.lines_table_mismatch +
                               s.lines_ignored + s.lines_malformed +
-                              s.lines_header + s.lines_filtered +
+                              s.lines_unmatched + s.lines_header +
+                              s.lines_filtered +
                               s.lines_without_value + s.lines_aggregated);
 
   ASSERT_OK_AND_ASSIGN(ResultTable one_by_one, RunGoldenCase(c, true));

@@ -1,0 +1,174 @@
+// The formats that take an argument: `logformat regex 're'` and
+// `logformat fields ['DELIMITER']`.
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mapr/aggregator.h"
+#include "mapr/log_format.h"
+#include "mapr/query.h"
+#include "tests/testing/status_matchers.h"
+
+namespace mapr {
+namespace {
+
+using ::mapr::testing::StatusIs;
+using ::testing::HasSubstr;
+
+class Batch : public FieldBatch {
+ public:
+  explicit Batch(size_t n)
+      : columns_(n, std::vector<std::string_view>(kMaxBatchRows)) {}
+  size_t num_fields() const override { return columns_.size(); }
+  std::string_view* column(size_t f) override { return columns_[f].data(); }
+  char* Allocate(size_t n) override {
+    scratch_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
+    return scratch_.back().get();
+  }
+
+ private:
+  std::vector<std::vector<std::string_view>> columns_;
+  std::vector<std::unique_ptr<char[]>> scratch_;
+};
+
+struct Row {
+  LineOutcome outcome;
+  // Requested field -> value; "<missing>" when not set.
+  std::map<std::string, std::string> fields;
+};
+
+// Configures `name` with `argument` and parses `lines` as one batch.
+std::vector<Row> Parse(std::string_view name,
+                       std::optional<std::string_view> argument,
+                       const std::vector<std::string>& fields,
+                       const std::vector<std::string>& lines) {
+  std::shared_ptr<const LogFormat> format = FindLogFormat(name);
+  EXPECT_NE(format, nullptr);
+  absl::StatusOr<std::shared_ptr<const LogFormat>> configured =
+      format->Configure(argument, FormatOptions());
+  EXPECT_TRUE(configured.ok()) << configured.status();
+  if (*configured != nullptr) format = *configured;
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> parser =
+      format->NewParser(fields);
+  EXPECT_TRUE(parser.ok());
+  Batch batch(fields.size());
+  std::vector<std::string_view> views(lines.begin(), lines.end());
+  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
+  (*parser)->ParseBatch(views, batch, outcomes.data());
+  std::vector<Row> rows;
+  for (size_t r = 0; r < lines.size(); ++r) {
+    Row row{outcomes[r], {}};
+    for (size_t f = 0; f < fields.size(); ++f) {
+      std::string_view v = batch.column(f)[r];
+      row.fields[fields[f]] =
+          v.data() == nullptr ? "<missing>" : std::string(v);
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+TEST(RegexFormat, NamedGroupsAreFields) {
+  std::vector<Row> rows = Parse(
+      "regex", R"((?<level>[A-Z]+) (?P<ms>\d+)ms(?: user=(?<user>\w*))?)",
+      {"level", "ms", "user", "nope"},
+      {"12:00 WARN 30ms user=ann", "ERROR 7ms", "x INFO 1ms user=", "no match"});
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
+  EXPECT_EQ(rows[0].fields["level"], "WARN");
+  EXPECT_EQ(rows[0].fields["ms"], "30");
+  EXPECT_EQ(rows[0].fields["user"], "ann");
+  EXPECT_EQ(rows[0].fields["nope"], "<missing>");
+  // The optional group took no part: missing. It matched empty: empty.
+  EXPECT_EQ(rows[1].fields["user"], "<missing>");
+  EXPECT_EQ(rows[2].fields["user"], "");
+  EXPECT_EQ(rows[3].outcome, LineOutcome::kUnmatched);
+}
+
+TEST(RegexFormat, NothingRequestedStillClassifiesLines) {
+  std::vector<Row> rows =
+      Parse("regex", "^(?P<a>x)", {}, {"xyz", "yxz", ""});
+  EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
+  EXPECT_EQ(rows[1].outcome, LineOutcome::kUnmatched);
+  EXPECT_EQ(rows[2].outcome, LineOutcome::kUnmatched);
+}
+
+TEST(RegexFormat, ConfigureErrors) {
+  std::shared_ptr<const LogFormat> format = FindLogFormat("regex");
+  ASSERT_NE(format, nullptr);
+  EXPECT_THAT(format->Configure(std::nullopt, FormatOptions()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("needs a pattern")));
+  EXPECT_THAT(format->Configure("a(b", FormatOptions()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("invalid regular expression: missing )")));
+  EXPECT_THAT(format->Configure("(a)", FormatOptions()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("has no named group")));
+  FormatOptions small;
+  small.max_regex_memory = 4 << 10;
+  EXPECT_THAT(format->Configure("(?P<x>\\pL{10})", small),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("needs more than 4096 bytes")));
+}
+
+TEST(RegexFormat, UnmatchedLinesAreCountedThroughTheEngine) {
+  absl::StatusOr<ResultTable> r = RunQuery(
+      "select count($line) group by k logformat regex 'k=(?P<k>\\w+)'",
+      {"k=a", "k=b", "nothing", "k=a", "= also nothing"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->stats().lines_unmatched, 2u);
+  EXPECT_EQ(r->stats().lines_aggregated, 3u);
+  EXPECT_EQ(r->stats().lines_parsed(), 3u);
+}
+
+TEST(FieldsFormat, BlankRunsSplitLikeAwk) {
+  std::vector<Row> rows =
+      Parse("fields", std::nullopt, {"f1", "f3", "f2", "f4", "f0", "f01", "x"},
+            {"a  b\tc", "one", "", "a b c d e"});
+  EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
+  EXPECT_EQ(rows[0].fields["f1"], "a");
+  EXPECT_EQ(rows[0].fields["f2"], "b");
+  EXPECT_EQ(rows[0].fields["f3"], "c");
+  EXPECT_EQ(rows[0].fields["f4"], "<missing>");
+  // Not field names: f0, f01, x.
+  EXPECT_EQ(rows[0].fields["f0"], "<missing>");
+  EXPECT_EQ(rows[0].fields["f01"], "<missing>");
+  EXPECT_EQ(rows[0].fields["x"], "<missing>");
+  EXPECT_EQ(rows[1].fields["f1"], "one");
+  EXPECT_EQ(rows[1].fields["f2"], "<missing>");
+  EXPECT_EQ(rows[2].outcome, LineOutcome::kParsed);
+  EXPECT_EQ(rows[2].fields["f1"], "<missing>");
+  EXPECT_EQ(rows[3].fields["f4"], "d");
+}
+
+TEST(FieldsFormat, DelimiterKeepsEmptyFields) {
+  std::vector<Row> rows = Parse("fields", ",", {"f1", "f2", "f3", "f4"},
+                                {"a,,c", ",", "x"});
+  EXPECT_EQ(rows[0].fields["f1"], "a");
+  EXPECT_EQ(rows[0].fields["f2"], "");
+  EXPECT_EQ(rows[0].fields["f3"], "c");
+  EXPECT_EQ(rows[0].fields["f4"], "<missing>");
+  EXPECT_EQ(rows[1].fields["f1"], "");
+  EXPECT_EQ(rows[1].fields["f2"], "");
+  EXPECT_EQ(rows[1].fields["f3"], "<missing>");
+  EXPECT_EQ(rows[2].fields["f1"], "x");
+  // A text delimiter, and '\t' for a tab.
+  rows = Parse("fields", " | ", {"f2"}, {"a | b|c | d"});
+  EXPECT_EQ(rows[0].fields["f2"], "b|c");
+  rows = Parse("fields", "\\t", {"f2"}, {"a b\tc d"});
+  EXPECT_EQ(rows[0].fields["f2"], "c d");
+}
+
+TEST(FieldsFormat, EmptyDelimiterIsAnError) {
+  EXPECT_THAT(FindLogFormat("fields")->Configure("", FormatOptions()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("delimiter of log format 'fields' is empty")));
+}
+
+}  // namespace
+}  // namespace mapr
