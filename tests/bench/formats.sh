@@ -3,7 +3,9 @@
 #
 #   tests/bench/formats.sh [FORMAT...]
 #
-# FORMATs: json combined clf logfmt fields syslog regex (default: all).
+# FORMATs: stats json combined clf logfmt fields syslog regex (default: all).
+# `stats` is a reference: DTail's default format (tests/bench/run.sh's log
+# and Q1 shape), mapr only.
 # `regex` is `logformat regex '...'` on the combined access log, with a
 # pattern that names the same fields as `combined`.
 # Environment:
@@ -37,7 +39,7 @@ bytes_target="${BENCH_BYTES:-1000000000}"
 runs="${BENCH_RUNS:-3}"
 threads_list="${BENCH_THREADS:-1 2}"
 formats=("$@")
-[ ${#formats[@]} -gt 0 ] || formats=(json combined clf logfmt fields syslog regex)
+[ ${#formats[@]} -gt 0 ] || formats=(stats json combined clf logfmt fields syslog regex)
 
 mapr="${MAPR_BENCH_BIN:-build/release/bindings/cli/mapr}"
 if [ -z "${MAPR_BENCH_BIN:-}" ]; then
@@ -48,6 +50,10 @@ mkdir -p build/bench
 gen=build/bench/gen_format_logs
 if [ ! -x "$gen" ] || [ tests/bench/gen_format_logs.cc -nt "$gen" ]; then
   g++ -O2 -std=c++20 tests/bench/gen_format_logs.cc -o "$gen"
+fi
+stats_gen=build/bench/gen_stats_log
+if [ ! -x "$stats_gen" ] || [ tests/bench/gen_stats_log.cc -nt "$stats_gen" ]; then
+  g++ -O2 -std=c++20 tests/bench/gen_stats_log.cc -o "$stats_gen"
 fi
 
 duck_dir=build/bench/duckdb
@@ -95,6 +101,13 @@ syslog_re='^\S+ +\d+ \S+ (\S+) ([^\[: ]+)(?:\[(\d+)\])?: '
 declare -A GEN CLAUSE MQ1
 declare -A DUCK  # "FORMAT query" -> newline-separated "label|SQL"
 declare -A MAWK  # "FORMAT query" -> mawk program
+
+# The reference: DTail's default format, the STATS log and a Q1 of
+# tests/bench/run.sh's shape (docs/benchmarks.md has its history), to tell
+# how busy the machine is. mapr only.
+GEN[stats]=stats
+CLAUSE[stats]='from STATS'
+MQ1[stats]='hostname currentConnections latency_ms'
 
 GEN[json]=json
 CLAUSE[json]='logformat json'
@@ -262,7 +275,12 @@ for f in "${formats[@]}"; do
   [ -n "${GEN[$f]:-}" ] || { echo "unknown format '$f'" >&2; exit 2; }
   data="build/bench/fmt_${GEN[$f]}_${bytes_target}.log"
   if [ ! -f "$data" ] || [ "$gen" -nt "$data" ]; then
-    "$gen" "${GEN[$f]}" "$bytes_target" > "$data.tmp" && mv "$data.tmp" "$data"
+    if [ "$f" = stats ]; then
+      "$stats_gen" "$bytes_target" > "$data.tmp"
+    else
+      "$gen" "${GEN[$f]}" "$bytes_target" > "$data.tmp"
+    fi
+    mv "$data.tmp" "$data"
   fi
   bytes=$(stat -c %s "$data")
   cat "$data" >/dev/null  # into the page cache
