@@ -25,7 +25,9 @@ Registry& GetRegistry() {
     absl::MutexLock lock(&r->mu);
     for (auto f :
          {runtime::NewDefaultLogFormat(), runtime::NewGenericLogFormat(),
-          runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat()}) {
+          runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat(),
+          runtime::NewClfLogFormat(), runtime::NewCombinedLogFormat(),
+          runtime::NewLogfmtLogFormat()}) {
       r->formats[f->name()] = f;
     }
     return r;

@@ -42,6 +42,12 @@ std::shared_ptr<const LogFormat> NewGenericLogFormat();
 std::shared_ptr<const LogFormat> NewGenericKvLogFormat();
 // CSV with a header line per input source; RFC 4180 quotes honoured.
 std::shared_ptr<const LogFormat> NewCsvLogFormat();
+// Apache/nginx access logs: the Common Log Format (`clf`) and `combined`
+// (CLF plus "referer" "user-agent"), each field by position.
+std::shared_ptr<const LogFormat> NewClfLogFormat();
+std::shared_ptr<const LogFormat> NewCombinedLogFormat();
+// logfmt: `k=v k="quoted value" k` pairs; each key is a field.
+std::shared_ptr<const LogFormat> NewLogfmtLogFormat();
 
 }  // namespace mapr::runtime
 
