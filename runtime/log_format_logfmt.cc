@@ -17,6 +17,7 @@
 // only when requested and holding a backslash. A query that requests no key
 // (count($line) alone) only has to find unterminated quotes: a line without
 // any '"' is parsed after one memchr.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -40,13 +41,69 @@ constexpr std::string_view kTrue = "true";
 
 inline bool IsSpace(char c) { return static_cast<unsigned char>(c) <= ' '; }
 
+// SWAR (8 bytes per step) searches. In a word x, bit 7 of byte i of
+// LessThan21(x) is set if byte i is < 0x21 (<= ' '), of Equal(x, c) if byte
+// i is c. Borrows only run upwards, so the lowest set bit is exact (higher
+// ones may be false), which is all a search needs.
+constexpr uint64_t kOnes = 0x0101010101010101;
+constexpr uint64_t kHighs = 0x8080808080808080;
+inline uint64_t LessThan21(uint64_t x) { return (x - kOnes * 0x21) & ~x & kHighs; }
+inline uint64_t Equal(uint64_t x, char c) {
+  const uint64_t y = x ^ (kOnes * static_cast<uint8_t>(c));
+  return (y - kOnes) & ~y & kHighs;
+}
+// 8 bytes, the first in the lowest bits.
+inline uint64_t Load8(const char* p) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native == std::endian::big) {
+    x = __builtin_bswap64(x);
+  }
+  return x;
+}
+inline const char* FirstFlagged(const char* p, uint64_t m) {
+  return p + (std::countr_zero(m) >> 3);
+}
+
+// The first byte at or after p that is whitespace; end if none.
+inline const char* FindSpace(const char* p, const char* end) {
+  for (; end - p >= 8; p += 8) {
+    const uint64_t m = LessThan21(Load8(p));
+    if (m != 0) return FirstFlagged(p, m);
+  }
+  while (p < end && !IsSpace(*p)) ++p;
+  return p;
+}
+
+// The first byte at or after p that is whitespace or '='; end if none.
+inline const char* FindKeyEnd(const char* p, const char* end) {
+  for (; end - p >= 8; p += 8) {
+    const uint64_t x = Load8(p);
+    const uint64_t m = LessThan21(x) | Equal(x, '=');
+    if (m != 0) return FirstFlagged(p, m);
+  }
+  while (p < end && !IsSpace(*p) && *p != '=') ++p;
+  return p;
+}
+
+// The first '"' at or after p; nullptr if none.
+inline const char* FindQuote(const char* p, const char* end) {
+  for (; end - p >= 8; p += 8) {
+    const uint64_t m = Equal(Load8(p), '"');
+    if (m != 0) return FirstFlagged(p, m);
+  }
+  for (; p < end; ++p) {
+    if (*p == '"') return p;
+  }
+  return nullptr;
+}
+
 // The closing quote of a quoted value whose text starts at `p`, or nullptr.
 // A '"' after an odd run of backslashes is escaped.
 inline const char* FindClosingQuote(const char* p, const char* end) {
   const char* const start = p;
   while (true) {
-    const char* q = static_cast<const char*>(
-        std::memchr(p, '"', static_cast<size_t>(end - p)));
+    const char* q = FindQuote(p, end);
     if (q == nullptr || q == start || q[-1] != '\\') return q;
     const char* b = q - 1;
     while (b > start && b[-1] == '\\') --b;
@@ -236,7 +293,7 @@ class LogfmtParser : public LogFormatParser {
       while (p < end && IsSpace(*p)) ++p;
       if (p == end) return true;
       const char* const key = p;
-      while (p < end && !IsSpace(*p) && *p != '=') ++p;
+      p = FindKeyEnd(p, end);
       const std::string_view name(key, static_cast<size_t>(p - key));
       if (p == end || *p != '=') {
         if constexpr (kEmit) Emit(name, kTrue, row);
@@ -263,7 +320,7 @@ class LogfmtParser : public LogFormatParser {
         continue;
       }
       const char* const value = p;
-      while (p < end && !IsSpace(*p)) ++p;
+      p = FindSpace(p, end);
       if constexpr (kEmit) {
         Emit(name,
              p == value ? FieldBatch::kEmptyValue
