@@ -12,11 +12,13 @@
 // closing quote makes the line malformed (go-logfmt's "unterminated quoted
 // value"); everything else parses.
 //
-// The scan is hand-written: short byte loops for keys and plain values,
-// memchr for quoted ones. Quoted values are unescaped into FieldBatch memory
-// only when requested and holding a backslash. A query that requests no key
-// (count($line) alone) only has to find unterminated quotes: a line without
-// any '"' is parsed after one memchr.
+// The scan is hand-written, with no regex and no loop over bytes: 64-byte
+// masks of the line whose bits are walked (see ParseLine). Quoted values
+// are unescaped into FieldBatch memory only when requested and holding a
+// backslash. A query that requests no key (count($line) alone) only has to
+// find unterminated quotes: a line without any '"' is parsed after one
+// memchr. tests/testing/logfmt_reference.h reads the same rules byte by
+// byte; the unit test and the fuzzer compare the two.
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +35,10 @@
 #include "runtime/key_table.h"
 #include "runtime/log_formats.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mapr::runtime {
 namespace {
 
@@ -40,77 +46,6 @@ namespace {
 constexpr std::string_view kTrue = "true";
 
 inline bool IsSpace(char c) { return static_cast<unsigned char>(c) <= ' '; }
-
-// SWAR (8 bytes per step) searches. In a word x, bit 7 of byte i of
-// LessThan21(x) is set if byte i is < 0x21 (<= ' '), of Equal(x, c) if byte
-// i is c. Borrows only run upwards, so the lowest set bit is exact (higher
-// ones may be false), which is all a search needs.
-constexpr uint64_t kOnes = 0x0101010101010101;
-constexpr uint64_t kHighs = 0x8080808080808080;
-inline uint64_t LessThan21(uint64_t x) { return (x - kOnes * 0x21) & ~x & kHighs; }
-inline uint64_t Equal(uint64_t x, char c) {
-  const uint64_t y = x ^ (kOnes * static_cast<uint8_t>(c));
-  return (y - kOnes) & ~y & kHighs;
-}
-// 8 bytes, the first in the lowest bits.
-inline uint64_t Load8(const char* p) {
-  uint64_t x;
-  std::memcpy(&x, p, 8);
-  if constexpr (std::endian::native == std::endian::big) {
-    x = __builtin_bswap64(x);
-  }
-  return x;
-}
-inline const char* FirstFlagged(const char* p, uint64_t m) {
-  return p + (std::countr_zero(m) >> 3);
-}
-
-// The first byte at or after p that is whitespace; end if none.
-inline const char* FindSpace(const char* p, const char* end) {
-  for (; end - p >= 8; p += 8) {
-    const uint64_t m = LessThan21(Load8(p));
-    if (m != 0) return FirstFlagged(p, m);
-  }
-  while (p < end && !IsSpace(*p)) ++p;
-  return p;
-}
-
-// The first byte at or after p that is whitespace or '='; end if none.
-inline const char* FindKeyEnd(const char* p, const char* end) {
-  for (; end - p >= 8; p += 8) {
-    const uint64_t x = Load8(p);
-    const uint64_t m = LessThan21(x) | Equal(x, '=');
-    if (m != 0) return FirstFlagged(p, m);
-  }
-  while (p < end && !IsSpace(*p) && *p != '=') ++p;
-  return p;
-}
-
-// The first '"' at or after p; nullptr if none.
-inline const char* FindQuote(const char* p, const char* end) {
-  for (; end - p >= 8; p += 8) {
-    const uint64_t m = Equal(Load8(p), '"');
-    if (m != 0) return FirstFlagged(p, m);
-  }
-  for (; p < end; ++p) {
-    if (*p == '"') return p;
-  }
-  return nullptr;
-}
-
-// The closing quote of a quoted value whose text starts at `p`, or nullptr.
-// A '"' after an odd run of backslashes is escaped.
-inline const char* FindClosingQuote(const char* p, const char* end) {
-  const char* const start = p;
-  while (true) {
-    const char* q = FindQuote(p, end);
-    if (q == nullptr || q == start || q[-1] != '\\') return q;
-    const char* b = q - 1;
-    while (b > start && b[-1] == '\\') --b;
-    if (((q - b) & 1) == 0) return q;
-    p = q + 1;
-  }
-}
 
 inline int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -282,55 +217,222 @@ class LogfmtParser : public LogFormatParser {
     uint32_t source;
   };
 
+  // Where ParseLine is between two bytes of a line.
+  enum class State : uint8_t {
+    kBetween,  // Before a pair (in whitespace).
+    kKey,      // In a key.
+    kValue,    // In a plain value.
+    kQuoted,   // In a quoted value.
+  };
+
   // Returns false for an unterminated quote. kEmit: write the requested
   // keys' values (else only check the quotes).
+  //
+  // One pass over 64-byte blocks, as the default format's parser makes:
+  // each block becomes three masks (bytes <= ' ', '=' and '"'), and every
+  // boundary is the lowest set bit of one of them at or after `pos`. So a
+  // pair costs a few bit operations on registers, not a load-and-scan per
+  // token, and the only byte loads (is the stop an '='? does the value open
+  // with '"'? is a quote escaped?) feed predicted branches, not the chain
+  // of positions. A pair may run on into the next block: `state` says
+  // where the scan stands.
   template <bool kEmit>
   bool ParseLine(std::string_view line, size_t row, FieldBatch& fields) {
-    if (line.empty()) return true;  // data() may be null.
-    const char* p = line.data();
-    const char* const end = p + line.size();
-    while (true) {
-      while (p < end && IsSpace(*p)) ++p;
-      if (p == end) return true;
-      const char* const key = p;
-      p = FindKeyEnd(p, end);
-      const std::string_view name(key, static_cast<size_t>(p - key));
-      if (p == end || *p != '=') {
-        if constexpr (kEmit) Emit(name, kTrue, row);
-        continue;
-      }
-      ++p;  // The '='.
-      if (p < end && *p == '"') {
-        const char* const close = FindClosingQuote(p + 1, end);
-        if (close == nullptr) return false;
-        if constexpr (kEmit) {
-          const uint32_t column = keys_.Find(name);
-          if (column != KeyTable::kNotFound) {
-            std::string_view value(p + 1, static_cast<size_t>(close - p - 1));
-            if (value.empty()) {
-              value = FieldBatch::kEmptyValue;
-            } else if (std::memchr(value.data(), '\\', value.size()) !=
-                       nullptr) {
-              value = Unescape(value, fields);
-            }
-            columns_[column][row] = value;
+    const size_t n = line.size();
+    if (n == 0) return true;  // data() may be null.
+    const char* const base = line.data();
+    State state = State::kBetween;
+    size_t pos = 0;    // The next byte to look at.
+    size_t key = 0;    // The current pair's key starts here...
+    size_t name = 0;   // ...and ends here;
+    size_t value = 0;  // its value (inside the quotes) starts here.
+    for (size_t block = 0; block < n; block += 64) {
+      uint64_t space, eq, quote;
+      BlockMasks(base, n, block, &space, &eq, &quote);
+      const uint64_t word = ~space & (n - block >= 64
+                                          ? ~uint64_t{0}
+                                          : (uint64_t{1} << (n - block)) - 1);
+      if (pos < block) pos = block;
+      while (true) {
+        if (state == State::kBetween) {
+          const uint64_t w = From(word, block, pos);
+          if (w == 0) break;
+          pos = key = block + static_cast<size_t>(std::countr_zero(w));
+          state = State::kKey;
+        }
+        if (state == State::kKey) {
+          const uint64_t w = From(space | eq, block, pos);
+          if (w == 0) break;
+          const size_t stop = block + static_cast<size_t>(std::countr_zero(w));
+          name = stop;
+          if (base[stop] != '=') {
+            if constexpr (kEmit) Emit(Name(base, key, name), kTrue, row);
+            pos = stop;
+            state = State::kBetween;
+            continue;
+          }
+          value = stop + 1;
+          if (value < n && base[value] == '"') {
+            pos = ++value;
+            state = State::kQuoted;
+          } else {
+            pos = value;
+            state = State::kValue;
           }
         }
-        p = close + 1;
-        continue;
-      }
-      const char* const value = p;
-      p = FindSpace(p, end);
-      if constexpr (kEmit) {
-        Emit(name,
-             p == value ? FieldBatch::kEmptyValue
-                        : std::string_view(value, static_cast<size_t>(p - value)),
-             row);
+        if (state == State::kValue) {
+          const uint64_t w = From(space, block, pos);
+          if (w == 0) break;
+          pos = block + static_cast<size_t>(std::countr_zero(w));
+          if constexpr (kEmit) EmitPlain(base, key, name, value, pos, row);
+          state = State::kBetween;
+          continue;
+        }
+        if (state == State::kQuoted) {
+          const uint64_t w = From(quote, block, pos);
+          if (w == 0) break;
+          const size_t close =
+              block + static_cast<size_t>(std::countr_zero(w));
+          pos = close + 1;
+          if (Escaped(base, value, close)) continue;
+          if constexpr (kEmit) {
+            EmitQuoted(Name(base, key, name), base + value, close - value,
+                       row, fields);
+          }
+          // Text right after the closing quote starts the next pair.
+          state = State::kBetween;
+        }
       }
     }
+    switch (state) {
+      case State::kBetween:
+        break;
+      case State::kKey:
+        if constexpr (kEmit) Emit(Name(base, key, n), kTrue, row);
+        break;
+      case State::kValue:
+        if constexpr (kEmit) EmitPlain(base, key, name, value, n, row);
+        break;
+      case State::kQuoted:
+        return false;
+    }
+    return true;
   }
 
-  void Emit(std::string_view name, std::string_view value, size_t row) {
+  // m's bits at and after position `pos` of the block starting at `block`
+  // (pos >= block); 0 once pos is past the block.
+  [[gnu::always_inline]] static uint64_t From(uint64_t m, size_t block,
+                                              size_t pos) {
+    const size_t i = pos - block;
+    return i < 64 ? m & (~uint64_t{0} << i) : 0;
+  }
+
+  static std::string_view Name(const char* base, size_t begin, size_t end) {
+    return std::string_view(base + begin, end - begin);
+  }
+
+  // Whether the '"' at `close` is escaped: after an odd run of backslashes
+  // that starts at or after `open`.
+  static bool Escaped(const char* base, size_t open, size_t close) {
+    size_t b = close;
+    while (b > open && base[b - 1] == '\\') --b;
+    return ((close - b) & 1) != 0;
+  }
+
+  void EmitPlain(const char* base, size_t key, size_t name, size_t value,
+                 size_t end, size_t row) {
+    Emit(Name(base, key, name),
+         value == end ? FieldBatch::kEmptyValue
+                      : std::string_view(base + value, end - value),
+         row);
+  }
+
+  void EmitQuoted(std::string_view name, const char* text, size_t size,
+                  size_t row, FieldBatch& fields) {
+    const uint32_t column = keys_.Find(name);
+    if (column == KeyTable::kNotFound) return;
+    std::string_view value = FieldBatch::kEmptyValue;
+    if (size > 0) {
+      value = std::string_view(text, size);
+      if (std::memchr(text, '\\', size) != nullptr) {
+        value = Unescape(value, fields);
+      }
+    }
+    columns_[column][row] = value;
+  }
+
+  // The masks of the bytes [block, min(block + 64, n)) of the line at
+  // `base`: bit i of *space is set if the byte is <= ' ', of *eq if it is
+  // '=', of *quote if it is '"'. No bit past the line's end is set.
+  static void BlockMasks(const char* base, size_t n, size_t block,
+                         uint64_t* space, uint64_t* eq, uint64_t* quote) {
+    const size_t left = n - block;
+    if (left >= 64) {
+      Masks64(base + block, space, eq, quote);
+      return;
+    }
+    if (n >= 64) {
+      // The line's last 64 bytes, shifted: no copy.
+      Masks64(base + n - 64, space, eq, quote);
+      *space >>= 64 - left;
+      *eq >>= 64 - left;
+      *quote >>= 64 - left;
+      return;
+    }
+    alignas(16) char tail[64] = {};
+    std::memcpy(tail, base, n);
+    Masks64(tail, space, eq, quote);
+    const uint64_t valid = (uint64_t{1} << left) - 1;
+    *space &= valid;  // The zero padding would count as whitespace.
+  }
+
+  // Bit i of *space is set if p[i] <= ' ', of *eq if p[i] == '=', of *quote
+  // if p[i] == '"', for i < 64. Reads exactly 64 bytes.
+  static void Masks64(const char* p, uint64_t* space, uint64_t* eq,
+                      uint64_t* quote) {
+#if defined(__SSE2__)
+    // Unrolled by hand: GCC at -O2 keeps the loop.
+    const __m128i vs = _mm_set1_epi8(' ');
+    const __m128i ve = _mm_set1_epi8('=');
+    const __m128i vq = _mm_set1_epi8('"');
+    const __m128i v0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i v1 =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+    const __m128i v2 =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32));
+    const __m128i v3 =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 48));
+    const auto bits = [](__m128i m) {
+      return static_cast<uint64_t>(
+          static_cast<uint32_t>(_mm_movemask_epi8(m)));
+    };
+    // v <= ' ' (unsigned) exactly when min(v, ' ') == v.
+    const auto le = [&](__m128i v) {
+      return bits(_mm_cmpeq_epi8(_mm_min_epu8(v, vs), v));
+    };
+    const auto is = [&](__m128i v, __m128i c) {
+      return bits(_mm_cmpeq_epi8(v, c));
+    };
+    *space = le(v0) | (le(v1) << 16) | (le(v2) << 32) | (le(v3) << 48);
+    *eq = is(v0, ve) | (is(v1, ve) << 16) | (is(v2, ve) << 32) |
+          (is(v3, ve) << 48);
+    *quote = is(v0, vq) | (is(v1, vq) << 16) | (is(v2, vq) << 32) |
+             (is(v3, vq) << 48);
+#else
+    uint64_t s = 0, e = 0, q = 0;
+    for (int i = 0; i < 64; ++i) {
+      s |= static_cast<uint64_t>(IsSpace(p[i])) << i;
+      e |= static_cast<uint64_t>(p[i] == '=') << i;
+      q |= static_cast<uint64_t>(p[i] == '"') << i;
+    }
+    *space = s;
+    *eq = e;
+    *quote = q;
+#endif
+  }
+
+  [[gnu::always_inline]] void Emit(std::string_view name,
+                                   std::string_view value, size_t row) {
     const uint32_t column = keys_.Find(name);
     if (column != KeyTable::kNotFound) columns_[column][row] = value;
   }

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
+#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "tests/testing/logfmt_reference.h"
 
 namespace mapr::runtime {
 namespace {
@@ -279,6 +282,41 @@ TEST(LogfmtLogFormatTest, ManyKeysGoThroughTheHashedTable) {
   ASSERT_EQ(row.fields.size(), 20u);
   for (int i = 0; i < 20; ++i) {
     EXPECT_EQ(row.fields["key" + std::to_string(i)], "v" + std::to_string(i));
+  }
+}
+
+TEST(LogfmtLogFormatTest, AgreesWithThePlainReferenceOnRandomLines) {
+  // Lines of 0-200 bytes (so pairs cross the 64-byte blocks) from an
+  // alphabet rich in the bytes that matter.
+  const std::string alphabet = "ab=\"\\  \tu0D8x=\"";
+  const std::vector<std::string> fields = {"a", "b", "ab", "ba", "aa", "",
+                                           "\"a", "a\"", "bb", "x"};
+  std::mt19937 rng(15);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 20000; ++i) {
+    std::string line(rng() % 200, ' ');
+    for (char& c : line) c = alphabet[rng() % alphabet.size()];
+    lines.push_back(std::move(line));
+  }
+  for (size_t first = 0; first < lines.size(); first += kMaxBatchRows) {
+    const std::vector<std::string> batch(
+        lines.begin() + static_cast<std::ptrdiff_t>(first),
+        lines.begin() + static_cast<std::ptrdiff_t>(
+                            std::min(lines.size(), first + kMaxBatchRows)));
+    const std::vector<Row> rows = Parse(fields, batch);
+    const std::vector<Row> bare = Parse({}, batch);
+    std::vector<std::optional<std::string>> want;
+    for (size_t r = 0; r < batch.size(); ++r) {
+      const LineOutcome outcome =
+          testing::ReferenceLogfmt(batch[r], fields, &want);
+      ASSERT_EQ(rows[r].outcome, outcome) << batch[r];
+      ASSERT_EQ(bare[r].outcome, outcome) << batch[r];
+      std::map<std::string, std::string> present;
+      for (size_t f = 0; f < fields.size(); ++f) {
+        if (want[f].has_value()) present[fields[f]] = *want[f];
+      }
+      ASSERT_EQ(rows[r].fields, present) << batch[r];
+    }
   }
 }
 
