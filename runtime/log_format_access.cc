@@ -20,6 +20,7 @@
 // quoted value is unescaped into FieldBatch memory only when it holds a
 // backslash, so the common line costs no copy.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,6 +34,10 @@
 #include "absl/status/statusor.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace mapr::runtime {
 namespace {
@@ -61,7 +66,18 @@ constexpr std::array<std::string_view, kNumAccessFields> kFieldNames = {
 constexpr size_t kNumClfFields = kReferer;
 constexpr size_t kNumCombinedFields = kNumAccessFields;
 
+// The first c in [p, end), or nullptr. Most fields are short, so the first
+// 16 bytes are tried inline (SSE2) before a call to memchr.
 inline const char* Find(const char* p, const char* end, char c) {
+#if defined(__SSE2__)
+  if (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const uint32_t m = static_cast<uint32_t>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c))));
+    if (m != 0) return p + std::countr_zero(m);
+    p += 16;
+  }
+#endif
   return static_cast<const char*>(
       std::memchr(p, c, static_cast<size_t>(end - p)));
 }
