@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "tests/testing/access_reference.h"
 
 namespace mapr::runtime {
 namespace {
@@ -411,6 +413,71 @@ TEST(AccessLogFormatTest, EmptyQuotedValuesArePresent) {
   EXPECT_THAT(row.fields,
               UnorderedElementsAre(Pair("referer", ""), Pair("agent", ""),
                                    Pair("user", "\"\"")));
+}
+
+// Random access-log-like lines: fields drawn from pieces rich in spaces,
+// quotes, backslashes, brackets and dashes, then a few random edits.
+std::vector<std::string> RandomAccessLines(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  const std::vector<std::string> pieces = {
+      "-", "a", " ", "\\", "\"", "\\\"", "\\\\", "[", "]", "GET", "/x",
+      "HTTP/1.1", "200", "0", "x y", "::1", "\\x22"};
+  auto field = [&] {
+    std::string f;
+    for (size_t k = rng() % 4; k > 0; --k) f += pieces[rng() % pieces.size()];
+    return f;
+  };
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < count; ++i) {
+    std::string line = field() + " " + field() + " " + field() + " [" +
+                       field() + "] \"" + field() + "\" " + field() + " " +
+                       field();
+    if (rng() % 4 != 0) line += " \"" + field() + "\" \"" + field() + "\"";
+    if (rng() % 4 == 0) line += " " + field();
+    for (size_t k = rng() % 3; k > 0 && !line.empty(); --k) {
+      const size_t at = rng() % line.size();
+      if (rng() % 2 == 0) {
+        line.erase(at, 1);
+      } else {
+        line.insert(at, pieces[rng() % pieces.size()]);
+      }
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+TEST(AccessLogFormatTest, AgreesWithThePlainReferenceOnRandomLines) {
+  const std::vector<std::string> lines = RandomAccessLines(20000, 15);
+  size_t parsed = 0;
+  for (const bool combined : {false, true}) {
+    const char* name = combined ? "combined" : "clf";
+    for (size_t first = 0; first < lines.size(); first += kMaxBatchRows) {
+      const std::vector<std::string> batch(
+          lines.begin() + static_cast<std::ptrdiff_t>(first),
+          lines.begin() + static_cast<std::ptrdiff_t>(
+                              std::min(lines.size(), first + kMaxBatchRows)));
+      const std::vector<Row> rows = Parse(name, kAllFields, batch);
+      const std::vector<Row> bare = Parse(name, {}, batch);
+      std::vector<std::optional<std::string>> want;
+      for (size_t r = 0; r < batch.size(); ++r) {
+        const LineOutcome outcome =
+            testing::ReferenceAccess(batch[r], combined, kAllFields, &want);
+        ASSERT_EQ(rows[r].outcome, outcome) << name << ": " << batch[r];
+        ASSERT_EQ(bare[r].outcome, outcome) << name << ": " << batch[r];
+        if (outcome != LineOutcome::kParsed) continue;
+        ++parsed;
+        std::map<std::string, std::string> present;
+        for (size_t f = 0; f < kAllFields.size(); ++f) {
+          if (want[f].has_value()) present[kAllFields[f]] = *want[f];
+        }
+        ASSERT_EQ(rows[r].fields, present) << name << ": " << batch[r];
+      }
+    }
+  }
+  // Both outcomes are well represented.
+  EXPECT_GT(parsed, 3000u);
+  EXPECT_LT(parsed, 35000u);
 }
 
 }  // namespace
