@@ -132,8 +132,8 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
                        Eq("1:20-24: unknown log format 'nginx'\n"
                           "select a logformat nginx\n"
                           "                   ^~~~~\n"
-                          "hint: known log formats: csv, default, generic, "
-                          "generickv")));
+                          "hint: known log formats: clf, combined, csv, "
+                          "default, generic, generickv, logfmt")));
 }
 
 TEST(PlannerTest, HostContextSuppliesFormats) {
@@ -689,6 +689,11 @@ TEST(PlannerTest, WarningCases) {
       {"select $hostname, $server, $timezone, $timeoffset, $line, $empty, "
        "$file logformat generickv",
        {}},
+      // clf and combined list their bareword fields, so a `$` before one is
+      // warned about; logfmt's keys are open-ended: it never warns.
+      {"select $status, status logformat combined", {"$status"}},
+      {"select $referer, referer logformat clf", {"$referer"}},
+      {"select $level, level logformat logfmt", {}},
       // `$` alone is not a variable name.
       {"from STATS select $", {}},
   };

@@ -283,8 +283,8 @@ TEST(BadQueryTest, UnknownLogFormatListsTheKnownOnes) {
                           Eq("1:31-34: unknown log format 'nope'\n"
                              "select count($line) logformat nope\n"
                              "                              ^~~~\n"
-                             "hint: known log formats: csv, default, generic, "
-                             "generickv")));
+                             "hint: known log formats: clf, combined, csv, "
+                             "default, generic, generickv, logfmt")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{30, 4, 1, 31}));
 }
 
