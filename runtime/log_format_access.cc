@@ -104,7 +104,8 @@ std::string_view UnescapeQuoted(std::string_view s, FieldBatch& fields) {
   size_t n = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '\\' && i + 1 < s.size() && (s[i + 1] == '"' || s[i + 1] == '\\')) {
+    if (c == '\\' && i + 1 < s.size() &&
+        (s[i + 1] == '"' || s[i + 1] == '\\')) {
       c = s[++i];
     }
     out[n++] = c;

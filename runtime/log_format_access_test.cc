@@ -110,10 +110,10 @@ TEST(AccessLogFormatTest, NamesDescriptionsAndVariables) {
   EXPECT_EQ(combined->name(), "combined");
   EXPECT_FALSE(clf->description().empty());
   EXPECT_FALSE(combined->description().empty());
-  EXPECT_THAT(clf->variables(),
-              Optional(ElementsAre("ip", "ident", "user", "time", "request",
-                                   "method", "path", "protocol", "status",
-                                   "bytes")));
+  EXPECT_THAT(
+      clf->variables(),
+      Optional(ElementsAre("ip", "ident", "user", "time", "request", "method",
+                           "path", "protocol", "status", "bytes")));
   EXPECT_THAT(combined->variables(), Optional(ElementsAreArray(kAllFields)));
   // Both are registered.
   EXPECT_NE(FindLogFormat("clf"), nullptr);
@@ -124,48 +124,48 @@ TEST(AccessLogFormatTest, ApacheClfExample) {
   Row row = ParseOne("clf", kAllFields, kApacheClf);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   // ident is `-`: missing. referer and agent are not clf fields.
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(
-                  Pair("ip", "127.0.0.1"), Pair("user", "frank"),
-                  Pair("time", "10/Oct/2000:13:55:36 -0700"),
-                  Pair("request", "GET /apache_pb.gif HTTP/1.0"),
-                  Pair("method", "GET"), Pair("path", "/apache_pb.gif"),
-                  Pair("protocol", "HTTP/1.0"), Pair("status", "200"),
-                  Pair("bytes", "2326")));
+  EXPECT_THAT(
+      row.fields,
+      UnorderedElementsAre(
+          Pair("ip", "127.0.0.1"), Pair("user", "frank"),
+          Pair("time", "10/Oct/2000:13:55:36 -0700"),
+          Pair("request", "GET /apache_pb.gif HTTP/1.0"), Pair("method", "GET"),
+          Pair("path", "/apache_pb.gif"), Pair("protocol", "HTTP/1.0"),
+          Pair("status", "200"), Pair("bytes", "2326")));
 }
 
 TEST(AccessLogFormatTest, ApacheCombinedExample) {
   size_t allocations = 0;
   Row row = ParseOne("combined", kAllFields, kApacheCombined, &allocations);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(
-                  Pair("ip", "127.0.0.1"), Pair("user", "frank"),
-                  Pair("time", "10/Oct/2000:13:55:36 -0700"),
-                  Pair("request", "GET /apache_pb.gif HTTP/1.0"),
-                  Pair("method", "GET"), Pair("path", "/apache_pb.gif"),
-                  Pair("protocol", "HTTP/1.0"), Pair("status", "200"),
-                  Pair("bytes", "2326"),
-                  Pair("referer", "http://www.example.com/start.html"),
-                  Pair("agent", "Mozilla/4.08 [en] (Win98; I ;Nav)")));
+  EXPECT_THAT(
+      row.fields,
+      UnorderedElementsAre(
+          Pair("ip", "127.0.0.1"), Pair("user", "frank"),
+          Pair("time", "10/Oct/2000:13:55:36 -0700"),
+          Pair("request", "GET /apache_pb.gif HTTP/1.0"), Pair("method", "GET"),
+          Pair("path", "/apache_pb.gif"), Pair("protocol", "HTTP/1.0"),
+          Pair("status", "200"), Pair("bytes", "2326"),
+          Pair("referer", "http://www.example.com/start.html"),
+          Pair("agent", "Mozilla/4.08 [en] (Win98; I ;Nav)")));
   // Nothing was escaped, so every value is a view into the line.
   EXPECT_EQ(allocations, 0u);
 }
 
 TEST(AccessLogFormatTest, ClfReadsCombinedLinesAndIgnoresTheRest) {
-  Row row = ParseOne("clf", {"status", "bytes", "referer", "agent"},
-                     kApacheCombined);
+  Row row =
+      ParseOne("clf", {"status", "bytes", "referer", "agent"}, kApacheCombined);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(Pair("status", "200"), Pair("bytes", "2326")));
+  EXPECT_THAT(row.fields, UnorderedElementsAre(Pair("status", "200"),
+                                               Pair("bytes", "2326")));
 }
 
 TEST(AccessLogFormatTest, NginxDefaultCombinedLines) {
   // nginx: '$remote_addr - $remote_user [$time_local] "$request" $status
   // $body_bytes_sent "$http_referer" "$http_user_agent"'.
   std::vector<Row> rows = Parse(
-      "combined", {"ip", "user", "method", "path", "status", "bytes",
-                   "referer", "agent"},
+      "combined",
+      {"ip", "user", "method", "path", "status", "bytes", "referer", "agent"},
       {"93.180.71.3 - - [17/May/2015:08:05:32 +0000] \"GET "
        "/downloads/product_1 HTTP/1.1\" 304 0 \"-\" \"Debian APT-HTTP/1.3 "
        "(0.8.16~exp12ubuntu10.21)\"",
@@ -175,28 +175,28 @@ TEST(AccessLogFormatTest, NginxDefaultCombinedLines) {
        "Firefox/118.0\""});
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
-  EXPECT_THAT(rows[0].fields,
-              UnorderedElementsAre(
-                  Pair("ip", "93.180.71.3"), Pair("method", "GET"),
-                  Pair("path", "/downloads/product_1"), Pair("status", "304"),
-                  Pair("bytes", "0"),
-                  Pair("agent", "Debian APT-HTTP/1.3 (0.8.16~exp12ubuntu10.21)")));
+  EXPECT_THAT(
+      rows[0].fields,
+      UnorderedElementsAre(
+          Pair("ip", "93.180.71.3"), Pair("method", "GET"),
+          Pair("path", "/downloads/product_1"), Pair("status", "304"),
+          Pair("bytes", "0"),
+          Pair("agent", "Debian APT-HTTP/1.3 (0.8.16~exp12ubuntu10.21)")));
   EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
-  EXPECT_THAT(rows[1].fields,
-              UnorderedElementsAre(
-                  Pair("ip", "203.0.113.7"), Pair("user", "admin"),
-                  Pair("method", "POST"),
-                  Pair("path", "/api/v1/items?page=2&sort=desc"),
-                  Pair("status", "201"), Pair("bytes", "512"),
-                  Pair("referer", "https://example.com/app"),
-                  Pair("agent",
-                       "Mozilla/5.0 (X11; Linux x86_64; rv:109.0) "
-                       "Gecko/20100101 Firefox/118.0")));
+  EXPECT_THAT(
+      rows[1].fields,
+      UnorderedElementsAre(Pair("ip", "203.0.113.7"), Pair("user", "admin"),
+                           Pair("method", "POST"),
+                           Pair("path", "/api/v1/items?page=2&sort=desc"),
+                           Pair("status", "201"), Pair("bytes", "512"),
+                           Pair("referer", "https://example.com/app"),
+                           Pair("agent",
+                                "Mozilla/5.0 (X11; Linux x86_64; rv:109.0) "
+                                "Gecko/20100101 Firefox/118.0")));
 }
 
 TEST(AccessLogFormatTest, DashIsMissingInEveryField) {
-  Row row = ParseOne("combined", kAllFields,
-                     "- - - [-] \"-\" - - \"-\" \"-\"");
+  Row row = ParseOne("combined", kAllFields, "- - - [-] \"-\" - - \"-\" \"-\"");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   EXPECT_THAT(row.fields, IsEmpty());
   // Apache's %b writes `-` for a response without a body.
@@ -221,10 +221,10 @@ TEST(AccessLogFormatTest, EscapedQuotesAreUnescapedIntoBatchMemory) {
       "200 5 \"-\" \"Mozilla/5.0 \\\"quoted\\\" back\\\\slash\"",
       &allocations);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(
-                  Pair("agent", "Mozilla/5.0 \"quoted\" back\\slash"),
-                  Pair("path", "/a\"b")));
+  EXPECT_THAT(
+      row.fields,
+      UnorderedElementsAre(Pair("agent", "Mozilla/5.0 \"quoted\" back\\slash"),
+                           Pair("path", "/a\"b")));
   EXPECT_EQ(allocations, 2u);  // agent and the request.
 }
 
@@ -280,8 +280,7 @@ TEST(AccessLogFormatTest, RequestsThatDoNotSplitLeaveMethodPathProtocol) {
        // The same bytes raw.
        "h - - [t] \"\x16\x03\x01\" 400 0 \"-\" \"-\"",
        // No request line at all.
-       "h - - [t] \"\" 408 0 \"-\" \"-\"",
-       "h - - [t] \"-\" 408 0 \"-\" \"-\"",
+       "h - - [t] \"\" 408 0 \"-\" \"-\"", "h - - [t] \"-\" 408 0 \"-\" \"-\"",
        // HTTP/0.9: two parts.
        "h - - [t] \"GET /\" 200 0 \"-\" \"-\"",
        // Spaces in the path: the first and last space split.
@@ -298,14 +297,13 @@ TEST(AccessLogFormatTest, RequestsThatDoNotSplitLeaveMethodPathProtocol) {
   EXPECT_THAT(rows[2].fields,
               UnorderedElementsAre(Pair("request", ""), Pair("status", "408")));
   EXPECT_THAT(rows[3].fields, ElementsAre(Pair("status", "408")));
-  EXPECT_THAT(rows[4].fields,
-              UnorderedElementsAre(Pair("request", "GET /"),
-                                   Pair("status", "200")));
+  EXPECT_THAT(rows[4].fields, UnorderedElementsAre(Pair("request", "GET /"),
+                                                   Pair("status", "200")));
   EXPECT_THAT(rows[5].fields,
-              UnorderedElementsAre(Pair("request", "GET /a b c HTTP/1.1"),
-                                   Pair("method", "GET"), Pair("path", "/a b c"),
-                                   Pair("protocol", "HTTP/1.1"),
-                                   Pair("status", "400")));
+              UnorderedElementsAre(
+                  Pair("request", "GET /a b c HTTP/1.1"), Pair("method", "GET"),
+                  Pair("path", "/a b c"), Pair("protocol", "HTTP/1.1"),
+                  Pair("status", "400")));
 }
 
 TEST(AccessLogFormatTest, TrailingFieldsAreIgnored) {
@@ -323,9 +321,9 @@ TEST(AccessLogFormatTest, UserNamesMayHoldSpaces) {
   Row row = ParseOne("clf", {"ident", "user", "time"},
                      "h id John Smith [t] \"GET / HTTP/1.1\" 200 1");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(Pair("ident", "id"),
-                                   Pair("user", "John Smith"), Pair("time", "t")));
+  EXPECT_THAT(row.fields, UnorderedElementsAre(Pair("ident", "id"),
+                                               Pair("user", "John Smith"),
+                                               Pair("time", "t")));
 }
 
 TEST(AccessLogFormatTest, MalformedLines) {
@@ -356,9 +354,8 @@ TEST(AccessLogFormatTest, MalformedLines) {
       // Text glued to the agent's closing quote.
       "h - - [t] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"x",
   };
-  for (const auto& fields :
-       {std::vector<std::string>{}, kAllFields,
-        std::vector<std::string>{"status"}}) {
+  for (const auto& fields : {std::vector<std::string>{}, kAllFields,
+                             std::vector<std::string>{"status"}}) {
     std::vector<Row> rows = Parse("combined", fields, lines);
     for (size_t i = 0; i < lines.size(); ++i) {
       EXPECT_EQ(rows[i].outcome, LineOutcome::kMalformed) << lines[i];
@@ -420,8 +417,8 @@ TEST(AccessLogFormatTest, EmptyQuotedValuesArePresent) {
 std::vector<std::string> RandomAccessLines(size_t count, uint32_t seed) {
   std::mt19937 rng(seed);
   const std::vector<std::string> pieces = {
-      "-", "a", " ", "\\", "\"", "\\\"", "\\\\", "[", "]", "GET", "/x",
-      "HTTP/1.1", "200", "0", "x y", "::1", "\\x22"};
+      "-",   "a",  " ",        "\\",  "\"", "\\\"", "\\\\", "[",    "]",
+      "GET", "/x", "HTTP/1.1", "200", "0",  "x y",  "::1",  "\\x22"};
   auto field = [&] {
     std::string f;
     for (size_t k = rng() % 4; k > 0; --k) f += pieces[rng() % pieces.size()];

@@ -60,14 +60,14 @@ std::vector<std::string> CombinedLines() {
       "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) "
       "AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 "
       "Safari/604.1"};
-  static const char* const kStatuses[] = {"200", "200", "200", "304", "404",
-                                          "500"};
+  static const char* const kStatuses[] = {"200", "200", "200",
+                                          "304", "404", "500"};
   std::vector<std::string> lines;
   for (size_t i = 0; i < kMaxBatchRows; ++i) {
     lines.push_back("203.0." + std::to_string(i % 256) + "." +
-                    std::to_string(i * 7 % 256) + " - - [24/Oct/2023:10:" +
-                    std::to_string(10 + i % 50) + ":" +
-                    std::to_string(10 + i % 49) + " +0000] \"GET " +
+                    std::to_string(i * 7 % 256) +
+                    " - - [24/Oct/2023:10:" + std::to_string(10 + i % 50) +
+                    ":" + std::to_string(10 + i % 49) + " +0000] \"GET " +
                     kPaths[i % 5] + " HTTP/1.1\" " + kStatuses[i % 6] + " " +
                     std::to_string(i * 37 % 20000) +
                     " \"https://example.com/\" \"" + kAgents[i % 3] + "\"");
@@ -145,8 +145,7 @@ void BM_ParseLines(benchmark::State& state, const char* format_name,
 // Q1-like: status to group by, bytes to average; count-only: no field.
 BENCHMARK_CAPTURE(BM_ParseLines, combined_status_bytes, "combined",
                   CombinedLines, {"status", "bytes"});
-BENCHMARK_CAPTURE(BM_ParseLines, combined_none, "combined", CombinedLines,
-                  {});
+BENCHMARK_CAPTURE(BM_ParseLines, combined_none, "combined", CombinedLines, {});
 BENCHMARK_CAPTURE(BM_ParseLines, combined_method_path_agent, "combined",
                   CombinedLines, {"method", "path", "agent"});
 BENCHMARK_CAPTURE(BM_ParseLines, clf_status_bytes, "clf", CombinedLines,

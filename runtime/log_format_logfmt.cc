@@ -249,9 +249,9 @@ class LogfmtParser : public LogFormatParser {
     for (size_t block = 0; block < n; block += 64) {
       uint64_t space, eq, quote;
       BlockMasks(base, n, block, &space, &eq, &quote);
-      const uint64_t word = ~space & (n - block >= 64
-                                          ? ~uint64_t{0}
-                                          : (uint64_t{1} << (n - block)) - 1);
+      const uint64_t word =
+          ~space &
+          (n - block >= 64 ? ~uint64_t{0} : (uint64_t{1} << (n - block)) - 1);
       if (pos < block) pos = block;
       while (true) {
         if (state == State::kBetween) {
@@ -291,13 +291,12 @@ class LogfmtParser : public LogFormatParser {
         if (state == State::kQuoted) {
           const uint64_t w = From(quote, block, pos);
           if (w == 0) break;
-          const size_t close =
-              block + static_cast<size_t>(std::countr_zero(w));
+          const size_t close = block + static_cast<size_t>(std::countr_zero(w));
           pos = close + 1;
           if (Escaped(base, value, close)) continue;
           if constexpr (kEmit) {
-            EmitQuoted(Name(base, key, name), base + value, close - value,
-                       row, fields);
+            EmitQuoted(Name(base, key, name), base + value, close - value, row,
+                       fields);
           }
           // Text right after the closing quote starts the next pair.
           state = State::kBetween;
@@ -403,8 +402,7 @@ class LogfmtParser : public LogFormatParser {
     const __m128i v3 =
         _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 48));
     const auto bits = [](__m128i m) {
-      return static_cast<uint64_t>(
-          static_cast<uint32_t>(_mm_movemask_epi8(m)));
+      return static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(m)));
     };
     // v <= ' ' (unsigned) exactly when min(v, ' ') == v.
     const auto le = [&](__m128i v) {

@@ -90,55 +90,53 @@ TEST(LogfmtLogFormatTest, NameDescriptionAndOpenVariables) {
 TEST(LogfmtLogFormatTest, HerokuRouterLine) {
   // devcenter.heroku.com/articles/http-routing, "Heroku router log format".
   size_t allocations = 0;
-  Row row = ParseOne(
-      {"at", "method", "path", "host", "request_id", "fwd", "dyno", "connect",
-       "service", "status", "bytes", "protocol"},
-      "at=info method=GET path=\"/\" host=myapp.herokuapp.com "
-      "request_id=8601b555-6a83-4c12-8269-97c8e32cdb22 "
-      "fwd=\"204.204.204.204\" dyno=web.1 connect=1ms service=18ms "
-      "status=200 bytes=13",
-      &allocations);
+  Row row =
+      ParseOne({"at", "method", "path", "host", "request_id", "fwd", "dyno",
+                "connect", "service", "status", "bytes", "protocol"},
+               "at=info method=GET path=\"/\" host=myapp.herokuapp.com "
+               "request_id=8601b555-6a83-4c12-8269-97c8e32cdb22 "
+               "fwd=\"204.204.204.204\" dyno=web.1 connect=1ms service=18ms "
+               "status=200 bytes=13",
+               &allocations);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(
-      row.fields,
-      UnorderedElementsAre(
-          Pair("at", "info"), Pair("method", "GET"), Pair("path", "/"),
-          Pair("host", "myapp.herokuapp.com"),
-          Pair("request_id", "8601b555-6a83-4c12-8269-97c8e32cdb22"),
-          Pair("fwd", "204.204.204.204"), Pair("dyno", "web.1"),
-          Pair("connect", "1ms"), Pair("service", "18ms"),
-          Pair("status", "200"), Pair("bytes", "13")));
+  EXPECT_THAT(row.fields,
+              UnorderedElementsAre(
+                  Pair("at", "info"), Pair("method", "GET"), Pair("path", "/"),
+                  Pair("host", "myapp.herokuapp.com"),
+                  Pair("request_id", "8601b555-6a83-4c12-8269-97c8e32cdb22"),
+                  Pair("fwd", "204.204.204.204"), Pair("dyno", "web.1"),
+                  Pair("connect", "1ms"), Pair("service", "18ms"),
+                  Pair("status", "200"), Pair("bytes", "13")));
   EXPECT_EQ(allocations, 0u);  // No escapes: views into the line.
 }
 
 TEST(LogfmtLogFormatTest, GoSlogAndLogrusLines) {
-  std::vector<Row> rows = Parse(
-      {"time", "level", "msg", "user.id", "animal", "number"},
-      {"time=2023-10-24T10:00:00.000Z level=INFO msg=\"hello world\" "
-       "user.id=42",
-       "time=\"2015-03-26T01:27:38-04:00\" level=debug msg=\"Started "
-       "observing beach\" animal=walrus number=8"});
-  EXPECT_THAT(rows[0].fields,
-              UnorderedElementsAre(Pair("time", "2023-10-24T10:00:00.000Z"),
-                                   Pair("level", "INFO"),
-                                   Pair("msg", "hello world"),
-                                   Pair("user.id", "42")));
-  EXPECT_THAT(rows[1].fields,
-              UnorderedElementsAre(Pair("time", "2015-03-26T01:27:38-04:00"),
-                                   Pair("level", "debug"),
-                                   Pair("msg", "Started observing beach"),
-                                   Pair("animal", "walrus"),
-                                   Pair("number", "8")));
+  std::vector<Row> rows =
+      Parse({"time", "level", "msg", "user.id", "animal", "number"},
+            {"time=2023-10-24T10:00:00.000Z level=INFO msg=\"hello world\" "
+             "user.id=42",
+             "time=\"2015-03-26T01:27:38-04:00\" level=debug msg=\"Started "
+             "observing beach\" animal=walrus number=8"});
+  EXPECT_THAT(
+      rows[0].fields,
+      UnorderedElementsAre(Pair("time", "2023-10-24T10:00:00.000Z"),
+                           Pair("level", "INFO"), Pair("msg", "hello world"),
+                           Pair("user.id", "42")));
+  EXPECT_THAT(
+      rows[1].fields,
+      UnorderedElementsAre(Pair("time", "2015-03-26T01:27:38-04:00"),
+                           Pair("level", "debug"),
+                           Pair("msg", "Started observing beach"),
+                           Pair("animal", "walrus"), Pair("number", "8")));
 }
 
 TEST(LogfmtLogFormatTest, QuotedEscapesAreDecoded) {
   size_t allocations = 0;
-  Row row = ParseOne(
-      {"msg", "err", "u", "odd"},
-      "msg=\"say \\\"hi\\\"\\n\\tback\\\\slash \\/\" "
-      "err=\"caf\\u00e9 \\ud83d\\ude00 \\ud800x\" "
-      "u=\"\\u12\" odd=\"\\x41\\q\"",
-      &allocations);
+  Row row = ParseOne({"msg", "err", "u", "odd"},
+                     "msg=\"say \\\"hi\\\"\\n\\tback\\\\slash \\/\" "
+                     "err=\"caf\\u00e9 \\ud83d\\ude00 \\ud800x\" "
+                     "u=\"\\u12\" odd=\"\\x41\\q\"",
+                     &allocations);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   EXPECT_THAT(row.fields,
               UnorderedElementsAre(
@@ -162,10 +160,10 @@ TEST(LogfmtLogFormatTest, EmptyValuesBareKeysAndDuplicates) {
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   // `a=` and `b=""` are present and empty; a bare key is true; the later
   // duplicate wins, a bare one too.
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(Pair("a", ""), Pair("b", ""),
-                                   Pair("c", "true"), Pair("d", "2"),
-                                   Pair("e", "true"), Pair("f", "")));
+  EXPECT_THAT(
+      row.fields,
+      UnorderedElementsAre(Pair("a", ""), Pair("b", ""), Pair("c", "true"),
+                           Pair("d", "2"), Pair("e", "true"), Pair("f", "")));
   // At the end of the line.
   EXPECT_THAT(ParseOne({"k"}, "x=1 k=").fields, ElementsAre(Pair("k", "")));
   EXPECT_THAT(ParseOne({"k"}, "x=1 k").fields, ElementsAre(Pair("k", "true")));
@@ -197,8 +195,8 @@ TEST(LogfmtLogFormatTest, FreeTextWordsAreBareKeys) {
   Row row = ParseOne({"hello", "\"free", "a"}, "\"free text\" hello a=1");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   EXPECT_THAT(row.fields,
-              UnorderedElementsAre(Pair("hello", "true"), Pair("\"free", "true"),
-                                   Pair("a", "1")));
+              UnorderedElementsAre(Pair("hello", "true"),
+                                   Pair("\"free", "true"), Pair("a", "1")));
 }
 
 TEST(LogfmtLogFormatTest, UnterminatedQuoteIsMalformed) {
@@ -220,15 +218,9 @@ TEST(LogfmtLogFormatTest, UnterminatedQuoteIsMalformed) {
 
 TEST(LogfmtLogFormatTest, CountOnlyClassifiesLikeAFullParse) {
   const std::vector<std::string> lines = {
-      "",
-      "plain words only",
-      "a=\"b\" c=\"d",
-      "a=x\"y",
-      "a=\"x\"\"",
-      "a=\"\\\"\"",
-      "\"",
-      "k=\"v\" \"",
-      "k=\"v\" x=\"",
+      "",       "plain words only", "a=\"b\" c=\"d",
+      "a=x\"y", "a=\"x\"\"",        "a=\"\\\"\"",
+      "\"",     "k=\"v\" \"",       "k=\"v\" x=\"",
   };
   std::vector<Row> none = Parse({}, lines);
   std::vector<Row> some = Parse({"a", "k", "zzz"}, lines);
@@ -289,8 +281,8 @@ TEST(LogfmtLogFormatTest, AgreesWithThePlainReferenceOnRandomLines) {
   // Lines of 0-200 bytes (so pairs cross the 64-byte blocks) from an
   // alphabet rich in the bytes that matter.
   const std::string alphabet = "ab=\"\\  \tu0D8x=\"";
-  const std::vector<std::string> fields = {"a", "b", "ab", "ba", "aa", "",
-                                           "\"a", "a\"", "bb", "x"};
+  const std::vector<std::string> fields = {"a", "b",   "ab",  "ba", "aa",
+                                           "",  "\"a", "a\"", "bb", "x"};
   std::mt19937 rng(15);
   std::vector<std::string> lines;
   for (int i = 0; i < 20000; ++i) {

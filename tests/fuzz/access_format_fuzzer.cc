@@ -46,8 +46,8 @@ class Batch : public mapr::FieldBatch {
 };
 
 const std::vector<std::string> kAllFields = {
-    "ip",     "ident",  "user",    "time",  "request", "method", "path",
-    "protocol", "status", "bytes", "referer", "agent", "nope",   "status"};
+    "ip",       "ident",  "user",  "time",    "request", "method", "path",
+    "protocol", "status", "bytes", "referer", "agent",   "nope",   "status"};
 
 // Parses `lines` with `format` into `batch`; returns the outcomes.
 std::vector<mapr::LineOutcome> Run(const mapr::LogFormat& format,
@@ -113,9 +113,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // clf gives the same values, without referer and agent.
       const std::string_view c = as_clf.column(f)[r];
       const bool combined_only = fields[f] == "referer" || fields[f] == "agent";
-      if (combined_only ? c.data() != nullptr
-                        : (c.data() == nullptr) != (v.data() == nullptr) ||
-                              c != v) {
+      if (combined_only
+              ? c.data() != nullptr
+              : (c.data() == nullptr) != (v.data() == nullptr) || c != v) {
         __builtin_trap();
       }
     }

@@ -91,8 +91,8 @@ inline LineOutcome ReferenceAccess(
     return LineOutcome::kMalformed;
   }
   if (combined) {
-    if (!skip(" \"") || !quoted(&referer) || !skip(" \"") ||
-        !quoted(&agent) || (p != line.size() && line[p] != ' ')) {
+    if (!skip(" \"") || !quoted(&referer) || !skip(" \"") || !quoted(&agent) ||
+        (p != line.size() && line[p] != ' ')) {
       return LineOutcome::kMalformed;
     }
   }
