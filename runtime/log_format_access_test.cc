@@ -275,8 +275,8 @@ TEST(AccessLogFormatTest, RequestsThatDoNotSplitLeaveMethodPathProtocol) {
   std::vector<Row> rows = Parse(
       "combined", fields,
       {// nginx's log of a TLS handshake sent to a plain-HTTP port.
-       "198.51.100.9 - - [24/Oct/2023:10:00:01 +0000] "
-       "\"\\x16\\x03\\x01\\x00\\xA5\\x01\\x00\\x00\" 400 157 \"-\" \"-\"",
+       std::string("198.51.100.9 - - [24/Oct/2023:10:00:01 +0000] ") +
+           "\"\\x16\\x03\\x01\\x00\\xA5\\x01\\x00\\x00\" 400 157 \"-\" \"-\"",
        // The same bytes raw.
        "h - - [t] \"\x16\x03\x01\" 400 0 \"-\" \"-\"",
        // No request line at all.
@@ -332,11 +332,11 @@ TEST(AccessLogFormatTest, MalformedLines) {
       "garbage",
       "127.0.0.1 - frank",
       // No brackets.
-      "127.0.0.1 - frank 10/Oct/2000:13:55:36 \"GET / HTTP/1.0\" 200 2326 "
-      "\"-\" \"-\"",
+      std::string("127.0.0.1 - frank 10/Oct/2000:13:55:36 ") +
+          "\"GET / HTTP/1.0\" 200 2326 \"-\" \"-\"",
       // No closing bracket.
-      "127.0.0.1 - frank [10/Oct/2000:13:55:36 \"GET / HTTP/1.0\" 200 2326 "
-      "\"-\" \"-\"",
+      std::string("127.0.0.1 - frank [10/Oct/2000:13:55:36 ") +
+          "\"GET / HTTP/1.0\" 200 2326 \"-\" \"-\"",
       // Two fields before the date.
       "127.0.0.1 - [t] \"GET / HTTP/1.0\" 200 2326 \"-\" \"-\"",
       // Unterminated request, referer, agent.

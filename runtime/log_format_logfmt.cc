@@ -303,17 +303,11 @@ class LogfmtParser : public LogFormatParser {
         }
       }
     }
-    switch (state) {
-      case State::kBetween:
-        break;
-      case State::kKey:
-        if constexpr (kEmit) Emit(Name(base, key, n), kTrue, row);
-        break;
-      case State::kValue:
-        if constexpr (kEmit) EmitPlain(base, key, name, value, n, row);
-        break;
-      case State::kQuoted:
-        return false;
+    // The line's end ends the last pair, but not a quoted value.
+    if (state == State::kQuoted) return false;
+    if constexpr (kEmit) {
+      if (state == State::kKey) Emit(Name(base, key, n), kTrue, row);
+      if (state == State::kValue) EmitPlain(base, key, name, value, n, row);
     }
     return true;
   }
