@@ -1,6 +1,7 @@
 // mapr/log_format.h: log formats turn lines into fields. mapr ships
-// `default` (DTail's own lines), `generic`, `generickv` and `csv`; a host can
-// register its own under a new name and use it with `logformat NAME`.
+// `default` (DTail's own lines), `generic`, `generickv`, `csv`, `clf` and
+// `combined` (access logs) and `logfmt`; a host can register its own under a
+// new name and use it with `logformat NAME`.
 //
 // A format fills the same batch columns the built-in ones fill, one call per
 // batch (no per-line virtual call), so a host format can be as fast as a

@@ -47,10 +47,54 @@ std::vector<std::string> StatsLines() {
   return lines;
 }
 
-// Runs `parser` over a full batch of StatsLines() per iteration.
+// ~190-byte nginx `combined` lines: varying addresses, paths, statuses,
+// sizes, referers and user agents.
+std::vector<std::string> CombinedLines() {
+  static const char* const kPaths[] = {"/", "/index.html", "/api/v1/orders",
+                                       "/static/app.3f9c2a.js",
+                                       "/images/logo.png?v=2"};
+  static const char* const kAgents[] = {
+      "Mozilla/5.0 (X11; Linux x86_64; rv:109.0) Gecko/20100101 "
+      "Firefox/118.0",
+      "curl/8.4.0",
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) "
+      "AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 "
+      "Safari/604.1"};
+  static const char* const kStatuses[] = {"200", "200", "200",
+                                          "304", "404", "500"};
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < kMaxBatchRows; ++i) {
+    lines.push_back("203.0." + std::to_string(i % 256) + "." +
+                    std::to_string(i * 7 % 256) +
+                    " - - [24/Oct/2023:10:" + std::to_string(10 + i % 50) +
+                    ":" + std::to_string(10 + i % 49) + " +0000] \"GET " +
+                    kPaths[i % 5] + " HTTP/1.1\" " + kStatuses[i % 6] + " " +
+                    std::to_string(i * 37 % 20000) +
+                    " \"https://example.com/\" \"" + kAgents[i % 3] + "\"");
+  }
+  return lines;
+}
+
+// ~200-byte Heroku router lines in logfmt.
+std::vector<std::string> LogfmtLines() {
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < kMaxBatchRows; ++i) {
+    lines.push_back(
+        "at=info method=GET path=\"/api/items/" + std::to_string(i % 100) +
+        "\" host=myapp.herokuapp.com request_id=8601b555-6a83-4c12-8269-" +
+        std::to_string(100000000000 + i) + " fwd=\"204.204." +
+        std::to_string(i % 256) + ".7\" dyno=web." + std::to_string(i % 4) +
+        " connect=" + std::to_string(i % 3) + "ms service=" +
+        std::to_string(i % 97) + "ms status=" + (i % 10 == 0 ? "500" : "200") +
+        " bytes=" + std::to_string(i * 37 % 20000) + " protocol=https");
+  }
+  return lines;
+}
+
+// Runs `parser` over a full batch of `lines` per iteration.
 void RunParser(benchmark::State& state, LogFormatParser& parser,
-               size_t num_fields) {
-  const std::vector<std::string> lines = StatsLines();
+               size_t num_fields,
+               const std::vector<std::string>& lines = StatsLines()) {
   const std::vector<std::string_view> views(lines.begin(), lines.end());
   size_t bytes = 0;
   for (std::string_view line : views) bytes += line.size();
@@ -89,6 +133,26 @@ BENCHMARK_CAPTURE(BM_ParseBatch, default_12_fields, "default",
                    "nokey2", "$time", "$hour", "$pid"});
 BENCHMARK_CAPTURE(BM_ParseBatch, generickv_3kv, "generickv",
                   {"currentConnections", "lifetimeConnections", "bytesSent"});
+
+void BM_ParseLines(benchmark::State& state, const char* format_name,
+                   std::vector<std::string> (*make_lines)(),
+                   std::vector<std::string> fields) {
+  std::unique_ptr<LogFormatParser> parser =
+      std::move(FindLogFormat(format_name)->NewParser(fields)).value();
+  RunParser(state, *parser, fields.size(), make_lines());
+}
+
+// Q1-like: status to group by, bytes to average; count-only: no field.
+BENCHMARK_CAPTURE(BM_ParseLines, combined_status_bytes, "combined",
+                  CombinedLines, {"status", "bytes"});
+BENCHMARK_CAPTURE(BM_ParseLines, combined_none, "combined", CombinedLines, {});
+BENCHMARK_CAPTURE(BM_ParseLines, combined_method_path_agent, "combined",
+                  CombinedLines, {"method", "path", "agent"});
+BENCHMARK_CAPTURE(BM_ParseLines, clf_status_bytes, "clf", CombinedLines,
+                  {"status", "bytes"});
+BENCHMARK_CAPTURE(BM_ParseLines, logfmt_status_bytes_service, "logfmt",
+                  LogfmtLines, {"status", "bytes", "service"});
+BENCHMARK_CAPTURE(BM_ParseLines, logfmt_none, "logfmt", LogfmtLines, {});
 
 // Three key=value fields through the default format, forcing the baseline
 // (SSE2) or the AVX2+BMI2 build of the parser.

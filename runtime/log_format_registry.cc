@@ -26,7 +26,9 @@ Registry& GetRegistry() {
     for (auto f :
          {runtime::NewDefaultLogFormat(), runtime::NewGenericLogFormat(),
           runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat(),
-          runtime::NewRegexLogFormat(), runtime::NewFieldsLogFormat()}) {
+          runtime::NewRegexLogFormat(), runtime::NewFieldsLogFormat(),
+          runtime::NewClfLogFormat(), runtime::NewCombinedLogFormat(),
+          runtime::NewLogfmtLogFormat()}) {
       r->formats[f->name()] = f;
     }
     return r;

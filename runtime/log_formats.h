@@ -47,6 +47,12 @@ std::shared_ptr<const LogFormat> NewCsvLogFormat();
 std::shared_ptr<const LogFormat> NewRegexLogFormat();
 // Fields f1..fN split on runs of blanks, or on a delimiter (`fields ','`).
 std::shared_ptr<const LogFormat> NewFieldsLogFormat();
+// Apache/nginx access logs: the Common Log Format (`clf`) and `combined`
+// (CLF plus "referer" "user-agent"), each field by position.
+std::shared_ptr<const LogFormat> NewClfLogFormat();
+std::shared_ptr<const LogFormat> NewCombinedLogFormat();
+// logfmt: `k=v k="quoted value" k` pairs; each key is a field.
+std::shared_ptr<const LogFormat> NewLogfmtLogFormat();
 
 }  // namespace mapr::runtime
 

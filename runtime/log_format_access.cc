@@ -1,0 +1,297 @@
+// The `clf` and `combined` log formats (docs/query-language.md, "clf and
+// combined"): Apache's and nginx's access logs.
+//
+//   clf:      host ident authuser [date] "request" status bytes
+//   combined: clf + ` "referer" "user-agent"`
+//
+// Fields: ip ident user time request method path protocol status bytes, and
+// for combined referer agent. A value that is exactly `-` is missing. The
+// request splits at its first and last space into method, path and protocol;
+// a request with fewer than two spaces (`-`, `""`, the bytes of a TLS
+// handshake sent to a plain-HTTP port) leaves the three missing, and the line
+// is still parsed. Anything after the last required field (nginx's
+// "$http_x_forwarded_for", a request time, or combined's two fields under
+// clf) is ignored.
+//
+// The scan is one pass of memchr calls, one per field boundary: no regex,
+// no per-byte state machine. A quoted field ends at the first '"' that is
+// preceded by an even run of backslashes (Apache writes `\"` and `\\`;
+// nginx writes `\x22` and `\x5C`, which stay as they are). A requested
+// quoted value is unescaped into FieldBatch memory only when it holds a
+// backslash, so the common line costs no copy.
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mapr/log_format.h"
+#include "runtime/log_formats.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace mapr::runtime {
+namespace {
+
+enum AccessField : uint8_t {
+  kIp,
+  kIdent,
+  kUser,
+  kTime,
+  kRequest,
+  kMethod,
+  kPath,
+  kProtocol,
+  kStatus,
+  kBytes,
+  kReferer,
+  kAgent,
+  kNumAccessFields,
+};
+
+constexpr std::array<std::string_view, kNumAccessFields> kFieldNames = {
+    "ip",   "ident",    "user",   "time",  "request", "method",
+    "path", "protocol", "status", "bytes", "referer", "agent"};
+
+// clf has every field but the last two.
+constexpr size_t kNumClfFields = kReferer;
+constexpr size_t kNumCombinedFields = kNumAccessFields;
+
+// The first c in [p, end), or nullptr. Most fields are short, so the first
+// 16 bytes are tried inline (SSE2) before a call to memchr.
+inline const char* Find(const char* p, const char* end, char c) {
+#if defined(__SSE2__)
+  if (end - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const uint32_t m = static_cast<uint32_t>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c))));
+    if (m != 0) return p + std::countr_zero(m);
+    p += 16;
+  }
+#endif
+  return static_cast<const char*>(
+      std::memchr(p, c, static_cast<size_t>(end - p)));
+}
+
+// The closing quote of a quoted field whose text starts at `p`, or nullptr.
+// A '"' after an odd run of backslashes is escaped (`\"`), after an even one
+// (`\\"`) it closes the field.
+inline const char* FindClosingQuote(const char* p, const char* end) {
+  const char* const start = p;
+  while (true) {
+    const char* q = Find(p, end, '"');
+    if (q == nullptr || q == start || q[-1] != '\\') return q;
+    const char* b = q - 1;
+    while (b > start && b[-1] == '\\') --b;
+    if (((q - b) & 1) == 0) return q;
+    p = q + 1;
+  }
+}
+
+// `\"` -> `"` and `\\` -> `\` into batch memory; any other backslash stays.
+// REQUIRES: `s` holds a backslash (so it is not empty).
+std::string_view UnescapeQuoted(std::string_view s, FieldBatch& fields) {
+  char* const out = fields.Allocate(s.size());
+  size_t n = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '\\' && i + 1 < s.size() &&
+        (s[i + 1] == '"' || s[i + 1] == '\\')) {
+      c = s[++i];
+    }
+    out[n++] = c;
+  }
+  return std::string_view(out, n);
+}
+
+inline bool HasBackslash(std::string_view s) {
+  return !s.empty() && std::memchr(s.data(), '\\', s.size()) != nullptr;
+}
+
+// "-" is missing; anything else (the empty string included) is the value.
+inline std::string_view DashIsMissing(std::string_view v) {
+  return v.size() == 1 && v[0] == '-' ? std::string_view() : v;
+}
+
+template <bool kCombined>
+class AccessParser : public LogFormatParser {
+ public:
+  explicit AccessParser(std::span<const std::string> fields)
+      : columns_(fields.size()) {
+    constexpr size_t kKnown = kCombined ? kNumCombinedFields : kNumClfFields;
+    for (uint32_t i = 0; i < fields.size(); ++i) {
+      for (uint8_t f = 0; f < kKnown; ++f) {
+        if (fields[i] == kFieldNames[f]) {
+          wanted_.push_back(Wanted{i, static_cast<AccessField>(f)});
+          if (f == kMethod || f == kPath || f == kProtocol) {
+            split_request_ = true;
+            unescape_[kRequest] = true;
+          }
+          if (f == kRequest || f == kReferer || f == kAgent) {
+            unescape_[f] = true;
+          }
+        }
+      }
+    }
+  }
+
+  void ParseBatch(std::span<const std::string_view> lines, FieldBatch& fields,
+                  LineOutcome* outcomes) override {
+    for (size_t f = 0; f < columns_.size(); ++f) {
+      columns_[f] = fields.column(f);
+    }
+    std::array<std::string_view, kNumAccessFields> v;
+    for (size_t row = 0; row < lines.size(); ++row) {
+      if (!Split(lines[row], v)) {
+        outcomes[row] = LineOutcome::kMalformed;
+        continue;
+      }
+      outcomes[row] = LineOutcome::kParsed;
+      if (wanted_.empty()) continue;
+      for (AccessField f : {kRequest, kReferer, kAgent}) {
+        if (unescape_[f] && HasBackslash(v[f])) {
+          v[f] = UnescapeQuoted(v[f], fields);
+        }
+      }
+      if (split_request_) SplitRequest(v);
+      for (const Wanted& w : wanted_) {
+        columns_[w.column][row] = DashIsMissing(v[w.field]);
+      }
+    }
+  }
+
+ private:
+  struct Wanted {
+    uint32_t column;
+    AccessField field;
+  };
+
+  // Cuts `line` into the raw fields (quoted ones without their quotes, not
+  // unescaped; method, path and protocol are left alone). Returns false if
+  // the line lacks the structure.
+  static bool Split(std::string_view line,
+                    std::array<std::string_view, kNumAccessFields>& v) {
+    if (line.empty()) return false;  // data() may be null.
+    const char* p = line.data();
+    const char* const end = p + line.size();
+    auto view = [](const char* b, const char* e) {
+      return std::string_view(b, static_cast<size_t>(e - b));
+    };
+    // host ident
+    const char* sp = Find(p, end, ' ');
+    if (sp == nullptr || sp == p) return false;
+    v[kIp] = view(p, sp);
+    p = sp + 1;
+    sp = Find(p, end, ' ');
+    if (sp == nullptr || sp == p) return false;
+    v[kIdent] = view(p, sp);
+    p = sp + 1;
+    // authuser runs to the " [" that opens the date, so a user name may
+    // hold spaces.
+    const char* lb = p;
+    while (true) {
+      lb = Find(lb, end, '[');
+      if (lb == nullptr) return false;
+      if (lb > p && lb[-1] == ' ') break;
+      ++lb;
+    }
+    v[kUser] = view(p, lb - 1);
+    const char* rb = Find(lb + 1, end, ']');
+    if (rb == nullptr) return false;
+    v[kTime] = view(lb + 1, rb);
+    // ` "request"`
+    if (end - rb < 4 || rb[1] != ' ' || rb[2] != '"') return false;
+    p = rb + 3;
+    const char* q = FindClosingQuote(p, end);
+    if (q == nullptr) return false;
+    v[kRequest] = view(p, q);
+    // ` status bytes`
+    if (end - q < 4 || q[1] != ' ') return false;
+    p = q + 2;
+    sp = Find(p, end, ' ');
+    if (sp == nullptr || sp == p) return false;
+    v[kStatus] = view(p, sp);
+    p = sp + 1;
+    sp = Find(p, end, ' ');
+    const char* bytes_end = sp == nullptr ? end : sp;
+    if (bytes_end == p) return false;
+    v[kBytes] = view(p, bytes_end);
+    if constexpr (!kCombined) return true;  // Whatever follows is ignored.
+    // ` "referer" "agent"`, then the end or a space and anything.
+    p = bytes_end;
+    for (AccessField f : {kReferer, kAgent}) {
+      if (end - p < 3 || p[0] != ' ' || p[1] != '"') return false;
+      q = FindClosingQuote(p + 2, end);
+      if (q == nullptr) return false;
+      v[f] = view(p + 2, q);
+      p = q + 1;
+    }
+    return p == end || *p == ' ';
+  }
+
+  // method path protocol: split at the first and the last space; fewer than
+  // two spaces leave all three missing.
+  static void SplitRequest(std::array<std::string_view, kNumAccessFields>& v) {
+    const std::string_view r = v[kRequest];
+    const size_t first = r.find(' ');
+    const size_t last = r.rfind(' ');
+    if (first == std::string_view::npos || first == last) {
+      v[kMethod] = v[kPath] = v[kProtocol] = std::string_view();
+      return;
+    }
+    v[kMethod] = r.substr(0, first);
+    v[kPath] = r.substr(first + 1, last - first - 1);
+    v[kProtocol] = r.substr(last + 1);
+  }
+
+  std::vector<Wanted> wanted_;
+  bool split_request_ = false;
+  // unescape_[f]: the quoted field f is needed unescaped.
+  std::array<bool, kNumAccessFields> unescape_{};
+  // fields.column(i) for the current batch.
+  std::vector<std::string_view*> columns_;
+};
+
+template <bool kCombined>
+class AccessLogFormat : public LogFormat {
+ public:
+  bool line_independent() const override { return true; }
+  std::string name() const override { return kCombined ? "combined" : "clf"; }
+  std::string description() const override {
+    return kCombined
+               ? "Apache/nginx combined access logs: ip ident user time "
+                 "request method path protocol status bytes referer agent"
+               : "Apache/nginx common log format (CLF): ip ident user time "
+                 "request method path protocol status bytes";
+  }
+  std::optional<std::vector<std::string>> variables() const override {
+    const size_t n = kCombined ? kNumCombinedFields : kNumClfFields;
+    return std::vector<std::string>(kFieldNames.begin(),
+                                    kFieldNames.begin() + n);
+  }
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const override {
+    return std::make_unique<AccessParser<kCombined>>(fields);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const LogFormat> NewClfLogFormat() {
+  return std::make_shared<AccessLogFormat<false>>();
+}
+
+std::shared_ptr<const LogFormat> NewCombinedLogFormat() {
+  return std::make_shared<AccessLogFormat<true>>();
+}
+
+}  // namespace mapr::runtime

@@ -1,0 +1,124 @@
+// libFuzzer target: the `clf` and `combined` log formats over arbitrary
+// bytes. The first byte picks the format and the requested fields; the rest
+// is split into lines. Checks the FieldBatch contract (a written value is
+// never an empty view with a null pointer, and points into its line or into
+// batch memory), that outcomes and values equal those of the plain reference
+// (tests/testing/access_reference.h), that a parser without fields
+// classifies lines the same, and that a line combined parses is one clf
+// parses with the same values.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mapr/log_format.h"
+#include "tests/testing/access_reference.h"
+
+namespace {
+
+class Batch : public mapr::FieldBatch {
+ public:
+  explicit Batch(size_t n)
+      : columns_(n, std::vector<std::string_view>(mapr::kMaxBatchRows)) {}
+  size_t num_fields() const override { return columns_.size(); }
+  std::string_view* column(size_t f) override { return columns_[f].data(); }
+  char* Allocate(size_t n) override {
+    scratch_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
+    sizes_.push_back(n);
+    return scratch_.back().get();
+  }
+  bool Owns(std::string_view v) const {
+    for (size_t i = 0; i < scratch_.size(); ++i) {
+      const char* s = scratch_[i].get();
+      if (v.data() >= s && v.data() + v.size() <= s + sizes_[i]) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::vector<std::vector<std::string_view>> columns_;
+  std::vector<std::unique_ptr<char[]>> scratch_;
+  std::vector<size_t> sizes_;
+};
+
+const std::vector<std::string> kAllFields = {
+    "ip",       "ident",  "user",  "time",    "request", "method", "path",
+    "protocol", "status", "bytes", "referer", "agent",   "nope",   "status"};
+
+// Parses `lines` with `format` into `batch`; returns the outcomes.
+std::vector<mapr::LineOutcome> Run(const mapr::LogFormat& format,
+                                   const std::vector<std::string>& fields,
+                                   const std::vector<std::string_view>& lines,
+                                   Batch* batch) {
+  auto parser = format.NewParser(fields);
+  if (!parser.ok()) __builtin_trap();
+  std::vector<mapr::LineOutcome> outcomes(lines.size());
+  (*parser)->ParseBatch(lines, *batch, outcomes.data());
+  return outcomes;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const bool combined = (data[0] & 1) != 0;
+  std::vector<std::string> fields = kAllFields;
+  // Rotate and cut the field list so every subset order gets tried.
+  const size_t rotate = (data[0] >> 1) % fields.size();
+  std::rotate(fields.begin(), fields.begin() + rotate, fields.end());
+  fields.resize(1 + (data[0] >> 4) % fields.size());
+  std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
+  std::vector<std::string_view> lines;
+  for (size_t start = 0;
+       start <= bytes.size() && lines.size() < mapr::kMaxBatchRows;) {
+    size_t nl = bytes.find('\n', start);
+    if (nl == std::string_view::npos) nl = bytes.size();
+    lines.push_back(bytes.substr(start, nl - start));
+    start = nl + 1;
+  }
+  auto format = mapr::FindLogFormat(combined ? "combined" : "clf");
+  auto clf = mapr::FindLogFormat("clf");
+  if (format == nullptr || clf == nullptr) __builtin_trap();
+  Batch batch(fields.size());
+  const std::vector<mapr::LineOutcome> outcomes =
+      Run(*format, fields, lines, &batch);
+  Batch bare(0);
+  if (Run(*format, {}, lines, &bare) != outcomes) __builtin_trap();
+  Batch as_clf(fields.size());
+  const std::vector<mapr::LineOutcome> clf_outcomes =
+      Run(*clf, fields, lines, &as_clf);
+  std::vector<std::optional<std::string>> want;
+  for (size_t r = 0; r < lines.size(); ++r) {
+    if (mapr::testing::ReferenceAccess(lines[r], combined, fields, &want) !=
+        outcomes[r]) {
+      __builtin_trap();
+    }
+    if (outcomes[r] != mapr::LineOutcome::kParsed) continue;
+    if (clf_outcomes[r] != mapr::LineOutcome::kParsed) __builtin_trap();
+    for (size_t f = 0; f < fields.size(); ++f) {
+      const std::string_view v = batch.column(f)[r];
+      if (v.data() == nullptr) {
+        if (!v.empty() || want[f].has_value()) __builtin_trap();
+      } else {
+        if (!want[f].has_value() || v != *want[f]) __builtin_trap();
+        const char* b = lines[r].data();
+        const bool in_line =
+            v.data() >= b && v.data() + v.size() <= b + lines[r].size();
+        if (!in_line && !v.empty() && !batch.Owns(v)) __builtin_trap();
+      }
+      // clf gives the same values, without referer and agent.
+      const std::string_view c = as_clf.column(f)[r];
+      const bool combined_only = fields[f] == "referer" || fields[f] == "agent";
+      if (combined_only
+              ? c.data() != nullptr
+              : (c.data() == nullptr) != (v.data() == nullptr) || c != v) {
+        __builtin_trap();
+      }
+    }
+  }
+  return 0;
+}
