@@ -49,7 +49,7 @@ for f in "${formats[@]}"; do
         total && $2 ~ /^\(/ {
           n = $1; gsub(",", "", n); $1 = ""; $2 = ""; name = $0
           if (name ~ /EnsureNumeric|ParseNumber|from_chars|strtod/) c = "numbers"
-          else if (name ~ /ParseBatch|Parser|log_format|simdjson|re2::|memchr|Unescape|KeyTable|SplitRequest|Logfmt|Syslog|Json|Access|Fields|Regex/) c = "parse"
+          else if (name ~ /ParseBatch|Parser|log_format|simdjson|re2::|libre2|memchr|Unescape|KeyTable|SplitRequest|Logfmt|Syslog|Json|Access|Fields|Regex/) c = "parse"
           else if (name ~ /AddRows|ExtremeState|CountState|SumState|AvgState|aggregates|BatchAggregator::Aggregate/) c = "agg"
           else if (name ~ /GroupLookup|GroupTable|AssignSingleKey|AssignKeys/) c = "group"
           else if (name ~ /LineSplitter|FindNewlines|SelectLines|ParseLines|FillCommonVariables|PushChunk|ReadLines|PushFile|Push\(|memcpy|memmove/) c = "lines"
