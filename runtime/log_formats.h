@@ -42,6 +42,9 @@ std::shared_ptr<const LogFormat> NewGenericLogFormat();
 std::shared_ptr<const LogFormat> NewGenericKvLogFormat();
 // CSV with a header line per input source; RFC 4180 quotes honoured.
 std::shared_ptr<const LogFormat> NewCsvLogFormat();
+// RFC 5424 and RFC 3164 syslog lines, with or without a PRI (what rsyslog
+// writes to /var/log/syslog), told apart per line.
+std::shared_ptr<const LogFormat> NewSyslogLogFormat();
 
 }  // namespace mapr::runtime
 
