@@ -308,9 +308,11 @@ class SyslogParser : public LogFormatParser {
     return true;
   }
 
-  // The content [p, end): `app[pid]: msg`, `app: msg`, or just a msg.
+  // The content [p, end): `app[pid]: msg`, `app: msg`, or just a msg. msg
+  // never starts with a space.
   void SplitTag(const char* p, const char* end, LineParts* parts) const {
     if (!need_tag_) return;
+    while (p < end && *p == ' ') ++p;
     const char* c = p;
     while (c < end && *c != ':' && *c != ' ') ++c;
     if (c == end || *c != ':' || c == p) {
@@ -326,7 +328,7 @@ class SyslogParser : public LogFormatParser {
       parts->app = tag;
     }
     ++c;
-    if (c < end && *c == ' ') ++c;
+    while (c < end && *c == ' ') ++c;
     parts->msg = std::string_view(c, static_cast<size_t>(end - c));
   }
 
@@ -354,7 +356,9 @@ class SyslogParser : public LogFormatParser {
     }
     if (p == end) return true;  // No MSG.
     if (*p != ' ') return false;
-    ++p;
+    // rsyslog's RSYSLOG_SyslogProtocol23Format writes two spaces before a
+    // BSD message's text; msg never starts with a space.
+    while (p < end && *p == ' ') ++p;
     std::string_view msg(p, static_cast<size_t>(end - p));
     if (msg.starts_with(kBom)) msg.remove_prefix(kBom.size());
     parts->msg = msg;

@@ -205,6 +205,35 @@ TEST(SyslogLogFormatTest, Rfc5424AllNilValues) {
   EXPECT_THAT(r.fields, ElementsAre(Pair("msg", "")));
 }
 
+TEST(SyslogLogFormatTest, Rfc5424RsyslogProtocol23Lines) {
+  // rsyslog's RSYSLOG_SyslogProtocol23Format of a message logger(1) sent to
+  // /dev/log: two spaces before the text, which msg does not keep.
+  Row r = ParseAll(
+      "<38>1 2026-12-01T14:38:25.671883+00:00 vm sshd 28360 - -  Accepted "
+      "publickey for root from 192.0.2.7 port 51122 ssh2");
+  EXPECT_EQ(r.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(
+      r.fields,
+      UnorderedElementsAre(
+          Pair("pri", "38"), Pair("facility", "auth"), Pair("severity", "info"),
+          Pair("time", "2026-12-01T14:38:25.671883+00:00"), Pair("host", "vm"),
+          Pair("app", "sshd"), Pair("pid", "28360"),
+          Pair("msg",
+               "Accepted publickey for root from 192.0.2.7 port 51122 "
+               "ssh2")));
+  // util-linux logger --rfc5424, as sent.
+  r = ParseOne(
+      {"app", "msgid", "sd.timeQuality.tzKnown", "sd.req@32473.path", "msg"},
+      R"(<131>1 2026-12-01T14:38:44.755968+00:00 vm webapp - REQ )"
+      R"([timeQuality tzKnown="1" isSynced="0"][req@32473 ms="12" )"
+      R"(path="/api/a\"b"] request failed)");
+  EXPECT_THAT(r.fields,
+              UnorderedElementsAre(Pair("app", "webapp"), Pair("msgid", "REQ"),
+                                   Pair("sd.timeQuality.tzKnown", "1"),
+                                   Pair("sd.req@32473.path", "/api/a\"b"),
+                                   Pair("msg", "request failed")));
+}
+
 TEST(SyslogLogFormatTest, Rfc5424OnlyStripsALeadingBom) {
   EXPECT_THAT(ParseOne({"msg"}, "<14>1 - - - - - - a\xEF\xBB\xBF").fields,
               ElementsAre(Pair("msg", "a\xEF\xBB\xBF")));
@@ -397,13 +426,13 @@ TEST(SyslogLogFormatTest, TagForms) {
   EXPECT_THAT(ParseOne(f, ts + "app: m").fields,
               UnorderedElementsAre(Pair("host", "h"), Pair("app", "app"),
                                    Pair("msg", "m")));
-  // No space after the colon, and only one space is dropped.
+  // No space after the colon, or several: msg never starts with one.
   EXPECT_THAT(ParseOne(f, ts + "app[42]:m").fields,
               UnorderedElementsAre(Pair("host", "h"), Pair("app", "app"),
                                    Pair("pid", "42"), Pair("msg", "m")));
-  EXPECT_THAT(ParseOne(f, ts + "app:  m").fields,
+  EXPECT_THAT(ParseOne(f, ts + "app:   m ").fields,
               UnorderedElementsAre(Pair("host", "h"), Pair("app", "app"),
-                                   Pair("msg", " m")));
+                                   Pair("msg", "m ")));
   // A TAG with nothing after it has an empty msg.
   EXPECT_THAT(ParseOne(f, ts + "app:").fields,
               UnorderedElementsAre(Pair("host", "h"), Pair("app", "app"),
@@ -582,6 +611,7 @@ TEST(SyslogLogFormatTest, OutcomeDoesNotDependOnTheRequestedFields) {
            std::string("<34>1 - - - - - -"),
            std::string("<34>Oct 11 22:14:15 h a: m"),
            std::string("<34>anything"),
+           std::string("<34>  a: b"),
            std::string("<34>"),
            std::string("<34>1x"),
            std::string("<34>1"),
@@ -605,9 +635,10 @@ TEST(SyslogLogFormatTest, OutcomeDoesNotDependOnTheRequestedFields) {
 TEST(SyslogLogFormatTest, ShortPriLinesAreRfc3164Content) {
   // A VERSION needs a space after it and at most 3 digits; otherwise the
   // rest after the PRI is RFC 3164 content.
-  std::vector<Row> rows =
-      Parse({"pri", "time", "msg"},
-            {"<34>", "<34>1", "<34>1x", "<34>1000 - - - - - -", "<34>0 a"});
+  std::vector<Row> rows = Parse(
+      {"pri", "time", "msg"}, {"<34>", "<34>1", "<34>1x",
+                               "<34>1000 - - - - - -", "<34>0 a", "<34>  a b"});
+  ASSERT_EQ(rows.size(), 6u);
   for (const Row& r : rows) EXPECT_EQ(r.outcome, LineOutcome::kParsed);
   EXPECT_THAT(rows[0].fields,
               UnorderedElementsAre(Pair("pri", "34"), Pair("msg", "")));
@@ -620,6 +651,8 @@ TEST(SyslogLogFormatTest, ShortPriLinesAreRfc3164Content) {
       UnorderedElementsAre(Pair("pri", "34"), Pair("msg", "1000 - - - - - -")));
   EXPECT_THAT(rows[4].fields,
               UnorderedElementsAre(Pair("pri", "34"), Pair("msg", "0 a")));
+  EXPECT_THAT(rows[5].fields,
+              UnorderedElementsAre(Pair("pri", "34"), Pair("msg", "a b")));
 }
 
 // ------------------------------------------------- fields and batches
