@@ -66,7 +66,7 @@ TEST(ResultNotesTest, NamesTheRuleThatRejectedTheMostLines) {
                   "6 of 10 lines are not DTail INFO lines with a MAPREDUCE: "
                   "field, which the default log format reads; name the "
                   "format of other logs with `logformat` (generic, "
-                  "generickv, csv)"));
+                  "generickv, csv, syslog)"));
   s.lines_ignored = 0;
   ResultFacts kv = Facts(s);
   kv.log_format = "generickv";
