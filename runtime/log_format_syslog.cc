@@ -192,6 +192,7 @@ class SyslogParser : public LogFormatParser {
         column_of_[kFacility] != kNone || column_of_[kSeverity] != kNone;
     need_tag_ = column_of_[kApp] != kNone || column_of_[kPid] != kNone ||
                 column_of_[kMsg] != kNone;
+    need_host_ = need_tag_ || column_of_[kHost] != kNone;
   }
   SyslogParser(const SyslogParser&) = delete;
   SyslogParser& operator=(const SyslogParser&) = delete;
@@ -292,6 +293,7 @@ class SyslogParser : public LogFormatParser {
       return true;
     }
     parts->time = std::string_view(p, static_cast<size_t>(t - p));
+    if (!need_host_) return true;
     p = t;
     while (p < end && *p == ' ') ++p;
     // HOSTNAME, unless the word is already the TAG (`app[1]:`, `app:`), as
@@ -392,12 +394,10 @@ class SyslogParser : public LogFormatParser {
           const char* q = static_cast<const char*>(
               std::memchr(p, '"', static_cast<size_t>(end - p)));
           if (q == nullptr) return nullptr;
-          size_t backslashes = 0;
-          while (q - backslashes > value && q[-1 - backslashes] == '\\') {
-            ++backslashes;
-          }
+          const char* run = q;  // The backslashes right before the quote.
+          while (run > value && run[-1] == '\\') --run;
           p = q + 1;
-          if (backslashes % 2 == 0) break;
+          if ((q - run) % 2 == 0) break;
         }
         if (!sd_keys_.empty()) {
           SetParam(sd_id, param,
@@ -455,8 +455,9 @@ class SyslogParser : public LogFormatParser {
   std::array<int32_t, kNumFields> column_of_;
   std::vector<SdKey> sd_keys_;
   std::vector<Alias> aliases_;
-  bool need_names_ = false;
-  bool need_tag_ = false;
+  bool need_names_ = false;  // facility or severity.
+  bool need_tag_ = false;    // app, pid or msg: split the RFC 3164 TAG.
+  bool need_host_ = false;   // Those or host: find the RFC 3164 HOSTNAME.
   std::array<std::string_view, 24> facility_;
   std::array<std::string_view, 8> severity_;
   // fields.column(i) for the current batch.

@@ -776,14 +776,15 @@ class TestFormat : public LogFormat {
 };
 
 TEST(LogFormatRegistryTest, BuiltinsAreRegistered) {
-  for (const char* name : {"default", "generic", "generickv", "csv"}) {
+  for (const char* name :
+       {"default", "generic", "generickv", "csv", "syslog"}) {
     std::shared_ptr<const LogFormat> format = FindLogFormat(name);
     ASSERT_NE(format, nullptr) << name;
     EXPECT_EQ(format->name(), name);
   }
-  EXPECT_THAT(
-      LogFormatNames(),
-      ::testing::IsSupersetOf({"csv", "default", "generic", "generickv"}));
+  EXPECT_THAT(LogFormatNames(),
+              ::testing::IsSupersetOf(
+                  {"csv", "default", "generic", "generickv", "syslog"}));
 }
 
 TEST(LogFormatRegistryTest, FindIsCaseInsensitive) {
