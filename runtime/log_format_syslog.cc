@@ -11,10 +11,10 @@
 // first non-zero) and a space; everything else is read as RFC 3164, with or
 // without a PRI. The classification (parsed or malformed) never depends on
 // the requested fields: the 5424 header and structured data are always
-// checked, while the 3164 TAG is split and SD params are matched and
-// unescaped only when a field needs them. Values are views into the line,
-// except unescaped SD param values (FieldBatch memory) and the facility and
-// severity names (copied into FieldBatch memory once per batch).
+// checked, while the 3164 HOSTNAME and TAG are split off and SD params are
+// matched and unescaped only when a field needs them. Values are views into the
+// line, except unescaped SD param values (FieldBatch memory) and the facility
+// and severity names (copied into FieldBatch memory once per batch).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -261,8 +261,9 @@ class SyslogParser : public LogFormatParser {
     // PRI: 1-3 digits (leading zeros tolerated) and '>', at most 191.
     const char* digits = ++p;
     int pri = 0;
-    while (p < end && IsDigit(*p) && p - digits < 3)
+    while (p < end && IsDigit(*p) && p - digits < 3) {
       pri = pri * 10 + (*p++ - '0');
+    }
     if (p == digits || p == end || *p != '>' || pri > kMaxPri) return false;
     const char* first = digits;
     while (first + 1 < p && *first == '0') ++first;  // `<034>` is pri 34.
