@@ -91,6 +91,57 @@ std::vector<std::string> LogfmtLines() {
   return lines;
 }
 
+// /var/log/syslog lines as rsyslog writes them (no PRI, BSD timestamp),
+// ~100-170 bytes, from a few programs.
+std::vector<std::string> SyslogFileLines() {
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < kMaxBatchRows; ++i) {
+    const std::string day = std::to_string(1 + i % 28);
+    const std::string ts = "Dec " + std::string(day.size() == 1 ? " " : "") +
+                           day + " 14:" + std::to_string(10 + i % 50) + ":" +
+                           std::to_string(10 + i % 49) + " web-01 ";
+    const std::string pid = std::to_string(1000 + i * 7 % 30000);
+    switch (i % 4) {
+      case 0:
+        lines.push_back(ts + "sshd[" + pid +
+                        "]: Accepted publickey for deploy from 192.0.2." +
+                        std::to_string(i % 250) +
+                        " port 51122 ssh2: ED25519 SHA256:4nq0xTQ2b");
+        break;
+      case 1:
+        lines.push_back(ts + "CRON[" + pid +
+                        "]: (root) CMD (command -v debian-sa1 > /dev/null && "
+                        "debian-sa1 1 1)");
+        break;
+      case 2:
+        lines.push_back(ts + "kernel: [" + std::to_string(100000 + i) +
+                        ".123456] usb 1-1: new high-speed USB device number " +
+                        std::to_string(i % 9) + " using xhci_hcd");
+        break;
+      default:
+        lines.push_back(ts + "systemd[1]: Started session-" +
+                        std::to_string(i) + ".scope - Session of User deploy.");
+    }
+  }
+  return lines;
+}
+
+// RFC 5424 lines with two SD-ELEMENTs, ~190 bytes.
+std::vector<std::string> Syslog5424Lines() {
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < kMaxBatchRows; ++i) {
+    lines.push_back(
+        "<" + std::to_string(128 + i % 8) +
+        ">1 2026-12-01T14:38:" + std::to_string(10 + i % 50) +
+        ".755968+00:00 web-01 webapp " + std::to_string(2000 + i % 100) +
+        " REQ [timeQuality tzKnown=\"1\" isSynced=\"0\"][req@32473 ms=\"" +
+        std::to_string(i % 500) + "\" path=\"/api/v1/orders/" +
+        std::to_string(i) + "\"] request served for user " +
+        std::to_string(i % 77));
+  }
+  return lines;
+}
+
 // Runs `parser` over a full batch of `lines` per iteration.
 void RunParser(benchmark::State& state, LogFormatParser& parser,
                size_t num_fields,
@@ -153,6 +204,29 @@ BENCHMARK_CAPTURE(BM_ParseLines, clf_status_bytes, "clf", CombinedLines,
 BENCHMARK_CAPTURE(BM_ParseLines, logfmt_status_bytes_service, "logfmt",
                   LogfmtLines, {"status", "bytes", "service"});
 BENCHMARK_CAPTURE(BM_ParseLines, logfmt_none, "logfmt", LogfmtLines, {});
+
+void BM_Syslog(benchmark::State& state, bool rfc5424,
+               std::vector<std::string> fields) {
+  std::unique_ptr<LogFormatParser> parser =
+      std::move(FindLogFormat("syslog")->NewParser(fields)).value();
+  RunParser(state, *parser, fields.size(),
+            rfc5424 ? Syslog5424Lines() : SyslogFileLines());
+}
+// /var/log/syslog lines.
+BENCHMARK_CAPTURE(BM_Syslog, file_none, false, {});
+BENCHMARK_CAPTURE(BM_Syslog, file_app, false, {"app"});
+BENCHMARK_CAPTURE(BM_Syslog, file_host_time, false, {"host", "time"});
+BENCHMARK_CAPTURE(BM_Syslog, file_all, false,
+                  {"pri", "facility", "severity", "time", "host", "app", "pid",
+                   "msgid", "msg"});
+// RFC 5424 lines with structured data.
+BENCHMARK_CAPTURE(BM_Syslog, rfc5424_none, true, {});
+BENCHMARK_CAPTURE(BM_Syslog, rfc5424_app_severity, true, {"app", "severity"});
+BENCHMARK_CAPTURE(BM_Syslog, rfc5424_sd_2, true,
+                  {"sd.req@32473.ms", "sd.req@32473.path"});
+BENCHMARK_CAPTURE(BM_Syslog, rfc5424_all, true,
+                  {"pri", "facility", "severity", "time", "host", "app", "pid",
+                   "msgid", "msg", "sd.req@32473.ms", "sd.req@32473.path"});
 
 // Three key=value fields through the default format, forcing the baseline
 // (SSE2) or the AVX2+BMI2 build of the parser.

@@ -28,7 +28,7 @@ Registry& GetRegistry() {
           runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat(),
           runtime::NewRegexLogFormat(), runtime::NewFieldsLogFormat(),
           runtime::NewClfLogFormat(), runtime::NewCombinedLogFormat(),
-          runtime::NewLogfmtLogFormat()}) {
+          runtime::NewLogfmtLogFormat(), runtime::NewSyslogLogFormat()}) {
       r->formats[f->name()] = f;
     }
     return r;

@@ -53,6 +53,9 @@ std::shared_ptr<const LogFormat> NewClfLogFormat();
 std::shared_ptr<const LogFormat> NewCombinedLogFormat();
 // logfmt: `k=v k="quoted value" k` pairs; each key is a field.
 std::shared_ptr<const LogFormat> NewLogfmtLogFormat();
+// RFC 5424 and RFC 3164 syslog lines, with or without a PRI (what rsyslog
+// writes to /var/log/syslog), told apart per line.
+std::shared_ptr<const LogFormat> NewSyslogLogFormat();
 
 }  // namespace mapr::runtime
 
