@@ -25,7 +25,8 @@ Registry& GetRegistry() {
     absl::MutexLock lock(&r->mu);
     for (auto f :
          {runtime::NewDefaultLogFormat(), runtime::NewGenericLogFormat(),
-          runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat()}) {
+          runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat(),
+          runtime::NewJsonLogFormat(), runtime::NewNdjsonLogFormat()}) {
       r->formats[f->name()] = f;
     }
     return r;

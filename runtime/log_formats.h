@@ -42,6 +42,11 @@ std::shared_ptr<const LogFormat> NewGenericLogFormat();
 std::shared_ptr<const LogFormat> NewGenericKvLogFormat();
 // CSV with a header line per input source; RFC 4180 quotes honoured.
 std::shared_ptr<const LogFormat> NewCsvLogFormat();
+// One JSON object per line, parsed with simdjson On-Demand; fields are keys
+// or dotted paths (`request.method`, `tags.0`). `json`, and the same format
+// under the name `ndjson`.
+std::shared_ptr<const LogFormat> NewJsonLogFormat();
+std::shared_ptr<const LogFormat> NewNdjsonLogFormat();
 
 }  // namespace mapr::runtime
 
