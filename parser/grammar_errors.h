@@ -74,7 +74,7 @@ MAPR_GRAMMAR_ERROR(outfile_target, "a file path after 'outfile'",
 MAPR_GRAMMAR_ERROR(outfile_append_path, "a file path after 'outfile append'",
                    "for example: outfile append result.csv");
 MAPR_GRAMMAR_ERROR(logformat_name, "a log format name after 'logformat'",
-                   "known formats: default, generic, generickv, csv");
+                   "known formats: default, generic, generickv, csv, json, ndjson");
 MAPR_GRAMMAR_ERROR(backtick_close, "a closing '`'",
                    "a backticked name must end with a backtick");
 MAPR_GRAMMAR_ERROR(quote_close, "a closing '\"'",

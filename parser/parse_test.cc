@@ -656,7 +656,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "query\n"
        "select a logformat\n"
        "                  ^\n"
-       "hint: known formats: default, generic, generickv, csv"},
+       "hint: known formats: default, generic, generickv, csv, json, ndjson"},
       {"select a order by b", kInvalid,
        "1:19: 'b' is not a select item\n"
        "select a order by b\n"
@@ -856,12 +856,14 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "1:20-22: unknown log format 'foo'\n"
        "select a logformat foo\n"
        "                   ^~~\n"
-       "hint: known log formats: csv, default, generic, generickv"},
+       "hint: known log formats: csv, default, generic, generickv, json, "
+       "ndjson"},
       {"select a logformat Mimecast", kInvalid,
        "1:20-27: unknown log format 'Mimecast'\n"
        "select a logformat Mimecast\n"
        "                   ^~~~~~~~\n"
-       "hint: known log formats: csv, default, generic, generickv"},
+       "hint: known log formats: csv, default, generic, generickv, json, "
+       "ndjson"},
       // DTail reads `count(a)b` as one item named `count(a)b`.
       {"select count(a)b", kInvalid,
        "1:16: unexpected 'b'\n"

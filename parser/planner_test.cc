@@ -133,7 +133,7 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
                           "select a logformat nginx\n"
                           "                   ^~~~~\n"
                           "hint: known log formats: csv, default, generic, "
-                          "generickv")));
+                          "generickv, json, ndjson")));
 }
 
 TEST(PlannerTest, HostContextSuppliesFormats) {

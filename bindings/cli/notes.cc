@@ -37,7 +37,7 @@ std::string RejectionNote(const ResultFacts& f, std::string_view counter,
           share,
           " are not DTail INFO lines with a MAPREDUCE: field, which the "
           "default log format reads; name the format of other logs with "
-          "`logformat` (generic, generickv, csv)");
+          "`logformat` (generic, generickv, csv, json)");
     }
     return absl::StrCat(share, " were ignored by log format ", f.log_format);
   }

@@ -489,7 +489,8 @@ std::string MachineName() {
 // Others (csv keeps its source's header; host formats are unknown) are never
 // cut into byte ranges.
 bool LogFormatIsStateless(const std::string& name) {
-  return name == "default" || name == "generic" || name == "generickv";
+  return name == "default" || name == "generic" || name == "generickv" ||
+         name == "json" || name == "ndjson";
 }
 
 std::vector<InputName> ExpandInputs(const std::vector<std::string>& args,

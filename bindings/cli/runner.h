@@ -107,8 +107,9 @@ struct RunResult {
 std::string MachineName();
 
 // True for the log formats whose parsers keep no state between lines
-// (default, generic, generickv): their input may be cut into byte ranges
-// read by different aggregators, or continue in a new file in one source.
+// (default, generic, generickv, json, ndjson): their input may be cut into
+// byte ranges read by different aggregators, or continue in a new file in
+// one source.
 bool LogFormatIsStateless(const std::string& name);
 
 // The lines of `path` that a byte range [lo, hi) owns, by Hadoop's

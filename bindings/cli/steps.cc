@@ -227,7 +227,7 @@ int RunMap(const Flags& flags, const Query& query, int default_threads) {
     if (!LogFormatIsStateless(query.log_format())) {
       return UsageError(absl::StrCat(
           "--range needs a log format that keeps no state between lines "
-          "(default, generic, generickv), not ",
+          "(default, generic, generickv, json, ndjson), not ",
           ToAbsl(query.log_format()), ": map whole files, one split each"));
     }
     if (flags.files.size() != 1 || flags.files[0] == "-") {

@@ -284,7 +284,7 @@ TEST(BadQueryTest, UnknownLogFormatListsTheKnownOnes) {
                              "select count($line) logformat nope\n"
                              "                              ^~~~\n"
                              "hint: known log formats: csv, default, generic, "
-                             "generickv")));
+                             "generickv, json, ndjson")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{30, 4, 1, 31}));
 }
 
