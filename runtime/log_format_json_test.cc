@@ -29,6 +29,7 @@
 #include "mapr/result.h"
 #include "mapr/turbo_aggregate.h"
 #include "runtime/log_formats.h"
+#include "tests/testing/allocation_counter.h"
 #include "tests/testing/files.h"
 #include "tests/testing/status_matchers.h"
 
@@ -470,6 +471,33 @@ TEST_P(JsonLogFormatTest, ValuesOfMalformedLinesAreNotUsedButLaterLinesAre) {
   EXPECT_EQ(rows[0].outcome, LineOutcome::kMalformed);
   EXPECT_EQ(rows[1].outcome, LineOutcome::kParsed);
   EXPECT_THAT(rows[1].fields, UnorderedElementsAre(Pair("a", "second")));
+}
+
+TEST_P(JsonLogFormatTest, SteadyStateParsingDoesNotAllocate) {
+  // Lines of growing length, no escapes and no containers read: after the
+  // first batch (which sizes the simdjson parser and the copy buffer),
+  // parsing allocates nothing.
+  std::vector<ExactLine> exact;
+  std::vector<std::string_view> views;
+  exact.reserve(kMaxBatchRows);
+  for (size_t i = 0; i < kMaxBatchRows; ++i) {
+    exact.emplace_back(R"({"a":")" + std::string(i % 300, 'x') +
+                           R"(","n":)" + std::to_string(i) +
+                           R"(,"o":{"k":[1,2]}})",
+                       GetParam());
+    views.push_back(exact.back().view());
+  }
+  const std::vector<std::string> fields = {"a", "n", "o.k.1"};
+  auto parser = FindLogFormat("json")->NewParser(fields);
+  ASSERT_TRUE(parser.ok());
+  TestFieldBatch batch(fields.size(), GetParam());
+  std::vector<LineOutcome> outcomes(views.size());
+  (*parser)->ParseBatch(views, batch, outcomes.data());
+  const size_t before = testing::AllocationCount();
+  (*parser)->ParseBatch(views, batch, outcomes.data());
+  EXPECT_EQ(testing::AllocationCount(), before);
+  for (LineOutcome o : outcomes) ASSERT_EQ(o, LineOutcome::kParsed);
+  EXPECT_EQ(batch.column(2)[kMaxBatchRows - 1], "2");
 }
 
 // ----------------------------------------------------------- size and depth
