@@ -17,13 +17,14 @@
 //
 // Lines. Blank: ignored. Malformed: not an object, simdjson's stage 1
 // fails (invalid UTF-8, an unclosed string, ...), the keys and separators
-// of a walked object are broken, something follows the object, or a value
-// the query reads is invalid (a bad literal, number or escape). Values the
-// query does not read are skipped by their brackets without being checked
-// (On-Demand's bargain), so `{"a":1,"b":[}}` is parsed unless `b` is read.
-// Nothing recurses over the input's nesting (skipping and minifying are
-// loops), so any depth is parsed; the walk recurses only along requested
-// paths, whose depth is capped (kMaxPathDepth).
+// of a walked object or array are broken (the top level, those on a
+// requested path, those read whole), something follows the object, or a
+// scalar the query reads is invalid (a bad literal, number or escape).
+// Values the walk does not enter are skipped by their brackets without
+// being checked (On-Demand's bargain), so `{"a":1,"b":[}}` is parsed unless
+// `b` is read. Nothing recurses over the input's nesting (skipping and
+// minifying are loops), so any depth is parsed; the walk recurses only
+// along requested paths, whose depth is capped (kMaxPathDepth).
 //
 // Padding. simdjson reads up to SIMDJSON_PADDING bytes past the end of its
 // input. When the batch promises that (FieldBatch::line_padding()), a line is
@@ -335,19 +336,20 @@ class JsonParser : public LogFormatParser {
   bool WalkRoot(od::object& object) {
     const Node& root = nodes_[0];
     for (uint32_t id : root.requests) state_[id] = kUnset;
-    if (root.entries.empty()) {
-      // Nothing requested: check the members' keys and separators only.
-      for (auto member : object) {
-        if (member.error() != simdjson::SUCCESS) return false;
-      }
-      return true;
-    }
     return WalkObject(object, root);
   }
 
   // Walks the members of `object` at `node`. The node's requests were
   // reset by the caller.
   bool WalkObject(od::object& object, const Node& node) {
+    if (node.entries.empty()) {
+      // Nothing to look up here (nothing requested, or a value read whole):
+      // check the members' keys and separators only.
+      for (auto member : object) {
+        if (member.error() != simdjson::SUCCESS) return false;
+      }
+      return true;
+    }
     for (auto member : object) {
       od::field field;
       if (std::move(member).get(field) != simdjson::SUCCESS) return false;
@@ -411,24 +413,32 @@ class JsonParser : public LogFormatParser {
     if (whole < 0 && !descend) return true;
     const std::string_view token = value.raw_json_token();
     const char first = token[0];
-    if (descend && (first == '{' || first == '[')) {
-      const Node& child = nodes_[static_cast<size_t>(entry.child)];
-      // The child's requests whose parent still looks inside are live.
-      for (uint32_t id : child.requests) state_[id] = kInactive;
-      for (uint32_t id : entry.prefix) {
-        if (state_[id] == kViaPrefix) {
-          state_[static_cast<size_t>(requests_[id].child)] = kUnset;
+    if (first == '{' || first == '[') {
+      // Walked, also when only read whole: On-Demand's raw_json() after
+      // get_object() skips by counting brackets from inside the container,
+      // which takes `{{"b":1}]` for a whole object; walking checks the
+      // container's own keys and separators, and skips its values from
+      // their start.
+      const Node* child = &no_requests_;
+      if (descend) {
+        child = &nodes_[static_cast<size_t>(entry.child)];
+        // The child's requests whose parent still looks inside are live.
+        for (uint32_t id : child->requests) state_[id] = kInactive;
+        for (uint32_t id : entry.prefix) {
+          if (state_[id] == kViaPrefix) {
+            state_[static_cast<size_t>(requests_[id].child)] = kUnset;
+          }
         }
       }
       bool ok;
       if (first == '{') {
         od::object object;
         ok = value.get_object().get(object) == simdjson::SUCCESS &&
-             WalkObject(object, child);
+             WalkObject(object, *child);
       } else {
         od::array array;
         ok = value.get_array().get(array) == simdjson::SUCCESS &&
-             WalkArray(array, child);
+             WalkArray(array, *child);
       }
       if (!ok) return false;
       if (whole < 0) return true;
@@ -458,24 +468,6 @@ class JsonParser : public LogFormatParser {
         }
         *cell = fields_->Copy(unescaped);
         return true;
-      }
-      case '{': {
-        od::object object;
-        std::string_view raw;
-        if (value.get_object().get(object) != simdjson::SUCCESS ||
-            object.raw_json().get(raw) != simdjson::SUCCESS) {
-          return false;
-        }
-        return SetContainer(TrimRight(raw), id);
-      }
-      case '[': {
-        od::array array;
-        std::string_view raw;
-        if (value.get_array().get(array) != simdjson::SUCCESS ||
-            array.raw_json().get(raw) != simdjson::SUCCESS) {
-          return false;
-        }
-        return SetContainer(TrimRight(raw), id);
       }
       case 't':
       case 'f':
@@ -525,6 +517,7 @@ class JsonParser : public LogFormatParser {
   }
 
   std::vector<Node> nodes_;
+  const Node no_requests_;  // For containers read whole.
   std::vector<Request> requests_;
   std::vector<Alias> aliases_;
   // ---- The batch and line being parsed.

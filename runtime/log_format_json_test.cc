@@ -430,15 +430,19 @@ TEST_P(JsonLogFormatTest, NonObjectsAndBrokenLinesAreMalformed) {
       R"({a:1})",                     // bare key
       R"({1:2})",                     // number key
       R"({"a":[1,2})",                // mismatched bracket the walk meets
+      R"({"a":[{{"b":1}]})",          // unbalanced inside a read value
+      R"({"a":{"b":[{{}]},"c":1})",   // the same one level down
       "{",
       "}",
   };
   for (const std::vector<std::string>& fields :
-       std::vector<std::vector<std::string>>{{}, {"a"}, {"zzz"}}) {
+       std::vector<std::vector<std::string>>{
+           {}, {"a"}, {"zzz"}, {"a.0"}, {"a.b.0"}, {"a.b", "a"}}) {
     std::vector<Row> rows = Lines(fields, lines);
     for (size_t r = 0; r < lines.size(); ++r) {
       EXPECT_EQ(rows[r].outcome, LineOutcome::kMalformed)
-          << lines[r] << " with " << fields.size() << " fields";
+          << lines[r] << " with " << fields.size() << " fields: "
+          << (fields.empty() ? "" : fields[0]);
     }
   }
 }
