@@ -83,6 +83,14 @@ inline std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
+// A value starts with anything but a closer or a separator. On-Demand
+// hands out a member or element without looking at it, and skipping one
+// that starts with `}` or `]` would close its container early.
+inline bool StartsValue(std::string_view token) {
+  const char c = token[0];
+  return c != '}' && c != ']' && c != ',' && c != ':';
+}
+
 // JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 bool IsJsonNumber(std::string_view s) {
   size_t i = 0;
@@ -346,7 +354,11 @@ class JsonParser : public LogFormatParser {
       // Nothing to look up here (nothing requested, or a value read whole):
       // check the members' keys and separators only.
       for (auto member : object) {
-        if (member.error() != simdjson::SUCCESS) return false;
+        od::field field;
+        if (std::move(member).get(field) != simdjson::SUCCESS ||
+            !StartsValue(field.value().raw_json_token())) {
+          return false;
+        }
       }
       return true;
     }
@@ -357,7 +369,9 @@ class JsonParser : public LogFormatParser {
       // The key ends at the quote before the ':' before the value (only
       // JSON whitespace can sit between them).
       const char* key_begin = field.key().raw();
-      const char* p = value.raw_json_token().data();
+      const std::string_view token = value.raw_json_token();
+      if (!StartsValue(token)) return false;
+      const char* p = token.data();
       while (IsJsonSpace(p[-1])) --p;
       --p;  // The ':'.
       while (IsJsonSpace(p[-1])) --p;
@@ -379,7 +393,10 @@ class JsonParser : public LogFormatParser {
     size_t index = 0;
     for (auto element : array) {
       od::value value;
-      if (std::move(element).get(value) != simdjson::SUCCESS) return false;
+      if (std::move(element).get(value) != simdjson::SUCCESS ||
+          !StartsValue(value.raw_json_token())) {
+        return false;
+      }
       if (index < node.index_entry.size() && node.index_entry[index] >= 0) {
         const Entry& entry =
             node.entries[static_cast<size_t>(node.index_entry[index])];

@@ -432,6 +432,8 @@ TEST_P(JsonLogFormatTest, NonObjectsAndBrokenLinesAreMalformed) {
       R"({"a":[1,2})",                // mismatched bracket the walk meets
       R"({"a":[{{"b":1}]})",          // unbalanced inside a read value
       R"({"a":{"b":[{{}]},"c":1})",   // the same one level down
+      R"({"a":[}]})",                 // an element that is a closer
+      R"({"a":{"b":}]}})",            // a member value that is a closer
       "{",
       "}",
   };
@@ -467,6 +469,11 @@ TEST_P(JsonLogFormatTest, SkippedValuesAreNotValidated) {
   const std::string line = R"({"a":1,"b":{"c":[}}})";
   EXPECT_EQ(One({"a"}, line).outcome, LineOutcome::kParsed);
   EXPECT_EQ(One({}, line).outcome, LineOutcome::kParsed);
+  // A container that is read is walked: its own separators are checked.
+  const std::string comma = R"({"a":[1,],"b":1})";
+  EXPECT_EQ(One({"b"}, comma).outcome, LineOutcome::kParsed);
+  EXPECT_EQ(One({"a"}, comma).outcome, LineOutcome::kMalformed);
+  EXPECT_EQ(One({"a.0"}, comma).outcome, LineOutcome::kMalformed);
 }
 
 TEST_P(JsonLogFormatTest, ValuesOfMalformedLinesAreNotUsedButLaterLinesAre) {
