@@ -83,12 +83,16 @@ inline std::string_view TrimRight(std::string_view s) {
   return s;
 }
 
-// A value starts with anything but a closer or a separator. On-Demand
-// hands out a member or element without looking at it, and skipping one
-// that starts with `}` or `]` would close its container early.
-inline bool StartsValue(std::string_view token) {
+// A member's or element's value as On-Demand hands it out, unchecked (its
+// token runs to the next token): it must start a value, not `}`, `]`, `,`
+// or `:`, and no `:` may follow it. Skipping a value that breaks this runs
+// past its container (a skip takes `"x":` for a key), and a line with one
+// more `}` would then pass.
+inline bool IsValueToken(std::string_view token) {
   const char c = token[0];
-  return c != '}' && c != ']' && c != ',' && c != ':';
+  // (The next token's first byte is readable: at worst the padding.)
+  return c != '}' && c != ']' && c != ',' && c != ':' &&
+         token.data()[token.size()] != ':';
 }
 
 // JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
@@ -356,7 +360,7 @@ class JsonParser : public LogFormatParser {
       for (auto member : object) {
         od::field field;
         if (std::move(member).get(field) != simdjson::SUCCESS ||
-            !StartsValue(field.value().raw_json_token())) {
+            !IsValueToken(field.value().raw_json_token())) {
           return false;
         }
       }
@@ -370,7 +374,7 @@ class JsonParser : public LogFormatParser {
       // JSON whitespace can sit between them).
       const char* key_begin = field.key().raw();
       const std::string_view token = value.raw_json_token();
-      if (!StartsValue(token)) return false;
+      if (!IsValueToken(token)) return false;
       const char* p = token.data();
       while (IsJsonSpace(p[-1])) --p;
       --p;  // The ':'.
@@ -394,7 +398,7 @@ class JsonParser : public LogFormatParser {
     for (auto element : array) {
       od::value value;
       if (std::move(element).get(value) != simdjson::SUCCESS ||
-          !StartsValue(value.raw_json_token())) {
+          !IsValueToken(value.raw_json_token())) {
         return false;
       }
       if (index < node.index_entry.size() && node.index_entry[index] >= 0) {

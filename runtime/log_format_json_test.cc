@@ -433,6 +433,8 @@ TEST_P(JsonLogFormatTest, NonObjectsAndBrokenLinesAreMalformed) {
       R"({"a":[{{"b":1}]})",          // unbalanced inside a read value
       R"({"a":{"b":[{{}]},"c":1})",   // the same one level down
       R"({"a":[}]})",                 // an element that is a closer
+      R"({"a":{"c":"x":"y"}}})",      // a value followed by ':'
+      R"({"a":["x":1]]})",            // the same in an array
       R"({"a":{"b":}]}})",            // a member value that is a closer
       "{",
       "}",
