@@ -57,8 +57,8 @@ std::vector<std::string> StatsLines() {
 // ~260-byte structured log lines as JSON loggers write them (10 keys, one
 // nested object, a float, an int, a 32-hex trace id), values varying.
 std::vector<std::string> JsonLines() {
-  static constexpr const char* kServices[] = {"checkout", "cart", "search",
-                                              "auth", "payments", "catalog"};
+  static constexpr const char* kServices[] = {
+      "checkout", "cart", "search", "auth", "payments", "catalog"};
   static constexpr const char* kMethods[] = {"GET", "POST", "PUT", "DELETE"};
   std::vector<std::string> lines;
   for (size_t i = 0; i < kMaxBatchRows; ++i) {
@@ -73,8 +73,8 @@ std::vector<std::string> JsonLines() {
         std::to_string(i % 32) +
         "\",\"msg\":\"request completed\",\"http\":{\"method\":\"" +
         kMethods[i % 4] + "\",\"path\":\"/api/v1/orders/" +
-        std::to_string(10000 + i * 7) + "\",\"status\":" +
-        (i % 23 == 0 ? "503" : "200") +
+        std::to_string(10000 + i * 7) +
+        "\",\"status\":" + (i % 23 == 0 ? "503" : "200") +
         "},\"latency_ms\":" + std::to_string(i % 250) + "." +
         std::to_string(i % 10) + ",\"bytes\":" + std::to_string(200 + i * 13) +
         ",\"trace_id\":\"" + trace + "\"}");

@@ -209,16 +209,16 @@ struct Node {
 };
 
 struct Request {
-  uint32_t column;      // Index into the requested fields.
-  int32_t child = -1;   // Its request in the prefix entry's child node.
+  uint32_t column;     // Index into the requested fields.
+  int32_t child = -1;  // Its request in the prefix entry's child node.
 };
 
 // Per-request state of the line being walked.
 enum RequestState : uint8_t {
-  kUnset = 0,    // Nothing matched at its node yet.
-  kViaPrefix,    // The value comes from inside the prefix entry.
-  kWhole,        // The whole key matched: the prefix entry is ignored.
-  kInactive,     // A parent request matched its whole key: nothing to do.
+  kUnset = 0,  // Nothing matched at its node yet.
+  kViaPrefix,  // The value comes from inside the prefix entry.
+  kWhole,      // The whole key matched: the prefix entry is ignored.
+  kInactive,   // A parent request matched its whole key: nothing to do.
 };
 
 class JsonParser : public LogFormatParser {
@@ -339,8 +339,7 @@ class JsonParser : public LogFormatParser {
     const bool ok = doc.get_object().get(root) == simdjson::SUCCESS &&
                     WalkRoot(root) &&
                     // Nothing may follow the object.
-                    doc.current_location().error() ==
-                        simdjson::OUT_OF_BOUNDS;
+                    doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
     doc_ = nullptr;
     return ok ? LineOutcome::kParsed : LineOutcome::kMalformed;
   }

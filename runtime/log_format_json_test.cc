@@ -126,8 +126,9 @@ std::vector<Row> ParseLines(const std::vector<std::string>& fields,
         EXPECT_TRUE(v.empty());
         continue;
       }
-      const bool in_line = v.data() >= views[r].data() &&
-                           v.data() + v.size() <= views[r].data() + views[r].size();
+      const bool in_line =
+          v.data() >= views[r].data() &&
+          v.data() + v.size() <= views[r].data() + views[r].size();
       EXPECT_TRUE(in_line || batch.Owns(v.data()) ||
                   v.data() == FieldBatch::kEmptyValue.data())
           << fields[f] << " of line " << r << " points elsewhere";
@@ -179,8 +180,7 @@ TEST(JsonLogFormatRegistryTest, JsonAndNdjsonAreRegistered) {
 TEST(JsonLogFormatRegistryTest, NdjsonParsesLikeJson) {
   const std::vector<std::string> fields = {"a", "b.c", "d"};
   const std::vector<std::string> lines = {
-      R"({"a":"x","b":{"c":[1, 2]},"d":true})", "[1]", "",
-      R"({"a":1,"a":2})"};
+      R"({"a":"x","b":{"c":[1, 2]},"d":true})", "[1]", "", R"({"a":1,"a":2})"};
   std::vector<Row> json = ParseLines(fields, lines, 0, "json");
   std::vector<Row> ndjson = ParseLines(fields, lines, 0, "ndjson");
   ASSERT_EQ(json.size(), ndjson.size());
@@ -210,10 +210,9 @@ TEST_P(JsonLogFormatTest, WhitespaceAroundTokensIsNotPartOfValues) {
                 "{ \"a\" :\t\"x y\" , \"b\"\r\n:  12 ,\"c\": [ 1 ,\n2 ] , "
                 "\"d\" : { \"k\" : \"v w\" } }");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(Pair("a", "x y"), Pair("b", "12"),
-                                   Pair("c", "[1,2]"),
-                                   Pair("d", R"({"k":"v w"})")));
+  EXPECT_THAT(row.fields, UnorderedElementsAre(
+                              Pair("a", "x y"), Pair("b", "12"),
+                              Pair("c", "[1,2]"), Pair("d", R"({"k":"v w"})")));
 }
 
 TEST_P(JsonLogFormatTest, ObjectsAndArraysAreMinifiedJson) {
@@ -230,21 +229,21 @@ TEST_P(JsonLogFormatTest, ObjectsAndArraysAreMinifiedJson) {
 }
 
 TEST_P(JsonLogFormatTest, StringsAreUnescaped) {
-  Row row = One({"nl", "quote", "back", "slash", "latin", "emoji", "ctl", "raw"},
-                R"({"nl":"a\nb","quote":"say \"hi\"","back":"c:\\dir",)"
-                R"("slash":"\/x","latin":"caf\u00e9","emoji":"\ud83d\ude00!",)"
-                R"("ctl":"\t\b\f\r\u0001","raw":"caf)"
-                "\xc3\xa9"
-                R"("})");
+  Row row =
+      One({"nl", "quote", "back", "slash", "latin", "emoji", "ctl", "raw"},
+          R"({"nl":"a\nb","quote":"say \"hi\"","back":"c:\\dir",)"
+          R"("slash":"\/x","latin":"caf\u00e9","emoji":"\ud83d\ude00!",)"
+          R"("ctl":"\t\b\f\r\u0001","raw":"caf)"
+          "\xc3\xa9"
+          R"("})");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(
-                  Pair("nl", "a\nb"), Pair("quote", "say \"hi\""),
-                  Pair("back", "c:\\dir"), Pair("slash", "/x"),
-                  Pair("latin", "caf\xc3\xa9"),
-                  Pair("emoji", "\xf0\x9f\x98\x80!"),
-                  Pair("ctl", std::string("\t\b\f\r\x01")),
-                  Pair("raw", "caf\xc3\xa9")));
+  EXPECT_THAT(row.fields, UnorderedElementsAre(
+                              Pair("nl", "a\nb"), Pair("quote", "say \"hi\""),
+                              Pair("back", "c:\\dir"), Pair("slash", "/x"),
+                              Pair("latin", "caf\xc3\xa9"),
+                              Pair("emoji", "\xf0\x9f\x98\x80!"),
+                              Pair("ctl", std::string("\t\b\f\r\x01")),
+                              Pair("raw", "caf\xc3\xa9")));
 }
 
 TEST_P(JsonLogFormatTest, OnlyEscapedStringsUseBatchMemory) {
@@ -271,9 +270,9 @@ TEST_P(JsonLogFormatTest, InvalidRequestedValuesMakeTheLineMalformed) {
   // A value the query reads must be valid JSON; ones it skips are not
   // checked beyond simdjson's stage 1 (On-Demand).
   for (const std::string bad :
-       {R"("a\qb")", R"("\ud800")", R"("\udc00x")", R"("\u12")", "tru",
-        "nul", "falsey", "01", "1.", ".5", "-", "1e", "+1", "0x10", "NaN",
-        "Infinity", "'x'"}) {
+       {R"("a\qb")", R"("\ud800")", R"("\udc00x")", R"("\u12")", "tru", "nul",
+        "falsey", "01", "1.", ".5", "-", "1e", "+1", "0x10", "NaN", "Infinity",
+        "'x'"}) {
     const std::string line = R"({"k":)" + bad + R"(,"other":1})";
     EXPECT_EQ(One({"k"}, line).outcome, LineOutcome::kMalformed) << line;
     EXPECT_EQ(One({"other"}, line).outcome, LineOutcome::kParsed) << line;
@@ -284,19 +283,19 @@ TEST_P(JsonLogFormatTest, InvalidRequestedValuesMakeTheLineMalformed) {
 // ------------------------------------------------------------------ lookup
 
 TEST_P(JsonLogFormatTest, DottedNamesReachIntoObjectsAndArrays) {
-  Row row = One({"request.method", "request.headers.host", "tags.0", "tags.2",
-                 "tags.3", "users.1.name", "request.nokey", "tags.x",
-                 "request.method.x"},
-                R"({"request":{"method":"GET","headers":{"host":"a.example"}},)"
-                R"("tags":["web","prod",{"k":1}],)"
-                R"("users":[{"name":"ann"},{"name":"bob"}]})");
+  Row row = One(
+      {"request.method", "request.headers.host", "tags.0", "tags.2", "tags.3",
+       "users.1.name", "request.nokey", "tags.x", "request.method.x"},
+      R"({"request":{"method":"GET","headers":{"host":"a.example"}},)"
+      R"("tags":["web","prod",{"k":1}],)"
+      R"("users":[{"name":"ann"},{"name":"bob"}]})");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(row.fields,
-              UnorderedElementsAre(Pair("request.method", "GET"),
-                                   Pair("request.headers.host", "a.example"),
-                                   Pair("tags.0", "web"),
-                                   Pair("tags.2", R"({"k":1})"),
-                                   Pair("users.1.name", "bob")));
+  EXPECT_THAT(
+      row.fields,
+      UnorderedElementsAre(Pair("request.method", "GET"),
+                           Pair("request.headers.host", "a.example"),
+                           Pair("tags.0", "web"), Pair("tags.2", R"({"k":1})"),
+                           Pair("users.1.name", "bob")));
 }
 
 TEST_P(JsonLogFormatTest, OnlyCanonicalIndexesNameArrayElements) {
@@ -304,17 +303,18 @@ TEST_P(JsonLogFormatTest, OnlyCanonicalIndexesNameArrayElements) {
                 R"({"a":["x","y"],"o":{"0":"zero","01":"one"}})");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   // In an object, "0" and "01" are just keys.
-  EXPECT_THAT(row.fields, UnorderedElementsAre(Pair("a.1", "y"),
-                                               Pair("o.0", "zero"),
-                                               Pair("o.01", "one")));
+  EXPECT_THAT(row.fields,
+              UnorderedElementsAre(Pair("a.1", "y"), Pair("o.0", "zero"),
+                                   Pair("o.01", "one")));
 }
 
 TEST_P(JsonLogFormatTest, AKeyWithDotsIsMatchedWholeFirst) {
   // The OpenTelemetry style `http.route` key, beside a nested `http`.
   const std::vector<std::string> fields = {"http.route", "http.method"};
-  for (const std::string line :
-       {R"({"http":{"route":"/nested","method":"GET"},"http.route":"/flat"})",
-        R"({"http.route":"/flat","http":{"route":"/nested","method":"GET"}})"}) {
+  for (
+      const std::string line :
+      {R"({"http":{"route":"/nested","method":"GET"},"http.route":"/flat"})",
+       R"({"http.route":"/flat","http":{"route":"/nested","method":"GET"}})"}) {
     Row row = One(fields, line);
     EXPECT_EQ(row.outcome, LineOutcome::kParsed);
     EXPECT_THAT(row.fields, UnorderedElementsAre(Pair("http.route", "/flat"),
@@ -366,8 +366,8 @@ TEST_P(JsonLogFormatTest, EscapedKeysMatchTheirUnescapedText) {
 TEST_P(JsonLogFormatTest, EmptyKeysAndNames) {
   Row row = One({"", "e.", ".f"}, R"({"":"root","e":{"":"in e"},"":"later"})");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
-  EXPECT_THAT(row.fields, UnorderedElementsAre(Pair("", "later"),
-                                               Pair("e.", "in e")));
+  EXPECT_THAT(row.fields,
+              UnorderedElementsAre(Pair("", "later"), Pair("e.", "in e")));
 }
 
 // --------------------------------------------------------------- duplicates
@@ -394,8 +394,8 @@ TEST_P(JsonLogFormatTest, AFieldRequestedTwiceGetsTheSameValue) {
   // (Row.fields is keyed by name; check the columns through a batch.)
   ExactLine line(R"({"a":"x","b":1})", GetParam());
   TestFieldBatch batch(3, GetParam());
-  auto parser = FindLogFormat("json")->NewParser(
-      std::vector<std::string>{"a", "b", "a"});
+  auto parser =
+      FindLogFormat("json")->NewParser(std::vector<std::string>{"a", "b", "a"});
   ASSERT_TRUE(parser.ok());
   const std::string_view view = line.view();
   LineOutcome outcome;
@@ -417,25 +417,25 @@ TEST_P(JsonLogFormatTest, NonObjectsAndBrokenLinesAreMalformed) {
       "null",
       "hello world",
       "GET /index.html 200",
-      R"({"a":1)",                    // truncated
-      R"({"a":"unterminated)",        // unclosed string
-      "{\"a\":\"\xff\"}",             // invalid UTF-8
-      "{\"a\":\"\xc3\"}",             // truncated UTF-8 sequence
-      R"({"a":1} {"b":2})",           // two objects
-      R"({"a":1}})",                  // trailing brace
-      R"({"a":1} x)",                 // trailing garbage
-      R"({"a":1,})",                  // trailing comma
-      R"({"a" 1})",                   // missing colon
-      R"({"a":1 "b":2})",             // missing comma
-      R"({a:1})",                     // bare key
-      R"({1:2})",                     // number key
-      R"({"a":[1,2})",                // mismatched bracket the walk meets
-      R"({"a":[{{"b":1}]})",          // unbalanced inside a read value
-      R"({"a":{"b":[{{}]},"c":1})",   // the same one level down
-      R"({"a":[}]})",                 // an element that is a closer
-      R"({"a":{"c":"x":"y"}}})",      // a value followed by ':'
-      R"({"a":["x":1]]})",            // the same in an array
-      R"({"a":{"b":}]}})",            // a member value that is a closer
+      R"({"a":1)",                   // truncated
+      R"({"a":"unterminated)",       // unclosed string
+      "{\"a\":\"\xff\"}",            // invalid UTF-8
+      "{\"a\":\"\xc3\"}",            // truncated UTF-8 sequence
+      R"({"a":1} {"b":2})",          // two objects
+      R"({"a":1}})",                 // trailing brace
+      R"({"a":1} x)",                // trailing garbage
+      R"({"a":1,})",                 // trailing comma
+      R"({"a" 1})",                  // missing colon
+      R"({"a":1 "b":2})",            // missing comma
+      R"({a:1})",                    // bare key
+      R"({1:2})",                    // number key
+      R"({"a":[1,2})",               // mismatched bracket the walk meets
+      R"({"a":[{{"b":1}]})",         // unbalanced inside a read value
+      R"({"a":{"b":[{{}]},"c":1})",  // the same one level down
+      R"({"a":[}]})",                // an element that is a closer
+      R"({"a":{"c":"x":"y"}}})",     // a value followed by ':'
+      R"({"a":["x":1]]})",           // the same in an array
+      R"({"a":{"b":}]}})",           // a member value that is a closer
       "{",
       "}",
   };
@@ -445,8 +445,8 @@ TEST_P(JsonLogFormatTest, NonObjectsAndBrokenLinesAreMalformed) {
     std::vector<Row> rows = Lines(fields, lines);
     for (size_t r = 0; r < lines.size(); ++r) {
       EXPECT_EQ(rows[r].outcome, LineOutcome::kMalformed)
-          << lines[r] << " with " << fields.size() << " fields: "
-          << (fields.empty() ? "" : fields[0]);
+          << lines[r] << " with " << fields.size()
+          << " fields: " << (fields.empty() ? "" : fields[0]);
     }
   }
 }
@@ -494,9 +494,8 @@ TEST_P(JsonLogFormatTest, SteadyStateParsingDoesNotAllocate) {
   std::vector<std::string_view> views;
   exact.reserve(kMaxBatchRows);
   for (size_t i = 0; i < kMaxBatchRows; ++i) {
-    exact.emplace_back(R"({"a":")" + std::string(i % 300, 'x') +
-                           R"(","n":)" + std::to_string(i) +
-                           R"(,"o":{"k":[1,2]}})",
+    exact.emplace_back(R"({"a":")" + std::string(i % 300, 'x') + R"(","n":)" +
+                           std::to_string(i) + R"(,"o":{"k":[1,2]}})",
                        GetParam());
     views.push_back(exact.back().view());
   }
@@ -527,8 +526,8 @@ TEST_P(JsonLogFormatTest, DeepNestingDoesNotCrash) {
   const std::string deep_object = Nested(10000, "1");
   const std::string deep_array =
       std::string(10000, '[') + "1" + std::string(10000, ']');
-  const std::string line = R"({"a":"x","deep":)" + deep_object +
-                           R"(,"arr":)" + deep_array + R"(,"b":"y"})";
+  const std::string line = R"({"a":"x","deep":)" + deep_object + R"(,"arr":)" +
+                           deep_array + R"(,"b":"y"})";
   // Skipped, read whole (minified) and read along a path.
   Row row = One({"a", "b"}, line);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
@@ -554,8 +553,7 @@ TEST_P(JsonLogFormatTest, DeepNestingDoesNotCrash) {
 
 TEST_P(JsonLogFormatTest, TenMegabyteLine) {
   std::string big(10 << 20, 'x');
-  const std::string line =
-      R"({"first":1,"big":")" + big + R"(","last":"end"})";
+  const std::string line = R"({"first":1,"big":")" + big + R"(","last":"end"})";
   Row row = One({"last", "first"}, line);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   EXPECT_THAT(row.fields,
@@ -714,9 +712,8 @@ TEST(JsonLogFormatEngineTest, TurboAggregateBatches) {
 
 TEST(JsonLogFormatEngineTest, BlankLinesAreCountedAsIgnored) {
   ASSERT_OK_AND_ASSIGN(
-      ResultTable r,
-      RunQuery("select count($line) group by * logformat ndjson",
-               {R"({"a":1})", "", "   ", R"({"b":2})", "[]"}));
+      ResultTable r, RunQuery("select count($line) group by * logformat ndjson",
+                              {R"({"a":1})", "", "   ", R"({"b":2})", "[]"}));
   EXPECT_EQ(r.ToCsv(), "count($line)\n2\n");
   EXPECT_EQ(r.stats().lines_ignored, 2u);
   EXPECT_EQ(r.stats().lines_malformed, 1u);

@@ -13,6 +13,8 @@
 //     valid JSON object is parsed, a valid non-object is malformed, and the
 //     top-level keys' values agree (the last duplicate; strings unescaped,
 //     numbers equal as doubles, literals, null missing, containers JSON).
+#include <simdjson.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -21,8 +23,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <simdjson.h>
 
 #include "mapr/log_format.h"
 
@@ -42,7 +42,8 @@ class Batch : public mapr::FieldBatch {
   size_t line_padding() const override { return padding_; }
   bool Owns(std::string_view v) const {
     for (const Block& b : blocks_) {
-      if (v.data() >= b.bytes.get() && v.data() + v.size() <= b.bytes.get() + b.size) {
+      if (v.data() >= b.bytes.get() &&
+          v.data() + v.size() <= b.bytes.get() + b.size) {
         return true;
       }
     }
@@ -123,7 +124,8 @@ void ExpectSame(const Parsed& a, const Lines& la, const Parsed& b,
       const bool y_on = y.data() >= lb.views[r].data() &&
                         y.data() <= lb.views[r].data() + lb.views[r].size();
       if (x_on != y_on) __builtin_trap();
-      if (x_on && x.data() - la.views[r].data() != y.data() - lb.views[r].data()) {
+      if (x_on &&
+          x.data() - la.views[r].data() != y.data() - lb.views[r].data()) {
         __builtin_trap();
       }
     }
@@ -183,8 +185,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   static const std::vector<std::string> kFields = {
       "a", "b.c", "a.0", "", "b", "a.b", "x.y.z", "c", "$t", "b.c.0"};
-  std::vector<std::string> fields(kFields.begin(),
-                                  kFields.begin() + 1 + data[0] % kFields.size());
+  std::vector<std::string> fields(
+      kFields.begin(), kFields.begin() + 1 + data[0] % kFields.size());
   std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
   std::vector<std::string_view> text;
   size_t start = 0;
@@ -206,7 +208,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static simdjson::dom::parser* dom = new simdjson::dom::parser;
   for (size_t r = 0; r < text.size(); ++r) {
     const mapr::LineOutcome got = copied.outcomes[r];
-    if ((got == mapr::LineOutcome::kIgnored) != Blank(text[r])) __builtin_trap();
+    if ((got == mapr::LineOutcome::kIgnored) != Blank(text[r]))
+      __builtin_trap();
     if (none.outcomes[r] == mapr::LineOutcome::kMalformed &&
         got != mapr::LineOutcome::kMalformed) {
       __builtin_trap();
