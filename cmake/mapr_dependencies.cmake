@@ -12,6 +12,10 @@ endif()
 if(NOT TARGET PkgConfig::XXHASH)
   pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 endif()
+# The `json` log format (runtime/log_format_json.cc): libsimdjson-dev.
+if(NOT TARGET simdjson::simdjson)
+  find_package(simdjson CONFIG REQUIRED)
+endif()
 # The input layer's decompressors (mapr/input.h): zlib1g-dev, libzstd-dev,
 # liblzma-dev, libbz2-dev (which ships no .pc file: CMake's FindBZip2).
 if(NOT TARGET ZLIB::ZLIB)

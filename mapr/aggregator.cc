@@ -13,6 +13,7 @@
 #include "mapr/aggregator_internal.h"
 #include "mapr/aggregator_testing.h"
 #include "mapr/line_splitter.h"
+#include "mapr/log_format.h"
 #include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
 #include "runtime/partial_codec.h"
@@ -191,12 +192,18 @@ absl::Status Aggregator::Fail(absl::Status status, const LineCounters& before) {
 
 absl::Status Aggregator::PushLines(std::span<const std::string_view> lines,
                                    SourceId source) {
+  return PushPaddedLines(lines, source, /*line_padding=*/0);
+}
+
+absl::Status Aggregator::PushPaddedLines(
+    std::span<const std::string_view> lines, SourceId source,
+    size_t line_padding) {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
   MAPR_RETURN_IF_ERROR(CheckOpen("PushLines"));
   if (!rep_->error.ok()) return rep_->error;
   const LineCounters before = rep_->engine->counters();
-  return Fail(rep_->engine->Push(lines, source), before);
+  return Fail(rep_->engine->Push(lines, source, line_padding), before);
 }
 
 absl::Status Aggregator::PushLines(std::span<const std::string> lines,
@@ -223,6 +230,11 @@ absl::Status Aggregator::SetSourceName(SourceId source, std::string_view name) {
 }
 
 absl::Status Aggregator::PushBytes(std::string_view chunk, SourceId source) {
+  return PushPaddedBytes(chunk, source, /*line_padding=*/0);
+}
+
+absl::Status Aggregator::PushPaddedBytes(std::string_view chunk,
+                                         SourceId source, size_t line_padding) {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
   MAPR_RETURN_IF_ERROR(CheckOpen("PushBytes"));
@@ -237,9 +249,10 @@ absl::Status Aggregator::PushBytes(std::string_view chunk, SourceId source) {
   }
   LineSplitter& splitter = it->second;
   const uint64_t too_long = splitter.too_long_lines();
+  // Lines point into `chunk` or into the splitter's padded carry buffer.
   std::span<const std::string_view> lines = splitter.Split(chunk);
   engine.CountTooLong(splitter.too_long_lines() - too_long);
-  return Fail(engine.Push(lines, source), before);
+  return Fail(engine.Push(lines, source, line_padding), before);
 }
 
 absl::Status Aggregator::EndSource(SourceId source) {
@@ -260,7 +273,8 @@ absl::Status Aggregator::FlushSource(SourceId source) {
   std::optional<std::string_view> last = splitter.Finish();
   engine.CountTooLong(splitter.too_long_lines() - too_long);
   absl::Status s;
-  if (last.has_value()) s = engine.Push({&*last, 1}, source);
+  // The last line is in the splitter's carry buffer, always padded.
+  if (last.has_value()) s = engine.Push({&*last, 1}, source, kLinePadding);
   rep_->splitters.erase(it);
   return Fail(s, before);
 }
@@ -549,6 +563,18 @@ void AggregatorInternal::DiscardPartialLine(Aggregator& aggregator,
   // Too-long lines were counted as PushBytes() met them; a line being
   // skipped as too long is dropped uncounted, as LineSplitter does.
   aggregator.rep_->splitters.erase(source);
+}
+
+absl::Status AggregatorInternal::PushPaddedLines(
+    Aggregator& aggregator, std::span<const std::string_view> lines,
+    SourceId source) {
+  return aggregator.PushPaddedLines(lines, source, kLinePadding);
+}
+
+absl::Status AggregatorInternal::PushPaddedBytes(Aggregator& aggregator,
+                                                 std::string_view chunk,
+                                                 SourceId source) {
+  return aggregator.PushPaddedBytes(chunk, source, kLinePadding);
 }
 
 void AggregatorInternal::CountTooLongLines(Aggregator& aggregator, uint64_t n) {

@@ -49,6 +49,7 @@
 #ifndef MAPR_MAPR_AGGREGATOR_H_
 #define MAPR_MAPR_AGGREGATOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -215,6 +216,13 @@ class MAPR_EXPORT Aggregator {
   absl::Status CheckFinished(const char* method,
                              const char* after_taken) const;
   absl::Status FlushSource(SourceId source);
+  // PushLines() and PushBytes() with FieldBatch::line_padding()
+  // (mapr/log_format.h): the public calls pass 0, AggregatorInternal's
+  // padded ones kLinePadding.
+  absl::Status PushPaddedLines(std::span<const std::string_view> lines,
+                               SourceId source, size_t line_padding);
+  absl::Status PushPaddedBytes(std::string_view chunk, SourceId source,
+                               size_t line_padding);
   // Returns `status`; if it is the first error, the aggregator fails with it
   // and stats() freezes at `before`.
   absl::Status Fail(absl::Status status, const LineCounters& before);

@@ -1,11 +1,15 @@
 // mapr/aggregator_internal.h: the input layer's access to an Aggregator's
-// per-source line splitters. Not installed (cmake/mapr_install.cmake skips
-// mapr/*_internal.h); for mapr/input.cc (PushFile) and tests.
+// per-source line splitters and its padded pushes. Not installed
+// (cmake/mapr_install.cmake skips mapr/*_internal.h); for mapr/input.cc
+// (PushFile), the `mapr` command and tests.
 #ifndef MAPR_MAPR_AGGREGATOR_INTERNAL_H_
 #define MAPR_MAPR_AGGREGATOR_INTERNAL_H_
 
 #include <cstdint>
+#include <span>
+#include <string_view>
 
+#include "absl/status/status.h"
 #include "mapr/aggregator.h"
 
 namespace mapr {
@@ -25,6 +29,19 @@ class AggregatorInternal {
   // `mapr` command) and then serialize the aggregator's partial, whose
   // counters must include them. Does nothing for a moved-from aggregator.
   static void CountTooLongLines(Aggregator& aggregator, uint64_t n);
+
+  // Aggregator::PushLines() and PushBytes() for lines that the caller read
+  // into a buffer of its own with kLinePadding (mapr/log_format.h) readable
+  // bytes after its end, so every line is followed by at least that many
+  // (a LineSplitter's carry buffer has them too): the format may then read
+  // them (FieldBatch::line_padding()) instead of copying each line. For
+  // mapr::ReadLines() sinks (the `mapr` command) and mapr::PushFile().
+  // REQUIRES: that padding; anything less is a buffer over-read.
+  static absl::Status PushPaddedLines(Aggregator& aggregator,
+                                      std::span<const std::string_view> lines,
+                                      SourceId source);
+  static absl::Status PushPaddedBytes(Aggregator& aggregator,
+                                      std::string_view chunk, SourceId source);
 };
 
 }  // namespace mapr

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "mapr/aggregator_internal.h"
 #include "mapr/input_internal.h"
+#include "mapr/log_format.h"
 #include "util/errno_text.h"
 #include "util/strings.h"
 
@@ -273,8 +274,9 @@ absl::StatusOr<std::unique_ptr<ByteStream>> OpenInput(const InputSpec& spec,
 absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
                        LineSink sink, InputCounters* counters) {
   // Lines are views into `buf` or into the splitter: no read copies bytes
-  // that are already buffered.
-  auto buf = std::make_unique_for_overwrite<char[]>(kReadBytes);
+  // that are already buffered. kLinePadding zero bytes follow each read, so
+  // every line has them after its end (the splitter pads its own).
+  auto buf = std::make_unique_for_overwrite<char[]>(kReadBytes + kLinePadding);
   // The unfinished line carried into the next read holds a NUL byte.
   bool carried_nul = false;
   for (;;) {
@@ -284,6 +286,7 @@ absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
       splitter.DiscardPartialLine();
       return n.status();
     }
+    std::memset(buf.get() + *n, 0, kLinePadding);
     const std::string_view chunk(buf.get(), *n);
     const uint64_t too_long = splitter.too_long_lines();
     std::span<const std::string_view> batch;
@@ -344,7 +347,8 @@ absl::Status PushFile(Aggregator& aggregator, std::string_view path,
   spec.path = std::string(path);
   absl::StatusOr<std::unique_ptr<ByteStream>> stream = OpenInput(spec);
   if (!stream.ok()) return input_error(stream.status());
-  auto buf = std::make_unique_for_overwrite<char[]>(kReadBytes);
+  // Padded as in ReadLines(), so the format may read past each line.
+  auto buf = std::make_unique_for_overwrite<char[]>(kReadBytes + kLinePadding);
   for (;;) {
     absl::StatusOr<size_t> n = (*stream)->Read(buf.get(), kReadBytes);
     if (!n.ok()) {
@@ -354,8 +358,9 @@ absl::Status PushFile(Aggregator& aggregator, std::string_view path,
       return input_error(n.status());
     }
     if (*n == 0) return aggregator.EndSource(source);
-    if (absl::Status s =
-            aggregator.PushBytes(std::string_view(buf.get(), *n), source);
+    std::memset(buf.get() + *n, 0, kLinePadding);
+    if (absl::Status s = AggregatorInternal::PushPaddedBytes(
+            aggregator, std::string_view(buf.get(), *n), source);
         !s.ok()) {
       return s;
     }

@@ -175,7 +175,10 @@ using LineSink =
 // length. On a read error the unfinished last line is dropped (the lines
 // before it were passed) and the error is returned as the stream gave it.
 // `counters`, if not null, gets `lines` and `lines_with_nul` added.
-// `splitter` is left ready for the next stream.
+// `splitter` is left ready for the next stream. Every line passed to `sink`
+// is followed by at least kLinePadding (mapr/log_format.h) readable bytes,
+// so a sink may hand the lines to a format that reads past a line's end
+// (the `mapr` command pushes them as padded lines).
 MAPR_EXPORT absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
                                    LineSink sink,
                                    InputCounters* counters = nullptr);

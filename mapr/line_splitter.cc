@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mapr/log_format.h"
 #include "util/scan.h"
 
 namespace mapr {
@@ -70,9 +71,11 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
         return;
       }
       carry_.append(piece);
+      const size_t size = carry_.size();
+      carry_.append(kLinePadding, '\0');  // Readable bytes after the line.
       last_.swap(carry_);
       carry_.clear();
-      lines_.push_back(last_);
+      lines_.push_back(std::string_view(last_.data(), size));
       return;
     }
     if (ContentLength(piece) > max_line_bytes_) {
@@ -106,9 +109,11 @@ std::optional<std::string_view> LineSplitter::Finish() {
     return std::nullopt;
   }
   if (carry_.empty()) return std::nullopt;
+  const size_t size = carry_.size();
+  carry_.append(kLinePadding, '\0');  // Readable bytes after the line.
   last_.swap(carry_);
   carry_.clear();
-  return std::string_view(last_);
+  return std::string_view(last_.data(), size);
 }
 
 void LineSplitter::DiscardPartialLine() {

@@ -30,6 +30,12 @@
 // grows geometrically, so a line spread over many chunks costs time linear
 // in its length. At most about max_line_bytes + one chunk is held.
 //
+// Padding: a line completed in the carry buffer is followed there by
+// kLinePadding (mapr/log_format.h) readable bytes. So when every chunk has
+// that many readable bytes after its end, every returned line has too, and
+// the lines may go to a parser that reads past a line's end
+// (FieldBatch::line_padding()).
+//
 // Lifetimes: the views returned by Split() and Finish() are valid until the
 // next call on the splitter, and may point into the chunk or into the
 // splitter's own carry buffer. Thread-compatible.

@@ -1,7 +1,8 @@
 // mapr/log_format.h: log formats turn lines into fields. mapr ships
 // `default` (DTail's own lines), `generic`, `generickv`, `csv`, `clf` and
-// `combined` (access logs) and `logfmt`; a host can register its own under a
-// new name and use it with `logformat NAME`.
+// `combined` (access logs), `logfmt`, `syslog`, `json` (alias `ndjson`),
+// `fields` and `regex`; a host can register its own under a new name and use
+// it with `logformat NAME`.
 //
 // A format fills the same batch columns the built-in ones fill, one call per
 // batch (no per-line virtual call), so a host format can be as fast as a
@@ -55,6 +56,11 @@ namespace mapr {
 inline constexpr size_t kMaxBatchRows = 2048;
 static_assert((kMaxBatchRows & (kMaxBatchRows - 1)) == 0);
 
+// Spare bytes after the lines of a padded batch (FieldBatch::line_padding):
+// enough for parsers that read a line with wide loads past its end, such
+// as simdjson (its SIMDJSON_PADDING is 64).
+inline constexpr size_t kLinePadding = 64;
+
 // What a format made of one line.
 enum class LineOutcome : uint8_t {
   kParsed,     // Fields were written; the line goes on to `where`.
@@ -93,6 +99,15 @@ class MAPR_EXPORT FieldBatch {
   // unescaped or computed values).
   virtual char* Allocate(size_t n) = 0;
   std::string_view Copy(std::string_view s);
+  // Bytes readable past the end of every line of this batch: 0 (the
+  // default: nothing may be read after a line) or kLinePadding, when the
+  // engine read the lines into a buffer of its own with that much spare
+  // room after its last byte (mapr::PushFile, mapr::ReadLines, the
+  // `mapr` command, TurboAggregate batches); lines pushed with
+  // Aggregator::PushLines or PushBytes get 0. The bytes are readable, not
+  // meaningful (the next line, or filler): a parser may load them, e.g. in
+  // wide loads over a line's end, but must not let them change a value.
+  virtual size_t line_padding() const { return 0; }
 };
 
 // Parses the lines of one input source (CSV keeps the header of its

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "mapr/log_format.h"
 #include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
 #include "util/status_macros.h"
@@ -402,11 +403,14 @@ class Core {
       LineCounters delta;
       absl::Status status;
       if (apply) {
+        // Spare bytes after the last line, so the format may read past
+        // every line (FieldBatch::line_padding()) instead of copying it.
+        batch.data.append(kLinePadding, '\0');
         batch.Views(&views);
         absl::MutexLock partial_lock(&p->partial_mu);
         LineCounters before = p->partial->counters();
         p->partial->CountTooLong(batch.too_long);
-        status = p->partial->Push(views, p->source);
+        status = p->partial->Push(views, p->source, kLinePadding);
         delta = Minus(p->partial->counters(), before);
       }
 

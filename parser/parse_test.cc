@@ -857,12 +857,16 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "1:20-22: unknown log format 'foo'\n"
        "select a logformat foo\n"
        "                   ^~~\n"
-       "hint: known log formats: csv, default, fields, generic, generickv, regex"},
+       "hint: known log formats: clf, combined, csv, default, "
+       "fields, generic, generickv, json, logfmt, ndjson, regex, "
+       "syslog"},
       {"select a logformat Mimecast", kInvalid,
        "1:20-27: unknown log format 'Mimecast'\n"
        "select a logformat Mimecast\n"
        "                   ^~~~~~~~\n"
-       "hint: known log formats: csv, default, fields, generic, generickv, regex"},
+       "hint: known log formats: clf, combined, csv, default, "
+       "fields, generic, generickv, json, logfmt, ndjson, regex, "
+       "syslog"},
       // DTail reads `count(a)b` as one item named `count(a)b`.
       {"select count(a)b", kInvalid,
        "1:16: unexpected 'b'\n"

@@ -140,8 +140,9 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
                        Eq("1:20-24: unknown log format 'nginx'\n"
                           "select a logformat nginx\n"
                           "                   ^~~~~\n"
-                          "hint: known log formats: csv, default, fields, "
-                          "generic, generickv, regex")));
+                          "hint: known log formats: clf, combined, csv, default, "
+       "fields, generic, generickv, json, logfmt, ndjson, regex, "
+       "syslog")));
 }
 
 TEST(PlannerTest, HostContextSuppliesFormats) {

@@ -93,6 +93,7 @@ class BatchAggregator::Fields : public FieldBatch {
     return agg_->batch_.column(agg_->plan_->extracted_fields[field]);
   }
   char* Allocate(size_t n) override { return agg_->arena_.Allocate(n); }
+  size_t line_padding() const override { return agg_->line_padding_; }
 
  private:
   BatchAggregator* agg_;
@@ -159,8 +160,10 @@ absl::StatusOr<LogFormatParser*> BatchAggregator::ParserFor(uint64_t source) {
 }
 
 absl::Status BatchAggregator::Push(std::span<const std::string_view> lines,
-                                   uint64_t source) {
+                                   uint64_t source, size_t line_padding) {
   if (!sticky_error_.ok()) return sticky_error_;
+  // (Trimming only moves a line's end back, so the padding still holds.)
+  line_padding_ = line_padding;
   while (!lines.empty()) {
     const size_t n = std::min(lines.size(), kMaxBatchRows);
     absl::Status s = PushChunk(lines.first(n), source);

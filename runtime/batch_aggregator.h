@@ -8,6 +8,7 @@
 #ifndef MAPR_RUNTIME_BATCH_AGGREGATOR_H_
 #define MAPR_RUNTIME_BATCH_AGGREGATOR_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -40,7 +41,10 @@ class BatchAggregator {
       std::shared_ptr<const plan::Plan> plan, const AggregatorOptions& options);
 
   // Aggregates lines from `source`. Sticky ResourceExhausted on max_groups.
-  absl::Status Push(std::span<const std::string_view> lines, uint64_t source);
+  // `line_padding`: bytes readable past the end of every line (0 or
+  // kLinePadding), passed on to the format as FieldBatch::line_padding().
+  absl::Status Push(std::span<const std::string_view> lines, uint64_t source,
+                    size_t line_padding = 0);
   // Adds `later`'s state (same plan text required).
   absl::Status Merge(BatchAggregator& later);
   // Renders the current state.
@@ -108,6 +112,8 @@ class BatchAggregator {
   absl::flat_hash_map<uint64_t, std::string> source_names_;
 
   // ---- Per-batch scratch, reused.
+  // The current Push()'s line_padding (FieldBatch::line_padding()).
+  size_t line_padding_ = 0;
   std::vector<std::string_view> lines_;
   std::vector<LineOutcome> outcomes_;
   std::unique_ptr<bool[]> mismatch_;  // kMaxBatchRows; see TableFilteringParser

@@ -28,7 +28,8 @@ Registry& GetRegistry() {
           runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat(),
           runtime::NewRegexLogFormat(), runtime::NewFieldsLogFormat(),
           runtime::NewClfLogFormat(), runtime::NewCombinedLogFormat(),
-          runtime::NewLogfmtLogFormat()}) {
+          runtime::NewLogfmtLogFormat(), runtime::NewSyslogLogFormat(),
+          runtime::NewJsonLogFormat(), runtime::NewNdjsonLogFormat()}) {
       r->formats[f->name()] = f;
     }
     return r;

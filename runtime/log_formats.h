@@ -53,6 +53,14 @@ std::shared_ptr<const LogFormat> NewClfLogFormat();
 std::shared_ptr<const LogFormat> NewCombinedLogFormat();
 // logfmt: `k=v k="quoted value" k` pairs; each key is a field.
 std::shared_ptr<const LogFormat> NewLogfmtLogFormat();
+// RFC 5424 and RFC 3164 syslog lines, with or without a PRI (what rsyslog
+// writes to /var/log/syslog), told apart per line.
+std::shared_ptr<const LogFormat> NewSyslogLogFormat();
+// One JSON object per line, parsed with simdjson On-Demand; fields are keys
+// or dotted paths (`request.method`, `tags.0`). `json`, and the same format
+// under the name `ndjson`.
+std::shared_ptr<const LogFormat> NewJsonLogFormat();
+std::shared_ptr<const LogFormat> NewNdjsonLogFormat();
 
 }  // namespace mapr::runtime
 

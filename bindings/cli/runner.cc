@@ -382,7 +382,8 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
           if (cancel.load(std::memory_order_relaxed)) {
             engine = absl::CancelledError("cancelled");
           } else {
-            engine = agg->PushLines(lines, source);
+            // ReadLines() pads every line (mapr/input.h).
+            engine = AggregatorInternal::PushPaddedLines(*agg, lines, source);
           }
           return engine;
         },

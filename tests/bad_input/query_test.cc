@@ -283,8 +283,9 @@ TEST(BadQueryTest, UnknownLogFormatListsTheKnownOnes) {
                           Eq("1:31-34: unknown log format 'nope'\n"
                              "select count($line) logformat nope\n"
                              "                              ^~~~\n"
-                             "hint: known log formats: csv, default, fields, generic, "
-                             "generickv, regex")));
+                             "hint: known log formats: clf, combined, csv, "
+                             "default, fields, generic, generickv, json, "
+                             "logfmt, ndjson, regex, syslog")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{30, 4, 1, 31}));
 }
 

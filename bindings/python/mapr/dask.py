@@ -51,7 +51,7 @@ __all__ = ["run", "partial", "blocks"]
 _READ = 1 << 20
 # Formats whose parsers keep no state between lines: their files may be cut.
 _STATELESS = ("default", "generic", "generickv", "clf", "combined",
-              "logfmt")
+              "logfmt", "syslog", "json", "ndjson", "fields", "regex")
 _COMPRESSED_MAGIC = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd", b"\xfd7zXZ\x00", b"BZh")
 
 Block = Tuple[str, Optional[int], Optional[int]]  # path, lo, hi (None: whole)

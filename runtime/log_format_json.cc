@@ -1,0 +1,585 @@
+// The `json` log format and its alias `ndjson` (docs/query-language.md,
+// "json"): one JSON object per line, parsed with simdjson's On-Demand API.
+//
+// Fields. A requested name is looked up as a path: at each object, the
+// whole remaining name as a key first (`http.route` is the key
+// "http.route" if the object has it), else the part before its first dot as
+// a key and the rest inside that key's value (`request.method`), where an
+// array takes a decimal index (`tags.0`). The tree of these lookups is built
+// once per parser (Node, Entry, Request below); a line is walked once, in
+// order, and only the keys of the tree are looked at.
+//
+// Values: a string's text, unescaped into FieldBatch memory only if it has
+// escapes (else a view into the line); a number's text as written; `true`,
+// `false`; objects and arrays as minified JSON text; null is missing.
+// Duplicate keys: the later one wins (every key of a walked object is
+// visited; On-Demand's find_field would stop at the first).
+//
+// Lines. Blank: ignored. Malformed: not an object, simdjson's stage 1
+// fails (invalid UTF-8, an unclosed string, ...), the keys and separators
+// of a walked object or array are broken (the top level, those on a
+// requested path, those read whole), something follows the object, or a
+// scalar the query reads is invalid (a bad literal, number or escape).
+// Values the walk does not enter are skipped by their brackets without
+// being checked (On-Demand's bargain), so `{"a":1,"b":[}}` is parsed unless
+// `b` is read. Nothing recurses over the input's nesting (skipping and
+// minifying are loops), so any depth is parsed; the walk recurses only
+// along requested paths, whose depth is capped (kMaxPathDepth).
+//
+// Padding. simdjson reads up to SIMDJSON_PADDING bytes past the end of its
+// input. When the batch promises that (FieldBatch::line_padding()), a line is
+// parsed where it is; otherwise it is first copied into a padded scratch
+// buffer, and views into the copy are moved back onto the line.
+//
+// Memory. The simdjson parser and the copy buffer are per thread
+// (Scratch()), not per parser: the engine keeps one parser per input
+// source, and a run over many files would otherwise hold a simdjson parser
+// (about 7 bytes per byte of the longest line) per file. Both grow
+// geometrically to the longest line seen and are reused; after a line
+// longer than kKeepCapacity they are released at the end of the batch.
+#define SIMDJSON_EXCEPTIONS 0  // Error codes only (the library never throws).
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "mapr/log_format.h"
+#include "runtime/key_table.h"
+#include "runtime/log_formats.h"
+
+namespace mapr::runtime {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+static_assert(kLinePadding >= simdjson::SIMDJSON_PADDING);
+
+// Split levels of one requested name; deeper, the rest is matched only as a
+// whole key. Keeps the walk's recursion (and On-Demand's depth, which its
+// debug checks bound by max_depth()) small.
+constexpr size_t kMaxPathDepth = 64;
+// Array indexes above this are never looked up (the index table stays
+// small); `tags.5000000` is missing.
+constexpr size_t kMaxArrayIndex = 4096;
+// The parser's first capacity, and the most kept after a batch.
+constexpr size_t kInitialCapacity = size_t{4} << 10;
+constexpr size_t kKeepCapacity = size_t{4} << 20;
+
+inline bool IsJsonSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+inline std::string_view TrimRight(std::string_view s) {
+  while (!s.empty() && IsJsonSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A member's or element's value as On-Demand hands it out, unchecked (its
+// token runs to the next token): it must start a value, not `}`, `]`, `,`
+// or `:`, and no `:` may follow it. Skipping a value that breaks this runs
+// past its container (a skip takes `"x":` for a key), and a line with one
+// more `}` would then pass.
+inline bool IsValueToken(std::string_view token) {
+  const char c = token[0];
+  // (The next token's first byte is readable: at worst the padding.)
+  return c != '}' && c != ']' && c != ',' && c != ':' &&
+         token.data()[token.size()] != ':';
+}
+
+// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+bool IsJsonNumber(std::string_view s) {
+  size_t i = 0;
+  const size_t n = s.size();
+  auto digits = [&] {
+    const size_t start = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (i < n && s[i] == '-') ++i;
+  if (i < n && s[i] == '0') {
+    ++i;
+  } else if (!digits()) {
+    return false;
+  }
+  if (i < n && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == n;
+}
+
+// The index `key` names if it is a canonical decimal (no sign, no leading
+// zero) of at most kMaxArrayIndex.
+std::optional<size_t> ArrayIndex(std::string_view key) {
+  if (key.empty() || key.size() > 4 || (key.size() > 1 && key[0] == '0')) {
+    return std::nullopt;
+  }
+  size_t v = 0;
+  for (char c : key) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + static_cast<size_t>(c - '0');
+  }
+  if (v > kMaxArrayIndex) return std::nullopt;
+  return v;
+}
+
+// The per-thread simdjson state (see "Memory" above).
+struct Scratch {
+  od::parser parser;
+  std::unique_ptr<char[]> copy;  // A line plus kLinePadding zero bytes.
+  size_t copy_capacity = 0;      // Line bytes `copy` can hold.
+
+  // Makes room for a line of `size` bytes; false if memory ran out.
+  bool Reserve(size_t size, bool need_copy) {
+    if (size > parser.capacity()) {
+      const size_t capacity =
+          std::max({size, 2 * parser.capacity(), kInitialCapacity});
+      if (parser.allocate(capacity) != simdjson::SUCCESS) {
+        parser = od::parser();
+        return false;
+      }
+    }
+    if (need_copy && size > copy_capacity) {
+      const size_t capacity =
+          std::max({size, 2 * copy_capacity, kInitialCapacity});
+      copy.reset(new (std::nothrow) char[capacity + kLinePadding]);
+      copy_capacity = copy == nullptr ? 0 : capacity;
+      if (copy == nullptr) return false;
+    }
+    return true;
+  }
+
+  // Returns memory above kKeepCapacity to the system.
+  void Trim() {
+    if (parser.capacity() > kKeepCapacity) {
+      parser = od::parser();
+    }
+    if (copy_capacity > kKeepCapacity) {
+      copy.reset();
+      copy_capacity = 0;
+    }
+  }
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// ---- The lookup tree.
+//
+// A Node is one object (or array) level of the requested paths; each of its
+// Entries is a key there. A Request is one requested field at one Node,
+// with the part of its name still to match (`rest`): it takes the value of
+// the entry whose key is `rest` (its `whole` entry), or else looks inside
+// the entry whose key is `rest` up to the first dot (its `prefix` entry),
+// through its `child` Request in that entry's child Node.
+
+struct Entry {
+  std::string key;
+  // The request whose whole rest is this key (at most one: it is the name
+  // of one field below the node's own path), or -1.
+  int32_t whole = -1;
+  // Requests that look inside this key's value, and the node they go on in.
+  std::vector<uint32_t> prefix;
+  int32_t child = -1;
+};
+
+struct Node {
+  std::vector<Entry> entries;
+  KeyTable keys;  // Entry key -> entry index.
+  // Entry per array index (canonical decimal keys), -1 for none.
+  std::vector<int32_t> index_entry;
+  // Requests that live at this node (reset when the node is entered).
+  std::vector<uint32_t> requests;
+};
+
+struct Request {
+  uint32_t column;     // Index into the requested fields.
+  int32_t child = -1;  // Its request in the prefix entry's child node.
+};
+
+// Per-request state of the line being walked.
+enum RequestState : uint8_t {
+  kUnset = 0,  // Nothing matched at its node yet.
+  kViaPrefix,  // The value comes from inside the prefix entry.
+  kWhole,      // The whole key matched: the prefix entry is ignored.
+  kInactive,   // A parent request matched its whole key: nothing to do.
+};
+
+class JsonParser : public LogFormatParser {
+ public:
+  explicit JsonParser(std::span<const std::string> fields)
+      : columns_(fields.size()) {
+    nodes_.emplace_back();  // The root.
+    for (uint32_t i = 0; i < fields.size(); ++i) {
+      // A field requested twice is produced once and copied.
+      auto first = std::find(fields.begin(), fields.end(), fields[i]);
+      if (first != fields.begin() + i) {
+        aliases_.push_back(
+            Alias{i, static_cast<uint32_t>(first - fields.begin())});
+        continue;
+      }
+      AddRequest(0, fields[i], i, 0);
+    }
+    for (Node& node : nodes_) {
+      for (uint32_t e = 0; e < node.entries.size(); ++e) {
+        node.keys.Add(node.entries[e].key, e);
+        if (std::optional<size_t> index = ArrayIndex(node.entries[e].key)) {
+          if (node.index_entry.size() <= *index) {
+            node.index_entry.resize(*index + 1, -1);
+          }
+          node.index_entry[*index] = static_cast<int32_t>(e);
+        }
+      }
+      node.keys.Finish();
+    }
+    state_.resize(requests_.size());
+  }
+  JsonParser(const JsonParser&) = delete;
+  JsonParser& operator=(const JsonParser&) = delete;
+
+  void ParseBatch(std::span<const std::string_view> lines, FieldBatch& fields,
+                  LineOutcome* outcomes) override {
+    for (size_t f = 0; f < columns_.size(); ++f) {
+      columns_[f] = fields.column(f);
+    }
+    fields_ = &fields;
+    scratch_ = &ThreadScratch();
+    const bool padded = fields.line_padding() >= kLinePadding;
+    for (size_t row = 0; row < lines.size(); ++row) {
+      outcomes[row] = ParseLine(lines[row], row, padded);
+    }
+    for (const Alias& a : aliases_) {
+      std::copy_n(columns_[a.source], lines.size(), columns_[a.column]);
+    }
+    scratch_->Trim();
+    fields_ = nullptr;
+    scratch_ = nullptr;
+  }
+
+ private:
+  struct Alias {
+    uint32_t column;
+    uint32_t source;
+  };
+
+  // Adds the request for field `column` with name part `rest` at `node`.
+  void AddRequest(uint32_t node, std::string_view rest, uint32_t column,
+                  size_t depth) {
+    const uint32_t id = static_cast<uint32_t>(requests_.size());
+    requests_.push_back(Request{column});
+    nodes_[node].requests.push_back(id);
+    const uint32_t whole = FindOrAddEntry(node, rest);
+    nodes_[node].entries[whole].whole = static_cast<int32_t>(id);
+    const size_t dot = rest.find('.');
+    if (dot == std::string_view::npos || depth + 1 >= kMaxPathDepth) return;
+    const uint32_t e = FindOrAddEntry(node, rest.substr(0, dot));
+    int32_t child = nodes_[node].entries[e].child;
+    if (child < 0) {
+      child = static_cast<int32_t>(nodes_.size());
+      nodes_[node].entries[e].child = child;
+      nodes_.emplace_back();  // (Invalidates references into nodes_.)
+    }
+    nodes_[node].entries[e].prefix.push_back(id);
+    requests_[id].child = static_cast<int32_t>(requests_.size());
+    AddRequest(static_cast<uint32_t>(child), rest.substr(dot + 1), column,
+               depth + 1);
+  }
+
+  uint32_t FindOrAddEntry(uint32_t node, std::string_view key) {
+    std::vector<Entry>& entries = nodes_[node].entries;
+    for (uint32_t e = 0; e < entries.size(); ++e) {
+      if (entries[e].key == key) return e;
+    }
+    entries.emplace_back().key = std::string(key);
+    return static_cast<uint32_t>(entries.size() - 1);
+  }
+
+  LineOutcome ParseLine(std::string_view line, size_t row, bool padded) {
+    if (line.empty()) return LineOutcome::kIgnored;  // data() may be null.
+    size_t lead = 0;
+    while (lead < line.size() && IsJsonSpace(line[lead])) ++lead;
+    if (lead == line.size()) return LineOutcome::kIgnored;
+    // Most lines that are not JSON objects fail here, before simdjson.
+    if (line[lead] != '{') return LineOutcome::kMalformed;
+    if (!scratch_->Reserve(line.size(), !padded)) {
+      return LineOutcome::kMalformed;
+    }
+    const char* json = line.data();
+    if (!padded) {
+      std::memcpy(scratch_->copy.get(), line.data(), line.size());
+      std::memset(scratch_->copy.get() + line.size(), 0, kLinePadding);
+      json = scratch_->copy.get();
+    }
+    // Views into the parsed bytes move by `shift` onto the line.
+    shift_ = line.data() - json;
+    row_ = row;
+    od::document doc;
+    if (scratch_->parser.iterate(json, line.size(), line.size() + kLinePadding)
+            .get(doc) != simdjson::SUCCESS) {
+      return LineOutcome::kMalformed;
+    }
+    doc_ = &doc;
+    od::object root;
+    const bool ok = doc.get_object().get(root) == simdjson::SUCCESS &&
+                    WalkRoot(root) &&
+                    // Nothing may follow the object.
+                    doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
+    doc_ = nullptr;
+    return ok ? LineOutcome::kParsed : LineOutcome::kMalformed;
+  }
+
+  bool WalkRoot(od::object& object) {
+    const Node& root = nodes_[0];
+    for (uint32_t id : root.requests) state_[id] = kUnset;
+    return WalkObject(object, root);
+  }
+
+  // Walks the members of `object` at `node`. The node's requests were
+  // reset by the caller.
+  bool WalkObject(od::object& object, const Node& node) {
+    if (node.entries.empty()) {
+      // Nothing to look up here (nothing requested, or a value read whole):
+      // check the members' keys and separators only.
+      for (auto member : object) {
+        od::field field;
+        if (std::move(member).get(field) != simdjson::SUCCESS ||
+            !IsValueToken(field.value().raw_json_token())) {
+          return false;
+        }
+      }
+      return true;
+    }
+    for (auto member : object) {
+      od::field field;
+      if (std::move(member).get(field) != simdjson::SUCCESS) return false;
+      od::value& value = field.value();
+      // The key ends at the quote before the ':' before the value (only
+      // JSON whitespace can sit between them).
+      const char* key_begin = field.key().raw();
+      const std::string_view token = value.raw_json_token();
+      if (!IsValueToken(token)) return false;
+      const char* p = token.data();
+      while (IsJsonSpace(p[-1])) --p;
+      --p;  // The ':'.
+      while (IsJsonSpace(p[-1])) --p;
+      --p;  // The closing quote.
+      std::string_view key(key_begin, static_cast<size_t>(p - key_begin));
+      if (std::memchr(key.data(), '\\', key.size()) != nullptr &&
+          field.unescaped_key().get(key) != simdjson::SUCCESS) {
+        return false;
+      }
+      const uint32_t e = node.keys.Find(key);
+      if (e == KeyTable::kNotFound) continue;  // Skipped by the iteration.
+      if (!Visit(value, node.entries[e])) return false;
+    }
+    return true;
+  }
+
+  // Walks the elements of `array` at `node`: element i is the key "i".
+  bool WalkArray(od::array& array, const Node& node) {
+    size_t index = 0;
+    for (auto element : array) {
+      od::value value;
+      if (std::move(element).get(value) != simdjson::SUCCESS ||
+          !IsValueToken(value.raw_json_token())) {
+        return false;
+      }
+      if (index < node.index_entry.size() && node.index_entry[index] >= 0) {
+        const Entry& entry =
+            node.entries[static_cast<size_t>(node.index_entry[index])];
+        if (!Visit(value, entry)) return false;
+      }
+      ++index;
+    }
+    return true;
+  }
+
+  // A key (or array index) of the lookup tree was met with `value`.
+  bool Visit(od::value& value, const Entry& entry) {
+    int32_t whole = entry.whole;
+    if (whole >= 0) {
+      uint8_t& state = state_[static_cast<size_t>(whole)];
+      if (state == kInactive) {
+        whole = -1;
+      } else {
+        state = kWhole;  // From now on its prefix entry is ignored.
+      }
+    }
+    // Requests looking inside: a later duplicate key replaces what an
+    // earlier one gave them, so they start over (missing).
+    bool descend = false;
+    for (uint32_t id : entry.prefix) {
+      if (state_[id] == kWhole || state_[id] == kInactive) continue;
+      state_[id] = kViaPrefix;
+      columns_[requests_[id].column][row_] = {};
+      descend = true;
+    }
+    if (whole < 0 && !descend) return true;
+    const std::string_view token = value.raw_json_token();
+    const char first = token[0];
+    if (first == '{' || first == '[') {
+      // Walked, also when only read whole: On-Demand's raw_json() after
+      // get_object() skips by counting brackets from inside the container,
+      // which takes `{{"b":1}]` for a whole object; walking checks the
+      // container's own keys and separators, and skips its values from
+      // their start.
+      const Node* child = &no_requests_;
+      if (descend) {
+        child = &nodes_[static_cast<size_t>(entry.child)];
+        // The child's requests whose parent still looks inside are live.
+        for (uint32_t id : child->requests) state_[id] = kInactive;
+        for (uint32_t id : entry.prefix) {
+          if (state_[id] == kViaPrefix) {
+            state_[static_cast<size_t>(requests_[id].child)] = kUnset;
+          }
+        }
+      }
+      bool ok;
+      if (first == '{') {
+        od::object object;
+        ok = value.get_object().get(object) == simdjson::SUCCESS &&
+             WalkObject(object, *child);
+      } else {
+        od::array array;
+        ok = value.get_array().get(array) == simdjson::SUCCESS &&
+             WalkArray(array, *child);
+      }
+      if (!ok) return false;
+      if (whole < 0) return true;
+      // The value was consumed: its text runs to the next token.
+      simdjson::simdjson_result<const char*> end = doc_->current_location();
+      if (end.error() != simdjson::SUCCESS) return false;
+      const std::string_view raw(
+          token.data(), static_cast<size_t>(end.value_unsafe() - token.data()));
+      return SetContainer(TrimRight(raw), static_cast<uint32_t>(whole));
+    }
+    if (whole < 0) return true;
+    const uint32_t id = static_cast<uint32_t>(whole);
+    std::string_view* cell = &columns_[requests_[id].column][row_];
+    switch (first) {
+      case '"': {
+        const std::string_view text = TrimRight(token);
+        // (Stage 1 closed the string, so it ends in a quote.)
+        if (text.size() < 2 || text.back() != '"') return false;
+        const std::string_view inner = text.substr(1, text.size() - 2);
+        if (std::memchr(inner.data(), '\\', inner.size()) == nullptr) {
+          *cell = OnLine(inner);
+          return true;
+        }
+        std::string_view unescaped;
+        if (value.get_string().get(unescaped) != simdjson::SUCCESS) {
+          return false;
+        }
+        *cell = fields_->Copy(unescaped);
+        return true;
+      }
+      case 't':
+      case 'f':
+      case 'n': {
+        const std::string_view text = TrimRight(token);
+        if (text == "null") {
+          *cell = {};
+          return true;
+        }
+        if (text != "true" && text != "false") return false;
+        *cell = OnLine(text);
+        return true;
+      }
+      default: {
+        const std::string_view text = TrimRight(token);
+        if (!IsJsonNumber(text)) return false;
+        *cell = OnLine(text);
+        return true;
+      }
+    }
+  }
+
+  // An object or array value: minified JSON text (the line's own bytes if
+  // there is no whitespace to remove).
+  bool SetContainer(std::string_view raw, uint32_t id) {
+    std::string_view* cell = &columns_[requests_[id].column][row_];
+    bool spaces = false;
+    for (char c : raw) spaces |= IsJsonSpace(c);
+    if (!spaces) {
+      *cell = OnLine(raw);
+      return true;
+    }
+    // minify() may store whole SIMD blocks past its output.
+    char* out = fields_->Allocate(raw.size() + kLinePadding);
+    size_t size = 0;
+    if (simdjson::minify(raw.data(), raw.size(), out, size) !=
+        simdjson::SUCCESS) {
+      return false;
+    }
+    *cell = std::string_view(out, size);
+    return true;
+  }
+
+  // A view of the parsed bytes, moved onto the line.
+  std::string_view OnLine(std::string_view parsed) const {
+    return std::string_view(parsed.data() + shift_, parsed.size());
+  }
+
+  std::vector<Node> nodes_;
+  const Node no_requests_;  // For containers read whole.
+  std::vector<Request> requests_;
+  std::vector<Alias> aliases_;
+  // ---- The batch and line being parsed.
+  std::vector<std::string_view*> columns_;
+  std::vector<uint8_t> state_;  // RequestState per request.
+  FieldBatch* fields_ = nullptr;
+  Scratch* scratch_ = nullptr;
+  od::document* doc_ = nullptr;
+  ptrdiff_t shift_ = 0;
+  size_t row_ = 0;
+};
+
+class JsonLogFormat : public LogFormat {
+ public:
+  bool line_independent() const override { return true; }
+  explicit JsonLogFormat(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  std::string description() const override {
+    return "one JSON object per line (NDJSON); each key is a field, and "
+           "a.b or tags.0 reach into objects and arrays";
+  }
+  // Any key can be a field, `$`-names included.
+  std::optional<std::vector<std::string>> variables() const override {
+    return std::nullopt;
+  }
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const override {
+    return std::make_unique<JsonParser>(fields);
+  }
+
+ private:
+  const std::string name_;
+};
+
+}  // namespace
+
+std::shared_ptr<const LogFormat> NewJsonLogFormat() {
+  return std::make_shared<JsonLogFormat>("json");
+}
+
+std::shared_ptr<const LogFormat> NewNdjsonLogFormat() {
+  return std::make_shared<JsonLogFormat>("ndjson");
+}
+
+}  // namespace mapr::runtime
