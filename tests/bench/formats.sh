@@ -130,13 +130,13 @@ row() {
 echo "# mapr log formats vs DuckDB and mawk"
 echo
 echo "$(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) CPUs; $(date -u +%Y-%m-%d);" \
-  "mapr $("$mapr" --version 2>&1 | head -1) at $(git rev-parse --short HEAD); best of $runs runs after a warm-up"
+  "$("$mapr" --version 2>&1 | head -1) at $(git rev-parse --short HEAD); best of $runs runs after a warm-up"
 if [ "$duckdb" = 1 ]; then
   echo "DuckDB $(node "$duck_dir/duckdb_csv.mjs" x 'SELECT version()' 1 2>/dev/null)" \
     "(npm @duckdb/node-api $(sed -n 's/.*"version": "\(.*\)".*/\1/p' "$duck_dir/node_modules/@duckdb/node-api/package.json"));" \
     "its times leave out the start-up of node and DuckDB"
 fi
-[ "$mawk" = 1 ] && echo "$(mawk -W version 2>&1 | head -1)"
+[ "$mawk" = 1 ] && mawk -W version 2>&1 | head -1
 echo
 echo "| format | query | engine | threads | best s | MB/s | MB/s per thread | MB per CPU-s | vs mapr |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|"

@@ -2,7 +2,7 @@
 # (sourced by both): per format, the generator's format (GEN), mapr's
 # logformat clause (CLAUSE) and Q1 fields (MQ1), DuckDB's SQL (DUCK) and a
 # mawk program (MAWK); mapr_query FORMAT Q1|count gives mapr's query.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016  # awk programs in single quotes
 
 # format_data FORMAT BYTES: prints the path of FORMAT's generated log of
 # about BYTES bytes under build/bench/, generating it (and compiling the
