@@ -266,6 +266,13 @@ class AccessLogFormat : public LogFormat {
  public:
   bool line_independent() const override { return true; }
   std::string name() const override { return kCombined ? "combined" : "clf"; }
+  std::string example() const override {
+    std::string line =
+        "127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /a.gif HTTP/1.0\" "
+        "200 2326";
+    if (kCombined) line += " \"http://example.com/\" \"Mozilla/4.08\"";
+    return line;
+  }
   std::string description() const override {
     return kCombined
                ? "Apache/nginx combined access logs: ip ident user time "

@@ -439,6 +439,9 @@ class LogfmtParser : public LogFormatParser {
 
 class LogfmtLogFormat : public LogFormat {
  public:
+  std::string example() const override {
+    return "at=info method=GET path=\"/a b\" status=200 service=18ms";
+  }
   bool line_independent() const override { return true; }
   std::string name() const override { return "logfmt"; }
   std::string description() const override {
