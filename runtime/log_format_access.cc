@@ -268,9 +268,8 @@ class AccessLogFormat : public LogFormat {
   std::string name() const override { return kCombined ? "combined" : "clf"; }
   std::string example() const override {
     std::string line =
-        "127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] \"GET /a.gif HTTP/1.0\" "
-        "200 2326";
-    if (kCombined) line += " \"http://example.com/\" \"Mozilla/4.08\"";
+        "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 9";
+    if (kCombined) line += " \"-\" \"curl/8\"";
     return line;
   }
   std::string description() const override {

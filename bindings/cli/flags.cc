@@ -477,7 +477,7 @@ argument: elsewhere, a word like `map` is a FILE.
     entry(name, format != nullptr ? format->description() : "");
     // The example line as it is, unwrapped, so it can be copied.
     const std::string example = format != nullptr ? format->example() : "";
-    if (!example.empty()) absl::StrAppend(&text, "      e.g. ", example, "\n");
+    if (!example.empty()) absl::StrAppend(&text, "  e.g. ", example, "\n");
   }
   text +=
       "\nThe query language, with an example of everything: "
