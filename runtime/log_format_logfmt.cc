@@ -45,7 +45,9 @@ namespace {
 // The value of a bare key.
 constexpr std::string_view kTrue = "true";
 
-[[maybe_unused]] inline bool IsSpace(char c) { return static_cast<unsigned char>(c) <= ' '; }
+[[maybe_unused]] inline bool IsSpace(char c) {
+  return static_cast<unsigned char>(c) <= ' ';
+}
 
 inline int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
