@@ -135,6 +135,8 @@ class MAPR_EXPORT LogFormat {
   // `mapr --help` (e.g. "k=v|k=v|... tokens; each key is a field"). Empty:
   // listed by name only.
   virtual std::string description() const { return {}; }
+  // One typical line the format reads, for `mapr --help`. Empty: none.
+  virtual std::string example() const { return {}; }
   // The $-variables this format provides beyond the common ones ($line,
   // $empty, $hostname, $server, $timezone, $timeoffset, $file, *), used to warn
   // about unknown variables at compile time. nullopt: never warn.

@@ -266,6 +266,12 @@ class AccessLogFormat : public LogFormat {
  public:
   bool line_independent() const override { return true; }
   std::string name() const override { return kCombined ? "combined" : "clf"; }
+  std::string example() const override {
+    std::string line =
+        "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 9";
+    if (kCombined) line += " \"-\" \"curl/8\"";
+    return line;
+  }
   std::string description() const override {
     return kCombined
                ? "Apache/nginx combined access logs: ip ident user time "

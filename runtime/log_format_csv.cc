@@ -121,6 +121,9 @@ class CsvParser : public LogFormatParser {
 
 class CsvLogFormat : public LogFormat {
  public:
+  std::string example() const override {
+    return "status,ms (the header), then 200,12";
+  }
   std::string name() const override { return "csv"; }
   std::string description() const override {
     return "CSV with a header line per input (RFC 4180 quotes); each column "

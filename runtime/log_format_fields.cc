@@ -131,6 +131,9 @@ class FieldsParser : public LogFormatParser {
 
 class FieldsLogFormat : public LogFormat {
  public:
+  std::string example() const override {
+    return "2026-11-30 06:25:03 status installed libre2-9:amd64 20220601";
+  }
   bool line_independent() const override { return true; }
   explicit FieldsLogFormat(std::string delimiter = "")
       : delimiter_(std::move(delimiter)) {}

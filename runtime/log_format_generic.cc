@@ -39,6 +39,7 @@ class GenericParser : public LogFormatParser {
 
 class GenericLogFormat : public LogFormat {
  public:
+  std::string example() const override { return "any text at all"; }
   bool line_independent() const override { return true; }
   std::string name() const override { return "generic"; }
   std::string description() const override {
@@ -131,6 +132,9 @@ class GenericKvParser : public LogFormatParser {
 
 class GenericKvLogFormat : public LogFormat {
  public:
+  std::string example() const override {
+    return "path=/api/users|status=200|ms=12";
+  }
   bool line_independent() const override { return true; }
   std::string name() const override { return "generickv"; }
   std::string description() const override {

@@ -552,6 +552,10 @@ class JsonParser : public LogFormatParser {
 
 class JsonLogFormat : public LogFormat {
  public:
+  std::string example() const override {
+    return "{\"level\":\"info\",\"status\":200,\"req\":{\"method\":\"GET\"},"
+           "\"tags\":[\"a\"]}";
+  }
   bool line_independent() const override { return true; }
   explicit JsonLogFormat(std::string name) : name_(std::move(name)) {}
   std::string name() const override { return name_; }

@@ -45,7 +45,9 @@ namespace {
 // The value of a bare key.
 constexpr std::string_view kTrue = "true";
 
-inline bool IsSpace(char c) { return static_cast<unsigned char>(c) <= ' '; }
+[[maybe_unused]] inline bool IsSpace(char c) {
+  return static_cast<unsigned char>(c) <= ' ';
+}
 
 inline int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -439,6 +441,9 @@ class LogfmtParser : public LogFormatParser {
 
 class LogfmtLogFormat : public LogFormat {
  public:
+  std::string example() const override {
+    return "at=info method=GET path=\"/a b\" status=200 service=18ms";
+  }
   bool line_independent() const override { return true; }
   std::string name() const override { return "logfmt"; }
   std::string description() const override {

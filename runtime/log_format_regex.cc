@@ -100,6 +100,9 @@ class CompiledRegexLogFormat : public LogFormat {
 
 class RegexLogFormat : public LogFormat {
  public:
+  std::string example() const override {
+    return "10.0.0.1 GET /index.html   (with '^(?P<ip>\\S+) (?P<rest>.*)')";
+  }
   bool line_independent() const override { return true; }
   std::string name() const override { return "regex"; }
   std::string description() const override {

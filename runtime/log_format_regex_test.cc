@@ -170,5 +170,20 @@ TEST(FieldsFormat, EmptyDelimiterIsAnError) {
                        HasSubstr("delimiter of log format 'fields' is empty")));
 }
 
+// `mapr --help` shows every built-in format's description and example
+// line; the example must be a line the format parses.
+TEST(BuiltInFormats, DescribeThemselvesWithAnExampleTheyParse) {
+  for (const std::string& name : LogFormatNames()) {
+    std::shared_ptr<const LogFormat> format = FindLogFormat(name);
+    ASSERT_NE(format, nullptr);
+    EXPECT_FALSE(format->description().empty()) << name;
+    const std::string example = format->example();
+    ASSERT_FALSE(example.empty()) << name;
+    if (name == "csv" || name == "regex") continue;  // Header; pattern.
+    std::vector<Row> rows = Parse(name, std::nullopt, {"x"}, {example});
+    EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed) << name << ": " << example;
+  }
+}
+
 }  // namespace
 }  // namespace mapr

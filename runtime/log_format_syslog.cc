@@ -467,6 +467,9 @@ class SyslogParser : public LogFormatParser {
 
 class SyslogLogFormat : public LogFormat {
  public:
+  std::string example() const override {
+    return "<34>Oct 11 22:14:15 mymachine su: 'su root' failed on /dev/pts/8";
+  }
   bool line_independent() const override { return true; }
   std::string name() const override { return "syslog"; }
   std::string description() const override {

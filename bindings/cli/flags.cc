@@ -475,6 +475,9 @@ argument: elsewhere, a word like `map` is a FILE.
   for (const std::string& name : LogFormatNames()) {
     std::shared_ptr<const LogFormat> format = FindLogFormat(name);
     entry(name, format != nullptr ? format->description() : "");
+    // The example line as it is, unwrapped, so it can be copied.
+    const std::string example = format != nullptr ? format->example() : "";
+    if (!example.empty()) absl::StrAppend(&text, "  e.g. ", example, "\n");
   }
   text +=
       "\nThe query language, with an example of everything: "

@@ -480,5 +480,57 @@ TEST(BadLinesTest, CatastrophicBacktrackingPatternsStayLinear) {
   EXPECT_EQ(r.stats().lines_aggregated, 1u);
 }
 
+// ------------------------------------------------------------- JSON lines
+
+// logformat json: bytes that are not UTF-8 inside a JSON string make that
+// line malformed (simdjson validates every line), not the batch.
+TEST(BadLinesTest, InvalidUtf8InsideJsonIsMalformed) {
+  const std::string bad = "{\"user\":\"al\xff\xfeice\",\"ms\":5}";
+  const std::string overlong = "{\"user\":\"\xc0\xaf\",\"ms\":6}";
+  const std::string good = "{\"user\":\"bob\",\"ms\":7}";
+  ASSERT_OK_AND_ASSIGN(
+      ResultTable r,
+      RunLines("select user, sum(ms) group by user logformat json",
+               {bad, good, overlong}));
+  EXPECT_EQ(r.ToCsv(), "user,sum(ms)\nbob,7.000000\n");
+  EXPECT_EQ(r.stats().lines_malformed, 2u);
+  EXPECT_EQ(r.stats().lines_aggregated, 1u);
+}
+
+// 10,000 nested arrays: nothing in the json format recurses over the
+// input's nesting (skipping and minifying are loops), so the line is parsed
+// and `a` is the minified array, 20,000 bytes; the stack stays flat.
+TEST(BadLinesTest, JsonNestedTenThousandDeepIsParsedWithoutRecursion) {
+  std::string deep = "{\"a\":";
+  deep.append(10000, '[');
+  deep.append(10000, ']');
+  deep.append(",\"ms\":1}");
+  std::string unclosed = "{\"a\":";
+  unclosed.append(10000, '[');
+  ASSERT_OK_AND_ASSIGN(
+      ResultTable r,
+      RunLines("select sum(ms), count(a), len(a) group by * logformat json",
+               {deep, "{\"ms\":2}", unclosed}));
+  EXPECT_EQ(r.ToCsv(), "sum(ms),count(a),len(a)\n3.000000,1,20000.000000\n");
+  EXPECT_EQ(r.stats().lines_malformed, 1u);  // The unclosed one.
+}
+
+// A 10 MB JSON line: too long under the default 1 MiB limit (counted, not
+// read); with the limit raised it is parsed like any other line.
+TEST(BadLinesTest, TenMegabyteJsonLine) {
+  std::string big = "{\"pad\":\"";
+  big.append(10 << 20, 'x');
+  big.append("\",\"nested\":{\"ms\":42},\"k\":\"v\"}");
+  const std::string_view query =
+      "select k, sum(nested.ms), len(pad) group by k logformat json";
+  ASSERT_OK_AND_ASSIGN(ResultTable r, RunLines(query, {big, "{\"k\":\"v\"}"}));
+  EXPECT_EQ(r.stats().lines_too_long, 1u);
+  EXPECT_EQ(r.stats().lines_aggregated, 1u);
+  AggregatorOptions options = TestOptions();
+  options.max_line_bytes = 16 << 20;
+  ASSERT_OK_AND_ASSIGN(r, RunLines(query, {big}, options));
+  EXPECT_EQ(r.ToCsv(), "k,sum(nested.ms),len(pad)\nv,42.000000,10485760.000000\n");
+}
+
 }  // namespace
 }  // namespace mapr
