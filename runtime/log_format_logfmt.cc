@@ -58,7 +58,7 @@ inline int HexDigit(char c) {
 
 // The code unit of the `\uXXXX` at s[i] (s[i] == '\\'), or -1.
 inline int32_t ParseU16(std::string_view s, size_t i) {
-  if (i + 6 > s.size() || s[i + 1] != 'u') return -1;
+  if (i + 6 > s.size() || s[i] != '\\' || s[i + 1] != 'u') return -1;
   int32_t u = 0;
   for (size_t k = i + 2; k < i + 6; ++k) {
     const int d = HexDigit(s[k]);

@@ -147,6 +147,15 @@ TEST(LogfmtLogFormatTest, QuotedEscapesAreDecoded) {
   EXPECT_EQ(allocations, 4u);
 }
 
+// A high surrogate is a pair only with a following `\uXXXX`: six bytes
+// that merely end in "udc00" are not one (a fuzzer finding).
+TEST(LogfmtLogFormatTest, HighSurrogateNeedsABackslashUBehindIt) {
+  size_t allocations = 0;
+  Row row = ParseOne({"m"}, "m=\"\\ud83d!ude00\"", &allocations);
+  EXPECT_THAT(row.fields,
+              UnorderedElementsAre(Pair("m", "\xEF\xBF\xBD!ude00")));
+}
+
 TEST(LogfmtLogFormatTest, EscapedBackslashBeforeTheClosingQuote) {
   Row row = ParseOne({"a", "b"}, "a=\"x\\\\\" b=\"y\\\\\\\" z\"");
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);
