@@ -1,11 +1,13 @@
 #include "tests/testing/allocation_counter.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <new>
 
 namespace {
-size_t allocation_count = 0;
-size_t allocated_bytes = 0;
+// Atomic: a test may allocate on several threads (TurboAggregate workers).
+std::atomic<size_t> allocation_count{0};
+std::atomic<size_t> allocated_bytes{0};
 }  // namespace
 
 // GCC flags free() of operator new memory once both are inlined here; the
@@ -18,8 +20,8 @@ size_t allocated_bytes = 0;
 // reaches the free() below, which ASan reports as a mismatch.
 namespace {
 void* Allocate(std::size_t size) noexcept {
-  ++allocation_count;
-  allocated_bytes += size;
+  allocation_count.fetch_add(1, std::memory_order_relaxed);
+  allocated_bytes.fetch_add(size, std::memory_order_relaxed);
   return std::malloc(size == 0 ? 1 : size);
 }
 }  // namespace
@@ -49,7 +51,7 @@ void operator delete[](void* p, const std::nothrow_t&) noexcept {
 
 namespace mapr::testing {
 
-size_t AllocationCount() { return allocation_count; }
-size_t AllocatedBytes() { return allocated_bytes; }
+size_t AllocationCount() { return allocation_count.load(); }
+size_t AllocatedBytes() { return allocated_bytes.load(); }
 
 }  // namespace mapr::testing
