@@ -35,6 +35,27 @@ uint32_t FieldPosition(std::string_view name) {
 
 bool IsBlank(char c) { return c == ' ' || c == '\t'; }
 
+// The first blank (space or tab) in [p, end), or end. Eight bytes at a
+// time: a byte b is blank when b ^ ' ' or b ^ '\t' is zero, and the lowest
+// byte the zero-byte test flags is exact (a borrow only flags bytes above a
+// zero byte).
+const char* FindBlank(const char* p, const char* end) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHighs = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    const uint64_t sp = x ^ (kOnes * ' ');
+    const uint64_t tab = x ^ (kOnes * '\t');
+    const uint64_t found =
+        ((sp - kOnes) & ~sp & kHighs) | ((tab - kOnes) & ~tab & kHighs);
+    if (found != 0) return p + (__builtin_ctzll(found) >> 3);
+    p += 8;
+  }
+  while (p < end && !IsBlank(*p)) ++p;
+  return p;
+}
+
 class FieldsParser : public LogFormatParser {
  public:
   FieldsParser(std::string delimiter, std::span<const std::string> fields)
@@ -95,7 +116,7 @@ class FieldsParser : public LogFormatParser {
       while (p < end && IsBlank(*p)) ++p;
       if (p == end) return;
       const char* start = p;
-      while (p < end && !IsBlank(*p)) ++p;
+      p = FindBlank(p, end);
       if (!Store(++position, std::string_view(start, static_cast<size_t>(p - start)),
                  row, &next)) {
         return;

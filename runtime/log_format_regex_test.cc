@@ -1,6 +1,7 @@
 // The formats that take an argument: `logformat regex 're'` and
 // `logformat fields ['DELIMITER']`.
 #include <map>
+#include <random>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -182,6 +183,40 @@ TEST(BuiltInFormats, DescribeThemselvesWithAnExampleTheyParse) {
     if (name == "csv" || name == "regex") continue;  // Header; pattern.
     std::vector<Row> rows = Parse(name, std::nullopt, {"x"}, {example});
     EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed) << name << ": " << example;
+  }
+}
+
+// The word-at-a-time blank search agrees with a byte-by-byte split on
+// random lines of blanks, letters and high bytes of every length.
+TEST(FieldsFormat, BlankSplitMatchesAPlainSplitOnRandomLines) {
+  std::mt19937 rng(15);
+  const char kAlphabet[] = {' ', '\t', 'a', 'Z', '0', '\x80', '\xff', '\x01',
+                            '\x09' + 1, '\x20' + 1, '\x20' - 1};
+  std::vector<std::string> names;
+  for (int k = 1; k <= 12; ++k) names.push_back("f" + std::to_string(k));
+  for (int n = 0; n < 1000; ++n) {
+    std::string line;
+    const size_t len = rng() % 40;
+    for (size_t i = 0; i < len; ++i) {
+      line.push_back(kAlphabet[rng() % sizeof(kAlphabet)]);
+    }
+    std::vector<std::string> want;
+    std::string word;
+    for (char c : line) {
+      if (c == ' ' || c == '\t') {
+        if (!word.empty()) want.push_back(word);
+        word.clear();
+      } else {
+        word.push_back(c);
+      }
+    }
+    if (!word.empty()) want.push_back(word);
+    std::vector<Row> rows = Parse("fields", std::nullopt, names, {line});
+    for (size_t k = 0; k < names.size(); ++k) {
+      EXPECT_EQ(rows[0].fields[names[k]],
+                k < want.size() ? want[k] : "<missing>")
+          << "line " << n << " field " << names[k];
+    }
   }
 }
 
