@@ -6,6 +6,8 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -89,6 +91,51 @@ class KeyTable {
     for (uint16_t& v : a) v = kEmpty;
     return a;
   }
+};
+
+// The fields a key=value format was asked for (generickv, logfmt): a
+// KeyTable over the names, where a name requested twice is found once and
+// copied to its other columns (CopyAliases).
+class RequestedKeys {
+ public:
+  explicit RequestedKeys(std::span<const std::string> fields)
+      : names_(fields.begin(), fields.end()) {
+    for (uint32_t i = 0; i < names_.size(); ++i) {
+      bool duplicate = false;
+      for (uint32_t j = 0; j < i; ++j) {
+        if (names_[j] == names_[i]) {
+          aliases_.push_back(Alias{i, j});
+          duplicate = true;
+          break;
+        }
+      }
+      if (!duplicate) keys_.Add(names_[i], i);
+    }
+    keys_.Finish();
+  }
+  RequestedKeys(const RequestedKeys&) = delete;
+  RequestedKeys& operator=(const RequestedKeys&) = delete;
+
+  bool empty() const { return keys_.empty(); }
+  [[gnu::always_inline]] uint32_t Find(std::string_view key) const {
+    return keys_.Find(key);
+  }
+  // Gives each repeated column the value of row `row` of its first one.
+  void CopyAliases(std::string_view* const* columns, size_t row) const {
+    for (const Alias& a : aliases_) {
+      columns[a.column][row] = columns[a.source][row];
+    }
+  }
+
+ private:
+  struct Alias {
+    uint32_t column;
+    uint32_t source;
+  };
+  // KeyTable holds views into these (never resized).
+  const std::vector<std::string> names_;
+  std::vector<Alias> aliases_;
+  KeyTable keys_;
 };
 
 }  // namespace mapr::runtime

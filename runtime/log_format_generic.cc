@@ -58,21 +58,7 @@ class GenericLogFormat : public LogFormat {
 class GenericKvParser : public LogFormatParser {
  public:
   explicit GenericKvParser(std::span<const std::string> fields)
-      : names_(fields.begin(), fields.end()), columns_(fields.size()) {
-    // A field requested twice is produced once and copied (aliases_).
-    for (uint32_t i = 0; i < names_.size(); ++i) {
-      bool duplicate = false;
-      for (uint32_t j = 0; j < i; ++j) {
-        if (names_[j] == names_[i]) {
-          aliases_.push_back(Alias{i, j});
-          duplicate = true;
-          break;
-        }
-      }
-      if (!duplicate) keys_.Add(names_[i], i);
-    }
-    keys_.Finish();
-  }
+      : keys_(fields), columns_(fields.size()) {}
   GenericKvParser(const GenericKvParser&) = delete;
   GenericKvParser& operator=(const GenericKvParser&) = delete;
 
@@ -86,18 +72,11 @@ class GenericKvParser : public LogFormatParser {
       // Nothing requested: no line can fail, so nothing to scan.
       if (keys_.empty()) continue;
       ParseLine(lines[row], row);
-      for (const Alias& a : aliases_) {
-        columns_[a.column][row] = columns_[a.source][row];
-      }
+      keys_.CopyAliases(columns_.data(), row);
     }
   }
 
  private:
-  struct Alias {
-    uint32_t column;
-    uint32_t source;
-  };
-
   void ParseLine(std::string_view line, size_t row) {
     if (line.empty()) return;  // data() may be null.
     const char* pos = line.data();
@@ -122,10 +101,7 @@ class GenericKvParser : public LogFormatParser {
     }
   }
 
-  // Requested names; keys_ holds views into these (never resized).
-  const std::vector<std::string> names_;
-  std::vector<Alias> aliases_;
-  KeyTable keys_;
+  RequestedKeys keys_;
   // fields.column(i) for the current batch.
   std::vector<std::string_view*> columns_;
 };

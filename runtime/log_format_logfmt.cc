@@ -162,21 +162,7 @@ std::string_view Unescape(std::string_view s, FieldBatch& fields) {
 class LogfmtParser : public LogFormatParser {
  public:
   explicit LogfmtParser(std::span<const std::string> fields)
-      : names_(fields.begin(), fields.end()), columns_(fields.size()) {
-    // A field requested twice is produced once and copied (aliases_).
-    for (uint32_t i = 0; i < names_.size(); ++i) {
-      bool duplicate = false;
-      for (uint32_t j = 0; j < i; ++j) {
-        if (names_[j] == names_[i]) {
-          aliases_.push_back(Alias{i, j});
-          duplicate = true;
-          break;
-        }
-      }
-      if (!duplicate) keys_.Add(names_[i], i);
-    }
-    keys_.Finish();
-  }
+      : keys_(fields), columns_(fields.size()) {}
   LogfmtParser(const LogfmtParser&) = delete;
   LogfmtParser& operator=(const LogfmtParser&) = delete;
 
@@ -206,19 +192,12 @@ class LogfmtParser : public LogFormatParser {
         outcomes[row] = LineOutcome::kMalformed;
         continue;
       }
-      for (const Alias& a : aliases_) {
-        columns_[a.column][row] = columns_[a.source][row];
-      }
+      keys_.CopyAliases(columns_.data(), row);
       outcomes[row] = LineOutcome::kParsed;
     }
   }
 
  private:
-  struct Alias {
-    uint32_t column;
-    uint32_t source;
-  };
-
   // Where ParseLine is between two bytes of a line.
   enum class State : uint8_t {
     kBetween,  // Before a pair (in whitespace).
@@ -431,10 +410,7 @@ class LogfmtParser : public LogFormatParser {
     if (column != KeyTable::kNotFound) columns_[column][row] = value;
   }
 
-  // Requested names; keys_ holds views into these (never resized).
-  const std::vector<std::string> names_;
-  std::vector<Alias> aliases_;
-  KeyTable keys_;
+  RequestedKeys keys_;
   // fields.column(i) for the current batch.
   std::vector<std::string_view*> columns_;
 };
