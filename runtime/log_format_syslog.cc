@@ -360,10 +360,12 @@ class SyslogParser : public LogFormatParser {
     if (p == end) return true;  // No MSG.
     if (*p != ' ') return false;
     // rsyslog's RSYSLOG_SyslogProtocol23Format writes two spaces before a
-    // BSD message's text; msg never starts with a space.
+    // BSD message's text; msg never starts with a space, not even after
+    // the BOM that may open a MSG.
     while (p < end && *p == ' ') ++p;
     std::string_view msg(p, static_cast<size_t>(end - p));
     if (msg.starts_with(kBom)) msg.remove_prefix(kBom.size());
+    while (!msg.empty() && msg.front() == ' ') msg.remove_prefix(1);
     parts->msg = msg;
     return true;
   }

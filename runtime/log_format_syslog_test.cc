@@ -239,6 +239,9 @@ TEST(SyslogLogFormatTest, Rfc5424OnlyStripsALeadingBom) {
               ElementsAre(Pair("msg", "a\xEF\xBB\xBF")));
   EXPECT_THAT(ParseOne({"msg"}, "<14>1 - - - - - - \xEF\xBB").fields,
               ElementsAre(Pair("msg", "\xEF\xBB")));
+  // The spaces after a BOM are not kept either (a fuzzer finding).
+  EXPECT_THAT(ParseOne({"msg"}, "<14>1 - - - - - - \xEF\xBB\xBF  text").fields,
+              ElementsAre(Pair("msg", "text")));
 }
 
 // ------------------------------------------------- structured data
