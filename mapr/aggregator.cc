@@ -409,7 +409,8 @@ absl::Status CheckSameQuery(const runtime::PartialFrame& frame,
       "partial of '", util::ToAbsl(frame.query),
       "' was made with other result-changing options (max_line_bytes ",
       frame.max_line_bytes, "; here ", engine.options().max_line_bytes,
-      ") or another log format catalog"));
+      "), other percentile settings (CompileOptions::percentile_*) or "
+      "another log format catalog"));
 }
 
 std::string SplitList(uint64_t lo, uint64_t hi) {  // [lo, hi), non-empty
@@ -487,6 +488,10 @@ absl::StatusOr<Aggregator> Aggregator::FromPartial(
   compile.max_query_bytes = std::max(compile.max_query_bytes, f.query.size());
   compile.max_items = std::max(compile.max_items, f.query.size());
   compile.max_depth = 1000;
+  if (f.state_options) {
+    compile.percentile_exact_values = f.state_options->percentile_exact_values;
+    compile.percentile_accuracy = f.state_options->percentile_accuracy;
+  }
   absl::StatusOr<Query> query = Query::Compile(f.query, compile);
   if (!query.ok()) {
     return absl::InvalidArgumentError(

@@ -38,6 +38,15 @@ struct MAPR_EXPORT CompileOptions {
   // (`=~`, `!~`, regex(), `logformat regex`), in bytes; a pattern that needs
   // more is an error. Default: 8 MiB, RE2's own default.
   int64_t max_regex_memory = 8 << 20;
+
+  // ---- Aggregates: these change results, so partials merge only with
+  // partials of the same settings.
+
+  // median() and pN() are exact while a group holds at most this many
+  // values (at most 1048576); past it, a DDSketch of relative accuracy
+  // `percentile_accuracy` (0.0001 to 0.2) takes over. Defaults: 1024, 1 %.
+  uint32_t percentile_exact_values = 1024;
+  double percentile_accuracy = 0.01;
 };
 
 struct MAPR_EXPORT AggregatorOptions {

@@ -475,6 +475,57 @@ TEST(PartialTest, EveryTruncationIsANamedError) {
   }
 }
 
+// Slots of the states added in v1.2 travel in sections of their own, behind
+// a header flag that v1.0 and v1.1 readers refuse ("unknown flags 0x1");
+// frames without them stay v1.1, readable by every older mapr.
+TEST(PartialTest, LaterStatesHaveTheirOwnSectionsBehindAFlag) {
+  const std::vector<std::string> lines = SmallLines();
+  ASSERT_OK_AND_ASSIGN(
+      Query q, Query::Compile("from STATS select y,p99(x),median(x),dcount(x),"
+                              "stddev(x),count($line) group by y"));
+  ASSERT_OK_AND_ASSIGN(std::string p, Partial(q, lines, 0, lines.size(), {0, 1}));
+  EXPECT_EQ(p[10], 2);  // minor
+  EXPECT_EQ(p[16], 1);  // flags
+  ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(p));
+  EXPECT_EQ(info.groups, 5u);
+  EXPECT_EQ(Finish(p).csv, [&] {
+    absl::StatusOr<Aggregator> a = RunLines(q, lines, 0, lines.size(), {});
+    EXPECT_OK(a);
+    absl::StatusOr<ResultTable> r = a->TakeResult();
+    EXPECT_OK(r);
+    return r->ToCsv();
+  }());
+  // The older queries' frames are unchanged: v1.1, no flag.
+  const std::string old = RealPartial();
+  EXPECT_EQ(old[10], 1);
+  EXPECT_EQ(old[16], 0);
+  // Without its flag the sections are malformed.
+  std::string unflagged = p;
+  unflagged[16] = 0;
+  Reseal(&unflagged);
+  EXPECT_THAT(InspectPartial(unflagged),
+              testing::StatusIs(absl::StatusCode::kDataLoss,
+                                HasSubstr("quantile states section without "
+                                          "the state sections flag")));
+  // Other percentile settings make another fingerprint.
+  CompileOptions exact;
+  exact.percentile_exact_values = 10;
+  ASSERT_OK_AND_ASSIGN(
+      Query q10, Query::Compile("from STATS select y,p99(x),median(x),dcount(x),"
+                                "stddev(x),count($line) group by y", exact));
+  ASSERT_OK_AND_ASSIGN(std::string p10,
+                       Partial(q10, lines, 0, lines.size(), {1, 2}));
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::FromPartial(p, Options()));
+  EXPECT_THAT(agg.MergeSerialized(p10),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                HasSubstr("other percentile settings")));
+  // The frame carries its settings: a reducer rebuilds the same query.
+  ASSERT_OK_AND_ASSIGN(Aggregator direct10,
+                       RunLines(q10, lines, 0, lines.size(), {}));
+  ASSERT_OK_AND_ASSIGN(ResultTable r10, direct10.TakeResult());
+  EXPECT_EQ(Finish(p10).csv, r10.ToCsv());
+}
+
 TEST(PartialTest, NamedErrors) {
   const std::string p = RealPartial();
   using testing::StatusIs;
@@ -489,7 +540,7 @@ TEST(PartialTest, NamedErrors) {
     newer[10] = 3;
     EXPECT_THAT(InspectPartial(newer),
                 StatusIs(absl::StatusCode::kFailedPrecondition,
-                         AllOf(HasSubstr("2.3"), HasSubstr("1.1"))));
+                         AllOf(HasSubstr("2.3"), HasSubstr("1.2"))));
   }
   {
     std::string flagged = p;

@@ -30,6 +30,20 @@ absl::StatusOr<Query> Query::Compile(std::string_view text,
   MAPR_ASSIGN_OR_RETURN(ast::Query ast, parser::Parse(text, limits));
   parser::PlannerContext context = runtime::RegistryPlannerContext();
   context.max_regex_memory = options.max_regex_memory;
+  if (options.percentile_exact_values > (uint32_t{1} << 20)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileOptions::percentile_exact_values is ",
+        options.percentile_exact_values, "; the most is 1048576"));
+  }
+  if (!(options.percentile_accuracy >= 0.0001 &&
+        options.percentile_accuracy <= 0.2)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "CompileOptions::percentile_accuracy is ",
+        options.percentile_accuracy, "; it must be from 0.0001 to 0.2"));
+  }
+  context.state_options.percentile_exact_values =
+      options.percentile_exact_values;
+  context.state_options.percentile_accuracy = options.percentile_accuracy;
   MAPR_ASSIGN_OR_RETURN(plan::Plan p,
                         parser::BuildPlan(ast, text, context));
   return Query(std::make_shared<const plan::Plan>(std::move(p)));

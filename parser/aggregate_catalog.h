@@ -38,6 +38,26 @@ struct AggregateInfo {
   bool one_row_value = false;
 };
 
+// What a query's aggregate states are built with (CompileOptions; the
+// defaults below). They change results, so a partial's fingerprint holds
+// them when they differ from the defaults.
+struct StateOptions {
+  // A group's percentiles are exact while it holds at most this many
+  // values; past it, a DDSketch takes over.
+  uint32_t percentile_exact_values = 1024;
+  // The DDSketch's relative accuracy.
+  double percentile_accuracy = 0.01;
+  friend bool operator==(const StateOptions&, const StateOptions&) = default;
+};
+
+// The rank a quantile aggregate (median, pN) returns: the value at rank
+// floor(num * (n - 1) / den) of a group's n sorted values.
+struct Rank {
+  uint64_t num = 0;
+  uint64_t den = 1;
+  friend bool operator==(const Rank&, const Rank&) = default;
+};
+
 }  // namespace mapr::plan
 
 #endif  // MAPR_PARSER_AGGREGATE_CATALOG_H_

@@ -111,7 +111,8 @@ struct field : sor<tok_tick, tok_bare> {};
 
 // ---- select ----------------------------------------------------------------
 
-struct agg_name : plus<ident_char> {};
+// p99.9: a name may end in a decimal fraction.
+struct agg_name : seq<plus<ident_char>, opt<one<'.'>, plus<ranges<'0', '9'>>>> {};
 struct agg_open : seq<agg_name, one<'('>> {};
 struct agg_close : one<')'> {};
 struct agg_call : seq<agg_open, sp, opt<field>, sp, must<agg_close>> {};

@@ -998,12 +998,34 @@ TEST(ParseTest, RejectsOtherErrors) {
        "select avgg(x)\n"
        "       ^~~~\n"
        "hint: did you mean 'avg'?"},
-      {"select median(x)", kInvalid,
-       "1:8-13: unknown aggregation 'median'\n"
-       "select median(x)\n"
-       "       ^~~~~~\n"
+      {"select mode(x)", kInvalid,
+       "1:8-11: unknown aggregation 'mode'\n"
+       "select mode(x)\n"
+       "       ^~~~\n"
        "hint: known aggregations: count, sum, min, max, last, first, avg, len, "
-       "percentage, percentile"},
+       "percentage, percentile, median, pN, dcount, stddev, variance, stddevp, "
+       "variancep"},
+      {"select p101(x)", kInvalid,
+       "1:8-11: 'p101': a percentile is from p0 to p100\n"
+       "select p101(x)\n"
+       "       ^~~~\n"
+       "hint: write p99, p99.9 or median"},
+      {"select p100.5(x)", kInvalid,
+       "1:8-13: 'p100.5': a percentile is from p0 to p100\n"
+       "select p100.5(x)\n"
+       "       ^~~~~~\n"
+       "hint: write p99, p99.9 or median"},
+      {"select percentile95(x)", kInvalid,
+       "1:8-19: unknown aggregation 'percentile95'\n"
+       "select percentile95(x)\n"
+       "       ^~~~~~~~~~~~\n"
+       "hint: write p95 for that percentile of the values (percentile() is "
+       "DTail's rank of a group's sum)"},
+      {"select pN(x)", kInvalid,
+       "1:8-9: unknown aggregation 'pN'\n"
+       "select pN(x)\n"
+       "       ^~\n"
+       "hint: pN stands for p0 to p100: write p99, p99.9 or median"},
       {"selct a", kInvalid,
        "1:1-5: expected a clause keyword, found 'selct'\n"
        "selct a\n"

@@ -71,6 +71,8 @@ struct Column {
   FieldId field;
   uint32_t slot;
   bool is_group_key = false;
+  // For median and pN: which rank of the sorted values.
+  Rank rank;
 };
 
 enum class CompareOp : uint8_t {
@@ -149,6 +151,8 @@ struct Plan {
 
   std::vector<Column> columns;
   std::vector<StateSlot> slots;
+  // What the states are built with (CompileOptions).
+  StateOptions state_options;
 
   std::optional<Condition> where;
   // All `set` steps, in order; they run after `where`.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <numeric>
 #include <set>
 #include <string>
 #include <utility>
@@ -69,6 +70,7 @@ class Planner {
   absl::StatusOr<plan::Plan> Build() {
     p_.text = std::string(text_);
     p_.canonical = ast::Unparse(q_);
+    p_.state_options = context_.state_options;
     PlanFormat();
     PlanTable();
     PlanSelect();
@@ -177,8 +179,72 @@ class Planner {
     return nullptr;
   }
 
-  const plan::AggregateInfo* LookupAggregate(const ast::Token& name) {
+  // `pN` / `pN.N` (0 <= N <= 100) as a rank: N / 100 as a fraction.
+  enum class QuantileForm { kNot, kValid, kOutOfRange };
+  QuantileForm QuantileName(const ast::Token& name, plan::Rank* rank) {
+    const std::string_view t = name.text;
+    if (t.size() < 2 || t[0] != 'p') return QuantileForm::kNot;
+    uint64_t num = 0, den = 100;
+    size_t i = 1, int_digits = 0, frac_digits = 0;
+    bool dot = false;
+    for (; i < t.size(); ++i) {
+      const char c = t[i];
+      if (c == '.' && !dot && int_digits > 0) {
+        dot = true;
+        continue;
+      }
+      if (c < '0' || c > '9') return QuantileForm::kNot;
+      if (dot ? ++frac_digits > 9 : ++int_digits > 9) {
+        return QuantileForm::kNot;
+      }
+      num = num * 10 + static_cast<uint64_t>(c - '0');
+      if (dot) den *= 10;
+    }
+    if (dot && frac_digits == 0) return QuantileForm::kNot;
+    if (num > den) {
+      Error(name.span,
+            absl::StrCat("'", name.text, "': a percentile is from p0 to p100"),
+            "write p99, p99.9 or median");
+      return QuantileForm::kOutOfRange;
+    }
+    const uint64_t g = std::gcd(num, den);
+    *rank = {num / g, den / g};
+    return QuantileForm::kValid;
+  }
+
+  const plan::AggregateInfo* LookupAggregate(const ast::Token& name,
+                                             plan::Rank* rank = nullptr) {
+    if (rank != nullptr) {
+      if (name.text == "median") {
+        *rank = {1, 2};
+      } else {
+        switch (QuantileName(name, rank)) {
+          case QuantileForm::kValid:
+            return FindAggregate("pN");
+          case QuantileForm::kOutOfRange:
+            return nullptr;
+          case QuantileForm::kNot:
+            break;
+        }
+      }
+    }
+    if (name.text == "pN") {
+      Error(name.span, "unknown aggregation 'pN'",
+            "pN stands for p0 to p100: write p99, p99.9 or median");
+      return nullptr;
+    }
     if (const plan::AggregateInfo* a = FindAggregate(name.text)) return a;
+    // percentile95 (a quantile in other tools; DTail's percentile is a rank
+    // of sums) means p95.
+    if (name.text.size() > 10 && name.text.starts_with("percentile") &&
+        name.text.find_first_not_of("0123456789.", 10) ==
+            std::string_view::npos) {
+      Error(name.span, absl::StrCat("unknown aggregation '", name.text, "'"),
+            absl::StrCat("write p", name.text.substr(10),
+                         " for that percentile of the values (percentile() "
+                         "is DTail's rank of a group's sum)"));
+      return nullptr;
+    }
     std::vector<std::string_view> names;
     for (const plan::AggregateInfo* a : context_.aggregates) {
       names.push_back(a->name);
@@ -216,7 +282,7 @@ class Planner {
       // A plain field renders the group's last value, as in DTail.
       c.aggregate = FindAggregate("last");
       if (item.aggregation) {
-        c.aggregate = LookupAggregate(*item.aggregation);
+        c.aggregate = LookupAggregate(*item.aggregation, &c.rank);
         if (c.aggregate == nullptr) continue;
         c.storage = AggregateStorage(*item.aggregation, item.field);
       } else {

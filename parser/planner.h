@@ -40,6 +40,8 @@ struct PlannerContext {
   // Memory bound per compiled regular expression
   // (CompileOptions::max_regex_memory).
   int64_t max_regex_memory = 8 << 20;
+  // What aggregate states are built with (CompileOptions).
+  plan::StateOptions state_options;
 };
 
 // Checks `query` (parsed from `text`) and builds its plan.

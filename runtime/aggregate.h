@@ -77,6 +77,8 @@ struct FinalColumn {
   // this FinalColumn and reuses on later calls (the result is rendered in
   // blocks of rows): percentage's total, percentile's sorted sums.
   bool prepared = false;
+  // The rank median and pN return (plan::Column::rank), set by the caller.
+  plan::Rank rank;
   double total = 0;
   std::vector<double> sorted;
 };
@@ -85,7 +87,7 @@ struct AggregateFunction {
   const plan::AggregateInfo& info;
   // A new, empty state (the slot's first aggregate creates it; every
   // aggregate with the same AggregateInfo::state reads the same class).
-  std::unique_ptr<AggregateState> (*new_state)();
+  std::unique_ptr<AggregateState> (*new_state)(const plan::StateOptions&);
   // Sets out->values (and out->texts for kText results) to the final values
   // of groups `which` of a state that holds `groups` groups.
   void (*finalize)(const AggregateState& state, size_t groups,

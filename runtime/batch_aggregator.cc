@@ -144,7 +144,7 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
       key_part_[i] = static_cast<int32_t>(it - by.begin());
       continue;
     }
-    states_[i] = FindAggregate(*slots[i].aggregate)->new_state();
+    states_[i] = FindAggregate(*slots[i].aggregate)->new_state(plan_->state_options);
   }
 }
 

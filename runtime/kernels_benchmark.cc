@@ -135,7 +135,7 @@ void BM_UpdateState(benchmark::State& state, std::string_view name) {
   for (const AggregateFunction* a : Aggregates()) {
     if (a->info.name == name) fn = a;
   }
-  std::unique_ptr<AggregateState> s = fn->new_state();
+  std::unique_ptr<AggregateState> s = fn->new_state(plan::StateOptions());
   s->Resize(50);
   const FieldRows rows{values.data(), numbers.data(), numeric.data()};
   for (auto _ : state) {

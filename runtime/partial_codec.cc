@@ -1,6 +1,7 @@
 #include "runtime/partial_codec.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -102,6 +103,12 @@ const char* SectionName(PartialSection kind) {
       return "groups";
     case PartialSection::kMoreCounters:
       return "more counters";
+    case PartialSection::kQuantileStates:
+      return "quantile states";
+    case PartialSection::kDistinctStates:
+      return "distinct states";
+    case PartialSection::kMomentsStates:
+      return "moments states";
   }
   return "?";
 }
@@ -201,7 +208,7 @@ absl::StatusOr<uint64_t> PartialFrameSize(std::string_view b) {
                                   kPartialHeaderBytes));
   }
   const uint64_t flags = LoadU64(b, kFlagsAt);
-  if (flags != 0) {
+  if ((flags & ~kPartialFlagStateSections) != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "partial has unknown flags 0x%x (this mapr reads version %d.%d)", flags,
         kPartialMajor, kPartialMinor));
@@ -251,8 +258,8 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   }
 
   std::string_view in = covered.substr(header_size);
-  std::string_view sections[7];
-  bool seen[7] = {};
+  std::string_view sections[kLastPartialSection + 1];
+  bool seen[kLastPartialSection + 1] = {};
   while (!in.empty()) {
     uint32_t kind;
     uint64_t length;
@@ -262,7 +269,8 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
     }
     const std::string_view payload = in.substr(0, length);
     in.remove_prefix(length);
-    if (kind < 1 || kind > 6) continue;  // A later minor's section: skip it.
+    // A later minor's section: skip it.
+    if (kind < 1 || kind > kLastPartialSection) continue;
     if (seen[kind]) {
       return Malformed(absl::StrCat(
           "duplicate ", SectionName(static_cast<PartialSection>(kind)),
@@ -288,6 +296,31 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   f.slots = sections[3];
   f.field_counts = sections[4];
   f.group_bytes = sections[5];
+  const bool state_sections =
+      (LoadU64(b, kFlagsAt) & kPartialFlagStateSections) != 0;
+  for (uint32_t kind = 7; kind <= 9; ++kind) {
+    if (seen[kind] && !state_sections) {
+      return Malformed(absl::StrCat(
+          SectionName(static_cast<PartialSection>(kind)),
+          " section without the state sections flag"));
+    }
+    if (seen[kind]) f.state_sections[kind - 7] = sections[kind];
+  }
+  if (f.state_sections[0]) {
+    std::string_view& in7 = *f.state_sections[0];
+    plan::StateOptions o;
+    uint64_t accuracy_bits;
+    if (!ReadU32(&in7, &o.percentile_exact_values) ||
+        !ReadU64(&in7, &accuracy_bits) ||
+        o.percentile_exact_values > (uint32_t{1} << 20)) {
+      return Malformed("quantile states section (settings)");
+    }
+    o.percentile_accuracy = std::bit_cast<double>(accuracy_bits);
+    if (!(o.percentile_accuracy >= 0.0001 && o.percentile_accuracy <= 0.2)) {
+      return Malformed("quantile states section (settings)");
+    }
+    f.state_options = o;
+  }
   return f;
 }
 
@@ -306,6 +339,18 @@ void AppendSlots(const BatchAggregator& agg, std::string* out,
     AppendU8(out, key_part[i] < 0 ? 1 : 0);
   }
 }
+
+// The section that holds the states of slots keeping `state`: the groups
+// section for the states v1.0 knew, a section of its own for each later one.
+PartialSection StateSection(std::string_view state) {
+  if (state == "quantile") return PartialSection::kQuantileStates;
+  if (state == "distinct") return PartialSection::kDistinctStates;
+  if (state == "moments") return PartialSection::kMomentsStates;
+  return PartialSection::kGroups;
+}
+constexpr PartialSection kStateSections[] = {
+    PartialSection::kGroups, PartialSection::kQuantileStates,
+    PartialSection::kDistinctStates, PartialSection::kMomentsStates};
 
 // True if `key` is a well-formed key of `parts` parts (group_table.h).
 bool WellFormedKey(std::string_view key, uint32_t parts) {
@@ -327,6 +372,13 @@ std::array<uint64_t, 2> PartialCodec::Fingerprint(const BatchAggregator& agg) {
   AppendBytes(&buf, p.log_format);
   AppendSlots(agg, &buf, p, agg.key_part_);
   AppendU64(&buf, agg.options_.max_line_bytes);
+  // The percentile settings change results; the defaults add nothing, so
+  // the fingerprints of v1.0 and v1.1 frames stay what they were.
+  if (p.state_options != plan::StateOptions()) {
+    AppendBytes(&buf, "state options");
+    AppendU32(&buf, p.state_options.percentile_exact_values);
+    AppendU64(&buf, std::bit_cast<uint64_t>(p.state_options.percentile_accuracy));
+  }
   const XXH128_hash_t h = XXH3_128bits(buf.data(), buf.size());
   return {h.low64, h.high64};
 }
@@ -335,12 +387,19 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
                                  SplitRange splits) {
   const plan::Plan& p = *agg.plan_;
   const GroupTable& groups = agg.groups_;
+  bool state_sections = false;
+  for (size_t k = 0; k < agg.states_.size(); ++k) {
+    if (agg.states_[k] != nullptr &&
+        StateSection(p.slots[k].aggregate->state) != PartialSection::kGroups) {
+      state_sections = true;
+    }
+  }
   std::string out;
   out.append(kPartialMagic);
   AppendU16(&out, kPartialMajor);
-  AppendU16(&out, kPartialMinor);
+  AppendU16(&out, state_sections ? 2 : 1);
   AppendU32(&out, kPartialHeaderBytes);
-  AppendU64(&out, 0);  // flags
+  AppendU64(&out, state_sections ? kPartialFlagStateSections : 0);
   AppendU64(&out, 0);  // frame size, below
   const std::array<uint64_t, 2> fp = Fingerprint(agg);
   AppendU64(&out, fp[0]);
@@ -384,47 +443,63 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   EndSection(&out, at);
 
   // Groups in key byte order; per group the key, the presence bits of the
-  // stored slots, then the state bytes of each present one. A state equal
-  // to an empty one is absent.
-  at = BeginSection(&out, PartialSection::kGroups);
-  AppendU32(&out, static_cast<uint32_t>(p.group_by.size()));
-  std::vector<const AggregateState*> stored;
-  std::vector<std::string> empty;
-  for (const std::unique_ptr<AggregateState>& s : agg.states_) {
-    if (s == nullptr) continue;
-    stored.push_back(s.get());
-  }
-  for (size_t k = 0; k < agg.states_.size(); ++k) {
-    if (agg.states_[k] == nullptr) continue;
-    std::unique_ptr<AggregateState> fresh =
-        FindAggregate(*p.slots[k].aggregate)->new_state();
-    fresh->Resize(1);
-    empty.emplace_back();
-    fresh->Serialize(0, &empty.back());
-  }
+  // stored slots of the groups section, then the state bytes of each
+  // present one. A state equal to an empty one is absent. The sections of
+  // the later states repeat the presence bits and states, group by group in
+  // the same order, for their own slots.
   std::vector<uint32_t> order(groups.size());
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(), [&groups](uint32_t a, uint32_t b) {
     return groups.key(a) < groups.key(b);
   });
-  const size_t bitmap_bytes = (stored.size() + 7) / 8;
-  for (uint32_t g : order) {
-    AppendBytes(&out, groups.key(g));
-    const size_t bits_at = out.size();
-    out.append(bitmap_bytes, '\0');
-    for (size_t k = 0; k < stored.size(); ++k) {
-      const size_t before = out.size();
-      stored[k]->Serialize(g, &out);
-      const std::string_view written(out.data() + before, out.size() - before);
-      if (written == empty[k]) {
-        out.resize(before);
-      } else {
-        out[bits_at + k / 8] = static_cast<char>(
-            static_cast<uint8_t>(out[bits_at + k / 8]) | (1u << (k % 8)));
+  for (PartialSection section : kStateSections) {
+    std::vector<const AggregateState*> stored;
+    std::vector<std::string> empty;
+    for (size_t k = 0; k < agg.states_.size(); ++k) {
+      if (agg.states_[k] == nullptr ||
+          StateSection(p.slots[k].aggregate->state) != section) {
+        continue;
+      }
+      stored.push_back(agg.states_[k].get());
+      std::unique_ptr<AggregateState> fresh =
+          FindAggregate(*p.slots[k].aggregate)->new_state(p.state_options);
+      fresh->Resize(1);
+      empty.emplace_back();
+      fresh->Serialize(0, &empty.back());
+    }
+    const bool groups_section = section == PartialSection::kGroups;
+    if (!groups_section && stored.empty()) continue;
+    at = BeginSection(&out, section);
+    if (groups_section) {
+      AppendU32(&out, static_cast<uint32_t>(p.group_by.size()));
+    } else {
+      if (section == PartialSection::kQuantileStates) {
+        AppendU32(&out, p.state_options.percentile_exact_values);
+        AppendU64(&out, std::bit_cast<uint64_t>(
+                            p.state_options.percentile_accuracy));
+      }
+      AppendU32(&out, static_cast<uint32_t>(stored.size()));
+    }
+    const size_t bitmap_bytes = (stored.size() + 7) / 8;
+    for (uint32_t g : order) {
+      if (groups_section) AppendBytes(&out, groups.key(g));
+      const size_t bits_at = out.size();
+      out.append(bitmap_bytes, '\0');
+      for (size_t k = 0; k < stored.size(); ++k) {
+        const size_t before = out.size();
+        stored[k]->Serialize(g, &out);
+        const std::string_view written(out.data() + before,
+                                       out.size() - before);
+        if (written == empty[k]) {
+          out.resize(before);
+        } else {
+          out[bits_at + k / 8] = static_cast<char>(
+              static_cast<uint8_t>(out[bits_at + k / 8]) | (1u << (k % 8)));
+        }
       }
     }
+    EndSection(&out, at);
   }
-  EndSection(&out, at);
 
   StoreU64(&out, kFrameSizeAt, out.size() + kPartialTrailerBytes);
   AppendU64(&out, Checksum(out));
@@ -460,9 +535,18 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
   if (!ReadU32(&in, &parts) || parts != p.group_by.size()) {
     return Malformed("group key parts do not match the query");
   }
+  // The stored slots of each state section.
   std::vector<AggregateState*> stored;
-  for (const std::unique_ptr<AggregateState>& s : agg->states_) {
-    if (s != nullptr) stored.push_back(s.get());
+  std::vector<AggregateState*> later[3];
+  for (size_t k = 0; k < agg->states_.size(); ++k) {
+    AggregateState* s = agg->states_[k].get();
+    if (s == nullptr) continue;
+    const PartialSection section = StateSection(p.slots[k].aggregate->state);
+    if (section == PartialSection::kGroups) {
+      stored.push_back(s);
+    } else {
+      later[static_cast<uint32_t>(section) - 7].push_back(s);
+    }
   }
   const size_t bitmap_bytes = (stored.size() + 7) / 8;
   if (f.groups > in.size() / (kMinGroupBytes + bitmap_bytes)) {
@@ -482,7 +566,9 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
   }
   const uint32_t count = static_cast<uint32_t>(f.groups);
   agg->groups_.Reserve(count);
-  for (AggregateState* s : stored) s->Resize(count);
+  for (const std::unique_ptr<AggregateState>& s : agg->states_) {
+    if (s != nullptr) s->Resize(count);
+  }
   std::string_view prev;
   for (uint32_t g = 0; g < count; ++g) {
     std::string_view key;
@@ -508,6 +594,47 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
     }
   }
   if (!in.empty()) return Malformed("bytes after the last group");
+
+  // The sections of the later states, group by group in the same order.
+  for (uint32_t i = 0; i < 3; ++i) {
+    const PartialSection section = static_cast<PartialSection>(7 + i);
+    const std::vector<AggregateState*>& section_slots = later[i];
+    const std::optional<std::string_view>& payload = f.state_sections[i];
+    if (section_slots.empty() != !payload.has_value()) {
+      return Malformed(absl::StrCat(
+          payload ? "unexpected " : "no ", SectionName(section), " section"));
+    }
+    if (!payload) continue;
+    in = *payload;
+    uint32_t section_n;
+    if (!ReadU32(&in, &section_n) || section_n != section_slots.size()) {
+      return Malformed(absl::StrCat(SectionName(section),
+                                    " section does not match the query"));
+    }
+    const size_t bits_bytes = (section_slots.size() + 7) / 8;
+    for (uint32_t g = 0; g < count; ++g) {
+      if (in.size() < bits_bytes) return Malformed("presence bits");
+      const std::string_view bits = in.substr(0, bits_bytes);
+      in.remove_prefix(bits_bytes);
+      for (size_t k = 0; k < bits_bytes * 8; ++k) {
+        const bool present =
+            (static_cast<uint8_t>(bits[k / 8]) >> (k % 8)) & 1;
+        if (!present) continue;
+        if (k >= section_slots.size()) {
+          return Malformed("unused presence bits set");
+        }
+        if (!section_slots[k]->Deserialize(&in, g)) {
+          return Malformed(absl::StrCat("state ", k, " of the ",
+                                        SectionName(section),
+                                        " section in group ", g));
+        }
+      }
+    }
+    if (!in.empty()) {
+      return Malformed(absl::StrCat("bytes after the last group of the ",
+                                    SectionName(section), " section"));
+    }
+  }
   agg->counters_ = f.counters;
   agg->field_lines_ = std::move(field_lines);
   return absl::OkStatus();

@@ -12,6 +12,7 @@
 #define MAPR_RUNTIME_PARTIAL_CODEC_H_
 
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,7 +26,12 @@
 namespace mapr::runtime {
 
 inline constexpr uint16_t kPartialMajor = 1;
-inline constexpr uint16_t kPartialMinor = 1;
+inline constexpr uint16_t kPartialMinor = 2;
+// Header flag bit 0 (v1.2): the frame holds aggregate states in sections of
+// kinds 7-9 (quantile, distinct, moments), which a reader must not skip; a
+// v1.0 or v1.1 reader refuses it by this flag. Frames without such states
+// are written as v1.1 with no flag, so every older reader still reads them.
+inline constexpr uint64_t kPartialFlagStateSections = 1;
 inline constexpr std::string_view kPartialMagic = "MAPRPART";
 // The fixed header of v1.0; later minors may make it longer.
 inline constexpr uint32_t kPartialHeaderBytes = 72;
@@ -40,7 +46,12 @@ enum class PartialSection : uint32_t {
   kFieldCounts = 4,
   kGroups = 5,
   kMoreCounters = 6,  // v1.1: lines_unmatched.
+  // v1.2: the states of median/pN, dcount and stddev/variance slots.
+  kQuantileStates = 7,
+  kDistinctStates = 8,
+  kMomentsStates = 9,
 };
+inline constexpr uint32_t kLastPartialSection = 9;
 
 // A validated frame: its header facts and views of its sections (into the
 // decoded bytes).
@@ -58,6 +69,11 @@ struct PartialFrame {
   std::string_view slots;         // the kSlots payload
   std::string_view field_counts;  // the kFieldCounts payload
   std::string_view group_bytes;   // the kGroups payload
+  // The kQuantileStates..kMomentsStates payloads, by kind - 7 (empty when
+  // absent).
+  std::array<std::optional<std::string_view>, 3> state_sections;
+  // The percentile settings, which open the quantile states section.
+  std::optional<plan::StateOptions> state_options;
 };
 
 // The size the frame at the front of `bytes` claims, after checking its

@@ -83,6 +83,7 @@ void FinalizeColumn(const plan::Plan& p, const plan::Column& c,
                     const GroupStates& states, std::span<const uint32_t> which,
                     FinalColumn* out) {
   const int32_t part = states.key_part[c.slot];
+  out->rank = c.rank;
   if (part < 0) {
     FindAggregate(*c.aggregate)
         ->finalize(*states.slots[c.slot], states.groups.size(), which, out);

@@ -77,6 +77,16 @@ double ExactSumColumn::FiniteValue(uint32_t g) const {
   return DoubleOf(fixed_[g]);  // Exact.
 }
 
+void ExactSumColumn::AddTo(uint32_t g, util::WideSum* w) const {
+  if (flags_[g] & kWide) {
+    w->Merge(wide_[static_cast<size_t>(fixed_[g])]);
+  } else if (flags_[g] & kFixed) {
+    w->AddFixed(fixed_[g]);
+  } else {
+    w->Add(DoubleOf(fixed_[g]));
+  }
+}
+
 double ExactSumColumn::Value(uint32_t g) const {
   const uint8_t f = flags_[g];
   if (!(f & kHas)) return 0;

@@ -87,6 +87,10 @@ class ExactSumColumn {
   // group without values.
   double Value(uint32_t g) const;
 
+  // Adds group g's exact sum of finite values to `*w` (for stddev's
+  // arithmetic on exact sums).
+  void AddTo(uint32_t g, util::WideSum* w) const;
+
   // The canonical bytes of group g's sum (equal sums, equal bytes).
   void Serialize(uint32_t g, std::string* out) const;
   // Reads Serialize's bytes into the empty group g.

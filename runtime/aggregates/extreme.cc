@@ -122,11 +122,11 @@ constexpr plan::AggregateInfo kMaxInfo = {
 
 extern const AggregateFunction kMinAggregate = {
     kMinInfo,
-    [] { return std::unique_ptr<AggregateState>(new ExtremeState<true>); },
+    [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new ExtremeState<true>); },
     Finalize<true>};
 extern const AggregateFunction kMaxAggregate = {
     kMaxInfo,
-    [] { return std::unique_ptr<AggregateState>(new ExtremeState<false>); },
+    [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new ExtremeState<false>); },
     Finalize<false>};
 
 }  // namespace mapr::runtime

@@ -18,7 +18,14 @@ namespace mapr::runtime {
   X(kAvgAggregate)         \
   X(kLenAggregate)         \
   X(kPercentageAggregate)  \
-  X(kPercentileAggregate)
+  X(kPercentileAggregate)  \
+  X(kMedianAggregate)      \
+  X(kPnAggregate)          \
+  X(kDcountAggregate)      \
+  X(kStddevAggregate)      \
+  X(kVarianceAggregate)    \
+  X(kStddevpAggregate)     \
+  X(kVariancepAggregate)
 
 #define MAPR_DECLARE_AGGREGATE(name) extern const AggregateFunction name;
 MAPR_AGGREGATES(MAPR_DECLARE_AGGREGATE)

@@ -1,0 +1,182 @@
+// stddev(x), variance(x) (sample: divided by n - 1) and stddevp(x),
+// variancep(x) (population: divided by n), from the exact sums of x and of
+// x^2, never Welford's running mean, whose merge depends on the order.
+//
+// x^2 is kept exactly as the pair hi + lo (hi = x * x rounded, lo its
+// rounding error by Dekker's product), each summed exactly; at the end
+// n Σx² - (Σx)² is formed from the exact sums with one more rounding, so a
+// large mean over a small spread (timestamps, say) keeps its precision. A
+// group of fewer than 2 values renders 0, as other empty aggregates do.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mapr/log_format.h"
+#include "runtime/aggregate.h"
+#include "runtime/aggregates/exact_sum_column.h"
+#include "util/bytes.h"
+#include "util/exact_sum.h"
+
+namespace mapr::runtime {
+namespace {
+
+constexpr std::string_view kState = "moments";
+
+constexpr plan::AggregateInfo kStddevInfo = {
+    "stddev", kState, plan::ArgumentKind::kNumber, ValueType::kNumber,
+    "the sample standard deviation of the numeric values (n - 1)"};
+constexpr plan::AggregateInfo kVarianceInfo = {
+    "variance", kState, plan::ArgumentKind::kNumber, ValueType::kNumber,
+    "the sample variance of the numeric values (n - 1)"};
+constexpr plan::AggregateInfo kStddevpInfo = {
+    "stddevp", kState, plan::ArgumentKind::kNumber, ValueType::kNumber,
+    "the population standard deviation of the numeric values (n)"};
+constexpr plan::AggregateInfo kVariancepInfo = {
+    "variancep", kState, plan::ArgumentKind::kNumber, ValueType::kNumber,
+    "the population variance of the numeric values (n)"};
+
+// The rounding error of a * b (a * b - fl(a * b) exactly, by Veltkamp's
+// split), or 0 where the split would overflow.
+double ProductError(double a, double b, double product) {
+  if (!std::isfinite(product) || std::fabs(a) > 0x1p500 ||
+      std::fabs(b) > 0x1p500) {
+    return 0;
+  }
+  constexpr double kSplit = 134217729.0;  // 2^27 + 1
+  const double ca = kSplit * a, cb = kSplit * b;
+  const double ahi = ca - (ca - a), alo = a - ahi;
+  const double bhi = cb - (cb - b), blo = b - bhi;
+  return ((ahi * bhi - product) + ahi * blo + alo * bhi) + alo * blo;
+}
+
+class MomentsState : public AggregateState {
+ public:
+  void Resize(size_t groups) override {
+    sum_.Resize(groups);
+    square_hi_.Resize(groups);
+    square_lo_.Resize(groups);
+    count_.resize(groups, 0);
+  }
+  void Clear() override {
+    sum_.Clear();
+    square_hi_.Clear();
+    square_lo_.Clear();
+    count_.clear();
+  }
+  void Update(const FieldRows& f, const uint32_t* sel, const uint32_t* gids,
+              size_t n) override {
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t r = sel[i];
+      if (!f.numeric[r]) continue;
+      if (r >= hi_.size()) [[unlikely]] {
+        hi_.resize(std::max<size_t>(r + 1, kMaxBatchRows));
+        lo_.resize(hi_.size());
+      }
+      const double x = f.numbers[r];
+      const double hi = x * x;
+      hi_[r] = hi;
+      lo_[r] = ProductError(x, x, hi);
+    }
+    sum_.AddRows<true>(f.numbers, f.numeric, sel, gids, n, count_.data());
+    square_hi_.AddRows<false>(hi_.data(), f.numeric, sel, gids, n, nullptr);
+    square_lo_.AddRows<false>(lo_.data(), f.numeric, sel, gids, n, nullptr);
+  }
+  void Combine(const AggregateState& later, const uint32_t* to,
+               size_t n) override {
+    const auto& o = static_cast<const MomentsState&>(later);
+    for (uint32_t from = 0; from < n; ++from) {
+      sum_.Merge(to[from], o.sum_, from);
+      square_hi_.Merge(to[from], o.square_hi_, from);
+      square_lo_.Merge(to[from], o.square_lo_, from);
+      count_[to[from]] += o.count_[from];
+    }
+  }
+  void Serialize(uint32_t g, std::string* out) const override {
+    util::AppendU64(out, static_cast<uint64_t>(count_[g]));
+    sum_.Serialize(g, out);
+    square_hi_.Serialize(g, out);
+    square_lo_.Serialize(g, out);
+  }
+  bool Deserialize(std::string_view* in, uint32_t g) override {
+    uint64_t count;
+    if (!util::ReadU64(in, &count) || count > uint64_t{INT64_MAX} ||
+        !sum_.Deserialize(in, g) || !square_hi_.Deserialize(in, g) ||
+        !square_lo_.Deserialize(in, g) || (count == 0) != !sum_.has(g) ||
+        (count == 0) != !square_hi_.has(g) ||
+        (count == 0) != !square_lo_.has(g)) {
+      return false;
+    }
+    count_[g] = static_cast<int64_t>(count);
+    return true;
+  }
+
+  // The variance of group g, divided by n - 1 (sample) or n.
+  double Variance(uint32_t g, bool sample) const {
+    const int64_t count = count_[g];
+    if (count < 2) return 0;
+    const double n = static_cast<double>(count);
+    // NaN or infinite values make the variance NaN.
+    if (!std::isfinite(sum_.Value(g)) || !std::isfinite(square_hi_.Value(g)) ||
+        !std::isfinite(square_lo_.Value(g))) {
+      return std::nan("");
+    }
+    // S = Σx = s + e (s rounded, e the rest); numerator Σx² - S²/n.
+    util::WideSum total;
+    sum_.AddTo(g, &total);
+    const double s = total.Round();
+    total.Add(-s);
+    const double e = total.Round();
+    util::WideSum numerator;
+    square_hi_.AddTo(g, &numerator);
+    square_lo_.AddTo(g, &numerator);
+    // S² = p + pl + t (+ e², negligible); divided by n: q + rest / n with
+    // q = p / n and p - q n = r exactly.
+    const double p = s * s;
+    if (!std::isfinite(p)) return std::nan("");
+    const double pl = ProductError(s, s, p);
+    const double t = 2 * s * e;
+    const double q = p / n;
+    const double qn = q * n;
+    const double r = (p - qn) - ProductError(q, n, qn);
+    numerator.Add(-q);
+    numerator.Add(-((r + pl + t) / n));
+    const double m2 = numerator.Round();
+    if (m2 <= 0) return 0;
+    return m2 / (sample ? n - 1 : n);
+  }
+
+ private:
+  ExactSumColumn sum_, square_hi_, square_lo_;
+  std::vector<int64_t> count_;
+  std::vector<double> hi_, lo_;  // Update's scratch, by row.
+};
+
+template <bool kSample, bool kRoot>
+void Finalize(const AggregateState& state, size_t /*groups*/,
+              std::span<const uint32_t> which, FinalColumn* out) {
+  const auto& s = static_cast<const MomentsState&>(state);
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    const double v = s.Variance(which[i], kSample);
+    out->values[i] = kRoot ? std::sqrt(v) : v;
+  }
+}
+
+std::unique_ptr<AggregateState> NewState(const plan::StateOptions&) {
+  return std::make_unique<MomentsState>();
+}
+
+}  // namespace
+
+extern const AggregateFunction kStddevAggregate = {kStddevInfo, NewState,
+                                                   Finalize<true, true>};
+extern const AggregateFunction kVarianceAggregate = {kVarianceInfo, NewState,
+                                                     Finalize<true, false>};
+extern const AggregateFunction kStddevpAggregate = {kStddevpInfo, NewState,
+                                                    Finalize<false, true>};
+extern const AggregateFunction kVariancepAggregate = {kVariancepInfo, NewState,
+                                                      Finalize<false, false>};
+
+}  // namespace mapr::runtime
