@@ -234,7 +234,8 @@ TEST(PlannerTest, GroupKeyColumns) {
   ASSERT_EQ(p.columns.size(), 2u);
   EXPECT_TRUE(p.columns[0].is_group_key);
   EXPECT_FALSE(p.columns[1].is_group_key);
-  EXPECT_EQ(p.order_column, 1u);
+  ASSERT_EQ(p.order_by.size(), 1u);
+  EXPECT_EQ(p.order_by[0].value, 1u);
 
   // Only a plain field that is grouped on is a key; an alias keeps it one.
   ASSERT_OK_AND_ASSIGN(
@@ -589,8 +590,13 @@ TEST(PlannerTest, OrderColumnAndDirection) {
   };
   for (const Case& c : kCases) {
     ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
-    EXPECT_EQ(p.order_column, c.column) << c.query;
-    EXPECT_EQ(p.order_descending, c.descending) << c.query;
+    if (!c.column) {
+      EXPECT_TRUE(p.order_by.empty()) << c.query;
+      continue;
+    }
+    ASSERT_EQ(p.order_by.size(), 1u) << c.query;
+    EXPECT_EQ(p.order_by[0].value, *c.column) << c.query;
+    EXPECT_EQ(p.order_by[0].descending, c.descending) << c.query;
   }
 }
 
