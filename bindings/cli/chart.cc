@@ -96,7 +96,7 @@ absl::StatusOr<std::string> RenderChart(const ResultTable& r,
     std::string label;
     for (size_t c : label_cols) {
       if (!label.empty()) label.push_back(' ');
-      absl::StrAppend(&label, r.cell(rows[i], c));
+      label += r.cell(rows[i], c);
     }
     if (label_cols.empty()) label = absl::StrCat("#", i + 1);
     label_width = std::max(label_width, DisplayWidth(label));
@@ -129,8 +129,9 @@ absl::StatusOr<std::string> RenderChart(const ResultTable& r,
     }
     for (size_t k = 0; k < eighths / 8; ++k) out += kFull;
     if (eighths % 8 != 0) out += kEighths[eighths % 8 - 1];
-    absl::StrAppend(&out, eighths > 0 ? " " : "", r.cell(rows[i], *value_col),
-                    "\n");
+    if (eighths > 0) out += ' ';
+    out += r.cell(rows[i], *value_col);
+    out += '\n';
   }
   return out;
 }
