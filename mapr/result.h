@@ -128,7 +128,7 @@ struct MAPR_EXPORT ResultColumn {
   // True if `field` is one of the group-by fields and the item is a plain
   // field (DTail highlights such headers).
   bool is_group_key = false;
-  // True if this is the `order by` column.
+  // True if this column is one of the `order by` keys.
   bool is_order_key = false;
 };
 
@@ -227,7 +227,7 @@ class MAPR_EXPORT ResultTable {
   void set_field_counts(std::vector<FieldCount> counts) {
     field_counts_ = std::move(counts);
   }
-  // Number of groups before `limit` was applied.
+  // Number of groups that `having` kept, before `limit` was applied.
   uint64_t total_groups() const { return total_groups_; }
 
   // The DTail terminal table: each cell is a space, the text right-aligned

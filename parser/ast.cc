@@ -31,12 +31,24 @@ bool IsNameChar(unsigned char c) {
   }
 }
 
+// A field, or `agg(field)` when `aggregation` is set.
+void AppendKey(const std::optional<Token>& aggregation, const Token& field,
+               std::string* out) {
+  if (aggregation) {
+    absl::StrAppend(out, aggregation->text, "(");
+    AppendToken(field, out);
+    out->append(")");
+  } else {
+    AppendToken(field, out);
+  }
+}
+
 void AppendExpr(const Expr& e, bool parenthesize_compound, std::string* out) {
   switch (e.kind) {
     case ExprKind::kCompare:
-      AppendToken(e.lhs, out);
+      AppendKey(e.lhs_aggregation, e.lhs, out);
       absl::StrAppend(out, " ", e.op.text, " ");
-      AppendToken(e.rhs, out);
+      AppendKey(e.rhs_aggregation, e.rhs, out);
       return;
     case ExprKind::kNot:
       out->append("not ");
@@ -64,6 +76,8 @@ void ClearExprSpans(Expr* e) {
   e->op.span = {};
   e->lhs.span = {};
   e->rhs.span = {};
+  if (e->lhs_aggregation) e->lhs_aggregation->span = {};
+  if (e->rhs_aggregation) e->rhs_aggregation->span = {};
   for (Expr& c : e->children) ClearExprSpans(&c);
 }
 
@@ -165,17 +179,18 @@ std::string Unparse(const Query& q) {
       AppendToken(q.group_by[i], &out);
     }
   }
+  if (q.having) {
+    out.append(" having ");
+    AppendExpr(*q.having, false, &out);
+  }
   if (q.order) {
     out.append(q.order->reverse ? " rorder by " : " order by ");
-    if (q.order->aggregation) {
-      absl::StrAppend(&out, q.order->aggregation->text, "(");
-      AppendToken(q.order->field, &out);
-      out.append(")");
-    } else {
-      AppendToken(q.order->field, &out);
+    for (size_t i = 0; i < q.order->keys.size(); ++i) {
+      const OrderKey& k = q.order->keys[i];
+      if (i > 0) out.append(", ");
+      AppendKey(k.aggregation, k.field, &out);
+      if (k.direction) absl::StrAppend(&out, " ", k.direction->text);
     }
-    if (q.order->direction)
-      absl::StrAppend(&out, " ", q.order->direction->text);
   }
   if (q.interval) absl::StrAppend(&out, " interval ", q.interval->text);
   if (q.limit) absl::StrAppend(&out, " limit ", q.limit->text);
@@ -198,9 +213,9 @@ std::string DebugString(const Expr& e) {
   switch (e.kind) {
     case ExprKind::kCompare: {
       std::string out = "(";
-      AppendToken(e.lhs, &out);
+      AppendKey(e.lhs_aggregation, e.lhs, &out);
       absl::StrAppend(&out, " ", e.op.text, " ");
-      AppendToken(e.rhs, &out);
+      AppendKey(e.rhs_aggregation, e.rhs, &out);
       out.append(")");
       return out;
     }
@@ -221,7 +236,8 @@ std::string DebugString(const Expr& e) {
 }
 
 void ClearSpans(Query* q) {
-  q->select_span = q->where_span = q->set_span = q->group_span = {};
+  q->select_span = q->where_span = q->set_span = q->group_span =
+      q->having_span = {};
   for (SelectItem& i : q->select) {
     i.span = {};
     i.field.span = {};
@@ -230,6 +246,7 @@ void ClearSpans(Query* q) {
   }
   if (q->from) q->from->span = q->from->table.span = {};
   if (q->where) ClearExprSpans(&*q->where);
+  if (q->having) ClearExprSpans(&*q->having);
   for (Assignment& a : q->set) {
     a.span = a.target.span = a.operand.span = {};
     for (Token& f : a.functions) f.span = {};
@@ -239,9 +256,12 @@ void ClearSpans(Query* q) {
   }
   for (Token& t : q->group_by) t.span = {};
   if (q->order) {
-    q->order->span = q->order->key_span = q->order->field.span = {};
-    if (q->order->aggregation) q->order->aggregation->span = {};
-    if (q->order->direction) q->order->direction->span = {};
+    q->order->span = {};
+    for (OrderKey& k : q->order->keys) {
+      k.span = k.field.span = {};
+      if (k.aggregation) k.aggregation->span = {};
+      if (k.direction) k.direction->span = {};
+    }
   }
   if (q->interval) q->interval->span = {};
   if (q->limit) q->limit->span = {};

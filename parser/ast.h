@@ -53,6 +53,10 @@ struct Expr {
   Token op;
   Token lhs;
   Token rhs;
+  // Set when the operand is an aggregation call `agg(field)` (then lhs/rhs
+  // is the field): `having` names select items this way; `where` rejects it.
+  std::optional<Token> lhs_aggregation;
+  std::optional<Token> rhs_aggregation;
   // kAnd/kOr: two or more; kNot: one.
   std::vector<Expr> children;
   Span span;
@@ -78,14 +82,20 @@ struct FromClause {
   friend bool operator==(const FromClause&, const FromClause&) = default;
 };
 
-struct OrderClause {
-  bool reverse = false;  // `rorder`
+struct OrderKey {
   // The key as written: an aggregation call or a field.
   std::optional<Token> aggregation;
   Token field;
-  Span key_span;
+  Span span;
   // `asc` or `desc` if given.
   std::optional<Token> direction;
+  friend bool operator==(const OrderKey&, const OrderKey&) = default;
+};
+
+struct OrderClause {
+  bool reverse = false;  // `rorder`
+  // One or more, separated by commas.
+  std::vector<OrderKey> keys;
   Span span;
   friend bool operator==(const OrderClause&, const OrderClause&) = default;
 };
@@ -109,6 +119,8 @@ struct Query {
   Span set_span;
   std::vector<Token> group_by;
   Span group_span;
+  std::optional<Expr> having;
+  Span having_span;
   std::optional<OrderClause> order;
   std::optional<Token> interval;  // As written: 5, 5s, 2m.
   std::optional<Token> limit;     // As written.

@@ -68,6 +68,7 @@ struct kw_limit : keyword<istring<'l', 'i', 'm', 'i', 't'>> {};
 struct kw_outfile : keyword<istring<'o', 'u', 't', 'f', 'i', 'l', 'e'>> {};
 struct kw_logformat
     : keyword<istring<'l', 'o', 'g', 'f', 'o', 'r', 'm', 'a', 't'>> {};
+struct kw_having : keyword<istring<'h', 'a', 'v', 'i', 'n', 'g'>> {};
 struct kw_by : keyword<istring<'b', 'y'>> {};
 struct kw_and : keyword<istring<'a', 'n', 'd'>> {};
 struct kw_or : keyword<istring<'o', 'r'>> {};
@@ -78,8 +79,9 @@ struct kw_desc : keyword<istring<'d', 'e', 's', 'c'>> {};
 struct kw_append : keyword<istring<'a', 'p', 'p', 'e', 'n', 'd'>> {};
 
 struct clause_keyword
-    : sor<kw_select, kw_from, kw_where, kw_set, kw_group, kw_order, kw_rorder,
-          kw_interval, kw_limit, kw_outfile, kw_logformat> {};
+    : sor<kw_select, kw_from, kw_where, kw_set, kw_group, kw_having,
+          kw_order, kw_rorder, kw_interval, kw_limit, kw_outfile,
+          kw_logformat> {};
 struct reserved : sor<clause_keyword, kw_and, kw_or, kw_not, kw_as> {};
 
 // A bareword that is not a reserved word. It may contain a single quote
@@ -145,7 +147,10 @@ struct cmp_symbol : sor<string<'=', '~'>, string<'!', '~'>, string<'=', '='>, st
                         string<'=', '<'>, string<'>', '='>, string<'=', '>'>,
                         one<'<'>, one<'>'>> {};
 struct compare_op : sor<cmp_symbol, keyword<cmp_word>> {};
-struct operand : sor<tok_string, tok_tick, tok_bare> {};
+// An aggregation call is an operand of `having` (select items); the planner
+// rejects it in `where`. A reserved word before '(' is not one: `or(a > 1)`.
+struct operand_call : seq<not_at<reserved>, agg_call> {};
+struct operand : sor<tok_string, operand_call, tok_tick, tok_bare> {};
 struct lhs_operand : operand {};
 struct rhs_operand : operand {};
 struct comparison
@@ -171,6 +176,13 @@ struct condition : seq<conjunction, star<or_tail>> {};
 struct paren_condition : condition {};
 struct where_condition : condition {};
 struct where_clause : seq<kw_where, sp, must<where_condition>> {};
+
+// ---- having ----------------------------------------------------------------
+
+// The condition grammar of `where`; its operands name select items, aliases
+// and group fields (checked by the planner).
+struct having_condition : condition {};
+struct having_clause : seq<kw_having, sp, must<having_condition>> {};
 
 // ---- set -------------------------------------------------------------------
 
@@ -205,8 +217,13 @@ struct group_clause : seq<kw_group, sp, opt<kw_by, sp>, must<group_first_field>,
 struct order_key : item_expr {};
 struct order_direction : sor<kw_asc, kw_desc> {};
 struct order_keyword : sor<kw_rorder, kw_order> {};
-struct order_clause : seq<order_keyword, sp, opt<kw_by, sp>, must<order_key>,
-                          opt<sp, order_direction>> {};
+// One key and its direction. Keys after the first follow a comma; a comma
+// before a clause keyword (`order by n, limit 5`) still separates clauses.
+struct order_first_key : seq<must<order_key>, opt<sp, order_direction>> {};
+struct order_next_key : seq<order_key, opt<sp, order_direction>> {};
+struct order_more : seq<sp, one<','>, sp, order_next_key> {};
+struct order_clause : seq<order_keyword, sp, opt<kw_by, sp>, order_first_key,
+                          star<order_more>> {};
 
 // ---- interval, limit, outfile, logformat -----------------------------------
 
@@ -236,8 +253,8 @@ struct logformat_clause : seq<kw_logformat, sp, must<logformat_name>,
 // ---- query -----------------------------------------------------------------
 
 struct clause : sor<select_clause, from_clause, where_clause, set_clause,
-                    group_clause, order_clause, interval_clause, limit_clause,
-                    outfile_clause, logformat_clause> {};
+                    group_clause, having_clause, order_clause, interval_clause,
+                    limit_clause, outfile_clause, logformat_clause> {};
 struct first_clause : clause {};
 struct end_of_query : eof {};
 struct query : seq<sp, must<first_clause>, star<list_sep, clause>, list_sep,

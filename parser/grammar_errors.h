@@ -25,7 +25,8 @@ MAPR_GRAMMAR_ERROR(first_clause, "a clause keyword",
                    "from STATS group by $hostname");
 MAPR_GRAMMAR_ERROR(end_of_query, "a clause keyword",
                    "clauses start with select, from, where, set, group, "
-                   "order, rorder, interval, limit, outfile or logformat");
+                   "having, order, rorder, interval, limit, outfile or "
+                   "logformat");
 MAPR_GRAMMAR_ERROR(select_first_item, "a select item after 'select'",
                    "for example: select count($line),avg(latency)");
 MAPR_GRAMMAR_ERROR(agg_close, "')' to close the aggregation",
@@ -48,6 +49,8 @@ MAPR_GRAMMAR_ERROR(and_operand, "a condition after 'and'", "");
 MAPR_GRAMMAR_ERROR(or_operand, "a condition after 'or'", "");
 MAPR_GRAMMAR_ERROR(where_condition, "a condition after 'where'",
                    "for example: where lifetimeConnections >= 3");
+MAPR_GRAMMAR_ERROR(having_condition, "a condition after 'having'",
+                   "for example: having count($line) > 10");
 MAPR_GRAMMAR_ERROR(func_arg, "a function argument",
                    "for example: md5sum($line)");
 MAPR_GRAMMAR_ERROR(func_extra_arg, "a function argument after ','",

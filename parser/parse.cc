@@ -37,6 +37,7 @@ enum Clause : uint32_t {
   kWhere,
   kSet,
   kGroup,
+  kHaving,
   kOrder,
   kInterval,
   kLimit,
@@ -46,7 +47,7 @@ enum Clause : uint32_t {
 };
 
 constexpr const char* kClauseNames[kNumClauses] = {
-    "select", "from",     "where", "set",     "group",
+    "select", "from",     "where", "set",     "group",    "having",
     "order",  "interval", "limit", "outfile", "logformat"};
 
 struct State {
@@ -61,6 +62,8 @@ struct State {
   std::optional<ast::Token> alias;
   std::vector<ast::Expr> exprs;
   ast::Token lhs, op, rhs;
+  // The aggregation of an `agg(field)` operand (having).
+  std::optional<ast::Token> lhs_aggregation, rhs_aggregation;
   ast::Token set_target;
   // The innermost value of a `set` right-hand side.
   ast::Token operand;
@@ -69,6 +72,7 @@ struct State {
   // Indexes into `functions` of the calls whose ')' is still to come.
   std::vector<size_t> open_calls;
   std::optional<ast::Token> direction;
+  std::vector<ast::OrderKey> order_keys;
   bool reverse = false;
   bool append = false;
   size_t comparisons = 0;
@@ -168,7 +172,7 @@ struct BaseControl : pegtl::normal<Rule> {
         hint = "this ')' has no matching '('";
       } else if (absl::EqualsIgnoreCase(ToAbsl(found), "desc") ||
                  absl::EqualsIgnoreCase(ToAbsl(found), "asc")) {
-        hint = "'asc' and 'desc' may only follow the key of 'order by'";
+        hint = "'asc' and 'desc' may only follow a key of 'order by'";
       } else if (st.last_clause == kSet && found.starts_with('"')) {
         hint = kQuotedSetTarget;
       } else if (glued &&
@@ -176,7 +180,9 @@ struct BaseControl : pegtl::normal<Rule> {
                   st.last_clause == kGroup)) {
         hint = "separate items with a space or a comma";
       } else if (st.last_clause == kOrder) {
-        hint = "'order by' takes one key, optionally followed by asc or desc";
+        hint =
+            "'order by' takes keys separated by commas, each optionally "
+            "followed by asc or desc";
       } else if (st.last_clause == kFrom) {
         hint = "'from' takes exactly one table name";
       } else if (st.last_clause == kLogformat) {
@@ -447,6 +453,8 @@ struct Action<g::lhs_operand> {
   template <typename Input>
   static void apply(const Input&, State& st) {
     st.lhs = st.tok;
+    st.lhs_aggregation = std::move(st.aggregation);
+    st.aggregation.reset();
   }
 };
 template <>
@@ -454,6 +462,8 @@ struct Action<g::rhs_operand> {
   template <typename Input>
   static void apply(const Input&, State& st) {
     st.rhs = st.tok;
+    st.rhs_aggregation = std::move(st.aggregation);
+    st.aggregation.reset();
   }
 };
 template <>
@@ -474,6 +484,10 @@ struct Action<g::comparison> {
     e.op = std::move(st.op);
     e.lhs = std::move(st.lhs);
     e.rhs = std::move(st.rhs);
+    e.lhs_aggregation = std::move(st.lhs_aggregation);
+    e.rhs_aggregation = std::move(st.rhs_aggregation);
+    st.lhs_aggregation.reset();
+    st.rhs_aggregation.reset();
     e.span = st.SpanOf(in);
     st.exprs.push_back(std::move(e));
     CheckItemCount(st, ++st.comparisons, st.SpanOf(in), "where comparisons");
@@ -532,6 +546,16 @@ struct Action<g::where_clause> {
     st.query.where = std::move(st.exprs.back());
     st.exprs.clear();
     st.query.where_span = st.SpanOf(in);
+  }
+};
+template <>
+struct Action<g::having_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kHaving);
+    st.query.having = std::move(st.exprs.back());
+    st.exprs.clear();
+    st.query.having_span = st.SpanOf(in);
   }
 };
 
@@ -655,25 +679,37 @@ template <>
 struct Action<g::order_key> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
-    ast::OrderClause o;
-    o.aggregation = std::move(st.aggregation);
-    o.field = std::move(st.tok);
-    o.key_span = st.SpanOf(in);
+    ast::OrderKey k;
+    k.aggregation = std::move(st.aggregation);
+    k.field = std::move(st.tok);
+    k.span = st.SpanOf(in);
     st.aggregation.reset();
-    st.query.order = std::move(o);
+    st.order_keys.push_back(std::move(k));
+    CheckItemCount(st, st.order_keys.size(), st.SpanOf(in), "order keys");
   }
 };
+// The direction after a key belongs to the last key.
+template <>
+struct Action<g::order_first_key> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.order_keys.back().direction = std::move(st.direction);
+    st.direction.reset();
+  }
+};
+template <>
+struct Action<g::order_next_key> : Action<g::order_first_key> {};
 template <>
 struct Action<g::order_clause> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
-    // order_key already stored the key; a duplicate clause overwrote it but
-    // EnterClause rejects that case.
     EnterClause(in, st, kOrder);
-    st.query.order->reverse = st.reverse;
-    st.query.order->direction = std::move(st.direction);
-    st.query.order->span = st.SpanOf(in);
-    st.direction.reset();
+    ast::OrderClause o;
+    o.reverse = st.reverse;
+    o.keys = std::move(st.order_keys);
+    o.span = st.SpanOf(in);
+    st.order_keys.clear();
+    st.query.order = std::move(o);
   }
 };
 

@@ -115,8 +115,10 @@ ast::Query DeepExpected() {
            Assign(Bare("$bay"), {}, Bare("$foo"))};
   q.group_by = {Bare("g1"), Bare("g2")};
   ast::OrderClause order;
-  order.aggregation = Bare("count");
-  order.field = Bare("s3");
+  ast::OrderKey key;
+  key.aggregation = Bare("count");
+  key.field = Bare("s3");
+  order.keys = {key};
   q.order = order;
   q.interval = Bare("10");
   q.limit = Bare("23");
@@ -260,24 +262,64 @@ TEST(ParseTest, Aliases) {
               ElementsAre(Item(Bare("$line"), Bare("count"), Bare("n")),
                           Item(Bare("$time"), std::nullopt, Tick("the time")),
                           Item(Bare("x"), Bare("avg"))));
-  EXPECT_EQ(q.order->field, Bare("n"));
-  EXPECT_FALSE(q.order->aggregation.has_value());
+  ASSERT_EQ(q.order->keys.size(), 1u);
+  EXPECT_EQ(q.order->keys[0].field, Bare("n"));
+  EXPECT_FALSE(q.order->keys[0].aggregation.has_value());
+}
+
+TEST(ParseTest, HavingTakesTheWhereConditionOverAggregationCalls) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select count($line) as n group by g HAVING count($line) > 1 "
+                 "and n < avg(x) or not g eq \"a\""));
+  ASSERT_TRUE(q.having.has_value());
+  EXPECT_EQ(ast::DebugString(*q.having),
+            "or[and[(count($line) > 1) (n < avg(x))] not(g eq \"a\")]");
+  const ast::Expr& first = q.having->children[0].children[0];
+  EXPECT_EQ(first.lhs_aggregation, Bare("count"));
+  EXPECT_EQ(first.lhs, Bare("$line"));
+  EXPECT_FALSE(first.rhs_aggregation.has_value());
+  // `or(` is the keyword, not a call.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a having a > 1 or(a < 0)"));
+  EXPECT_EQ(ast::DebugString(*q.having), "or[(a > 1) (a < 0)]");
+  // Any clause order.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("having a > 1 select a"));
+  EXPECT_TRUE(q.having.has_value());
+}
+
+TEST(ParseTest, OrderTakesSeveralKeys) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select a, count(b), c order by a desc, count(b),c ASC "
+                 "limit 3"));
+  ASSERT_EQ(q.order->keys.size(), 3u);
+  EXPECT_EQ(q.order->keys[0].field, Bare("a"));
+  EXPECT_EQ(q.order->keys[0].direction, Bare("desc"));
+  EXPECT_EQ(q.order->keys[1].aggregation, Bare("count"));
+  EXPECT_EQ(q.order->keys[1].field, Bare("b"));
+  EXPECT_FALSE(q.order->keys[1].direction.has_value());
+  EXPECT_EQ(q.order->keys[2].direction, Bare("asc"));
+  EXPECT_EQ(q.limit, Bare("3"));
+  // A comma before a clause keyword separates clauses, as before.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a order by a, limit 3"));
+  EXPECT_EQ(q.order->keys.size(), 1u);
+  EXPECT_EQ(q.limit, Bare("3"));
 }
 
 TEST(ParseTest, OrderDirections) {
   ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean("select a order by a"));
   EXPECT_FALSE(q.order->reverse);
-  EXPECT_FALSE(q.order->direction.has_value());
+  EXPECT_FALSE(q.order->keys[0].direction.has_value());
   ASSERT_OK_AND_ASSIGN(q, ParseClean("select a order by a asc"));
-  EXPECT_EQ(q.order->direction, Bare("asc"));
+  EXPECT_EQ(q.order->keys[0].direction, Bare("asc"));
   ASSERT_OK_AND_ASSIGN(q, ParseClean("select a ORDER BY a DESC"));
-  EXPECT_EQ(q.order->direction, Bare("desc"));  // Lower-cased.
+  EXPECT_EQ(q.order->keys[0].direction, Bare("desc"));  // Lower-cased.
   ASSERT_OK_AND_ASSIGN(q, ParseClean("select a rorder by a"));
   EXPECT_TRUE(q.order->reverse);
-  EXPECT_FALSE(q.order->direction.has_value());
+  EXPECT_FALSE(q.order->keys[0].direction.has_value());
   ASSERT_OK_AND_ASSIGN(q, ParseClean("select a rorder a asc"));
   EXPECT_TRUE(q.order->reverse);
-  EXPECT_EQ(q.order->direction, Bare("asc"));
+  EXPECT_EQ(q.order->keys[0].direction, Bare("asc"));
   // `desc` after the order key is not a select item.
   ASSERT_OK_AND_ASSIGN(q, ParseClean("select a order by a desc limit 1"));
   EXPECT_EQ(q.select.size(), 1u);
@@ -470,6 +512,16 @@ constexpr std::string_view kCorpus[] = {
     "select count($line) as n, $time as `the time` group by $time order by n "
     "asc",
     "select a rorder by a asc",
+    // having and several order keys.
+    "select count($line) as n, host group by host having n > 1 and host ne "
+    "\"x\" order by n desc, host asc",
+    "select sum(x) group by g having count($line) >= 2 or avg(x) < 3.5",
+    "having count() > 1 select count($line) from STATS",
+    "select count(x) as n, g group by g having not (n < 2) and g =~ '^a' "
+    "rorder by n, g asc",
+    "select count(x), last(y), g group by g order by last(y) asc, count(x), g",
+    "select count(x), g group by g, h having h eq \"a\" and g != 0 order by h, "
+    "g asc",
     "select count(x) from * interval 500ms limit 0",
     "select `select`, `a b`, ``, `x,y` from `from` group by `select`",
     "select count() from STATS",
@@ -659,21 +711,23 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "                  ^\n"
        "hint: for example: logformat json, or logformat regex '(?P<ip>\\S+) (?P<rest>.*)'"},
       {"select a order by b", kInvalid,
-       "1:19: 'b' is not a select item\n"
+       "1:19: 'b' is not a select item or group field\n"
        "select a order by b\n"
        "                  ^\n"
-       "hint: order by 'b' must name a select item: a"},
+       "hint: order by 'b' must name a select item, an alias or a group field: "
+       "a"},
       {"select count($time) order by COUNT($time)", kInvalid,
-       "1:30-41: 'COUNT($time)' is not a select item\n"
+       "1:30-41: 'COUNT($time)' is not a select item or group field\n"
        "select count($time) order by COUNT($time)\n"
        "                             ^~~~~~~~~~~~\n"
        "hint: did you mean 'count($time)'? order by 'COUNT($time)' must name "
-       "a select item: count($time)"},
+       "a select item, an alias or a group field: count($time), $time"},
       {"select count(x),x order by b", kInvalid,
-       "1:28: 'b' is not a select item\n"
+       "1:28: 'b' is not a select item or group field\n"
        "select count(x),x order by b\n"
        "                           ^\n"
-       "hint: order by 'b' must name a select item: count(x), x"},
+       "hint: order by 'b' must name a select item, an alias or a group field: "
+       "count(x), x"},
       {"select a interval x", kInvalid,
        "1:19: invalid interval 'x'\n"
        "select a interval x\n"
@@ -815,17 +869,19 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "reverse outfile append:dmap4.csv.tmp\n"
        "                                                               "
        "^~~~~~~\n"
-       "hint: 'order by' takes one key, optionally followed by asc or desc"},
+       "hint: 'order by' takes keys separated by commas, each optionally "
+       "followed by asc or desc"},
       {"select count($time) order by count($time) reverse", kInvalid,
        "1:43-49: unexpected 'reverse'\n"
        "select count($time) order by count($time) reverse\n"
        "                                          ^~~~~~~\n"
-       "hint: 'order by' takes one key, optionally followed by asc or desc"},
+       "hint: 'order by' takes keys separated by commas, each optionally "
+       "followed by asc or desc"},
       {"select a order by a desc desc", kInvalid,
        "1:26-29: unexpected 'desc'\n"
        "select a order by a desc desc\n"
        "                         ^~~~\n"
-       "hint: 'asc' and 'desc' may only follow the key of 'order by'"},
+       "hint: 'asc' and 'desc' may only follow a key of 'order by'"},
       {"select a limit 5 6", kInvalid,
        "1:18: unexpected '6'\n"
        "select a limit 5 6\n"
@@ -884,6 +940,81 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
 TEST(ParseTest, AcceptsLogformatInAnyCase) {
   EXPECT_THAT(ParseAndPlan("select a logformat CSV"), IsOk());
   EXPECT_THAT(ParseAndPlan("select a logformat GenericKV"), IsOk());
+}
+
+TEST(ParseTest, RejectsHavingAndOrderErrors) {
+  CheckErrors({
+      {"select a having", kInvalid,
+       "1:16: expected a condition after 'having', found end of query\n"
+       "select a having\n"
+       "               ^\n"
+       "hint: for example: having count($line) > 10"},
+      {"select a having ", kInvalid,
+       "1:17: expected a condition after 'having', found end of query\n"
+       "select a having \n"
+       "                ^\n"
+       "hint: for example: having count($line) > 10"},
+      {"select a having order by a", kInvalid,
+       "1:17-21: expected a condition after 'having', found 'order'\n"
+       "select a having order by a\n"
+       "                ^~~~~\n"
+       "hint: for example: having count($line) > 10"},
+      {"select a having a > 1 having a > 2", kInvalid,
+       "1:23-28: duplicate 'having' clause\n"
+       "select a having a > 1 having a > 2\n"
+       "                      ^~~~~~\n"
+       "hint: each clause may appear once; the first 'having' is at 1:10"},
+      {"select count(a) as n group by a having foo > 1", kInvalid,
+       "1:40-42: 'foo' is not a select item, alias or group field\n"
+       "select count(a) as n group by a having foo > 1\n"
+       "                                       ^~~\n"
+       "hint: 'having' compares select items, their aliases, group fields, aggregations such as count($line), numbers and \"strings\"; here: n, a"},
+      {"select count(a) as n group by a having n > 1 and nn eq \"x\"", kInvalid,
+       "1:50-51: 'nn' is not a select item, alias or group field\n"
+       "select count(a) as n group by a having n > 1 and nn eq \"x\"\n"
+       "                                                 ^~\n"
+       "hint: 'having' compares select items, their aliases, group fields, aggregations such as count($line), numbers and \"strings\"; here: n, a"},
+      {"select count(a) having coun(a) > 1", kInvalid,
+       "1:24-27: unknown aggregation 'coun'\n"
+       "select count(a) having coun(a) > 1\n"
+       "                       ^~~~\n"
+       "hint: did you mean 'count'?"},
+      {"select count(a) having count(a) > \"1\"", kInvalid,
+       "1:35-37: \"1\" is a string; numeric comparisons take numbers or fields\n"
+       "select count(a) having count(a) > \"1\"\n"
+       "                                  ^~~\n"
+       "hint: compare strings with eq, ne, contains, hasprefix or hassuffix"},
+      {"select count(a) having count(a) =~ max(a)", kInvalid,
+       "1:36-41: the pattern of '=~' must be a 'quoted' string\n"
+       "select count(a) having count(a) =~ max(a)\n"
+       "                                   ^~~~~~\n"
+       "hint: for example: $hostname =~ '^web'"},
+      {"select a where count(a) > 1", kInvalid,
+       "1:16-23: an aggregation cannot be a 'where' operand: 'where' filters lines before they are aggregated\n"
+       "select a where count(a) > 1\n"
+       "               ^~~~~~~~\n"
+       "hint: to filter groups, use 'having': having count(a) > ..."},
+      {"select a, b rorder by a, b desc", kInvalid,
+       "1:28-31: 'desc' contradicts 'rorder'\n"
+       "select a, b rorder by a, b desc\n"
+       "                           ^~~~\n"
+       "hint: 'rorder' sorts ascending; write 'order by ... desc', or drop 'desc'"},
+      {"select a, b order by a, c", kInvalid,
+       "1:25: 'c' is not a select item or group field\n"
+       "select a, b order by a, c\n"
+       "                        ^\n"
+       "hint: order by 'c' must name a select item, an alias or a group field: a, b"},
+      {"select a order by a b", kInvalid,
+       "1:21: unexpected 'b'\n"
+       "select a order by a b\n"
+       "                    ^\n"
+       "hint: 'order by' takes keys separated by commas, each optionally followed by asc or desc"},
+      {"select count(b), a order by count(a)", kInvalid,
+       "1:29-36: 'count(a)' is not a select item or group field\n"
+       "select count(b), a order by count(a)\n"
+       "                            ^~~~~~~~\n"
+       "hint: did you mean 'count(b)'? order by 'count(a)' must name a select item, an alias or a group field: count(b), a, b"},
+  });
 }
 
 TEST(ParseTest, RejectsOtherErrors) {
@@ -1087,10 +1218,11 @@ TEST(ParseTest, ReportsEveryPlannerError) {
        "                                        ^\n"
        "hint: write: set $y = ...\n"
        "\n"
-       "1:35: 'z' is not a select item\n"
+       "1:35: 'z' is not a select item or group field\n"
        "select avgg(x), count(y) order by z set y = 1\n"
        "                                  ^\n"
-       "hint: order by 'z' must name a select item: count(y)"},
+       "hint: order by 'z' must name a select item, an alias or a group field: "
+       "count(y), y"},
   });
 }
 
@@ -1363,7 +1495,7 @@ TEST(ParseTest, EndOfQueryHintsDependOnTheContext) {
        "1:18-20: unexpected 'ASC'\n"
        "select a limit 1 ASC\n"
        "                 ^~~\n"
-       "hint: 'asc' and 'desc' may only follow the key of 'order by'"},
+       "hint: 'asc' and 'desc' may only follow a key of 'order by'"},
       // After a comma nothing is glued: the clause's own hint applies.
       {"select a from STATS,x", kInvalid,
        "1:21: unexpected 'x'\n"

@@ -73,6 +73,8 @@ std::string OperandString(const Plan& p, const Operand& o) {
       return o.text;
     case Operand::Kind::kString:
       return absl::StrCat("\"", o.text, "\"");
+    case Operand::Kind::kValue:
+      return ValueColumn(p, o.value).storage;
   }
   return "";
 }
@@ -157,15 +159,32 @@ std::string DebugString(const Plan& p) {
                     p.fields[c.field].name, ") slot ", c.slot,
                     c.is_group_key ? " [group key]" : "", "\n");
   }
+  for (const Column& c : p.hidden_columns) {
+    absl::StrAppend(&out, "  hidden ", c.name, ": ",
+                    util::ToAbsl(c.aggregate->name), "(",
+                    p.fields[c.field].name, ")");
+    if (c.slot == kKeyPartSlot) {
+      out.append(" [group key]\n");
+    } else {
+      absl::StrAppend(&out, " slot ", c.slot, "\n");
+    }
+  }
   out.append("states:");
   for (const StateSlot& s : p.slots) {
     absl::StrAppend(&out, " ", util::ToAbsl(s.aggregate->state), "(",
                     p.fields[s.field].name, ")");
   }
   out.append("\n");
-  if (p.order_column) {
-    absl::StrAppend(&out, "order by: ", p.columns[*p.order_column].name,
-                    p.order_descending ? " desc" : " asc", "\n");
+  if (p.having) {
+    absl::StrAppend(&out, "having: ", ConditionString(p, *p.having), "\n");
+  }
+  if (!p.order_by.empty()) {
+    std::vector<std::string> keys;
+    for (const Plan::OrderKey& k : p.order_by) {
+      keys.push_back(absl::StrCat(ValueColumn(p, k.value).name,
+                                  k.descending ? " desc" : " asc"));
+    }
+    absl::StrAppend(&out, "order by: ", absl::StrJoin(keys, ", "), "\n");
   }
   if (p.limit >= 0) absl::StrAppend(&out, "limit: ", p.limit, "\n");
   absl::StrAppend(&out, "interval: ", p.interval_ms, "ms\n");

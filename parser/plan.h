@@ -63,13 +63,17 @@ struct StateSlot {
   }
 };
 
+// Column::slot of a hidden group field: its value is the group's key part,
+// read from the group key; it keeps no state.
+inline constexpr uint32_t kKeyPartSlot = UINT32_MAX;
+
 struct Column {
   std::string name;     // Output header (alias or the DTail storage text).
   std::string storage;  // DTail's FieldStorage: `count($line)`, `$time`.
   // The aggregate (`last` for a plain field, as DTail renders it).
   const AggregateInfo* aggregate;
   FieldId field;
-  uint32_t slot;
+  uint32_t slot;  // kKeyPartSlot: a hidden group field (no slot).
   bool is_group_key = false;
   // For median and pN: which rank of the sorted values.
   Rank rank;
@@ -97,9 +101,11 @@ enum class CompareOp : uint8_t {
 inline bool IsFloatOp(CompareOp op) { return op <= CompareOp::kFloatGe; }
 
 struct Operand {
-  enum class Kind : uint8_t { kField, kNumber, kString };
+  // kValue only in `having`: a group's final value (ValueColumn()).
+  enum class Kind : uint8_t { kField, kNumber, kString, kValue };
   Kind kind = Kind::kField;
   FieldId field = 0;  // kField
+  uint32_t value = 0;  // kValue
   double number = 0;  // kNumber
   std::string text;   // kString; for kNumber the number as written
 };
@@ -165,9 +171,23 @@ struct Plan {
 
   std::vector<FieldId> group_by;
 
-  // Index into `columns` of the order key, if any.
-  std::optional<uint32_t> order_column;
-  bool order_descending = true;
+  // Values `having` and `order by` read that are not select items: hidden
+  // aggregates (a slot of their own, so partials carry them, never rendered)
+  // and group fields (slot kKeyPartSlot). A value index v < columns.size()
+  // names columns[v], else hidden_columns[v - columns.size()].
+  std::vector<Column> hidden_columns;
+
+  // `having`: over each merged group's final values (Operand::Kind::kValue),
+  // before `order by` and `limit`, in every result; never on partials.
+  std::optional<Condition> having;
+
+  // `order by`: the keys, most significant first. Ties fall back to the
+  // group key tuple (ascending), so the order is total.
+  struct OrderKey {
+    uint32_t value;  // A value index, as for Operand::value.
+    bool descending = true;
+  };
+  std::vector<OrderKey> order_by;
 
   int64_t limit = -1;  // -1: none.
   // As written (0 allowed, like DTail); effective_interval_ms() is >= 1000.
@@ -197,6 +217,12 @@ struct Plan {
   // A canonical query text that compiles to an equal plan.
   std::string canonical;
 };
+
+// The column a value index names (Plan::hidden_columns).
+inline const Column& ValueColumn(const Plan& p, uint32_t value) {
+  return value < p.columns.size() ? p.columns[value]
+                                  : p.hidden_columns[value - p.columns.size()];
+}
 
 // Human-readable multi-line description (mapr --explain, tests).
 std::string DebugString(const Plan& plan);

@@ -77,6 +77,7 @@ class Planner {
     PlanWhere();
     PlanSet();
     PlanGroupBy();
+    PlanHaving();
     PlanOrder();
     PlanLimit();
     PlanInterval();
@@ -347,7 +348,8 @@ class Planner {
     return o;
   }
 
-  plan::Condition PlanCondition(const ast::Expr& e) {
+  // `where` (having = false) or `having`.
+  plan::Condition PlanCondition(const ast::Expr& e, bool having) {
     plan::Condition c;
     switch (e.kind) {
       case ast::ExprKind::kAnd:
@@ -370,23 +372,41 @@ class Planner {
           return c;
         }
         c.op = op->op;
+        const bool numeric = plan::IsFloatOp(c.op);
+        auto operand = [&](const std::optional<ast::Token>& aggregation,
+                           const ast::Token& t) {
+          if (having) return HavingOperand(aggregation, t, numeric);
+          if (aggregation) {
+            Error(CallSpan(*aggregation, t),
+                  "an aggregation cannot be a 'where' operand: 'where' "
+                  "filters lines before they are aggregated",
+                  absl::StrCat("to filter groups, use 'having': having ",
+                               AggregateStorage(*aggregation, t), " ",
+                               e.op.text, " ..."));
+            return plan::Operand{};
+          }
+          return numeric ? FloatOperand(t) : StringOperand(t);
+        };
         if (c.op == CompareOp::kRegexMatch ||
             c.op == CompareOp::kRegexNotMatch) {
-          PlanRegexCompare(e, &c);
+          plan::Operand lhs = operand(e.lhs_aggregation, e.lhs);
+          if (e.rhs_aggregation) {
+            Error(CallSpan(*e.rhs_aggregation, e.rhs),
+                  absl::StrCat("the pattern of '", e.op.text,
+                               "' must be a 'quoted' string"),
+                  "for example: $hostname =~ '^web'");
+            return c;
+          }
+          PlanRegexCompare(e, std::move(lhs), &c);
           return c;
         }
-        if (plan::IsFloatOp(c.op)) {
-          c.lhs = FloatOperand(e.lhs);
-          c.rhs = FloatOperand(e.rhs);
-        } else {
-          c.lhs = StringOperand(e.lhs);
-          c.rhs = StringOperand(e.rhs);
-        }
+        c.lhs = operand(e.lhs_aggregation, e.lhs);
+        c.rhs = operand(e.rhs_aggregation, e.rhs);
         return c;
       }
     }
     for (const ast::Expr& child : e.children) {
-      c.children.push_back(PlanCondition(child));
+      c.children.push_back(PlanCondition(child, having));
     }
     return c;
   }
@@ -418,9 +438,10 @@ class Planner {
 
   // `f =~ 're'` and `f !~ 're'`. A pattern that is a plain text becomes
   // (n)contains, the faster substring search with the same answers.
-  void PlanRegexCompare(const ast::Expr& e, plan::Condition* c) {
+  void PlanRegexCompare(const ast::Expr& e, plan::Operand lhs,
+                        plan::Condition* c) {
     const bool negated = c->op == CompareOp::kRegexNotMatch;
-    c->lhs = StringOperand(e.lhs);
+    c->lhs = std::move(lhs);
     std::shared_ptr<const re2::RE2> re =
         Pattern(e.rhs, negated ? "'!~'" : "'=~'");
     if (re == nullptr) return;
@@ -435,7 +456,144 @@ class Planner {
   }
 
   void PlanWhere() {
-    if (q_.where) p_.where = PlanCondition(*q_.where);
+    if (q_.where) p_.where = PlanCondition(*q_.where, /*having=*/false);
+  }
+
+  // ---- having and order by: values of the merged groups -------------------
+
+  uint32_t AddHidden(plan::Column c) {
+    p_.hidden_columns.push_back(std::move(c));
+    return static_cast<uint32_t>(p_.columns.size() + p_.hidden_columns.size() -
+                                 1);
+  }
+
+  // The value index of the select item named `key` (alias first, then the
+  // DTail storage text), or of a hidden value with that storage.
+  std::optional<uint32_t> FindValue(const std::string& key) const {
+    for (size_t i = 0; i < p_.columns.size(); ++i) {
+      if (p_.columns[i].name == key) return static_cast<uint32_t>(i);
+    }
+    for (size_t i = 0; i < p_.columns.size(); ++i) {
+      if (p_.columns[i].storage == key) return static_cast<uint32_t>(i);
+    }
+    for (size_t i = 0; i < p_.hidden_columns.size(); ++i) {
+      if (p_.hidden_columns[i].storage == key) {
+        return static_cast<uint32_t>(p_.columns.size() + i);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The value index of group field `name` (a hidden column reading the key
+  // part, with no state), or nullopt if `name` is not a group field.
+  std::optional<uint32_t> GroupFieldValue(const std::string& name) {
+    for (FieldId id : p_.group_by) {
+      if (p_.fields[id].name != name) continue;
+      plan::Column c;
+      c.name = c.storage = name;
+      c.aggregate = FindAggregate("last");
+      c.field = id;
+      c.slot = plan::kKeyPartSlot;
+      c.is_group_key = true;
+      if (c.aggregate == nullptr) return std::nullopt;
+      return AddHidden(std::move(c));
+    }
+    return std::nullopt;
+  }
+
+  // The names `having` and `order by` may use, for hints.
+  std::string ValueNames() const {
+    std::vector<std::string> names;
+    for (const plan::Column& c : p_.columns) {
+      if (std::find(names.begin(), names.end(), c.name) == names.end()) {
+        names.push_back(c.name);
+      }
+    }
+    for (FieldId id : p_.group_by) {
+      const std::string& n = p_.fields[id].name;
+      if (std::find(names.begin(), names.end(), n) == names.end()) {
+        names.push_back(n);
+      }
+    }
+    return absl::StrJoin(names, ", ");
+  }
+
+  // "did you mean 'x'? " for `key` among the select items and group fields.
+  std::string DidYouMean(const std::string& key) const {
+    std::vector<std::string_view> names;
+    for (const plan::Column& c : p_.columns) names.push_back(c.name);
+    for (FieldId id : p_.group_by) names.push_back(p_.fields[id].name);
+    std::string_view close = ClosestMatch(key, names);
+    if (close.empty()) return "";
+    return absl::StrCat("did you mean '", util::ToAbsl(close), "'? ");
+  }
+
+  static ast::Span CallSpan(const ast::Token& aggregation,
+                            const ast::Token& field) {
+    // Up to and including the ')' after the field (`count()`: the field is
+    // empty, at the ')').
+    return ast::Span{aggregation.span.offset,
+                     field.span.offset + field.span.length + 1 -
+                         aggregation.span.offset};
+  }
+
+  // An operand of `having`: a select item, an alias, a group field, an
+  // aggregation that is not selected (computed in a hidden slot), or a
+  // literal. `numeric`: under a numeric operator.
+  plan::Operand HavingOperand(const std::optional<ast::Token>& aggregation,
+                              const ast::Token& t, bool numeric) {
+    plan::Operand o;
+    o.kind = plan::Operand::Kind::kValue;
+    if (aggregation) {
+      const std::string key = AggregateStorage(*aggregation, t);
+      if (std::optional<uint32_t> v = FindValue(key)) {
+        o.value = *v;
+        return o;
+      }
+      plan::Column c;
+      c.aggregate = LookupAggregate(*aggregation, &c.rank);
+      if (c.aggregate == nullptr) return o;
+      c.name = c.storage = key;
+      c.field = Intern(t.text);
+      c.slot = Slot(c.aggregate, c.field);
+      o.value = AddHidden(std::move(c));
+      return o;
+    }
+    if (t.kind == ast::TokenKind::kString) {
+      if (numeric) return FloatOperand(t);  // Reports the error.
+      o.kind = plan::Operand::Kind::kString;
+      o.text = t.text;
+      return o;
+    }
+    if (std::optional<uint32_t> v = FindValue(t.text)) {
+      o.value = *v;
+      return o;
+    }
+    double number;
+    if (t.kind == ast::TokenKind::kBareword &&
+        util::ParseNumber(t.text, &number)) {
+      if (numeric) return FloatOperand(t);
+      o.kind = plan::Operand::Kind::kString;
+      o.text = t.text;
+      return o;
+    }
+    if (std::optional<uint32_t> v = GroupFieldValue(t.text)) {
+      o.value = *v;
+      return o;
+    }
+    Error(t.span,
+          absl::StrCat("'", t.text,
+                       "' is not a select item, alias or group field"),
+          absl::StrCat(DidYouMean(t.text),
+                       "'having' compares select items, their aliases, group "
+                       "fields, aggregations such as count($line), numbers "
+                       "and \"strings\"; here: ",
+                       ValueNames()));
+    return o;
+  }
+
+  void PlanHaving() {
+    if (q_.having) p_.having = PlanCondition(*q_.having, /*having=*/true);
   }
 
   void PlanSet() {
@@ -544,44 +702,48 @@ class Planner {
     }
   }
 
+  // `order by k1 [asc|desc], k2 ...`: each key names a select item (alias
+  // first, then storage) or a group field.
   void PlanOrder() {
     if (!q_.order) return;
     const ast::OrderClause& o = *q_.order;
-    std::string key = o.aggregation ? AggregateStorage(*o.aggregation, o.field)
-                                    : o.field.text;
-    std::optional<uint32_t> found;
-    for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
-      if (p_.columns[i].name == key) found = static_cast<uint32_t>(i);
-    }
-    for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
-      if (p_.columns[i].storage == key) found = static_cast<uint32_t>(i);
-    }
-    if (!found) {
-      std::vector<std::string_view> names;
-      for (const plan::Column& c : p_.columns) names.push_back(c.name);
-      std::string hint;
-      std::string_view close = ClosestMatch(key, names);
-      if (!close.empty()) {
-        hint = absl::StrCat("did you mean '", util::ToAbsl(close), "'? ");
+    for (const ast::OrderKey& k : o.keys) {
+      std::string key = k.aggregation ? AggregateStorage(*k.aggregation, k.field)
+                                      : k.field.text;
+      std::optional<uint32_t> found;
+      for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
+        if (p_.columns[i].name == key) found = static_cast<uint32_t>(i);
       }
-      std::vector<std::string> column_names;
-      for (const plan::Column& c : p_.columns) column_names.push_back(c.name);
-      absl::StrAppend(&hint, "order by '", key, "' must name a select item: ",
-                      absl::StrJoin(column_names, ", "));
-      Error(o.key_span, absl::StrCat("'", key, "' is not a select item"),
-            std::move(hint));
-      return;
-    }
-    p_.order_column = *found;
-    p_.order_descending = !o.reverse;
-    if (o.direction) {
-      bool desc = o.direction->text == "desc";
-      if (o.reverse && desc) {
-        Error(o.direction->span, "'desc' contradicts 'rorder'",
-              "'rorder' sorts ascending; write 'order by ... desc', or "
-              "drop 'desc'");
+      for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
+        if (p_.columns[i].storage == key) found = static_cast<uint32_t>(i);
       }
-      p_.order_descending = desc;
+      for (size_t i = 0; i < p_.hidden_columns.size() && !found; ++i) {
+        if (p_.hidden_columns[i].slot == plan::kKeyPartSlot &&
+            p_.hidden_columns[i].storage == key) {
+          found = static_cast<uint32_t>(p_.columns.size() + i);
+        }
+      }
+      if (!found && !k.aggregation) found = GroupFieldValue(key);
+      if (!found) {
+        Error(k.span,
+              absl::StrCat("'", key, "' is not a select item or group field"),
+              absl::StrCat(DidYouMean(key), "order by '", key,
+                           "' must name a select item, an alias or a group "
+                           "field: ",
+                           ValueNames()));
+        continue;
+      }
+      plan::Plan::OrderKey ok{*found, !o.reverse};
+      if (k.direction) {
+        bool desc = k.direction->text == "desc";
+        if (o.reverse && desc) {
+          Error(k.direction->span, "'desc' contradicts 'rorder'",
+                "'rorder' sorts ascending; write 'order by ... desc', or "
+                "drop 'desc'");
+        }
+        ok.descending = desc;
+      }
+      p_.order_by.push_back(ok);
     }
   }
 
@@ -751,6 +913,7 @@ class Planner {
     run_sets(p_.sets);
     for (FieldId id : p_.group_by) read(id);
     for (const plan::Column& c : p_.columns) read(c.field);
+    for (const plan::Column& c : p_.hidden_columns) read(c.field);
     for (FieldId id = 0; id < p_.fields.size(); ++id) {
       if (p_.fields[id].extracted) p_.extracted_fields.push_back(id);
     }
@@ -773,6 +936,9 @@ class Planner {
       unknown.insert(name);
     };
     for (const plan::Column& c : p_.columns) check(p_.fields[c.field].name);
+    for (const plan::Column& c : p_.hidden_columns) {
+      check(p_.fields[c.field].name);
+    }
     for (FieldId id : p_.group_by) check(p_.fields[id].name);
     std::vector<FieldId> where_fields;
     if (p_.where) CollectConditionFields(*p_.where, &where_fields);
@@ -800,6 +966,11 @@ class Planner {
     }
     if (q_.where) {
       if (std::optional<ast::Span> span = FindInExpr(*q_.where, name)) {
+        return *span;
+      }
+    }
+    if (q_.having) {
+      if (std::optional<ast::Span> span = FindInExpr(*q_.having, name)) {
         return *span;
       }
     }

@@ -234,7 +234,8 @@ TEST(PlannerTest, GroupKeyColumns) {
   ASSERT_EQ(p.columns.size(), 2u);
   EXPECT_TRUE(p.columns[0].is_group_key);
   EXPECT_FALSE(p.columns[1].is_group_key);
-  EXPECT_EQ(p.order_column, 1u);
+  ASSERT_EQ(p.order_by.size(), 1u);
+  EXPECT_EQ(p.order_by[0].value, 1u);
 
   // Only a plain field that is grouped on is a key; an alias keeps it one.
   ASSERT_OK_AND_ASSIGN(
@@ -589,9 +590,77 @@ TEST(PlannerTest, OrderColumnAndDirection) {
   };
   for (const Case& c : kCases) {
     ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));
-    EXPECT_EQ(p.order_column, c.column) << c.query;
-    EXPECT_EQ(p.order_descending, c.descending) << c.query;
+    if (!c.column) {
+      EXPECT_TRUE(p.order_by.empty()) << c.query;
+      continue;
+    }
+    ASSERT_EQ(p.order_by.size(), 1u) << c.query;
+    EXPECT_EQ(p.order_by[0].value, *c.column) << c.query;
+    EXPECT_EQ(p.order_by[0].descending, c.descending) << c.query;
   }
+}
+
+TEST(PlannerTest, HavingResolvesAliasesItemsGroupFieldsAndHiddenAggregates) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select y, sum(x) as total group by y, z having total > 1 and "
+             "sum(x) < 9 and count($line) >= 2 and z eq \"q\" and y != 3"));
+  ASSERT_EQ(p.columns.size(), 2u);
+  // count($line) is computed in a hidden slot; z reads the key part.
+  ASSERT_EQ(p.hidden_columns.size(), 2u);
+  EXPECT_EQ(p.hidden_columns[0].storage, "count($line)");
+  EXPECT_EQ(p.hidden_columns[0].slot, 2u);
+  EXPECT_EQ(p.hidden_columns[1].storage, "z");
+  EXPECT_EQ(p.hidden_columns[1].slot, plan::kKeyPartSlot);
+  ASSERT_EQ(p.slots.size(), 3u);  // last(y), sum(x), count($line)
+  ASSERT_TRUE(p.having.has_value());
+  ASSERT_EQ(p.having->children.size(), 5u);
+  const auto value_of = [&](size_t i) {
+    const plan::Operand& o = p.having->children[i].lhs;
+    EXPECT_EQ(o.kind, plan::Operand::Kind::kValue);
+    return o.value;
+  };
+  EXPECT_EQ(value_of(0), 1u);  // the alias
+  EXPECT_EQ(value_of(1), 1u);  // the item as written
+  EXPECT_EQ(value_of(2), 2u);  // hidden count($line)
+  EXPECT_EQ(value_of(3), 3u);  // group field z
+  EXPECT_EQ(value_of(4), 0u);  // the select item y
+  EXPECT_EQ(p.having->children[1].rhs.kind, plan::Operand::Kind::kNumber);
+  EXPECT_EQ(p.having->children[3].rhs.kind, plan::Operand::Kind::kString);
+  // The hidden slot's field is extracted like a select item's.
+  EXPECT_THAT(plan::DebugString(p),
+              HasSubstr("having: and[(sum(x) > 1) (sum(x) < 9) (count($line) "
+                        ">= 2) (z eq \"q\") (y != 3)]"));
+}
+
+TEST(PlannerTest, HavingNeverAddsASlotTwice) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count(x) group by g having max(x) > 1 and max(x) < 5 "
+             "or count(x) > 2"));
+  EXPECT_EQ(p.hidden_columns.size(), 1u);
+  EXPECT_EQ(p.slots.size(), 2u);  // count(x), max(x) (g reads the key)
+}
+
+TEST(PlannerTest, OrderBySeveralKeysAndGroupFields) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count(x) as n, a group by a, b order by b, n asc, a"));
+  ASSERT_EQ(p.order_by.size(), 3u);
+  EXPECT_EQ(p.order_by[0].value, 2u);  // hidden group field b
+  EXPECT_TRUE(p.order_by[0].descending);
+  EXPECT_EQ(p.order_by[1].value, 0u);
+  EXPECT_FALSE(p.order_by[1].descending);
+  EXPECT_EQ(p.order_by[2].value, 1u);
+  EXPECT_TRUE(p.order_by[2].descending);
+  ASSERT_EQ(p.hidden_columns.size(), 1u);
+  EXPECT_EQ(p.hidden_columns[0].slot, plan::kKeyPartSlot);
+  EXPECT_EQ(p.slots.size(), 2u);  // No state for b.
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select count(x), a group by a rorder by a, "
+                                 "count(x) asc"));
+  ASSERT_EQ(p.order_by.size(), 2u);
+  EXPECT_FALSE(p.order_by[0].descending);
+  EXPECT_FALSE(p.order_by[1].descending);
 }
 
 TEST(PlannerTest, LimitAndInterval) {

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "re2/re2.h"
 #include "util/format_number.h"
 #include "util/number.h"
+#include "util/scan.h"
 
 namespace mapr::runtime {
 namespace {
@@ -82,8 +84,16 @@ std::vector<uint32_t> KeyOrder(const GroupTable& groups, size_t nkeys) {
 void FinalizeColumn(const plan::Plan& p, const plan::Column& c,
                     const GroupStates& states, std::span<const uint32_t> which,
                     FinalColumn* out) {
-  const int32_t part = states.key_part[c.slot];
   out->rank = c.rank;
+  int32_t part = -1;
+  if (c.slot == plan::kKeyPartSlot) {
+    // A hidden group field: its key part.
+    part = static_cast<int32_t>(
+        std::find(p.group_by.begin(), p.group_by.end(), c.field) -
+        p.group_by.begin());
+  } else {
+    part = states.key_part[c.slot];
+  }
   if (part < 0) {
     FindAggregate(*c.aggregate)
         ->finalize(*states.slots[c.slot], states.groups.size(), which, out);
@@ -115,33 +125,235 @@ void AppendCellText(ValueType type, const FinalColumn& f, size_t i,
   }
 }
 
-// Sorts `order` stably by column `c`'s values, descending or not; NaN last.
-void SortByColumn(const plan::Plan& p, const plan::Column& c,
-                  const GroupStates& states, bool descending,
-                  std::vector<uint32_t>* order) {
+// One value column (a select item or a hidden value) for the groups of a
+// `which` list, by position in it.
+struct Values {
+  ValueType type = ValueType::kNumber;
+  // The value as a number: for a text, its number if it is one, else the
+  // aggregate's own number for it (0, as DTail orders it).
+  std::vector<double> number;
+  std::vector<uint8_t> numeric;  // 1 if the value is a number.
+  std::vector<std::string_view> text;  // kText only; data() null: missing.
+};
+
+Values FinalValues(const plan::Plan& p, const plan::Column& c,
+                   const GroupStates& states, std::span<const uint32_t> which) {
   FinalColumn f;
-  FinalizeColumn(p, c, states, *order, &f);
-  // By group id, so the comparison needs no position lookup.
-  std::vector<double> value(order->size());
-  for (size_t i = 0; i < order->size(); ++i) value[(*order)[i]] = f.values[i];
-  f = FinalColumn();
-  std::stable_sort(order->begin(), order->end(), [&](uint32_t a, uint32_t b) {
-    const double x = value[a], y = value[b];
-    if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
-    return descending ? x > y : x < y;
+  FinalizeColumn(p, c, states, which, &f);
+  Values v;
+  v.type = c.aggregate->result;
+  v.number = std::move(f.values);
+  v.numeric.assign(which.size(), 1);
+  if (v.type == ValueType::kText) {
+    v.text = std::move(f.texts);
+    for (size_t i = 0; i < which.size(); ++i) {
+      double x;
+      v.numeric[i] = util::ParseNumber(v.text[i], &x);
+      if (v.numeric[i]) v.number[i] = x;
+    }
+  }
+  return v;
+}
+
+// The values a condition or the order keys read, by value index, computed
+// once over `which`.
+class ValueCache {
+ public:
+  ValueCache(const plan::Plan& p, const GroupStates& states,
+             std::span<const uint32_t> which)
+      : p_(p), states_(states), which_(which),
+        values_(p.columns.size() + p.hidden_columns.size()) {}
+
+  const Values& Get(uint32_t value) {
+    if (!values_[value]) {
+      values_[value] =
+          FinalValues(p_, plan::ValueColumn(p_, value), states_, which_);
+    }
+    return *values_[value];
+  }
+
+ private:
+  const plan::Plan& p_;
+  const GroupStates& states_;
+  std::span<const uint32_t> which_;
+  std::vector<std::optional<Values>> values_;
+};
+
+bool HasPrefix(std::string_view a, std::string_view b) {
+  return a.size() >= b.size() && a.substr(0, b.size()) == b;
+}
+
+bool HasSuffix(std::string_view a, std::string_view b) {
+  return a.size() >= b.size() && a.substr(a.size() - b.size()) == b;
+}
+
+// Whether `having` condition `c` holds for the group at position i. As in
+// `where`, a missing value or a text that is not a number under a numeric
+// operator compares false; a number compares as text in its rendered form
+// (count 14, avg 14.000000).
+bool Holds(const plan::Condition& c, ValueCache& cache, size_t i,
+           std::string* scratch_l, std::string* scratch_r) {
+  using plan::CompareOp;
+  using plan::Condition;
+  using plan::Operand;
+  switch (c.kind) {
+    case Condition::Kind::kAnd:
+      for (const Condition& child : c.children) {
+        if (!Holds(child, cache, i, scratch_l, scratch_r)) return false;
+      }
+      return true;
+    case Condition::Kind::kOr:
+      for (const Condition& child : c.children) {
+        if (Holds(child, cache, i, scratch_l, scratch_r)) return true;
+      }
+      return false;
+    case Condition::Kind::kNot:
+      return !Holds(c.children[0], cache, i, scratch_l, scratch_r);
+    case Condition::Kind::kCompare:
+      break;
+  }
+  if (plan::IsFloatOp(c.op)) {
+    auto number = [&](const Operand& o, double* x) {
+      if (o.kind != Operand::Kind::kValue) {
+        *x = o.number;
+        return true;
+      }
+      const Values& v = cache.Get(o.value);
+      *x = v.number[i];
+      return v.numeric[i] != 0;
+    };
+    double a, b;
+    if (!number(c.lhs, &a) || !number(c.rhs, &b)) return false;
+    switch (c.op) {
+      case CompareOp::kFloatEq:
+        return a == b;
+      case CompareOp::kFloatNe:
+        return a != b;
+      case CompareOp::kFloatLt:
+        return a < b;
+      case CompareOp::kFloatLe:
+        return a <= b;
+      case CompareOp::kFloatGt:
+        return a > b;
+      case CompareOp::kFloatGe:
+        return a >= b;
+      default:
+        return false;
+    }
+  }
+  auto text = [&](const Operand& o, std::string* scratch) -> std::string_view {
+    if (o.kind != Operand::Kind::kValue) return o.text;
+    const Values& v = cache.Get(o.value);
+    if (v.type == ValueType::kText) return v.text[i];
+    scratch->clear();
+    if (v.type == ValueType::kInteger) {
+      util::AppendGoInt(v.number[i], scratch);
+    } else {
+      util::AppendGoFloat(v.number[i], scratch);
+    }
+    return *scratch;
+  };
+  const std::string_view a = text(c.lhs, scratch_l);
+  const std::string_view b = text(c.rhs, scratch_r);
+  if (a.data() == nullptr || b.data() == nullptr) return false;
+  switch (c.op) {
+    case CompareOp::kStrEq:
+      return a == b;
+    case CompareOp::kStrNe:
+      return a != b;
+    case CompareOp::kContains:
+      return util::Contains(a, b);
+    case CompareOp::kNotContains:
+      return !util::Contains(a, b);
+    case CompareOp::kHasPrefix:
+      return HasPrefix(a, b);
+    case CompareOp::kNotHasPrefix:
+      return !HasPrefix(a, b);
+    case CompareOp::kHasSuffix:
+      return HasSuffix(a, b);
+    case CompareOp::kNotHasSuffix:
+      return !HasSuffix(a, b);
+    case CompareOp::kRegexMatch:
+      return RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), *c.regex);
+    case CompareOp::kRegexNotMatch:
+      return !RE2::PartialMatch(re2::StringPiece(a.data(), a.size()),
+                                *c.regex);
+    default:
+      return false;
+  }
+}
+
+// Keeps the groups of `order` for which `having` holds, in their order.
+void ApplyHaving(const plan::Plan& p, const GroupStates& states,
+                 std::vector<uint32_t>* order) {
+  std::vector<uint32_t> kept;
+  {
+    ValueCache cache(p, states, *order);
+    std::string scratch_l, scratch_r;
+    for (size_t i = 0; i < order->size(); ++i) {
+      if (Holds(*p.having, cache, i, &scratch_l, &scratch_r)) {
+        kept.push_back((*order)[i]);
+      }
+    }
+  }
+  *order = std::move(kept);
+}
+
+// Sorts `order` (in key-tuple order) stably by the `order by` keys, so ties
+// keep the key order. NaN sorts last whatever the direction.
+//
+// One key naming a select item, the form DTail accepts, sorts as DTail
+// does: by number, a text that is not a number counting as 0. Otherwise
+// (several keys, or a group field) each key compares two numbers as numbers,
+// two texts as text (byte order), and puts numbers before texts (ascending;
+// after them descending).
+void SortByKeys(const plan::Plan& p, const GroupStates& states,
+                std::vector<uint32_t>* order) {
+  const bool dtail =
+      p.order_by.size() == 1 && p.order_by[0].value < p.columns.size();
+  ValueCache cache(p, states, *order);
+  std::vector<const Values*> keys;
+  for (const plan::Plan::OrderKey& k : p.order_by) {
+    keys.push_back(&cache.Get(k.value));
+  }
+  // Positions in `order`; sorted, then mapped back to group ids.
+  std::vector<uint32_t> pos(order->size());
+  std::iota(pos.begin(), pos.end(), 0);
+  std::stable_sort(pos.begin(), pos.end(), [&](uint32_t a, uint32_t b) {
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const Values& v = *keys[k];
+      const bool na = dtail || v.numeric[a];
+      const bool nb = dtail || v.numeric[b];
+      int cmp = 0;
+      if (na && nb) {
+        const double x = v.number[a], y = v.number[b];
+        if (std::isnan(x) || std::isnan(y)) {
+          if (std::isnan(x) != std::isnan(y)) return std::isnan(y);
+          continue;
+        }
+        cmp = x < y ? -1 : (x > y ? 1 : 0);
+      } else if (na != nb) {
+        cmp = na ? -1 : 1;
+      } else {
+        cmp = v.text[a].compare(v.text[b]);
+      }
+      if (cmp != 0) return p.order_by[k].descending ? cmp > 0 : cmp < 0;
+    }
+    return false;
   });
+  std::vector<uint32_t> sorted(order->size());
+  for (size_t i = 0; i < pos.size(); ++i) sorted[i] = (*order)[pos[i]];
+  *order = std::move(sorted);
 }
 
 }  // namespace
 
 ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
                         const LineCounters& counters) {
-  const size_t ngroups = states.groups.size();
   std::vector<uint32_t> order = KeyOrder(states.groups, p.group_by.size());
-  if (p.order_column) {
-    SortByColumn(p, p.columns[*p.order_column], states, p.order_descending,
-                 &order);
-  }
+  if (p.having) ApplyHaving(p, states, &order);
+  const size_t ngroups = order.size();
+  if (!p.order_by.empty()) SortByKeys(p, states, &order);
   if (p.limit >= 0 && order.size() > static_cast<size_t>(p.limit)) {
     order.resize(static_cast<size_t>(p.limit));
   }
@@ -155,7 +367,9 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
     rc.type = c.aggregate->result;
     rc.field = p.fields[c.field].name;
     rc.is_group_key = c.is_group_key;
-    rc.is_order_key = p.order_column && *p.order_column == i;
+    rc.is_order_key = std::any_of(
+        p.order_by.begin(), p.order_by.end(),
+        [&](const plan::Plan::OrderKey& k) { return k.value == i; });
     columns.push_back(std::move(rc));
   }
   ResultTable table(std::move(columns), counters, ngroups);

@@ -1,6 +1,7 @@
-// Builds the rendered result of an aggregator's groups: groups in key order,
-// each column finalized by its aggregate, the `order by` sort (stable, NaN
-// last), `limit`, and the cells rendered as DTail renders them.
+// Builds the rendered result of an aggregator's merged groups: groups in key
+// order, `having` over their final values, the `order by` sort (stable, NaN
+// last, ties in key order), `limit`, and the cells rendered as DTail renders
+// them. Partials never come here, so `having` never drops a group from one.
 #ifndef MAPR_RUNTIME_RESULT_BUILDER_H_
 #define MAPR_RUNTIME_RESULT_BUILDER_H_
 

@@ -35,8 +35,9 @@ absl::StatusOr<OutputFormat> ParseOutput(std::string_view v) {
   if (v == "csv") return OutputFormat::kCsv;
   if (v == "json") return OutputFormat::kJson;
   if (v == "jsonl" || v == "ndjson") return OutputFormat::kJsonl;
+  if (v == "chart") return OutputFormat::kChart;
   return Usage(absl::StrCat("invalid --output '", ToAbsl(v),
-                            "' (use table, csv, json or jsonl)"));
+                            "' (use table, csv, json, jsonl or chart)"));
 }
 
 absl::StatusOr<int> ParseThreads(std::string_view v) {
@@ -185,8 +186,9 @@ absl::Status AddFiles(Flags& flags, std::string_view value) {
 // thread count.
 constexpr FlagSpec kFlagSpecs[] = {
     {"--output", 'o', "FORMAT", FlagSection::kOutput,
-     "print the result as table (default), csv, json or\n"
-     "jsonl; with an outfile, prints only when given",
+     "print the result as table (default), csv, json,\n"
+     "jsonl or chart (bars of the first numeric column);\n"
+     "with an outfile, prints only when given",
      Parse<&Flags::output, ParseOutput>},
     {"--stats", 0, "", FlagSection::kOutput,
      "print the line counters on stderr (name: value)", Set<&Flags::stats>},

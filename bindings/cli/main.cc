@@ -21,6 +21,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "bindings/cli/chart.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/follow.h"
 #include "bindings/cli/notes.h"
@@ -87,23 +88,43 @@ void PrintStats(const LineCounters& c, uint64_t groups) {
 
 namespace {
 
-// Prints `r` on stdout in `format`; the terminal table is cut to 10 rows
-// when the query has no limit, with DTail's note on stderr.
-void PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
+// DTail's note when the terminal output shows `max_rows` of the rows.
+void NoteTerminalRows(const ResultTable& r, int64_t max_rows, bool quiet) {
+  if (max_rows >= 0 && r.num_rows() > static_cast<size_t>(max_rows) &&
+      !quiet) {
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "Got %zu results but limited terminal output to %lld "
+                 "rows! Use 'limit' clause to override!\n",
+                 r.num_rows(), static_cast<long long>(max_rows));
+  }
+}
+
+// Prints `r` on stdout in `format`; the terminal table and chart are cut to
+// 10 rows when the query has no limit, with DTail's note on stderr. False
+// (after printing why) if the result cannot be drawn as a chart.
+bool PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
                  bool quiet) {
   switch (format) {
     case OutputFormat::kTable: {
       TableOptions options;
       if (query.limit() < 0) options.max_rows = kTerminalRows;
       r.WriteTable(options, WriteStdout);
-      if (options.max_rows >= 0 &&
-          r.num_rows() > static_cast<size_t>(options.max_rows) && !quiet) {
-        std::fflush(stdout);
-        std::fprintf(stderr,
-                     "Got %zu results but limited terminal output to %lld "
-                     "rows! Use 'limit' clause to override!\n",
-                     r.num_rows(), static_cast<long long>(options.max_rows));
+      NoteTerminalRows(r, options.max_rows, quiet);
+      break;
+    }
+    case OutputFormat::kChart: {
+      ChartOptions options;
+      if (query.limit() < 0) options.max_rows = kTerminalRows;
+      options.width = TerminalWidth();
+      options.time_column = TimeBucketColumn(query);
+      absl::StatusOr<std::string> chart = RenderChart(r, options);
+      if (!chart.ok()) {
+        PrintError(ToStd(chart.status().message()));
+        return false;
       }
+      WriteStdout(*chart);
+      NoteTerminalRows(r, options.max_rows, quiet);
       break;
     }
     case OutputFormat::kCsv:
@@ -116,6 +137,7 @@ void PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
       r.WriteNdjson(WriteStdout);
       break;
   }
+  return true;
 }
 
 // Prints the notes on a probably wrong result (bindings/cli/notes.h).
@@ -157,8 +179,8 @@ int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
   } else if (!format.has_value()) {
     format = OutputFormat::kTable;
   }
-  if (format.has_value()) {
-    PrintResult(query, table, *format, flags.quiet);
+  if (format.has_value() && !PrintResult(query, table, *format, flags.quiet)) {
+    exit_code = kExitUsage;
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     PrintError(absl::StrCat("cannot write to standard output: ",
@@ -212,7 +234,7 @@ int RunFollow(const Flags& flags, const Query& query) {
     }
     if (format.has_value()) {
       if (reports > 0) WriteStdout("\n");
-      PrintResult(query, r, *format, flags.quiet);
+      if (!PrintResult(query, r, *format, flags.quiet)) output_failed = true;
       if (std::fflush(stdout) != 0 && !output_failed.exchange(true)) {
         PrintError(absl::StrCat("cannot write to standard output: ",
                                 std::strerror(errno)));
@@ -298,6 +320,11 @@ int Run(int argc, char** argv) {
   if (!query.ok()) {
     PrintError(ToStd(query.status().message()));
     return kExitUsage;
+  }
+  if (flags->output == OutputFormat::kChart && !HasNumericColumn(*query)) {
+    return UsageError(
+        "--output chart draws the first numeric column, and the query has "
+        "none: select an aggregate such as count($line)");
   }
   if (flags->explain) {
     std::string text = query->Explain();

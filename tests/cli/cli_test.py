@@ -95,9 +95,10 @@ class MaprTestCase(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="mapr_cli_test_")
         self.addCleanup(shutil.rmtree, self.tmp, True)
 
-    def mapr(self, *args, stdin=None, cwd=None, code=0):
+    def mapr(self, *args, stdin=None, cwd=None, code=0, env=None):
         """Runs mapr; checks the exit code; returns (stdout, stderr) bytes."""
         p = subprocess.run([os.path.abspath(MAPR_BIN)] + list(args),
+                           env=dict(os.environ, **env) if env else None,
                            input=stdin,
                            stdin=None if stdin is not None else
                            subprocess.DEVNULL,
@@ -285,6 +286,58 @@ class OutputTest(MaprTestCase):
         out, err = self.mapr("--quiet", Q2, LOG)
         self.assertEqual(len(out.splitlines()), 12)
         self.assertEqual(err, b"")
+
+    CHART_LOG = "".join(
+        "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
+        + kv + "\n" for kv in ["y=a|x=1", "y=bb|x=2", "y=bb|x=3", "y=c|x=1",
+                               "y=c|x=1", "y=c|x=1"]).encode()
+
+    def test_output_chart_fits_the_terminal_width(self):
+        # 40 columns: label (2), '│', bar (28), ' ', value (8); the bar of
+        # the largest value is full width, others in eighths of a block.
+        out, err = self.mapr("--output", "chart",
+                             "from STATS select y,sum(x) group by y",
+                             stdin=self.CHART_LOG, env={"COLUMNS": "40"})
+        self.assertEqual(
+            out.decode(),
+            "  │sum(x)\n"
+            "a │█████▋ 1.000000\n"
+            "bb│████████████████████████████ 5.000000\n"
+            "c │████████████████▊ 3.000000\n")
+        self.assertEqual(err, b"")
+        for line in out.decode().splitlines()[1:]:
+            self.assertLessEqual(len(line), 40)
+
+    def test_output_chart_keeps_the_order_and_having(self):
+        out, _ = self.mapr("-o", "chart",
+                           "from STATS select count($line) as n,y group by y "
+                           "having n > 1 order by n",
+                           stdin=self.CHART_LOG, env={"COLUMNS": "30"})
+        self.assertEqual(
+            out.decode(),
+            "  │n\n"
+            "c │█████████████████████████ 3\n"
+            "bb│████████████████▋ 2\n")
+
+    def test_output_chart_shows_ten_rows_without_limit(self):
+        out, err = self.mapr("--output", "chart", Q2, LOG,
+                             env={"COLUMNS": "80"})
+        lines = out.decode().splitlines()
+        self.assertEqual(len(lines), 1 + 10)
+        self.assertEqual(lines[0], "           │count($time)")
+        self.assertTrue(lines[1].startswith("1002-071147│" + "█" * 60))
+        self.assertTrue(lines[1].endswith("█ 23"), lines[1])
+        self.assertEqual(err.decode().strip(), TERMINAL_NOTE)
+        out, err = self.mapr("--output", "chart", Q2 + " limit 3", LOG,
+                             env={"COLUMNS": "80"})
+        self.assertEqual(len(out.decode().splitlines()), 1 + 3)
+        self.assertEqual(err, b"")
+
+    def test_output_chart_needs_a_numeric_column(self):
+        _, err = self.mapr("-o", "chart", "from STATS select y group by y",
+                           stdin=self.CHART_LOG, code=2)
+        self.assertIn("--output chart draws the first numeric column",
+                      err.decode())
 
     def test_output_csv_has_all_rows(self):
         out, err = self.mapr("--output", "csv", Q2, LOG)

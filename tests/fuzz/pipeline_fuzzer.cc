@@ -76,13 +76,47 @@ std::string GenerateQuery(Choices& c) {
     q += c.Pick(2) == 0 ? " set $s = md5sum(" + field() + ")"
                         : " set $s = maskdigits(" + field() + ")";
   }
+  // Values having and order by may name: the select items, group fields
+  // and (having only) aggregates that are not selected (hidden slots).
+  std::vector<std::string> values = names;
   if (c.Pick(3) != 0) {
-    q += " group by " + field();
-    if (c.Pick(2) == 0) q += "," + field();
+    std::string g = field();
+    q += " group by " + g;
+    values.push_back(g);
+    if (c.Pick(2) == 0) {
+      g = field();
+      q += "," + g;
+      values.push_back(g);
+    }
+  }
+  auto value = [&] {
+    if (c.Pick(4) == 0) {
+      const std::string agg = kAggregates[c.Pick(std::size(kAggregates) - 1)];
+      return agg + "(" + field() + ")";
+    }
+    return values[c.Pick(values.size())];
+  };
+  if (c.Pick(3) == 0) {
+    q += " having ";
+    const size_t conditions = 1 + c.Pick(3);
+    for (size_t i = 0; i < conditions; ++i) {
+      if (i > 0) q += c.Pick(2) == 0 ? " and " : " or ";
+      if (c.Pick(4) == 0) q += "not ";
+      const bool string_op = c.Pick(2) == 0;
+      q += value() + " " +
+           (string_op ? kStringOps[c.Pick(std::size(kStringOps))]
+                      : kFloatOps[c.Pick(std::size(kFloatOps))]) +
+           " " + (c.Pick(2) == 0 ? value() : kLiterals[c.Pick(4)]);
+    }
   }
   if (c.Pick(3) == 0) {
-    q += " order by " + names[c.Pick(names.size())];
-    if (c.Pick(2) == 0) q += " asc";
+    q += c.Pick(4) == 0 ? " rorder by " : " order by ";
+    const size_t keys = 1 + c.Pick(3);
+    for (size_t i = 0; i < keys; ++i) {
+      if (i > 0) q += ", ";
+      q += values[c.Pick(values.size())];
+      if (c.Pick(3) == 0) q += " asc";
+    }
   }
   if (c.Pick(3) == 0) q += " limit " + std::to_string(c.Pick(5));
   q += kFormats[c.Pick(std::size(kFormats))];
