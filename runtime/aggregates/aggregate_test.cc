@@ -23,6 +23,10 @@ namespace {
 
 constexpr uint32_t kGroups = 7;
 
+// What the states are built with: the defaults, and a tiny exact limit so
+// that median/pN groups of this test's sizes become sketches.
+plan::StateOptions g_options;
+
 // Rows of one field: values (some missing, some text), their numbers.
 struct Rows {
   std::vector<std::string> text;
@@ -107,7 +111,7 @@ std::unique_ptr<AggregateState> RoundTrip(const AggregateFunction& fn,
                                           const AggregateState& s) {
   const std::string bytes = Bytes(s);
   std::string_view in = bytes;
-  std::unique_ptr<AggregateState> back = fn.new_state(plan::StateOptions());
+  std::unique_ptr<AggregateState> back = fn.new_state(g_options);
   back->Resize(kGroups);
   for (uint32_t g = 0; g < kGroups; ++g) {
     EXPECT_TRUE(back->Deserialize(&in, g)) << fn.info.name << " group " << g;
@@ -119,6 +123,7 @@ std::unique_ptr<AggregateState> RoundTrip(const AggregateFunction& fn,
 void ExpectSameFinal(const AggregateFunction& fn, const AggregateState& a,
                      const AggregateState& b, const std::string& what) {
   FinalColumn fa, fb;
+  fa.rank = fb.rank = {9, 10};  // p90 for median/pN.
   const uint32_t all[kGroups] = {0, 1, 2, 3, 4, 5, 6};
   fn.finalize(a, kGroups, std::span<const uint32_t>(all, kGroups), &fa);
   fn.finalize(b, kGroups, std::span<const uint32_t>(all, kGroups), &fb);
@@ -134,11 +139,15 @@ void ExpectSameFinal(const AggregateFunction& fn, const AggregateState& a,
 
 TEST(AggregateContractTest, SplitMergeAndRoundTripsMatchOnePass) {
   std::mt19937_64 rng(42);
+  for (const plan::StateOptions options :
+       {plan::StateOptions(), plan::StateOptions{8, 0.01},
+        plan::StateOptions{0, 0.05}}) {
+  g_options = options;
   for (const AggregateFunction* fn : Aggregates()) {
     for (int trial = 0; trial < 40; ++trial) {
       const size_t n = 1 + rng() % 300;
       const Rows rows = RandomRows(rng, n);
-      std::unique_ptr<AggregateState> one = fn->new_state(plan::StateOptions());
+      std::unique_ptr<AggregateState> one = fn->new_state(g_options);
       one->Resize(kGroups);
       Feed(*one, rows, 0, n, 64);
 
@@ -148,7 +157,7 @@ TEST(AggregateContractTest, SplitMergeAndRoundTripsMatchOnePass) {
       std::sort(cuts.begin(), cuts.end());
       std::vector<std::unique_ptr<AggregateState>> parts;
       for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-        std::unique_ptr<AggregateState> part = fn->new_state(plan::StateOptions());
+        std::unique_ptr<AggregateState> part = fn->new_state(g_options);
         part->Resize(kGroups);
         Feed(*part, rows, cuts[i], cuts[i + 1], 1 + rng() % 40);
         if (rng() % 2) part = RoundTrip(*fn, *part);
@@ -166,20 +175,22 @@ TEST(AggregateContractTest, SplitMergeAndRoundTripsMatchOnePass) {
       ExpectSameFinal(*fn, *one, *RoundTrip(*fn, *one), "round trip");
     }
   }
+  }
+  g_options = plan::StateOptions();
 }
 
 TEST(AggregateContractTest, DeserializeRejectsTruncationsAndFlips) {
   std::mt19937_64 rng(7);
   for (const AggregateFunction* fn : Aggregates()) {
     const Rows rows = RandomRows(rng, 200);
-    std::unique_ptr<AggregateState> s = fn->new_state(plan::StateOptions());
+    std::unique_ptr<AggregateState> s = fn->new_state(g_options);
     s->Resize(kGroups);
     Feed(*s, rows, 0, rows.gids.size(), 50);
     for (uint32_t g = 0; g < kGroups; ++g) {
       std::string bytes;
       s->Serialize(g, &bytes);
       for (size_t cut = 0; cut < bytes.size(); ++cut) {
-        std::unique_ptr<AggregateState> t = fn->new_state(plan::StateOptions());
+        std::unique_ptr<AggregateState> t = fn->new_state(g_options);
         t->Resize(kGroups);
         std::string_view in(bytes.data(), cut);
         EXPECT_FALSE(t->Deserialize(&in, g))
@@ -191,7 +202,7 @@ TEST(AggregateContractTest, DeserializeRejectsTruncationsAndFlips) {
       for (size_t i = 0; i < bytes.size(); ++i) {
         std::string flipped = bytes;
         flipped[i] = static_cast<char>(flipped[i] ^ (1 << (rng() % 8)));
-        std::unique_ptr<AggregateState> t = fn->new_state(plan::StateOptions());
+        std::unique_ptr<AggregateState> t = fn->new_state(g_options);
         t->Resize(kGroups);
         std::string_view in = flipped;
         if (t->Deserialize(&in, g)) {
@@ -216,8 +227,8 @@ TEST(AggregateContractTest, CatalogIsConsistent) {
     for (const AggregateFunction* other : Aggregates()) {
       if (other->info.state != fn->info.state) continue;
       EXPECT_EQ(other->info.argument, fn->info.argument);
-      std::unique_ptr<AggregateState> a = fn->new_state(plan::StateOptions());
-      std::unique_ptr<AggregateState> b = other->new_state(plan::StateOptions());
+      std::unique_ptr<AggregateState> a = fn->new_state(g_options);
+      std::unique_ptr<AggregateState> b = other->new_state(g_options);
       const AggregateState& sa = *a;
       const AggregateState& sb = *b;
       EXPECT_EQ(typeid(sa), typeid(sb)) << fn->info.name << other->info.name;

@@ -6,19 +6,21 @@
 // (CompileOptions::percentile_exact_values, 1024 by default); past T, a
 // DDSketch (util/sketch_math.h) of relative accuracy a (1 % by default)
 // takes over: the value returned is within a of the exact one. The sketch
-// keeps integer counts in at most kMaxBins buckets along one axis of keys
-// (negative values, zero, positive values, in value order); when its keys
-// span more, the lowest buckets collapse into the lowest kept one, so only
-// the smallest values lose accuracy. Results are clamped to the group's
-// exact min and max.
+// keeps integer counts: of zeros, and of positive and of negative values in
+// buckets of their magnitude, at most kMaxBins per sign; when a sign's
+// buckets span more, its lowest-magnitude buckets collapse into the lowest
+// kept one, so only the values nearest zero lose accuracy. Results are
+// clamped to the group's exact min and max, and the extremes (p0, p100)
+// are the exact min and max.
 //
 // Every piece is a pure function of the multiset of values: the exact
-// values; the counts per key; the collapse point (the highest key less
-// kMaxBins - 1, whatever order the values came in); the min and max under
-// IEEE total order. So the result is identical for any order, split and
-// merge tree. NaN has no rank and is skipped.
+// values; the counts per bucket; the collapse point of a sign (its highest
+// bucket less kMaxBins - 1, whatever order the values came in); the min and
+// max under IEEE total order. So the result is identical for any order,
+// split and merge tree. NaN has no rank and is skipped.
 //
-// Memory per group: at most T doubles (8 KiB) or kMaxBins counts (16 KiB).
+// Memory per group: at most T doubles (8 KiB by default) or kMaxBins counts
+// per sign (16 KiB for values of one sign, 32 KiB for both).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -54,13 +56,19 @@ int64_t OrderKey(double v) {
 }
 bool Less(double a, double b) { return OrderKey(a) < OrderKey(b); }
 
+// The buckets of one sign: counts of bucket indexes base, base + 1, ...
+struct Store {
+  int32_t base = 0;
+  std::vector<uint64_t> bins;
+};
+
 struct QuantileGroup {
   std::vector<double> values;  // While exact.
   bool sketch = false;
-  int32_t base = 0;             // Key of bins[0].
-  std::vector<uint64_t> bins;   // Counts of keys base, base + 1, ...
-  uint64_t count = 0;           // Values (not NaN) added.
-  double min = 0, max = 0;      // Exact, valid when count > 0.
+  Store positive, negative;    // By the bucket index of |v|.
+  uint64_t zeros = 0;
+  uint64_t count = 0;          // Values (not NaN) added.
+  double min = 0, max = 0;     // Exact, valid when count > 0.
 };
 
 class QuantileState : public AggregateState {
@@ -68,7 +76,7 @@ class QuantileState : public AggregateState {
   explicit QuantileState(const plan::StateOptions& options)
       : exact_limit_(options.percentile_exact_values),
         mapping_(options.percentile_accuracy),
-        inf_key_(mapping_.max_index() - mapping_.min_index() + 2) {}
+        inf_key_(mapping_.max_index() + 1) {}
 
   void Resize(size_t groups) override { groups_.resize(groups); }
   void Clear() override { groups_.clear(); }
@@ -82,7 +90,7 @@ class QuantileState : public AggregateState {
       QuantileGroup& q = groups_[gids[i]];
       Note(q, v);
       if (q.sketch) {
-        AddKey(q, Key(v), 1);
+        AddValue(q, v);
       } else {
         q.values.push_back(v);
         if (q.values.size() > exact_limit_) ToSketch(q);
@@ -112,20 +120,27 @@ class QuantileState : public AggregateState {
       }
       if (!dst.sketch) ToSketch(dst);
       if (src.sketch) {
-        for (size_t k = 0; k < src.bins.size(); ++k) {
-          if (src.bins[k] != 0) {
-            AddKey(dst, src.base + static_cast<int32_t>(k), src.bins[k]);
+        dst.zeros += src.zeros;
+        for (const auto& [src_store, into] :
+             {std::pair{&src.positive, &dst.positive},
+              std::pair{&src.negative, &dst.negative}}) {
+          for (size_t k = 0; k < src_store->bins.size(); ++k) {
+            if (src_store->bins[k] != 0) {
+              AddKey(*into, src_store->base + static_cast<int32_t>(k),
+                     src_store->bins[k]);
+            }
           }
         }
       } else {
-        for (double v : src.values) AddKey(dst, Key(v), 1);
+        for (double v : src.values) AddValue(dst, v);
       }
     }
   }
   // Layout: u8 form. Form 0, exact: u32 n, then the n values in IEEE total
   // order (u64 bits each). Form 1, sketch: u64 count, u64 min bits, u64 max
-  // bits, u32 base key (two's complement), u32 buckets, then the counts
-  // (u64 each), the first and last nonzero.
+  // bits, u64 zeros, then the positive and the negative store, each u32
+  // buckets (0: empty), and if any, u32 base index (two's complement) and
+  // the counts (u64 each), the first and last nonzero.
   void Serialize(uint32_t g, std::string* out) const override {
     const QuantileGroup& q = groups_[g];
     if (!q.sketch) {
@@ -140,12 +155,17 @@ class QuantileState : public AggregateState {
     util::AppendU64(out, q.count);
     util::AppendU64(out, std::bit_cast<uint64_t>(q.min));
     util::AppendU64(out, std::bit_cast<uint64_t>(q.max));
-    size_t lo = 0, hi = q.bins.size();
-    while (lo < hi && q.bins[lo] == 0) ++lo;
-    while (hi > lo && q.bins[hi - 1] == 0) --hi;
-    util::AppendU32(out, static_cast<uint32_t>(q.base + static_cast<int32_t>(lo)));
-    util::AppendU32(out, static_cast<uint32_t>(hi - lo));
-    for (size_t k = lo; k < hi; ++k) util::AppendU64(out, q.bins[k]);
+    util::AppendU64(out, q.zeros);
+    for (const Store* store : {&q.positive, &q.negative}) {
+      size_t lo = 0, hi = store->bins.size();
+      while (lo < hi && store->bins[lo] == 0) ++lo;
+      while (hi > lo && store->bins[hi - 1] == 0) --hi;
+      util::AppendU32(out, static_cast<uint32_t>(hi - lo));
+      if (hi == lo) continue;
+      util::AppendU32(out, static_cast<uint32_t>(store->base +
+                                                 static_cast<int32_t>(lo)));
+      for (size_t k = lo; k < hi; ++k) util::AppendU64(out, store->bins[k]);
+    }
   }
   bool Deserialize(std::string_view* in, uint32_t g) override {
     QuantileGroup& q = groups_[g];
@@ -172,31 +192,39 @@ class QuantileState : public AggregateState {
       return true;
     }
     uint64_t count, min_bits, max_bits;
-    uint32_t base, nbins;
     if (form != 1 || !util::ReadU64(in, &count) ||
         !util::ReadU64(in, &min_bits) || !util::ReadU64(in, &max_bits) ||
-        !util::ReadU32(in, &base) || !util::ReadU32(in, &nbins) ||
-        nbins == 0 || nbins > kMaxBins || in->size() / 8 < nbins ||
-        count <= exact_limit_) {
+        !util::ReadU64(in, &q.zeros) || count <= exact_limit_) {
       return false;
     }
     q.sketch = true;
     q.count = count;
     q.min = std::bit_cast<double>(min_bits);
     q.max = std::bit_cast<double>(max_bits);
-    q.base = static_cast<int32_t>(base);
-    if (std::isnan(q.min) || std::isnan(q.max) || Less(q.max, q.min) ||
-        q.base < -inf_key_ ||
-        static_cast<int64_t>(q.base) + nbins - 1 > inf_key_) {
+    if (std::isnan(q.min) || std::isnan(q.max) || Less(q.max, q.min)) {
       return false;
     }
-    q.bins.resize(nbins);
-    uint64_t total = 0;
-    for (uint32_t k = 0; k < nbins; ++k) {
-      util::ReadU64(in, &q.bins[k]);
-      if (__builtin_add_overflow(total, q.bins[k], &total)) return false;
+    uint64_t total = q.zeros;
+    for (Store* store : {&q.positive, &q.negative}) {
+      uint32_t nbins, base;
+      if (!util::ReadU32(in, &nbins) || nbins > kMaxBins) return false;
+      if (nbins == 0) continue;
+      if (!util::ReadU32(in, &base) || in->size() / 8 < nbins) return false;
+      store->base = static_cast<int32_t>(base);
+      if (store->base < mapping_.min_index() ||
+          static_cast<int64_t>(store->base) + nbins - 1 > inf_key_) {
+        return false;
+      }
+      store->bins.resize(nbins);
+      for (uint32_t k = 0; k < nbins; ++k) {
+        util::ReadU64(in, &store->bins[k]);
+        if (__builtin_add_overflow(total, store->bins[k], &total)) {
+          return false;
+        }
+      }
+      if (store->bins.front() == 0 || store->bins.back() == 0) return false;
     }
-    return total == count && q.bins.front() != 0 && q.bins.back() != 0;
+    return total == count;
   }
 
   double Quantile(uint32_t g, plan::Rank rank) const {
@@ -213,17 +241,34 @@ class QuantileState : public AggregateState {
                        v.end(), Less);
       return v[target];
     }
+    // In value order: negative buckets from the largest magnitude down,
+    // the zeros, positive buckets up.
+    double v = q.max;
     uint64_t seen = 0;
-    for (size_t k = 0; k < q.bins.size(); ++k) {
-      seen += q.bins[k];
+    bool found = false;
+    const std::vector<uint64_t>& neg = q.negative.bins;
+    for (size_t k = neg.size(); k-- > 0 && !found;) {
+      seen += neg[k];
       if (seen > target) {
-        double v = KeyValue(q.base + static_cast<int32_t>(k));
-        if (Less(v, q.min)) v = q.min;
-        if (Less(q.max, v)) v = q.max;
-        return v;
+        v = -BucketValue(q.negative.base + static_cast<int32_t>(k));
+        found = true;
       }
     }
-    return q.max;  // Unreachable: the counts add up to count.
+    if (!found && (seen += q.zeros) > target) {
+      v = 0;
+      found = true;
+    }
+    const std::vector<uint64_t>& pos = q.positive.bins;
+    for (size_t k = 0; k < pos.size() && !found; ++k) {
+      seen += pos[k];
+      if (seen > target) {
+        v = BucketValue(q.positive.base + static_cast<int32_t>(k));
+        found = true;
+      }
+    }
+    if (Less(v, q.min)) v = q.min;
+    if (Less(q.max, v)) v = q.max;
+    return v;
   }
 
  private:
@@ -236,28 +281,28 @@ class QuantileState : public AggregateState {
     if (Less(q.max, v)) q.max = v;
   }
 
-  // The key of a non-NaN value: 0 for zeros, 1 + index - min_index for
-  // positive values (so at least 1), the mirror for negative ones, and one
-  // past the ends for the infinities.
-  int32_t Key(double v) const {
-    if (v == 0) return 0;
-    const double a = std::fabs(v);
-    const int32_t k = std::isinf(a)
-                          ? inf_key_
-                          : mapping_.Index(a) - mapping_.min_index() + 1;
-    return v > 0 ? k : -k;
+  // The bucket of |v| for a nonzero, non-NaN v (one past the largest
+  // finite bucket for the infinities), and the representative of a bucket.
+  int32_t Bucket(double a) const {
+    return std::isinf(a) ? inf_key_ : mapping_.Index(a);
   }
-  double KeyValue(int32_t key) const {
-    if (key == 0) return 0;
-    const int32_t k = key > 0 ? key : -key;
-    const double a = k == inf_key_ ? HUGE_VAL
-                                   : mapping_.Value(k - 1 + mapping_.min_index());
-    return key > 0 ? a : -a;
+  double BucketValue(int32_t index) const {
+    return index == inf_key_ ? HUGE_VAL : mapping_.Value(index);
   }
 
-  // Adds `count` values of `key`, collapsing the lowest buckets so that the
-  // kept keys span at most kMaxBins.
-  static void AddKey(QuantileGroup& q, int32_t key, uint64_t count) {
+  void AddValue(QuantileGroup& q, double v) const {
+    if (v == 0) {
+      ++q.zeros;
+    } else if (v > 0) {
+      AddKey(q.positive, Bucket(v), 1);
+    } else {
+      AddKey(q.negative, Bucket(-v), 1);
+    }
+  }
+
+  // Adds `count` values of bucket `key`, collapsing the lowest buckets so
+  // that the kept ones span at most kMaxBins.
+  static void AddKey(Store& q, int32_t key, uint64_t count) {
     if (q.bins.empty()) {
       q.base = key;
       q.bins.assign(1, count);
@@ -265,7 +310,7 @@ class QuantileState : public AggregateState {
     }
     const int32_t top = q.base + static_cast<int32_t>(q.bins.size()) - 1;
     if (key > top) {
-      // New highest key: everything below key - kMaxBins + 1 collapses.
+      // New highest bucket: everything below key - kMaxBins + 1 collapses.
       const int32_t floor = key - static_cast<int32_t>(kMaxBins) + 1;
       if (floor > q.base) {
         uint64_t folded = 0;
@@ -297,7 +342,7 @@ class QuantileState : public AggregateState {
 
   void ToSketch(QuantileGroup& q) const {
     q.sketch = true;
-    for (double v : q.values) AddKey(q, Key(v), 1);
+    for (double v : q.values) AddValue(q, v);
     q.values = std::vector<double>();
   }
 
