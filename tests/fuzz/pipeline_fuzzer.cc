@@ -37,8 +37,10 @@ std::string GenerateQuery(Choices& c) {
   static constexpr const char* kFields[] = {
       "x", "y", "a", "b", "$time", "$line", "$hostname", "c", "$empty"};
   static constexpr const char* kAggregates[] = {
-      "count", "sum", "min",        "max",        "avg", "last",
-      "first", "len", "percentage", "percentile", ""};
+      "count",  "sum",      "min",    "max",      "avg",     "last",
+      "first",  "len",      "percentage", "percentile", "median", "p99",
+      "p99.9",  "p0",       "dcount", "stddev",   "variance", "stddevp",
+      "variancep", ""};
   static constexpr const char* kFloatOps[] = {
       "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
   static constexpr const char* kStringOps[] = {
