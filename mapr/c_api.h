@@ -190,6 +190,14 @@ MAPR_EXPORT void mapr_compile_options_set_max_depth(
  * 1024. */
 MAPR_EXPORT void mapr_compile_options_set_max_items(
     mapr_compile_options_t* options, size_t max_items) MAPR_C_NOEXCEPT;
+/* median()/pN() are exact while a group holds at most `exact_values`
+ * values (at most 1048576); past it a DDSketch of relative accuracy
+ * `accuracy` (0.0001 to 0.2) takes over; out-of-range values make
+ * mapr_query_compile fail with MAPR_INVALID_ARGUMENT. Defaults: 1024, 0.01.
+ */
+MAPR_EXPORT void mapr_compile_options_set_percentile(
+    mapr_compile_options_t* options, uint32_t exact_values,
+    double accuracy) MAPR_C_NOEXCEPT;
 MAPR_EXPORT void mapr_compile_options_free(mapr_compile_options_t* options)
     MAPR_C_NOEXCEPT;
 

@@ -453,6 +453,14 @@ void mapr_compile_options_set_max_items(mapr_compile_options_t* options,
   if (options != nullptr) options->options.max_items = max_items;
 }
 
+void mapr_compile_options_set_percentile(mapr_compile_options_t* options,
+                                         uint32_t exact_values,
+                                         double accuracy) noexcept {
+  if (options == nullptr) return;
+  options->options.percentile_exact_values = exact_values;
+  options->options.percentile_accuracy = accuracy;
+}
+
 void mapr_compile_options_free(mapr_compile_options_t* options) noexcept {
   delete options;
 }

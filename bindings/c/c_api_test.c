@@ -276,6 +276,18 @@ static void TestCompileErrors(void) {
   q = mapr_query_compile(text, strlen(text), options, &err);
   CHECK_NO_ERROR(err);
   mapr_query_free(q);
+  /* Percentile settings: out of range is refused. */
+  text = "select p99(x) group by *";
+  mapr_compile_options_set_percentile(options, 10, 0.5);
+  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK(strstr(mapr_error_message(err), "percentile_accuracy") != NULL);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_compile_options_set_percentile(options, 10, 0.05);
+  q = mapr_query_compile(text, strlen(text), options, &err);
+  CHECK_NO_ERROR(err);
+  mapr_query_free(q);
   mapr_compile_options_free(options);
 }
 

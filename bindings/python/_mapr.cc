@@ -364,16 +364,26 @@ PYBIND11_MODULE(_mapr, m) {
       .def_static(
           "compile",
           [](const std::string& text, size_t max_query_bytes, size_t max_depth,
-             size_t max_items) {
+             size_t max_items, int64_t percentile_exact_values,
+             double percentile_accuracy) {
             mapr::CompileOptions options;
             if (max_query_bytes != 0) options.max_query_bytes = max_query_bytes;
             if (max_depth != 0) options.max_depth = max_depth;
             if (max_items != 0) options.max_items = max_items;
+            if (percentile_exact_values >= 0) {
+              options.percentile_exact_values = static_cast<uint32_t>(
+                  std::min<int64_t>(percentile_exact_values, INT32_MAX));
+            }
+            if (percentile_accuracy != 0) {
+              options.percentile_accuracy = percentile_accuracy;
+            }
             return Take(mapr::Query::Compile(text, options),
                         /*query_error=*/true);
           },
           py::arg("text"), py::arg("max_query_bytes") = 0,
-          py::arg("max_depth") = 0, py::arg("max_items") = 0)
+          py::arg("max_depth") = 0, py::arg("max_items") = 0,
+          py::arg("percentile_exact_values") = -1,
+          py::arg("percentile_accuracy") = 0.0)
       .def_property_readonly("text", &mapr::Query::text)
       .def_property_readonly("columns", &mapr::Query::column_names)
       .def_property_readonly("warnings", &mapr::Query::warnings)

@@ -98,6 +98,21 @@ class CompileTest(unittest.TestCase):
             mapr.compile("select count($line),sum(x) group by *", max_items=1)
         mapr.compile("select count($line),sum(x) group by *", max_items=2)
 
+    def test_percentile_settings(self):
+        lines = [f"x={v}" for v in range(1, 2001)]
+        q = "select p99(x), median(x) group by * logformat generickv"
+        # Exact when the limit holds every value: ranks 1979 and 999.
+        r = mapr.run(mapr.compile(q, percentile_exact_values=4096), lines)
+        self.assertEqual(r.rows, [(1980.0, 1000.0)])
+        # Past the default limit: within 1 %.
+        p99, median = mapr.run(q, lines).rows[0]
+        self.assertLessEqual(abs(p99 - 1980) / 1980, 0.01)
+        self.assertLessEqual(abs(median - 1000) / 1000, 0.01)
+        with self.assertRaises(mapr.QueryError):
+            mapr.compile(q, percentile_accuracy=0.5)
+        with self.assertRaises(ValueError):
+            mapr.compile(q, percentile_exact_values=-1)
+
     def test_non_ascii_query(self):
         r = mapr.run("select $line,count($line) group by $line",
                      ["é", "日本", "é"])

@@ -114,7 +114,7 @@ class DistinctState : public AggregateState {
     }
     uint64_t previous = 0;
     for (uint32_t i = 0; i < n; ++i) {
-      uint64_t h;
+      uint64_t h = 0;
       util::ReadU64(in, &h);
       if (i > 0 && h <= previous) return false;
       previous = h;
@@ -141,7 +141,7 @@ class DistinctState : public AggregateState {
       d.has_zero = true;
       ++d.size;
     } else {
-      if (d.table.empty()) d.table.resize(16, 0);
+      if (d.table.empty()) d.table.resize(4, 0);
       size_t mask = d.table.size() - 1;
       size_t k = static_cast<size_t>(h) & mask;
       while (d.table[k] != 0) {

@@ -178,7 +178,7 @@ class QuantileState : public AggregateState {
       }
       q.values.resize(n);
       for (uint32_t i = 0; i < n; ++i) {
-        uint64_t bits;
+        uint64_t bits = 0;
         util::ReadU64(in, &bits);
         const double v = std::bit_cast<double>(bits);
         if (std::isnan(v) || (i > 0 && Less(v, q.values[i - 1]))) return false;

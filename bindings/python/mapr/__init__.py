@@ -263,18 +263,29 @@ def compile(  # noqa: A001 - mirrors re.compile
     max_query_bytes: Optional[int] = None,
     max_depth: Optional[int] = None,
     max_items: Optional[int] = None,
+    percentile_exact_values: Optional[int] = None,
+    percentile_accuracy: Optional[float] = None,
 ) -> Query:
     """Compiles a query text into a Query.
 
     The optional limits default to the library's (64 KiB, depth 64, 1024
-    items). Raises QueryError (with .line, .column and a caret message) for
-    any problem in the text.
+    items). median()/pN() are exact up to percentile_exact_values values
+    per group (default 1024), then within percentile_accuracy (default
+    0.01). Raises QueryError (with .line, .column and a caret message) for
+    any problem in the text, ValueError for settings out of range.
     """
     if isinstance(text, Query):
         return text
+    if percentile_exact_values is not None and percentile_exact_values < 0:
+        raise ValueError("percentile_exact_values must be >= 0")
     return Query(
         _mapr.Query.compile(
-            text, max_query_bytes or 0, max_depth or 0, max_items or 0
+            text,
+            max_query_bytes or 0,
+            max_depth or 0,
+            max_items or 0,
+            -1 if percentile_exact_values is None else percentile_exact_values,
+            percentile_accuracy or 0.0,
         )
     )
 
