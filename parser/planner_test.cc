@@ -749,7 +749,7 @@ TEST(PlannerTest, CollectsEveryError) {
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
                   "interval y\n"
                   "                                         ^~~\n"
-                  "hint: known functions: md5sum, maskdigits, regex\n"
+                  "hint: known functions: md5sum, maskdigits, regex, time, bucket\n"
                   "\n"
                   "1:55: 'limit' needs a non-negative integer, found 'x'\n"
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "

@@ -168,8 +168,24 @@ bool ReadEpoch(std::string_view in, Timestamp* t) {
   t->epoch_value = v;
   t->epoch_digits = static_cast<uint8_t>(i);
   t->unit_exponent = static_cast<uint8_t>(unit);
-  t->seconds = static_cast<int64_t>(v / kPow10[unit]);
-  t->nanos = static_cast<uint32_t>(v % kPow10[unit] * kPow10[9 - unit]);
+  // Constant divisors: multiplications, not divisions.
+  switch (unit) {
+    case 0:
+      t->seconds = static_cast<int64_t>(v);
+      break;
+    case 3:
+      t->seconds = static_cast<int64_t>(v / 1000);
+      t->nanos = static_cast<uint32_t>(v % 1000 * 1000000);
+      break;
+    case 6:
+      t->seconds = static_cast<int64_t>(v / 1000000);
+      t->nanos = static_cast<uint32_t>(v % 1000000 * 1000);
+      break;
+    default:
+      t->seconds = static_cast<int64_t>(v / 1000000000);
+      t->nanos = static_cast<uint32_t>(v % 1000000000);
+      break;
+  }
   t->fraction_digits = static_cast<uint8_t>(unit);
   if (i == in.size()) return true;
   // A fraction only after whole seconds: 1700000000.5.
