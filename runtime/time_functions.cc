@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "absl/time/time.h"
 #include "util/civil_time.h"
@@ -193,6 +194,21 @@ bool ReadEpoch(std::string_view in, Timestamp* t) {
   return i == in.size();
 }
 
+// a[0, k) == b[0, k) with two overlapping loads (k is 4 to 16): no call to
+// memcmp.
+template <int k>
+inline bool SameBytes(const char* a, const char* b) {
+  static_assert(k >= 4 && k <= 16);
+  using Word = std::conditional_t<(k >= 8), uint64_t, uint32_t>;
+  constexpr int w = sizeof(Word);
+  Word a0, b0, a1, b1;
+  std::memcpy(&a0, a, w);
+  std::memcpy(&b0, b, w);
+  std::memcpy(&a1, a + k - w, w);
+  std::memcpy(&b1, b + k - w, w);
+  return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
 }  // namespace
 
 // The memo: a date's bytes are compared as they were written, so a hit
@@ -202,7 +218,7 @@ template <int kKeySize, typename ParseDate>
 inline bool TimeReader::Days(const char* key, ParseDate parse, int slot,
                              int64_t* days) {
   DateMemo& m = memo_[slot];
-  if (m.size == kKeySize && std::memcmp(m.key, key, kKeySize) == 0) {
+  if (m.size == kKeySize && SameBytes<kKeySize>(m.key, key)) {
     *days = m.days;
     return true;
   }
