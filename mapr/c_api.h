@@ -110,12 +110,14 @@ typedef enum mapr_value_type_t {
 } mapr_value_type_t;
 
 /* What happened to the input lines (mapr::LineCounters). Every line read is
- * counted exactly once in one of the other buckets:
+ * counted exactly once in one of the line buckets:
  *   lines_read = lines_too_long + lines_table_mismatch + lines_ignored
  *              + lines_malformed + lines_unmatched + lines_header
  *              + lines_filtered + lines_without_value + lines_aggregated
- * (lines_unmatched is new in 0.2.0: check mapr_version() against
- * MAPR_VERSION_STRING before trusting the layout.) */
+ * values_unparsed counts values, not lines: those time() or bucket() could
+ * not read. (lines_unmatched is new in 0.2.0 and values_unparsed, appended
+ * at the end, later: check mapr_version() against MAPR_VERSION_STRING
+ * before trusting the layout.) */
 typedef struct mapr_counters_t {
   uint64_t lines_read;           /* handed to the aggregator */
   uint64_t lines_too_long;       /* longer than max_line_bytes */
@@ -127,6 +129,7 @@ typedef struct mapr_counters_t {
   uint64_t lines_filtered;       /* `where` was false */
   uint64_t lines_without_value;  /* no select item took a value */
   uint64_t lines_aggregated;     /* contributed to an aggregate */
+  uint64_t values_unparsed;      /* values time()/bucket() could not read */
 } mapr_counters_t;
 
 /* ---------------------------------------------------------------- Version */

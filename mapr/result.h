@@ -62,6 +62,12 @@ struct MAPR_EXPORT LineCounters {
   // Contributed to at least one aggregate.
   uint64_t lines_aggregated = 0;
 
+  // Not a line outcome, so not in the equation above: values that time() or
+  // bucket() could not read (each left its variable missing). Counted once
+  // per call on a line, on the lines that reach the `set` step (all parsed
+  // lines when `where` reads the variable).
+  uint64_t values_unparsed = 0;
+
   // Lines that matched the table (everything but too long and mismatch).
   uint64_t lines_matched() const {
     return lines_read - lines_too_long - lines_table_mismatch;
@@ -80,6 +86,9 @@ struct MAPR_EXPORT LineCounters {
 struct LineCounterField {
   std::string_view name;
   uint64_t LineCounters::*value;
+  // True for the terminal buckets of a line (the equation above), false for
+  // lines_read itself and for counts of something else (values_unparsed).
+  bool line_outcome = true;
 };
 
 // Every LineCounters field, in declaration order: the one list that code
@@ -95,7 +104,7 @@ struct LineCounterField {
 //                 static_cast<unsigned long long>(stats.*f.value));
 //   }
 inline constexpr LineCounterField kLineCounterFields[] = {
-    {"lines_read", &LineCounters::lines_read},
+    {"lines_read", &LineCounters::lines_read, false},
     {"lines_too_long", &LineCounters::lines_too_long},
     {"lines_table_mismatch", &LineCounters::lines_table_mismatch},
     {"lines_ignored", &LineCounters::lines_ignored},
@@ -105,6 +114,7 @@ inline constexpr LineCounterField kLineCounterFields[] = {
     {"lines_filtered", &LineCounters::lines_filtered},
     {"lines_without_value", &LineCounters::lines_without_value},
     {"lines_aggregated", &LineCounters::lines_aggregated},
+    {"values_unparsed", &LineCounters::values_unparsed, false},
 };
 
 // How a column's cells render and what its values are.

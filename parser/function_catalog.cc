@@ -13,6 +13,14 @@ constexpr FunctionInfo kFunctions[] = {
      "capture group 1 of the RE2 pattern's first match (the whole match "
      "without groups); missing if none",
      "regex(x, 're')", 1},
+    {"time", FunctionKind::kTime,
+     "epoch seconds of a timestamp (DTail, RFC 3339, CLF, syslog, epoch "
+     "s/ms/us/ns; or a strftime layout); missing and counted if unreadable",
+     "time(x) or time(x, '%d.%m.%Y %H:%M:%S')", 0, 1},
+    {"bucket", FunctionKind::kBucket,
+     "the start of the value's time bucket in its own layout (width 30s, 5m, "
+     "1h, 1d dividing a day), or its numeric bin floor(x/w)*w",
+     "bucket(x, 5m) or bucket(x, 100)", 1},
 };
 
 }  // namespace

@@ -8,6 +8,11 @@
 //   regex(s, 're') the text of capture group 1 of the first match of the RE2
 //                  pattern in s (the whole match if it has no group);
 //                  missing when nothing matches
+//   time(x)        epoch seconds of a timestamp in a fixed layout
+//   time(x, 'fmt') epoch seconds of a timestamp in a strftime layout
+//   bucket(x, 5m)  the start of x's time bucket, in x's own layout
+//   bucket(x, 100) the start of x's numeric bin
+//                  (runtime/time_functions.h has the layouts and rules)
 //
 // Calls nest (`maskdigits(md5sum($line))`) and are applied innermost first.
 #ifndef MAPR_PARSER_FUNCTION_CATALOG_H_
@@ -20,7 +25,13 @@
 
 namespace mapr::plan {
 
-enum class FunctionKind : uint8_t { kMd5Sum, kMaskDigits, kRegex };
+enum class FunctionKind : uint8_t {
+  kMd5Sum,
+  kMaskDigits,
+  kRegex,
+  kTime,
+  kBucket,
+};
 
 struct FunctionInfo {
   std::string_view name;  // As written in a query (case-sensitive).
@@ -30,6 +41,8 @@ struct FunctionInfo {
   std::string_view usage;
   // Literal arguments after the value: regex takes its pattern.
   uint8_t extra_args = 0;
+  // Further literal arguments a call may leave out: time's layout.
+  uint8_t optional_args = 0;
 };
 
 // Every function, in the order `mapr --help` lists them.

@@ -105,6 +105,11 @@ std::string SetString(const Plan& p, const SetStep& s) {
   for (const FunctionStep& f : s.functions) {
     std::string args;
     if (f.regex != nullptr) args = absl::StrCat(", '", f.regex->pattern(), "'");
+    if (!f.layout.empty()) args = absl::StrCat(", '", f.layout, "'");
+    if (f.kind == FunctionKind::kBucket) {
+      args = f.bucket_seconds > 0 ? absl::StrCat(", ", f.bucket_seconds, "s")
+                                  : absl::StrCat(", ", f.bin_width);
+    }
     value = absl::StrCat(util::ToAbsl(plan::FunctionName(f.kind)), "(", value,
                          args, ")");
   }

@@ -125,6 +125,13 @@ struct FunctionStep {
   FunctionKind kind;
   // kRegex: the compiled pattern.
   std::shared_ptr<const re2::RE2> regex;
+  // kTime with a layout: the strftime layout (absl::ParseTime); empty for
+  // the fixed layouts.
+  std::string layout;
+  // kBucket: the width in seconds of a time bucket (it divides a day), or 0
+  // for numeric bins of `bin_width` (the width as written).
+  int64_t bucket_seconds = 0;
+  std::string bin_width;
 };
 
 struct SetStep {
@@ -135,6 +142,10 @@ struct SetStep {
   // The operand: a field (missing field => target becomes missing), or a
   // literal (numbers and strings are stored as their text).
   Operand source;
+  // Whether values that time() or bucket() cannot read count in
+  // LineCounters::values_unparsed. False for a step whose copy in
+  // Plan::sets_before_where already counted them on every parsed line.
+  bool count_unparsed = true;
 };
 
 enum class TableFilter : uint8_t {

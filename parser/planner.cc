@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <numeric>
 #include <set>
 #include <string>
@@ -13,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "util/strings.h"
 #include "parser/regex.h"
 #include "parser/source_span.h"
@@ -641,14 +643,17 @@ class Planner {
         static const std::vector<ast::Token> kNoArgs;
         const std::vector<ast::Token>& args =
             k < a.function_args.size() ? a.function_args[k] : kNoArgs;
-        if (args.size() != info.extra_args) {
+        const size_t max_args = info.extra_args + info.optional_args;
+        if (args.size() < info.extra_args || args.size() > max_args) {
           ast::Span span = name.span;
-          if (args.size() > info.extra_args) {
-            span = args[info.extra_args].span;
+          if (args.size() > max_args) span = args[max_args].span;
+          std::string takes = absl::StrCat(info.extra_args + 1);
+          if (info.optional_args > 0) {
+            absl::StrAppend(&takes, " or ", max_args + 1);
           }
           Error(span,
-                absl::StrCat(name.text, "() takes ", info.extra_args + 1,
-                             info.extra_args == 0 ? " argument" : " arguments",
+                absl::StrCat(name.text, "() takes ", takes,
+                             max_args == 0 ? " argument" : " arguments",
                              ", not ", args.size() + 1),
                 absl::StrCat("write: ", util::ToAbsl(info.usage)));
           ok = false;
@@ -661,6 +666,15 @@ class Planner {
             ok = false;
             continue;
           }
+        }
+        if (*f == plan::FunctionKind::kTime && !args.empty() &&
+            !TimeLayout(args[0], &fs.layout)) {
+          ok = false;
+          continue;
+        }
+        if (*f == plan::FunctionKind::kBucket && !BucketWidth(args[0], &fs)) {
+          ok = false;
+          continue;
         }
         step.functions.push_back(std::move(fs));
       }
@@ -683,6 +697,134 @@ class Planner {
       p_.fields[step.target].assigned = true;
       p_.sets.push_back(std::move(step));
     }
+  }
+
+  // The layout of time(x, 'layout'): a quoted strftime layout whose every
+  // conversion absl::ParseTime knows, and which reads back its own output.
+  bool TimeLayout(const ast::Token& t, std::string* layout) {
+    if (t.kind != ast::TokenKind::kString) {
+      Error(t.span, "the layout of time() must be a 'quoted' string",
+            "for example: time($when, '%d.%m.%Y %H:%M:%S')");
+      return false;
+    }
+    const std::string& text = t.text;
+    bool any = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text[i] != '%') continue;
+      size_t j = i + 1;
+      // %Ez, %E*z, %E*S, %E4S, %E*f, %E4f, %E4Y, and %O variants.
+      if (j < text.size() && (text[j] == 'E' || text[j] == 'O')) {
+        ++j;
+        if (j < text.size() && text[j] == '*') {
+          ++j;
+        } else {
+          while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
+        }
+      }
+      constexpr std::string_view kConversions = "YmdeHMSzZsaAbBhpIjyCDFTRnt%fEuUVwWgGcxXr";
+      const bool known = j < text.size() &&
+                         kConversions.find(text[j]) != std::string_view::npos &&
+                         text[j] != 'E';
+      if (!known) {
+        // Columns inside the quotes: the token span covers them too.
+        const uint32_t at = t.span.offset + 1 + static_cast<uint32_t>(i);
+        const uint32_t length =
+            static_cast<uint32_t>(std::min(j + 1, text.size()) - i);
+        Error(ast::Span{at, length},
+              absl::StrCat("unknown conversion '", text.substr(i, length),
+                           "' in the layout of time()"),
+              "layouts use strftime conversions such as %Y %m %d %H %M %S "
+              "%z %b %e %s %E*S (write %% for a '%')");
+        return false;
+      }
+      any |= text[j] != '%' && text[j] != 'n' && text[j] != 't';
+      i = j;
+    }
+    // Read back a formatted time: catches layouts such as "%Y%Y".
+    const absl::Time probe = absl::FromUnixSeconds(1764598051);
+    absl::Time back;
+    std::string err;
+    if (!any || !absl::ParseTime(util::ToAbsl(text),
+                                 absl::FormatTime(util::ToAbsl(text), probe,
+                                                  absl::UTCTimeZone()),
+                                 &back, &err)) {
+      Error(t.span,
+            absl::StrCat("the layout of time() cannot read a time: '", text,
+                         "'"),
+            any ? absl::StrCat("it does not read back its own output (", err,
+                               ")")
+                : "a layout needs conversions such as %Y-%m-%d %H:%M:%S");
+      return false;
+    }
+    *layout = text;
+    return true;
+  }
+
+  // The width of bucket(x, w): a duration (30s, 5m, 1h, 1d) that divides a
+  // day, or a positive number for numeric bins.
+  bool BucketWidth(const ast::Token& t, plan::FunctionStep* fs) {
+    constexpr std::string_view kHint =
+        "give a duration that divides a day (30s, 5m, 1h, 1d) for time "
+        "buckets, or a positive number (100, 0.5) for numeric bins";
+    if (t.kind == ast::TokenKind::kString) {
+      Error(t.span, "the width of bucket() is written bare, not quoted",
+            "write: bucket(x, 5m) or bucket(x, 100)");
+      return false;
+    }
+    const std::string& s = t.text;
+    double number;
+    if (util::ParseNumber(s, &number)) {
+      if (!(number > 0) || !std::isfinite(number)) {
+        Error(t.span, absl::StrCat("invalid bucket width '", s, "'"),
+              std::string(kHint));
+        return false;
+      }
+      fs->bin_width = s;
+      return true;
+    }
+    size_t digits = 0;
+    while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') {
+      ++digits;
+    }
+    std::string_view unit = std::string_view(s).substr(digits);
+    std::optional<int64_t> n = ParseCount(std::string_view(s).substr(0, digits));
+    int64_t scale = 0;
+    if (unit == "s") scale = 1;
+    if (unit == "m") scale = 60;
+    if (unit == "h") scale = 3600;
+    if (unit == "d") scale = 86400;
+    if (!n || *n == 0 || scale == 0 || digits > 6) {
+      Error(t.span, absl::StrCat("invalid bucket width '", s, "'"),
+            std::string(kHint));
+      return false;
+    }
+    const int64_t seconds = *n * scale;
+    constexpr int64_t kDay = 86400;
+    if (seconds > kDay || kDay % seconds != 0) {
+      // The widths of the same unit on either side that divide a day.
+      std::vector<std::string> near;
+      for (int64_t k = *n - 1; k >= 1; --k) {
+        if (kDay % (k * scale) == 0) {
+          near.push_back(absl::StrCat(k, util::ToAbsl(unit)));
+          break;
+        }
+      }
+      for (int64_t k = *n + 1; k * scale <= kDay; ++k) {
+        if (kDay % (k * scale) == 0) {
+          near.push_back(absl::StrCat(k, util::ToAbsl(unit)));
+          break;
+        }
+      }
+      Error(t.span,
+            absl::StrCat("bucket width ", s, " does not divide a day"),
+            absl::StrCat("time buckets start at midnight, so the width must "
+                         "divide 24h",
+                         near.empty() ? "" : "; nearest: ",
+                         absl::StrJoin(near, " or ")));
+      return false;
+    }
+    fs->bucket_seconds = seconds;
+    return true;
   }
 
   void PlanGroupBy() {
@@ -885,6 +1027,8 @@ class Planner {
       }
       step.target = shadow[step.target];
       p_.sets_before_where.push_back(std::move(step));
+      // The copy reads every parsed line: it counts unreadable values.
+      p_.sets[i].count_unparsed = false;
     }
     if (p_.where && !p_.sets_before_where.empty()) {
       RemapCondition(*p_.where, shadow);

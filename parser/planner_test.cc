@@ -818,7 +818,7 @@ TEST(PlannerTest, CollectsEveryError) {
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
                   "interval y\n"
                   "                                         ^~~\n"
-                  "hint: known functions: md5sum, maskdigits, regex\n"
+                  "hint: known functions: md5sum, maskdigits, regex, time, bucket\n"
                   "\n"
                   "1:55: 'limit' needs a non-negative integer, found 'x'\n"
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
@@ -1241,6 +1241,99 @@ TEST(PlannerTest, FormatArguments) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("the delimiter of log format 'fields' is "
                                  "empty")));
+}
+
+TEST(PlannerTest, TimeAndBucketArguments) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select $b set $b = bucket(time(t, '%d.%m.%Y'), 5m), "
+             "$n = bucket(x, 0.5), $t = time(t)"));
+  ASSERT_EQ(p.sets.size(), 3u);
+  EXPECT_THAT(Kinds(p.sets[0]),
+              ElementsAre(FunctionKind::kTime, FunctionKind::kBucket));
+  EXPECT_EQ(p.sets[0].functions[0].layout, "%d.%m.%Y");
+  EXPECT_EQ(p.sets[0].functions[1].bucket_seconds, 300);
+  EXPECT_EQ(p.sets[1].functions[0].bucket_seconds, 0);
+  EXPECT_EQ(p.sets[1].functions[0].bin_width, "0.5");
+  EXPECT_EQ(p.sets[2].functions[0].layout, "");
+  EXPECT_EQ(p.canonical,
+            "select $b set $b = bucket(time(t, \"%d.%m.%Y\"), 5m), "
+            "$n = bucket(x, 0.5), $t = time(t)");
+  for (std::string_view w : {"1s", "30s", "5m", "90m", "1h", "8h", "24h", "1d"}) {
+    EXPECT_OK(PlanOf("select $b set $b = bucket(t, " + std::string(w) + ")"))
+        << w;
+  }
+  // A step `where` reads runs before it on every parsed line and counts
+  // unreadable values there; its later run does not count them again.
+  ASSERT_OK_AND_ASSIGN(
+      p, PlanOf("select count($line) where $t > 5 set $t = time(t)"));
+  ASSERT_EQ(p.sets_before_where.size(), 1u);
+  EXPECT_TRUE(p.sets_before_where[0].count_unparsed);
+  EXPECT_FALSE(p.sets[0].count_unparsed);
+}
+
+TEST(PlannerTest, TimeAndBucketErrors) {
+  EXPECT_THAT(PlanOf("select $t set $t = time(a, '%Y', b)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:34: time() takes 1 or 2 arguments, not 3\n"
+                          "select $t set $t = time(a, '%Y', b)\n"
+                          "                                 ^\n"
+                          "hint: write: time(x) or time(x, '%d.%m.%Y %H:%M:%S')")));
+  EXPECT_THAT(PlanOf("select $b set $b = bucket(a)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:20-25: bucket() takes 2 arguments, not 1\n"
+                          "select $b set $b = bucket(a)\n"
+                          "                   ^~~~~~\n"
+                          "hint: write: bucket(x, 5m) or bucket(x, 100)")));
+  EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 5x)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:30-31: invalid bucket width '5x'\n"
+                          "select $b set $b = bucket(a, 5x)\n"
+                          "                             ^~\n"
+                          "hint: give a duration that divides a day (30s, 5m, 1h, 1d) for time buckets, or a positive number (100, 0.5) for numeric bins")));
+  EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 0)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:30: invalid bucket width '0'\n"
+                          "select $b set $b = bucket(a, 0)\n"
+                          "                             ^\n"
+                          "hint: give a duration that divides a day (30s, 5m, 1h, 1d) for time buckets, or a positive number (100, 0.5) for numeric bins")));
+  EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 7m)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:30-31: bucket width 7m does not divide a day\n"
+                          "select $b set $b = bucket(a, 7m)\n"
+                          "                             ^~\n"
+                          "hint: time buckets start at midnight, so the width must divide 24h; nearest: 6m or 8m")));
+  EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 2d)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:30-31: bucket width 2d does not divide a day\n"
+                          "select $b set $b = bucket(a, 2d)\n"
+                          "                             ^~\n"
+                          "hint: time buckets start at midnight, so the width must divide 24h; nearest: 1d")));
+  EXPECT_THAT(PlanOf("select $b set $b = bucket(a, '5m')"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:30-33: the width of bucket() is written bare, not quoted\n"
+                          "select $b set $b = bucket(a, '5m')\n"
+                          "                             ^~~~\n"
+                          "hint: write: bucket(x, 5m) or bucket(x, 100)")));
+  EXPECT_THAT(PlanOf("select $t set $t = time(a, '%Y-%Q')"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:32-33: unknown conversion '%Q' in the layout of time()\n"
+                          "select $t set $t = time(a, '%Y-%Q')\n"
+                          "                               ^~\n"
+                          "hint: layouts use strftime conversions such as %Y %m %d %H %M %S %z %b %e %s %E*S (write %% for a '%')")));
+  EXPECT_THAT(PlanOf("select $t set $t = time(a, x)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:28: the layout of time() must be a 'quoted' string\n"
+                          "select $t set $t = time(a, x)\n"
+                          "                           ^\n"
+                          "hint: for example: time($when, '%d.%m.%Y %H:%M:%S')")));
+  EXPECT_THAT(PlanOf("select $t set $t = time(a, 'abc')"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:28-32: the layout of time() cannot read a time: 'abc'\n"
+                          "select $t set $t = time(a, 'abc')\n"
+                          "                           ^~~~~\n"
+                          "hint: a layout needs conversions such as %Y-%m-%d %H:%M:%S")));
+
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "runtime/functions.h"
 #include "runtime/log_formats.h"
 #include "runtime/result_builder.h"
+#include "runtime/time_functions.h"
 #include "util/scan.h"
 #include "util/status_macros.h"
 
@@ -347,12 +348,48 @@ void BatchAggregator::FillCommonVariables(uint64_t source) {
   }
 }
 
+std::string_view BatchAggregator::ApplyTimeFunction(const plan::FunctionStep& f,
+                                                    const BinWidth& bins,
+                                                    std::string_view v) {
+  if (f.kind == FunctionKind::kBucket && f.bucket_seconds > 0) {
+    char* out = arena_.Allocate(v.empty() ? 1 : v.size());
+    if (!BucketTime(time_reader_, v, f.bucket_seconds, out)) {
+      return std::string_view();
+    }
+    return std::string_view(out, v.size());
+  }
+  char buffer[kMaxBinTextSize];
+  size_t size = 0;
+  if (f.kind == FunctionKind::kBucket) {
+    size = BucketNumber(v, bins, buffer);
+  } else {
+    Timestamp t;
+    if (f.layout.empty() ? time_reader_.Read(v, &t)
+                         : ReadWithLayout(f.layout, v, &t)) {
+      size = FormatEpoch(t, buffer);
+    }
+  }
+  if (size == 0) return std::string_view();
+  char* out = arena_.Allocate(size);
+  std::memcpy(out, buffer, size);
+  return std::string_view(out, size);
+}
+
 void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
   for (const plan::SetStep& step : steps) {
     std::string_view* target = batch_.column(step.target);
     const std::string_view* source = step.source.kind == Operand::Kind::kField
                                          ? batch_.column(step.source.field)
                                          : nullptr;
+    // The numeric bin widths of this step's bucket() calls, read once.
+    bin_widths_.assign(step.functions.size(), BinWidth());
+    for (size_t j = 0; j < step.functions.size(); ++j) {
+      const plan::FunctionStep& f = step.functions[j];
+      if (f.kind == FunctionKind::kBucket && f.bucket_seconds == 0) {
+        ParseBinWidth(f.bin_width, &bin_widths_[j]);
+      }
+    }
+    uint64_t unparsed = 0;
     for (size_t i = 0; i < batch_.sel_size; ++i) {
       uint32_t r = batch_.sel[i];
       std::string_view v =
@@ -361,11 +398,20 @@ void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
         target[r] = std::string_view();
         continue;
       }
-      for (const plan::FunctionStep& f : step.functions) {
+      for (size_t j = 0; j < step.functions.size(); ++j) {
+        const plan::FunctionStep& f = step.functions[j];
         if (f.kind == FunctionKind::kRegex) {
           // A part of the value: no copy.
           v = RegexExtract(*f.regex, v);
           if (v.data() == nullptr) break;
+          continue;
+        }
+        if (f.kind == FunctionKind::kTime || f.kind == FunctionKind::kBucket) {
+          v = ApplyTimeFunction(f, bin_widths_[j], v);
+          if (v.data() == nullptr) {
+            ++unparsed;  // Once per line and step, even if nested.
+            break;
+          }
           continue;
         }
         size_t size = FunctionOutputSize(f.kind, v.size());
@@ -376,6 +422,7 @@ void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
       if (v.data() != nullptr && v.empty()) v = FieldBatch::kEmptyValue;
       target[r] = v;
     }
+    if (step.count_unparsed) counters_.values_unparsed += unparsed;
     batch_.Invalidate(step.target);  // Its numbers are stale now.
   }
 }

@@ -28,6 +28,7 @@
 #include "runtime/filter.h"
 #include "runtime/group_lookup.h"
 #include "runtime/group_table.h"
+#include "runtime/time_functions.h"
 #include "util/arena.h"
 
 namespace mapr::runtime {
@@ -92,6 +93,9 @@ class BatchAggregator {
   void FillCommonVariables(uint64_t source);
   absl::StatusOr<LogFormatParser*> ParserFor(uint64_t source);
   void RunSets(const std::vector<plan::SetStep>& steps);
+  // time() or bucket() of `v`; a missing view if `v` cannot be read.
+  std::string_view ApplyTimeFunction(const plan::FunctionStep& f,
+                                     const BinWidth& bins, std::string_view v);
   absl::Status Aggregate();
   // Makes room in every state for the groups created so far.
   void ResizeStates();
@@ -122,6 +126,9 @@ class BatchAggregator {
   GroupLookup lookup_;
   std::vector<uint32_t> gids_;
   util::Arena arena_;
+  // time()/bucket(): the date memo, and a step's numeric bin widths.
+  TimeReader time_reader_;
+  std::vector<BinWidth> bin_widths_;
 
   // ---- State.
   GroupTable groups_;

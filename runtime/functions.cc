@@ -115,6 +115,8 @@ size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept {
       return kMd5HexSize;
     case FunctionKind::kMaskDigits:
     case FunctionKind::kRegex:  // Applied by RegexExtract, not here.
+    case FunctionKind::kTime:   // Applied through runtime/time_functions.h.
+    case FunctionKind::kBucket:
       return input_size;
   }
   return 0;
@@ -129,6 +131,8 @@ void ApplyFunction(FunctionKind kind, std::string_view in, char* out) noexcept {
       MaskDigits(in, out);
       return;
     case FunctionKind::kRegex:  // Needs its pattern: RegexExtract.
+    case FunctionKind::kTime:   // runtime/time_functions.h
+    case FunctionKind::kBucket:
       if (!in.empty()) std::memmove(out, in.data(), in.size());
       return;
   }

@@ -40,7 +40,8 @@ inline constexpr size_t kMd5HexSize = 32;
 
 // Returns the size of the result of `kind` applied to `input_size` bytes:
 // kMd5HexSize for kMd5Sum, `input_size` for kMaskDigits. (kRegex needs its
-// pattern: RegexExtract applies it; here it counts as a copy.)
+// pattern: RegexExtract applies it; kTime and kBucket need a TimeReader:
+// runtime/time_functions.h; here they count as a copy.)
 size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept;
 
 // Writes `kind` applied to `in` into out[0, FunctionOutputSize(kind,

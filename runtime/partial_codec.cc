@@ -122,29 +122,42 @@ absl::Status ReadQuerySection(std::string_view in, PartialFrame* f) {
 }
 
 // The counters section holds v1.0's nine counters; the ones added since
-// come in the "more counters" section (v1.1: lines_unmatched), which a
-// v1.0 reader skips (it cannot have planned a query that counts them).
+// come in the "more counters" section (v1.1: lines_unmatched, then
+// values_unparsed), which a v1.0 reader skips (it cannot have planned a
+// query that counts them).
 bool InMoreCounters(const LineCounterField& field) {
-  return field.value == &LineCounters::lines_unmatched;
+  return field.value == &LineCounters::lines_unmatched ||
+         field.value == &LineCounters::values_unparsed;
+}
+
+// The more counters a writer may leave out when they are 0, so that frames
+// of queries that cannot count them stay readable by earlier v1.1 readers.
+bool OmittedWhenZero(const LineCounterField& field) {
+  return field.value == &LineCounters::values_unparsed;
 }
 
 absl::Status ReadCounterList(std::string_view in, bool more, PartialFrame* f) {
   const char* what = more ? "more counters section" : "counters section";
   uint32_t n;
   uint32_t expected = 0;
-  for (const LineCounterField& field : kLineCounterFields) {
-    expected += InMoreCounters(field) == more;
-  }
-  if (!ReadU32(&in, &n) || n != expected) {
-    return Malformed(absl::StrCat(what, " (another set of line counters)"));
-  }
+  uint32_t required = 0;
   for (const LineCounterField& field : kLineCounterFields) {
     if (InMoreCounters(field) != more) continue;
+    ++expected;
+    required += !OmittedWhenZero(field);
+  }
+  if (!ReadU32(&in, &n) || n < required || n > expected) {
+    return Malformed(absl::StrCat(what, " (another set of line counters)"));
+  }
+  uint32_t read = 0;
+  for (const LineCounterField& field : kLineCounterFields) {
+    if (InMoreCounters(field) != more || read == n) continue;
     std::string_view name;
     if (!ReadBytes(&in, &name) || name != field.name ||
         !ReadU64(&in, &(f->counters.*field.value))) {
       return Malformed(absl::StrCat(what, " (another set of line counters)"));
     }
+    ++read;
   }
   if (!in.empty()) return Malformed(what);
   return absl::OkStatus();
@@ -162,7 +175,7 @@ absl::Status ReadCountersSection(std::string_view in,
   uint64_t sum = 0;
   bool overflow = false;
   for (const LineCounterField& field : kLineCounterFields) {
-    if (field.value == &LineCounters::lines_read) continue;
+    if (!field.line_outcome) continue;
     overflow |= __builtin_add_overflow(sum, c.*field.value, &sum);
   }
   if (overflow || sum != c.lines_read) {
@@ -417,13 +430,19 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   for (bool more : {false, true}) {
     at = BeginSection(&out, more ? PartialSection::kMoreCounters
                                  : PartialSection::kCounters);
+    // A counter that may be omitted is written when it is not 0 (it is the
+    // last of its section, so readers take the list as a prefix).
+    auto written = [&](const LineCounterField& field) {
+      return InMoreCounters(field) == more &&
+             (!OmittedWhenZero(field) || agg.counters_.*field.value != 0);
+    };
     uint32_t n = 0;
     for (const LineCounterField& field : kLineCounterFields) {
-      n += InMoreCounters(field) == more;
+      n += written(field);
     }
     AppendU32(&out, n);
     for (const LineCounterField& field : kLineCounterFields) {
-      if (InMoreCounters(field) != more) continue;
+      if (!written(field)) continue;
       AppendBytes(&out, field.name);
       AppendU64(&out, agg.counters_.*field.value);
     }

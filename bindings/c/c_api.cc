@@ -265,7 +265,7 @@ constexpr CCounterField kCCounterFields[] = {
     MAPR_C_COUNTER(lines_malformed),      MAPR_C_COUNTER(lines_unmatched),
     MAPR_C_COUNTER(lines_header),
     MAPR_C_COUNTER(lines_filtered),       MAPR_C_COUNTER(lines_without_value),
-    MAPR_C_COUNTER(lines_aggregated),
+    MAPR_C_COUNTER(lines_aggregated),     MAPR_C_COUNTER(values_unparsed),
 };
 #undef MAPR_C_COUNTER
 

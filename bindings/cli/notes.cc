@@ -97,7 +97,7 @@ std::vector<std::string> ResultNotes(const ResultFacts& f) {
     for (const LineCounterField& c : kLineCounterFields) {
       const uint64_t n = s.*c.value;
       // A `where` that is false everywhere is an answer, not a mistake.
-      if (c.name == "lines_read" || c.name == "lines_too_long" ||
+      if (!c.line_outcome || c.name == "lines_too_long" ||
           c.name == "lines_header" || c.name == "lines_filtered" ||
           c.name == "lines_aggregated") {
         continue;

@@ -169,7 +169,7 @@ class InputFileTest(BadFilesTestCase):
             b"lines_read: %d\nlines_too_long: 0\nlines_table_mismatch: 0\n"
             b"lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: 0\nlines_header: 0\n"
             b"lines_filtered: 0\nlines_without_value: 0\n"
-            b"lines_aggregated: %d\ngroups: 1\n" % (complete, complete))
+            b"lines_aggregated: %d\nvalues_unparsed: 0\ngroups: 1\n" % (complete, complete))
         # The same from standard input.
         out, err = self.mapr("-o", "csv", COUNT, stdin=cut, code=1)
         self.assertEqual((out, err),
@@ -239,7 +239,7 @@ class InputFileTest(BadFilesTestCase):
             b"lines_read: 15\nlines_too_long: 0\nlines_table_mismatch: 0\n"
             b"lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: 0\nlines_header: 0\n"
             b"lines_filtered: 0\nlines_without_value: 0\n"
-            b"lines_aggregated: 15\ngroups: 1\n")
+            b"lines_aggregated: 15\nvalues_unparsed: 0\ngroups: 1\n")
 
     def test_followed_file_truncated_while_being_read(self):
         self.write("a.log", lines(10))
@@ -262,7 +262,7 @@ class InputFileTest(BadFilesTestCase):
             b"lines_read: 14\nlines_too_long: 0\nlines_table_mismatch: 0\n"
             b"lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: 0\nlines_header: 0\n"
             b"lines_filtered: 0\nlines_without_value: 0\n"
-            b"lines_aggregated: 14\ngroups: 1\n")
+            b"lines_aggregated: 14\nvalues_unparsed: 0\ngroups: 1\n")
 
 
 def _kill(p):

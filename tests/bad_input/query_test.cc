@@ -235,7 +235,7 @@ TEST(BadQueryTest, UnknownFunctionListsTheKnownOnes) {
       s, StatusIs(kInvalid, Eq("1:20-22: unknown function 'foo'\n"
                                "select $m set $m = foo($time)\n"
                                "                   ^~~\n"
-                               "hint: known functions: md5sum, maskdigits, regex")));
+                               "hint: known functions: md5sum, maskdigits, regex, time, bucket")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{19, 3, 1, 20}));
 }
 

@@ -35,7 +35,7 @@ class Choices {
 // which partials add them does not matter.
 std::string GenerateQuery(Choices& c) {
   static constexpr const char* kFields[] = {
-      "x", "y", "a", "b", "$time", "$line", "$hostname", "c", "$empty"};
+      "x", "y", "a", "b", "$time", "$line", "$hostname", "c", "$empty", "$s"};
   static constexpr const char* kAggregates[] = {
       "count",  "sum",      "min",    "max",      "avg",     "last",
       "first",  "len",      "percentage", "percentile", "median", "p99",
@@ -75,8 +75,16 @@ std::string GenerateQuery(Choices& c) {
     }
   }
   if (c.Pick(3) == 0) {
-    q += c.Pick(2) == 0 ? " set $s = md5sum(" + field() + ")"
-                        : " set $s = maskdigits(" + field() + ")";
+    // $s is also one of kFields: where, group by and aggregates read it.
+    static constexpr const char* kCalls[] = {
+        "md5sum(@)",        "maskdigits(@)",   "time(@)",
+        "time(@, '%Y-%m-%d %H:%M:%S')",       "bucket(@, 1m)",
+        "bucket(@, 5m)",    "bucket(@, 1h)",   "bucket(@, 1d)",
+        "bucket(@, 30s)",   "bucket(@, 100)",  "bucket(@, 0.5)",
+        "bucket(time(@), 5m)"};
+    std::string call = kCalls[c.Pick(std::size(kCalls))];
+    call.replace(call.find('@'), 1, field());
+    q += " set $s = " + call;
   }
   // Values having and order by may name: the select items, group fields
   // and (having only) aggregates that are not selected (hidden slots).

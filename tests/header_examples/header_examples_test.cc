@@ -134,7 +134,7 @@ TEST(HeaderExamplesTest, LineCounterFields) {
             "lines_read: 3\nlines_too_long: 0\nlines_table_mismatch: 0\n"
             "lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: 0\nlines_header: 0\n"
             "lines_filtered: 1\nlines_without_value: 0\n"
-            "lines_aggregated: 2\n");
+            "lines_aggregated: 2\nvalues_unparsed: 0\n");
 }
 
 // ------------------------------------------------------- mapr/outfile.h

@@ -156,7 +156,8 @@ _mapr._set_error_types(MaprError, QueryError, PartialError)
 @dataclass(frozen=True)
 class Stats:
     """What happened to the input lines. Every line read is counted once in
-    exactly one of the other fields (lines_read is their sum).
+    exactly one of the lines_* fields (lines_read is their sum);
+    values_unparsed counts values time() or bucket() could not read.
 
     The fields are those of the C++ mapr::LineCounters, in its order
     (mapr/result.h, kLineCounterFields; _mapr.line_counters names them, and
@@ -172,6 +173,8 @@ class Stats:
     lines_filtered: int = 0
     lines_without_value: int = 0
     lines_aggregated: int = 0
+    # Not a line outcome: values time() or bucket() could not read.
+    values_unparsed: int = 0
 
     @property
     def lines_matched(self) -> int:

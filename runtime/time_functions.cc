@@ -1,0 +1,560 @@
+#include "runtime/time_functions.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "absl/time/time.h"
+#include "util/civil_time.h"
+#include "util/number.h"
+#include "util/strings.h"
+
+namespace mapr::runtime {
+namespace {
+
+using util::DaysFromCivil;
+using util::DaysInMonth;
+using util::kSecondsPerDay;
+
+constexpr uint64_t kPow10[20] = {1ULL,
+                                 10ULL,
+                                 100ULL,
+                                 1000ULL,
+                                 10000ULL,
+                                 100000ULL,
+                                 1000000ULL,
+                                 10000000ULL,
+                                 100000000ULL,
+                                 1000000000ULL,
+                                 10000000000ULL,
+                                 100000000000ULL,
+                                 1000000000000ULL,
+                                 10000000000000ULL,
+                                 100000000000000ULL,
+                                 1000000000000000ULL,
+                                 10000000000000000ULL,
+                                 100000000000000000ULL,
+                                 1000000000000000000ULL,
+                                 10000000000000000000ULL};
+
+inline bool IsDigit(char c) {
+  return static_cast<unsigned char>(c) - unsigned{'0'} <= 9;
+}
+
+// Two decimal digits at p, or -1.
+inline int Two(const char* p) {
+  const unsigned a = static_cast<unsigned char>(p[0]) - unsigned{'0'};
+  const unsigned b = static_cast<unsigned char>(p[1]) - unsigned{'0'};
+  return a <= 9 && b <= 9 ? static_cast<int>(a * 10 + b) : -1;
+}
+
+// Four decimal digits at p, or -1.
+inline int Four(const char* p) {
+  const int hi = Two(p);
+  const int lo = Two(p + 2);
+  return hi >= 0 && lo >= 0 ? hi * 100 + lo : -1;
+}
+
+inline void PutTwo(char* p, int v) {
+  p[0] = static_cast<char>('0' + v / 10);
+  p[1] = static_cast<char>('0' + v % 10);
+}
+
+// A date's day number, or false if the date does not exist.
+inline bool CivilDays(int64_t y, int m, int d, int64_t* days) {
+  if (y < 0 || m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, m)) return false;
+  *days = DaysFromCivil(y, m, d);
+  return true;
+}
+
+// HH:MM:SS (or HHMMSS when `compact`) at p: the second of the day, or -1.
+// Second 60 (a leap second) is refused: its bucket would be the next day's.
+inline int Clock(const char* p, bool compact) {
+  const int step = compact ? 2 : 3;
+  if (!compact && (p[2] != ':' || p[5] != ':')) return -1;
+  const int h = Two(p);
+  const int m = Two(p + step);
+  const int s = Two(p + 2 * step);
+  if (h < 0 || h > 23 || m < 0 || m > 59 || s < 0 || s > 59) return -1;
+  return h * 3600 + m * 60 + s;
+}
+
+// An English month abbreviation (any case) at p: 1-12, or 0.
+inline int MonthName(const char* p) {
+  const uint32_t key = (static_cast<uint32_t>(p[0] | 0x20) << 16) |
+                       (static_cast<uint32_t>(p[1] | 0x20) << 8) |
+                       static_cast<uint32_t>(p[2] | 0x20);
+  constexpr auto K = [](const char* s) {
+    return (static_cast<uint32_t>(s[0]) << 16) |
+           (static_cast<uint32_t>(s[1]) << 8) | static_cast<uint32_t>(s[2]);
+  };
+  switch (key) {
+    case K("jan"): return 1;
+    case K("feb"): return 2;
+    case K("mar"): return 3;
+    case K("apr"): return 4;
+    case K("may"): return 5;
+    case K("jun"): return 6;
+    case K("jul"): return 7;
+    case K("aug"): return 8;
+    case K("sep"): return 9;
+    case K("oct"): return 10;
+    case K("nov"): return 11;
+    case K("dec"): return 12;
+    default: return 0;
+  }
+}
+
+// A fraction ".ddd" at in[*i]: up to nine digits count, more are read and
+// dropped. Returns false for a '.' without digits.
+inline bool Fraction(std::string_view in, size_t* i, Timestamp* t) {
+  if (*i >= in.size() || in[*i] != '.') return true;
+  size_t j = *i + 1;
+  uint32_t nanos = 0;
+  size_t digits = 0;
+  while (j < in.size() && IsDigit(in[j])) {
+    if (digits < 9) nanos = nanos * 10 + static_cast<uint32_t>(in[j] - '0');
+    ++digits;
+    ++j;
+  }
+  if (digits == 0) return false;
+  const size_t kept = digits < 9 ? digits : 9;
+  t->nanos = nanos * static_cast<uint32_t>(kPow10[9 - kept]);
+  t->fraction_digits = static_cast<uint8_t>(kept);
+  t->fraction_at = static_cast<uint8_t>(*i + 1);
+  t->fraction_size = static_cast<uint8_t>(digits);
+  *i = j;
+  return true;
+}
+
+// "+hh:mm", "+hhmm", "+hh" (or '-') at in[i, end): the offset east of UTC in
+// seconds, or false.
+inline bool Offset(std::string_view in, size_t i, int32_t* offset) {
+  const size_t n = in.size() - i;
+  if (n < 3 || (in[i] != '+' && in[i] != '-')) return false;
+  const int h = Two(in.data() + i + 1);
+  int m = 0;
+  if (n == 6 && in[i + 3] == ':') {
+    m = Two(in.data() + i + 4);
+  } else if (n == 5) {
+    m = Two(in.data() + i + 3);
+  } else if (n != 3) {
+    return false;
+  }
+  if (h < 0 || h > 23 || m < 0 || m > 59) return false;
+  *offset = (in[i] == '-' ? -1 : 1) * (h * 3600 + m * 60);
+  return true;
+}
+
+inline void Finish(int64_t days, int local_second, int32_t offset,
+                   Timestamp* t) {
+  t->local_second = local_second;
+  t->seconds = days * kSecondsPerDay + local_second - offset;
+}
+
+bool ReadEpoch(std::string_view in, Timestamp* t) {
+  size_t i = 0;
+  uint64_t v = 0;
+  while (i < in.size() && IsDigit(in[i])) {
+    if (i == 19) return false;
+    v = v * 10 + static_cast<uint64_t>(in[i] - '0');
+    ++i;
+  }
+  if (i == 0) return false;
+  // 1-10 digits: seconds (until 2286-11-20); 11-13 ms; 14-16 us; 17-19 ns.
+  const int unit = i <= 10 ? 0 : i <= 13 ? 3 : i <= 16 ? 6 : 9;
+  t->layout = TimeLayout::kEpoch;
+  t->epoch_value = v;
+  t->epoch_digits = static_cast<uint8_t>(i);
+  t->unit_exponent = static_cast<uint8_t>(unit);
+  // Constant divisors: multiplications, not divisions.
+  switch (unit) {
+    case 0:
+      t->seconds = static_cast<int64_t>(v);
+      break;
+    case 3:
+      t->seconds = static_cast<int64_t>(v / 1000);
+      t->nanos = static_cast<uint32_t>(v % 1000 * 1000000);
+      break;
+    case 6:
+      t->seconds = static_cast<int64_t>(v / 1000000);
+      t->nanos = static_cast<uint32_t>(v % 1000000 * 1000);
+      break;
+    default:
+      t->seconds = static_cast<int64_t>(v / 1000000000);
+      t->nanos = static_cast<uint32_t>(v % 1000000000);
+      break;
+  }
+  t->fraction_digits = static_cast<uint8_t>(unit);
+  if (i == in.size()) return true;
+  // A fraction only after whole seconds: 1700000000.5.
+  if (unit != 0 || !Fraction(in, &i, t)) return false;
+  return i == in.size();
+}
+
+// a[0, k) == b[0, k) with two overlapping loads (k is 4 to 16): no call to
+// memcmp.
+template <int k>
+inline bool SameBytes(const char* a, const char* b) {
+  static_assert(k >= 4 && k <= 16);
+  using Word = std::conditional_t<(k >= 8), uint64_t, uint32_t>;
+  constexpr int w = sizeof(Word);
+  Word a0, b0, a1, b1;
+  std::memcpy(&a0, a, w);
+  std::memcpy(&b0, b, w);
+  std::memcpy(&a1, a + k - w, w);
+  std::memcpy(&b1, b + k - w, w);
+  return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+}
+
+}  // namespace
+
+// The memo: a date's bytes are compared as they were written, so a hit
+// skips parsing and validating the date. kKeySize is a constant at each
+// call, so the compare is one or two loads.
+template <int kKeySize, typename ParseDate>
+inline bool TimeReader::Days(const char* key, ParseDate parse, int slot,
+                             int64_t* days) {
+  DateMemo& m = memo_[slot];
+  if (m.size == kKeySize && SameBytes<kKeySize>(m.key, key)) {
+    *days = m.days;
+    return true;
+  }
+  if (!parse(days)) return false;
+  std::memcpy(m.key, key, kKeySize);
+  m.size = kKeySize;
+  m.days = *days;
+  return true;
+}
+
+bool TimeReader::ReadDtail(std::string_view in, bool long_form,
+                           Timestamp* t) {
+  const char* p = in.data();
+  int64_t days;
+  bool ok;
+  if (long_form) {
+    ok = Days<8>(p, [p](int64_t* d) {
+      const int y = Four(p);
+      return y >= 0 && CivilDays(y, Two(p + 4), Two(p + 6), d);
+    }, static_cast<int>(TimeLayout::kDtailLong), &days);
+  } else {
+    ok = Days<4>(p, [p](int64_t* d) {
+      return CivilDays(2000, Two(p), Two(p + 2), d);
+    }, static_cast<int>(TimeLayout::kDtailShort), &days);
+  }
+  const size_t clock_at = long_form ? 9 : 5;
+  const int sec = ok ? Clock(p + clock_at, true) : -1;
+  if (sec < 0) return false;
+  t->layout = long_form ? TimeLayout::kDtailLong : TimeLayout::kDtailShort;
+  t->clock_at = static_cast<uint8_t>(clock_at);
+  t->compact_clock = true;
+  Finish(days, sec, 0, t);
+  return true;
+}
+
+bool TimeReader::ReadRfc3339(std::string_view in, Timestamp* t) {
+  const char* p = in.data();
+  if (p[7] != '-' || (p[10] != 'T' && p[10] != 't' && p[10] != ' ')) {
+    return false;
+  }
+  int64_t days;
+  if (!Days<10>(p, [p](int64_t* d) {
+        const int y = Four(p);
+        return y >= 0 && CivilDays(y, Two(p + 5), Two(p + 8), d);
+      }, static_cast<int>(TimeLayout::kRfc3339), &days)) {
+    return false;
+  }
+  const int sec = Clock(p + 11, false);
+  if (sec < 0) return false;
+  size_t i = 19;
+  if (!Fraction(in, &i, t)) return false;
+  int32_t offset = 0;
+  if (i < in.size()) {
+    if (in[i] == 'Z' || in[i] == 'z') {
+      if (i + 1 != in.size()) return false;
+    } else if (!Offset(in, i, &offset)) {
+      return false;
+    }
+  }
+  t->layout = TimeLayout::kRfc3339;
+  t->clock_at = 11;
+  Finish(days, sec, offset, t);
+  return true;
+}
+
+bool TimeReader::ReadClf(std::string_view in, Timestamp* t) {
+  // dd/Mon/yyyy:HH:MM:SS +hhmm, 26 bytes, or 28 inside [ ].
+  const size_t b = in[0] == '[' ? 1 : 0;
+  if (in.size() != 26 + 2 * b || (b == 1 && in.back() != ']')) return false;
+  const char* p = in.data() + b;
+  if (p[2] != '/' || p[6] != '/' || p[11] != ':' || p[20] != ' ') return false;
+  int64_t days;
+  if (!Days<11>(p, [p](int64_t* d) {
+        const int y = Four(p + 7);
+        return y >= 0 && CivilDays(y, MonthName(p + 3), Two(p), d);
+      }, static_cast<int>(TimeLayout::kClf), &days)) {
+    return false;
+  }
+  const int sec = Clock(p + 12, false);
+  int32_t offset;
+  if (sec < 0 || !Offset(in.substr(0, 26 + b), 21 + b, &offset)) {
+    return false;
+  }
+  t->layout = TimeLayout::kClf;
+  t->clock_at = static_cast<uint8_t>(12 + b);
+  Finish(days, sec, offset, t);
+  return true;
+}
+
+bool TimeReader::ReadSyslog(std::string_view in, Timestamp* t) {
+  // "Mmm dd HH:MM:SS", "Mmm  d HH:MM:SS" (15 bytes) or "Mmm d HH:MM:SS".
+  const char* p = in.data();
+  if (p[3] != ' ' || p[in.size() - 9] != ' ') return false;
+  const size_t date_size = in.size() - 9;  // "Mmm dd" or "Mmm d"
+  int64_t days;
+  bool ok;
+  if (date_size == 6) {
+    ok = Days<6>(p, [p](int64_t* d) {
+      const int day =
+          p[4] == ' ' ? (IsDigit(p[5]) ? p[5] - '0' : -1) : Two(p + 4);
+      return CivilDays(2000, MonthName(p), day, d);
+    }, static_cast<int>(TimeLayout::kSyslog), &days);
+  } else {
+    ok = Days<5>(p, [p](int64_t* d) {
+      return IsDigit(p[4]) && CivilDays(2000, MonthName(p), p[4] - '0', d);
+    }, static_cast<int>(TimeLayout::kSyslog), &days);
+  }
+  const int sec = ok ? Clock(p + date_size + 1, false) : -1;
+  if (sec < 0) return false;
+  t->layout = TimeLayout::kSyslog;
+  t->clock_at = static_cast<uint8_t>(date_size + 1);
+  Finish(days, sec, 0, t);
+  return true;
+}
+
+bool TimeReader::Read(std::string_view in, Timestamp* t) noexcept {
+  *t = Timestamp();
+  const size_t n = in.size();
+  if (n == 0 || n > 64) return false;
+  const char c = in[0];
+  if (IsDigit(c)) {
+    if (n == 11 && in[4] == '-') return ReadDtail(in, false, t);
+    if (n == 15 && in[8] == '-') return ReadDtail(in, true, t);
+    if (n >= 19 && in[4] == '-') return ReadRfc3339(in, t);
+    if (n == 26 && in[2] == '/') return ReadClf(in, t);
+    return ReadEpoch(in, t);
+  }
+  if (c == '[') return n == 28 && ReadClf(in, t);
+  if ((n == 14 || n == 15) && (c | 0x20) >= 'a' && (c | 0x20) <= 'z') {
+    return ReadSyslog(in, t);
+  }
+  return false;
+}
+
+bool ReadWithLayout(std::string_view layout, std::string_view in,
+                    Timestamp* t) noexcept {
+  *t = Timestamp();
+  absl::Time time;
+  std::string err;
+  if (!absl::ParseTime(util::ToAbsl(layout), util::ToAbsl(in), &time, &err) ||
+      time == absl::InfiniteFuture() || time == absl::InfinitePast()) {
+    return false;
+  }
+  const absl::Time whole = absl::FromUnixSeconds(absl::ToUnixSeconds(time));
+  int64_t seconds = absl::ToUnixSeconds(time);
+  int64_t nanos = absl::ToInt64Nanoseconds(time - whole);
+  if (nanos < 0) {  // ToUnixSeconds rounds toward negative infinity already.
+    nanos += 1000000000;
+    seconds -= 1;
+  }
+  t->layout = TimeLayout::kOther;
+  t->seconds = seconds;
+  t->nanos = static_cast<uint32_t>(nanos);
+  uint8_t digits = 0;
+  if (nanos != 0) {
+    digits = 9;
+    while (nanos % 10 == 0) {
+      nanos /= 10;
+      --digits;
+    }
+  }
+  t->fraction_digits = digits;
+  return true;
+}
+
+size_t FormatEpoch(const Timestamp& t, char out[kMaxEpochTextSize]) noexcept {
+  char* p = out;
+  int64_t whole = t.seconds;
+  uint32_t frac = t.nanos;
+  if (t.fraction_digits > 0 && whole < 0 && frac > 0) {
+    // -0.5 is seconds -1 plus 0.5.
+    *p++ = '-';
+    whole = -(whole + 1);
+    frac = 1000000000 - frac;
+  }
+  p = std::to_chars(p, out + kMaxEpochTextSize, whole).ptr;
+  if (t.fraction_digits > 0) {
+    *p++ = '.';
+    uint32_t scaled = frac / static_cast<uint32_t>(kPow10[9 - t.fraction_digits]);
+    for (int i = t.fraction_digits - 1; i >= 0; --i) {
+      p[i] = static_cast<char>('0' + scaled % 10);
+      scaled /= 10;
+    }
+    p += t.fraction_digits;
+  }
+  return static_cast<size_t>(p - out);
+}
+
+bool BucketTime(TimeReader& reader, std::string_view in, int64_t width_seconds,
+                char* out) noexcept {
+  Timestamp t;
+  if (!reader.Read(in, &t)) return false;
+  std::memcpy(out, in.data(), in.size());
+  if (t.layout == TimeLayout::kEpoch) {
+    // Whole units, floored to the width in the same unit; the fraction of
+    // whole seconds (1700000000.5) becomes zeros.
+    const uint64_t w =
+        static_cast<uint64_t>(width_seconds) * kPow10[t.unit_exponent];
+    uint64_t v = t.epoch_value - t.epoch_value % w;
+    for (int i = t.epoch_digits - 1; i >= 0; --i) {
+      out[i] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    }
+    for (size_t i = t.epoch_digits + 1; i < in.size(); ++i) out[i] = '0';
+    return true;
+  }
+  const int64_t s = t.local_second - t.local_second % width_seconds;
+  char* clock = out + t.clock_at;
+  const int step = t.compact_clock ? 2 : 3;
+  PutTwo(clock, static_cast<int>(s / 3600));
+  PutTwo(clock + step, static_cast<int>(s / 60 % 60));
+  PutTwo(clock + 2 * step, static_cast<int>(s % 60));
+  if (t.fraction_size > 0) {
+    std::memset(out + t.fraction_at, '0', t.fraction_size);
+  }
+  return true;
+}
+
+namespace {
+
+// A plain decimal "-12.345": its digits as an integer and the number of
+// decimals; false for anything else or more than 18 digits.
+bool PlainDecimal(std::string_view s, int64_t* mantissa, int* scale) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
+    negative = s[i] == '-';
+    ++i;
+  }
+  uint64_t v = 0;
+  int digits = 0;
+  int decimals = -1;
+  for (; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '.') {
+      if (decimals >= 0) return false;
+      decimals = 0;
+      continue;
+    }
+    if (!IsDigit(c) || ++digits > 18) return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+    if (decimals >= 0) ++decimals;
+  }
+  if (digits == 0) return false;
+  *mantissa = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  *scale = decimals < 0 ? 0 : decimals;
+  return true;
+}
+
+// Floor division for a positive divisor.
+inline int64_t FloorDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return q - (a % b != 0 && a < 0);
+}
+
+}  // namespace
+
+bool ParseBinWidth(std::string_view text, BinWidth* out) noexcept {
+  *out = BinWidth();
+  double v;
+  if (!util::ParseNumber(text, &v) || !std::isfinite(v) || v <= 0) {
+    return false;
+  }
+  out->value = v;
+  int64_t mantissa;
+  int scale;
+  if (PlainDecimal(text, &mantissa, &scale)) {
+    // Drop trailing zero decimals: 0.50 bins like 0.5.
+    while (scale > 0 && mantissa % 10 == 0) {
+      mantissa /= 10;
+      --scale;
+    }
+    out->mantissa = mantissa;
+    out->scale = static_cast<uint8_t>(scale);
+    out->exact = mantissa > 0;
+    return true;
+  }
+  // 1e2, 2.5e-1: the fewest decimals (up to 9) that hold the width.
+  for (int k = 0; k <= 9; ++k) {
+    const double scaled = v * static_cast<double>(kPow10[k]);
+    if (scaled == std::floor(scaled)) {
+      out->scale = static_cast<uint8_t>(k);
+      if (scaled < 9e17) {
+        out->mantissa = static_cast<int64_t>(scaled);
+        out->exact = true;
+      }
+      return true;
+    }
+  }
+  out->scale = 9;
+  return true;
+}
+
+size_t BucketNumber(std::string_view in, const BinWidth& width,
+                    char out[kMaxBinTextSize]) noexcept {
+  int64_t x;
+  int x_scale;
+  if (width.exact && PlainDecimal(in, &x, &x_scale)) {
+    // Both as integers in units of 10^-m: exact.
+    const int m = x_scale > width.scale ? x_scale : width.scale;
+    int64_t xs, ws, bin;
+    if (!__builtin_mul_overflow(x, static_cast<int64_t>(kPow10[m - x_scale]),
+                                &xs) &&
+        !__builtin_mul_overflow(width.mantissa,
+                                static_cast<int64_t>(kPow10[m - width.scale]),
+                                &ws) &&
+        !__builtin_mul_overflow(FloorDiv(xs, ws), ws, &bin)) {
+      // bin is a multiple of 10^(m - scale): render `scale` decimals.
+      const int64_t drop = static_cast<int64_t>(kPow10[m - width.scale]);
+      const int64_t v = bin / drop;  // exact
+      char* p = out;
+      const uint64_t mag = v < 0 ? 0 - static_cast<uint64_t>(v)
+                                 : static_cast<uint64_t>(v);
+      if (v < 0) *p++ = '-';
+      const uint64_t unit = kPow10[width.scale];
+      p = std::to_chars(p, out + kMaxBinTextSize, mag / unit).ptr;
+      if (width.scale > 0) {
+        *p++ = '.';
+        uint64_t f = mag % unit;
+        for (int i = width.scale - 1; i >= 0; --i) {
+          p[i] = static_cast<char>('0' + f % 10);
+          f /= 10;
+        }
+        p += width.scale;
+      }
+      return static_cast<size_t>(p - out);
+    }
+  }
+  double v;
+  if (!util::ParseNumber(in, &v) || !std::isfinite(v)) return 0;
+  double bin = std::floor(v / width.value) * width.value;
+  if (bin == 0) bin = 0;  // No "-0".
+  const auto r = std::to_chars(out, out + kMaxBinTextSize, bin,
+                               std::chars_format::fixed, width.scale);
+  if (r.ec != std::errc()) return 0;
+  return static_cast<size_t>(r.ptr - out);
+}
+
+}  // namespace mapr::runtime
