@@ -112,6 +112,13 @@ std::vector<std::string> ResultNotes(const ResultFacts& f) {
       if (!note.empty()) notes.push_back(std::move(note));
     }
   }
+  if (s.values_unparsed > 0) {
+    notes.push_back(absl::StrCat(
+        s.values_unparsed,
+        s.values_unparsed == 1 ? " value was" : " values were",
+        " not a time or number that time() or bucket() could read, and "
+        "stayed missing; check the layout (time(x, '%Y-%m-%d ...'))"));
+  }
   const uint64_t parsed = s.lines_parsed();
   if (parsed > 0) {
     for (const FieldCount& field : f.fields) {

@@ -34,6 +34,21 @@ TEST(ResultNotesTest, AHealthyRunHasNone) {
   EXPECT_THAT(ResultNotes(Facts(LineCounters())), IsEmpty());
 }
 
+TEST(ResultNotesTest, UnreadableTimes) {
+  LineCounters s;
+  s.lines_read = 10;
+  s.lines_aggregated = 10;
+  s.values_unparsed = 1;
+  EXPECT_THAT(ResultNotes(Facts(s)),
+              testing::ElementsAre(
+                  "1 value was not a time or number that time() or bucket() "
+                  "could read, and stayed missing; check the layout (time(x, "
+                  "'%Y-%m-%d ...'))"));
+  s.values_unparsed = 3;
+  EXPECT_THAT(ResultNotes(Facts(s)),
+              testing::ElementsAre(testing::StartsWith("3 values were not")));
+}
+
 TEST(ResultNotesTest, EveryLineOfAnotherTable) {
   LineCounters s;
   s.lines_read = 6117;

@@ -33,6 +33,11 @@ cpu_of() {
   echo $(( (${12} + ${13}) / $(getconf CLK_TCK) ))
 }
 
+# ASan returning freed memory to the OS (madvise) can stall a run for
+# seconds on a loaded machine, which libFuzzer then reports as a timeout;
+# keep the memory (the RSS limit still applies).
+export ASAN_OPTIONS="allocator_release_to_os_interval_ms=-1:${ASAN_OPTIONS:-}"
+
 status=0
 for t in "${targets[@]}"; do
   corpus="tests/fuzz/corpus/${t%_fuzzer}"
