@@ -62,13 +62,17 @@ struct Store {
   std::vector<uint64_t> bins;
 };
 
-struct QuantileGroup {
-  std::vector<double> values;  // While exact.
-  bool sketch = false;
-  Store positive, negative;    // By the bucket index of |v|.
+struct Sketch {
+  Store positive, negative;  // By the bucket index of |v|.
   uint64_t zeros = 0;
-  uint64_t count = 0;          // Values (not NaN) added.
-  double min = 0, max = 0;     // Exact, valid when count > 0.
+};
+
+// 56 bytes while exact, so that a million small groups stay cheap.
+struct QuantileGroup {
+  std::vector<double> values;      // While exact.
+  std::unique_ptr<Sketch> sketch;  // Past the exact limit.
+  uint64_t count = 0;              // Values (not NaN) added.
+  double min = 0, max = 0;         // Exact, valid when count > 0.
 };
 
 class QuantileState : public AggregateState {
@@ -120,10 +124,10 @@ class QuantileState : public AggregateState {
       }
       if (!dst.sketch) ToSketch(dst);
       if (src.sketch) {
-        dst.zeros += src.zeros;
+        dst.sketch->zeros += src.sketch->zeros;
         for (const auto& [src_store, into] :
-             {std::pair{&src.positive, &dst.positive},
-              std::pair{&src.negative, &dst.negative}}) {
+             {std::pair{&src.sketch->positive, &dst.sketch->positive},
+              std::pair{&src.sketch->negative, &dst.sketch->negative}}) {
           for (size_t k = 0; k < src_store->bins.size(); ++k) {
             if (src_store->bins[k] != 0) {
               AddKey(*into, src_store->base + static_cast<int32_t>(k),
@@ -155,8 +159,8 @@ class QuantileState : public AggregateState {
     util::AppendU64(out, q.count);
     util::AppendU64(out, std::bit_cast<uint64_t>(q.min));
     util::AppendU64(out, std::bit_cast<uint64_t>(q.max));
-    util::AppendU64(out, q.zeros);
-    for (const Store* store : {&q.positive, &q.negative}) {
+    util::AppendU64(out, q.sketch->zeros);
+    for (const Store* store : {&q.sketch->positive, &q.sketch->negative}) {
       size_t lo = 0, hi = store->bins.size();
       while (lo < hi && store->bins[lo] == 0) ++lo;
       while (hi > lo && store->bins[hi - 1] == 0) --hi;
@@ -191,21 +195,22 @@ class QuantileState : public AggregateState {
       }
       return true;
     }
-    uint64_t count, min_bits, max_bits;
+    uint64_t count, min_bits, max_bits, zeros;
     if (form != 1 || !util::ReadU64(in, &count) ||
         !util::ReadU64(in, &min_bits) || !util::ReadU64(in, &max_bits) ||
-        !util::ReadU64(in, &q.zeros) || count <= exact_limit_) {
+        !util::ReadU64(in, &zeros) || count <= exact_limit_) {
       return false;
     }
-    q.sketch = true;
+    q.sketch = std::make_unique<Sketch>();
+    q.sketch->zeros = zeros;
     q.count = count;
     q.min = std::bit_cast<double>(min_bits);
     q.max = std::bit_cast<double>(max_bits);
     if (std::isnan(q.min) || std::isnan(q.max) || Less(q.max, q.min)) {
       return false;
     }
-    uint64_t total = q.zeros;
-    for (Store* store : {&q.positive, &q.negative}) {
+    uint64_t total = zeros;
+    for (Store* store : {&q.sketch->positive, &q.sketch->negative}) {
       uint32_t nbins, base;
       if (!util::ReadU32(in, &nbins) || nbins > kMaxBins) return false;
       if (nbins == 0) continue;
@@ -246,23 +251,24 @@ class QuantileState : public AggregateState {
     double v = q.max;
     uint64_t seen = 0;
     bool found = false;
-    const std::vector<uint64_t>& neg = q.negative.bins;
+    const Sketch& sk = *q.sketch;
+    const std::vector<uint64_t>& neg = sk.negative.bins;
     for (size_t k = neg.size(); k-- > 0 && !found;) {
       seen += neg[k];
       if (seen > target) {
-        v = -BucketValue(q.negative.base + static_cast<int32_t>(k));
+        v = -BucketValue(sk.negative.base + static_cast<int32_t>(k));
         found = true;
       }
     }
-    if (!found && (seen += q.zeros) > target) {
+    if (!found && (seen += sk.zeros) > target) {
       v = 0;
       found = true;
     }
-    const std::vector<uint64_t>& pos = q.positive.bins;
+    const std::vector<uint64_t>& pos = sk.positive.bins;
     for (size_t k = 0; k < pos.size() && !found; ++k) {
       seen += pos[k];
       if (seen > target) {
-        v = BucketValue(q.positive.base + static_cast<int32_t>(k));
+        v = BucketValue(sk.positive.base + static_cast<int32_t>(k));
         found = true;
       }
     }
@@ -292,11 +298,11 @@ class QuantileState : public AggregateState {
 
   void AddValue(QuantileGroup& q, double v) const {
     if (v == 0) {
-      ++q.zeros;
+      ++q.sketch->zeros;
     } else if (v > 0) {
-      AddKey(q.positive, Bucket(v), 1);
+      AddKey(q.sketch->positive, Bucket(v), 1);
     } else {
-      AddKey(q.negative, Bucket(-v), 1);
+      AddKey(q.sketch->negative, Bucket(-v), 1);
     }
   }
 
@@ -341,7 +347,7 @@ class QuantileState : public AggregateState {
   }
 
   void ToSketch(QuantileGroup& q) const {
-    q.sketch = true;
+    q.sketch = std::make_unique<Sketch>();
     for (double v : q.values) AddValue(q, v);
     q.values = std::vector<double>();
   }
