@@ -333,6 +333,25 @@ class OutputTest(MaprTestCase):
         self.assertEqual(len(out.decode().splitlines()), 1 + 3)
         self.assertEqual(err, b"")
 
+    def test_output_chart_of_a_time_bucket_is_a_time_series(self):
+        # Grouped by bucket(): rows in time order whatever the order by.
+        log = b"".join(
+            b"ts=2026-12-01T%s:00Z ms=1\n" % t for t in
+            [b"10:07", b"09:58", b"10:01", b"09:31", b"10:40", b"10:44",
+             b"10:59"])
+        out, err = self.mapr(
+            "-o", "chart",
+            "select $b, count($line) set $b = bucket(ts, 30m) group by $b "
+            "order by count($line) logformat logfmt",
+            stdin=log, env={"COLUMNS": "72"})
+        self.assertEqual(
+            out.decode(),
+            "                    │count($line)\n"
+            "2026-12-01T09:30:00Z│" + "█" * 32 + "▋ 2\n"
+            "2026-12-01T10:00:00Z│" + "█" * 32 + "▋ 2\n"
+            "2026-12-01T10:30:00Z│" + "█" * 49 + " 3\n")
+        self.assertEqual(err, b"")
+
     def test_output_chart_needs_a_numeric_column(self):
         _, err = self.mapr("-o", "chart", "from STATS select y group by y",
                            stdin=self.CHART_LOG, code=2)
