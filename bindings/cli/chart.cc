@@ -15,6 +15,7 @@
 #include "mapr/query_internal.h"
 #include "parser/function_catalog.h"
 #include "parser/plan.h"
+#include "runtime/time_functions.h"
 #include "util/number.h"
 
 namespace mapr::cli {
@@ -66,20 +67,35 @@ absl::StatusOr<std::string> RenderChart(const ResultTable& r,
         "--output chart draws the first numeric column, and the result has "
         "none: select an aggregate such as count($line)");
   }
-  // The rows, in time order for a time series (numbers by value, other
-  // layouts by text; stable, so equal keys keep the result's order).
+  // The rows, in time order for a time series: timestamps in one of
+  // time()'s fixed layouts by the instant (CLF and syslog times do not sort
+  // as text), numbers by value, other keys by text; a missing key first.
+  // Stable, so equal keys keep the result's order.
   std::vector<size_t> rows(r.num_rows());
   std::iota(rows.begin(), rows.end(), 0);
   if (options.time_column && *options.time_column < r.num_columns()) {
     const size_t tc = *options.time_column;
+    std::vector<std::pair<int64_t, uint32_t>> instants(rows.size());
     std::vector<double> numbers(rows.size());
-    bool all_numbers = true;
-    for (size_t i = 0; i < rows.size() && all_numbers; ++i) {
-      all_numbers = util::ParseNumber(r.cell(i, tc), &numbers[i]);
+    runtime::TimeReader reader;
+    bool all_times = true, all_numbers = true;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::string_view cell = r.cell(i, tc);
+      if (cell.empty()) continue;
+      runtime::Timestamp t;
+      if (all_times && reader.Read(cell, &t)) {
+        instants[i] = {t.seconds, t.nanos};
+      } else {
+        all_times = false;
+      }
+      if (all_numbers) all_numbers = util::ParseNumber(cell, &numbers[i]);
     }
     std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
-      return all_numbers ? numbers[a] < numbers[b]
-                         : r.cell(a, tc) < r.cell(b, tc);
+      const bool ea = r.cell(a, tc).empty(), eb = r.cell(b, tc).empty();
+      if (ea || eb) return ea && !eb;
+      if (all_times) return instants[a] < instants[b];
+      if (all_numbers) return numbers[a] < numbers[b];
+      return r.cell(a, tc) < r.cell(b, tc);
     });
   }
   if (options.max_rows >= 0 &&

@@ -352,6 +352,22 @@ class OutputTest(MaprTestCase):
             "2026-12-01T10:30:00Z│" + "█" * 49 + " 3\n")
         self.assertEqual(err, b"")
 
+    def test_output_chart_orders_access_log_times_by_instant(self):
+        # CLF times do not sort as text (Nov before Oct, 01 before 30).
+        log = b"".join(
+            b'1.2.3.4 - - [%s +0000] "GET / HTTP/1.1" 200 1\n' % t for t in
+            [b"01/Nov/2026:00:10:00", b"30/Oct/2026:23:59:00",
+             b"31/Oct/2026:12:00:00", b"31/Oct/2026:12:30:00"])
+        out, _ = self.mapr(
+            "-o", "chart",
+            "select $d, count($line) set $d = bucket(time, 1d) group by $d "
+            "logformat clf",
+            stdin=log, env={"COLUMNS": "90"})
+        self.assertEqual(
+            [line.split("│")[0] for line in out.decode().splitlines()[1:]],
+            ["30/Oct/2026:00:00:00 +0000", "31/Oct/2026:00:00:00 +0000",
+             "01/Nov/2026:00:00:00 +0000"])
+
     def test_output_chart_needs_a_numeric_column(self):
         _, err = self.mapr("-o", "chart", "from STATS select y group by y",
                            stdin=self.CHART_LOG, code=2)
