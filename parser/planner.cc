@@ -659,7 +659,8 @@ class Planner {
           ok = false;
           continue;
         }
-        plan::FunctionStep fs{*f, nullptr};
+        plan::FunctionStep fs;
+        fs.kind = *f;
         if (*f == plan::FunctionKind::kRegex) {
           fs.regex = Pattern(args[0], "regex()");
           if (fs.regex == nullptr) {
