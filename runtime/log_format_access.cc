@@ -13,7 +13,7 @@
 // "$http_x_forwarded_for", a request time, or combined's two fields under
 // clf) is ignored.
 //
-// The scan is one pass of memchr calls, one per field boundary: no regex,
+// The scan is one pass of inline searches, one per field boundary: no regex,
 // no per-byte state machine. A quoted field ends at the first '"' that is
 // preceded by an even run of backslashes (Apache writes `\"` and `\\`;
 // nginx writes `\x22` and `\x5C`, which stay as they are). A requested
@@ -66,29 +66,59 @@ constexpr std::array<std::string_view, kNumAccessFields> kFieldNames = {
 constexpr size_t kNumClfFields = kReferer;
 constexpr size_t kNumCombinedFields = kNumAccessFields;
 
-// The first c in [p, end), or nullptr. Most fields are short, so the first
-// 16 bytes are tried inline (SSE2) before a call to memchr.
+// The first c in [p, end), or nullptr. Fields are short (a user agent is
+// about a hundred bytes), so the scan stays inline, 16 bytes at a time
+// (SSE2), then byte by byte: a memchr call per field boundary cost more
+// than the scan (18 % of a clf query's time in memchr).
+// With kPadded, at least 16 readable bytes follow `end` (a padded batch,
+// FieldBatch::line_padding()), so the last block is loaded whole too.
+template <bool kPadded>
 inline const char* Find(const char* p, const char* end, char c) {
 #if defined(__SSE2__)
-  if (end - p >= 16) {
+  const __m128i needle = _mm_set1_epi8(c);
+  if constexpr (kPadded) {
+    for (; p < end; p += 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const uint32_t m =
+          static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, needle)));
+      if (m != 0) {
+        const char* hit = p + std::countr_zero(m);
+        return hit < end ? hit : nullptr;
+      }
+    }
+    return nullptr;
+  }
+  while (end - p >= 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const uint32_t m = static_cast<uint32_t>(
-        _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c))));
+    const uint32_t m =
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, needle)));
     if (m != 0) return p + std::countr_zero(m);
     p += 16;
   }
 #endif
-  return static_cast<const char*>(
-      std::memchr(p, c, static_cast<size_t>(end - p)));
+  for (; p < end; ++p) {
+    if (*p == c) return p;
+  }
+  return nullptr;
+}
+
+// The last c in [begin, end), or nullptr (for the short protocol at the end
+// of a request).
+inline const char* FindLast(const char* begin, const char* end, char c) {
+  while (end > begin) {
+    if (*--end == c) return end;
+  }
+  return nullptr;
 }
 
 // The closing quote of a quoted field whose text starts at `p`, or nullptr.
 // A '"' after an odd run of backslashes is escaped (`\"`), after an even one
 // (`\\"`) it closes the field.
+template <bool kPadded>
 inline const char* FindClosingQuote(const char* p, const char* end) {
   const char* const start = p;
   while (true) {
-    const char* q = Find(p, end, '"');
+    const char* q = Find<kPadded>(p, end, '"');
     if (q == nullptr || q == start || q[-1] != '\\') return q;
     const char* b = q - 1;
     while (b > start && b[-1] == '\\') --b;
@@ -113,8 +143,10 @@ std::string_view UnescapeQuoted(std::string_view s, FieldBatch& fields) {
   return std::string_view(out, n);
 }
 
+template <bool kPadded>
 inline bool HasBackslash(std::string_view s) {
-  return !s.empty() && std::memchr(s.data(), '\\', s.size()) != nullptr;
+  return !s.empty() &&
+         Find<kPadded>(s.data(), s.data() + s.size(), '\\') != nullptr;
 }
 
 // "-" is missing; anything else (the empty string included) is the value.
@@ -149,27 +181,46 @@ class AccessParser : public LogFormatParser {
     for (size_t f = 0; f < columns_.size(); ++f) {
       columns_[f] = fields.column(f);
     }
+    if (fields.line_padding() >= 16) {
+      ParseRows<true>(lines, fields, outcomes);
+    } else {
+      ParseRows<false>(lines, fields, outcomes);
+    }
+  }
+
+ private:
+  template <bool kPadded>
+  void ParseRows(std::span<const std::string_view> lines, FieldBatch& fields,
+                 LineOutcome* outcomes) {
     std::array<std::string_view, kNumAccessFields> v;
     for (size_t row = 0; row < lines.size(); ++row) {
-      if (!Split(lines[row], v)) {
+      if (!Split<kPadded>(lines[row], v)) {
         outcomes[row] = LineOutcome::kMalformed;
         continue;
       }
       outcomes[row] = LineOutcome::kParsed;
       if (wanted_.empty()) continue;
+      bool request_copied = false;
       for (AccessField f : {kRequest, kReferer, kAgent}) {
-        if (unescape_[f] && HasBackslash(v[f])) {
+        if (unescape_[f] && HasBackslash<kPadded>(v[f])) {
           v[f] = UnescapeQuoted(v[f], fields);
+          request_copied |= f == kRequest;
         }
       }
-      if (split_request_) SplitRequest(v);
+      // An unescaped request lives in batch memory, which has no padding.
+      if (split_request_) {
+        if (request_copied) {
+          SplitRequest<false>(v);
+        } else {
+          SplitRequest<kPadded>(v);
+        }
+      }
       for (const Wanted& w : wanted_) {
         columns_[w.column][row] = DashIsMissing(v[w.field]);
       }
     }
   }
 
- private:
   struct Wanted {
     uint32_t column;
     AccessField field;
@@ -178,6 +229,7 @@ class AccessParser : public LogFormatParser {
   // Cuts `line` into the raw fields (quoted ones without their quotes, not
   // unescaped; method, path and protocol are left alone). Returns false if
   // the line lacks the structure.
+  template <bool kPadded>
   static bool Split(std::string_view line,
                     std::array<std::string_view, kNumAccessFields>& v) {
     if (line.empty()) return false;  // data() may be null.
@@ -187,11 +239,11 @@ class AccessParser : public LogFormatParser {
       return std::string_view(b, static_cast<size_t>(e - b));
     };
     // host ident
-    const char* sp = Find(p, end, ' ');
+    const char* sp = Find<kPadded>(p, end, ' ');
     if (sp == nullptr || sp == p) return false;
     v[kIp] = view(p, sp);
     p = sp + 1;
-    sp = Find(p, end, ' ');
+    sp = Find<kPadded>(p, end, ' ');
     if (sp == nullptr || sp == p) return false;
     v[kIdent] = view(p, sp);
     p = sp + 1;
@@ -199,29 +251,29 @@ class AccessParser : public LogFormatParser {
     // hold spaces.
     const char* lb = p;
     while (true) {
-      lb = Find(lb, end, '[');
+      lb = Find<kPadded>(lb, end, '[');
       if (lb == nullptr) return false;
       if (lb > p && lb[-1] == ' ') break;
       ++lb;
     }
     v[kUser] = view(p, lb - 1);
-    const char* rb = Find(lb + 1, end, ']');
+    const char* rb = Find<kPadded>(lb + 1, end, ']');
     if (rb == nullptr) return false;
     v[kTime] = view(lb + 1, rb);
     // ` "request"`
     if (end - rb < 4 || rb[1] != ' ' || rb[2] != '"') return false;
     p = rb + 3;
-    const char* q = FindClosingQuote(p, end);
+    const char* q = FindClosingQuote<kPadded>(p, end);
     if (q == nullptr) return false;
     v[kRequest] = view(p, q);
     // ` status bytes`
     if (end - q < 4 || q[1] != ' ') return false;
     p = q + 2;
-    sp = Find(p, end, ' ');
+    sp = Find<kPadded>(p, end, ' ');
     if (sp == nullptr || sp == p) return false;
     v[kStatus] = view(p, sp);
     p = sp + 1;
-    sp = Find(p, end, ' ');
+    sp = Find<kPadded>(p, end, ' ');
     const char* bytes_end = sp == nullptr ? end : sp;
     if (bytes_end == p) return false;
     v[kBytes] = view(p, bytes_end);
@@ -230,7 +282,7 @@ class AccessParser : public LogFormatParser {
     p = bytes_end;
     for (AccessField f : {kReferer, kAgent}) {
       if (end - p < 3 || p[0] != ' ' || p[1] != '"') return false;
-      q = FindClosingQuote(p + 2, end);
+      q = FindClosingQuote<kPadded>(p + 2, end);
       if (q == nullptr) return false;
       v[f] = view(p + 2, q);
       p = q + 1;
@@ -240,17 +292,23 @@ class AccessParser : public LogFormatParser {
 
   // method path protocol: split at the first and the last space; fewer than
   // two spaces leave all three missing.
+  template <bool kPadded>
   static void SplitRequest(std::array<std::string_view, kNumAccessFields>& v) {
     const std::string_view r = v[kRequest];
-    const size_t first = r.find(' ');
-    const size_t last = r.rfind(' ');
-    if (first == std::string_view::npos || first == last) {
+    const char* const b = r.data();
+    const char* const e = b + r.size();
+    const char* first = r.empty() ? nullptr : Find<kPadded>(b, e, ' ');
+    const char* last = first == nullptr ? nullptr : FindLast(first, e, ' ');
+    if (first == nullptr || first == last) {
       v[kMethod] = v[kPath] = v[kProtocol] = std::string_view();
       return;
     }
-    v[kMethod] = r.substr(0, first);
-    v[kPath] = r.substr(first + 1, last - first - 1);
-    v[kProtocol] = r.substr(last + 1);
+    auto view = [](const char* x, const char* y) {
+      return std::string_view(x, static_cast<size_t>(y - x));
+    };
+    v[kMethod] = view(b, first);
+    v[kPath] = view(first + 1, last);
+    v[kProtocol] = view(last + 1, e);
   }
 
   std::vector<Wanted> wanted_;
