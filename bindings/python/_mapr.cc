@@ -338,6 +338,17 @@ PYBIND11_MODULE(_mapr, m) {
       "Registers the MaprError and QueryError classes raised by _mapr.");
 
   m.def(
+      "log_format_line_independent",
+      [](const std::string& name) {
+        std::shared_ptr<const mapr::LogFormat> f = mapr::FindLogFormat(name);
+        return f != nullptr && f->line_independent();
+      },
+      py::arg("name"),
+      "True if the registered log format `name` parses every line on its "
+      "own, so that its files may be cut into byte ranges "
+      "(LogFormat::line_independent).");
+
+  m.def(
       "inspect_partial",
       [](py::buffer data) {
         py::buffer_info buf = data.request();

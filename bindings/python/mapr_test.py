@@ -98,6 +98,15 @@ class CompileTest(unittest.TestCase):
             mapr.compile("select count($line),sum(x) group by *", max_items=1)
         mapr.compile("select count($line),sum(x) group by *", max_items=2)
 
+    def test_which_formats_may_be_cut(self):
+        # LogFormat::line_independent, which the Dask helper asks.
+        line_independent = mapr._mapr.log_format_line_independent
+        for name in ("default", "generic", "generickv", "json", "logfmt",
+                     "clf", "combined", "syslog", "fields", "regex"):
+            self.assertTrue(line_independent(name), name)
+        self.assertFalse(line_independent("csv"))
+        self.assertFalse(line_independent("no-such-format"))
+
     def test_percentile_settings(self):
         lines = [f"x={v}" for v in range(1, 2001)]
         q = "select p99(x), median(x) group by * logformat generickv"

@@ -49,9 +49,6 @@ import mapr
 __all__ = ["run", "partial", "blocks"]
 
 _READ = 1 << 20
-# Formats whose parsers keep no state between lines: their files may be cut.
-_STATELESS = ("default", "generic", "generickv", "clf", "combined",
-              "logfmt", "syslog", "json", "ndjson", "fields", "regex")
 _COMPRESSED_MAGIC = (b"\x1f\x8b", b"\x28\xb5\x2f\xfd", b"\xfd7zXZ\x00", b"BZh")
 
 Block = Tuple[str, Optional[int], Optional[int]]  # path, lo, hi (None: whole)
@@ -90,8 +87,10 @@ def blocks(query: Union[str, mapr.Query], paths: Sequence[str],
                 size = os.path.getsize(path)
             except OSError:
                 size = None
-        if (size is None or q.log_format not in _STATELESS or size <= bs
-                or _is_compressed(path)):
+        # Only files of formats that parse every line on its own may be cut
+        # (LogFormat::line_independent: every built-in format but csv).
+        if (size is None or size <= bs or _is_compressed(path)
+                or not mapr._mapr.log_format_line_independent(q.log_format)):
             out.append((path, None, None))
             continue
         for lo in range(0, size, bs):
