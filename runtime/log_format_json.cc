@@ -31,6 +31,21 @@
 // parsed where it is; otherwise it is first copied into a padded scratch
 // buffer, and views into the copy are moved back onto the line.
 //
+// The fast path. Most lines are plain: printable ASCII, keys without
+// escapes, and every value the query reads a string without escapes, a
+// number, a literal, or an object or array it looks inside. On a padded
+// batch such a line is walked by hand (Fast* below): 16-byte scans for
+// quotes, no structural index, no per-token iterator, the same lookup tree
+// and request states, and the same rules as the simdjson walk (values not
+// entered are skipped by their brackets, unchecked; the keys, separators
+// and values read are checked). Anything it does not know, and every
+// error, makes it give up: the line's cells are reset and simdjson parses
+// it from the start, so the fast path never decides that a line is
+// malformed, and a line gets the same outcome and values either way.
+// Unpadded batches always take simdjson's walk, which makes the padded
+// and unpadded parses of the unit tests and of json_format_fuzzer a
+// comparison of the two walks.
+//
 // Memory. The simdjson parser and the copy buffer are per thread
 // (Scratch()), not per parser: the engine keeps one parser per input
 // source, and a run over many files would otherwise hold a simdjson parser
@@ -41,6 +56,8 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -55,6 +72,10 @@
 #include "mapr/log_format.h"
 #include "runtime/key_table.h"
 #include "runtime/log_formats.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace mapr::runtime {
 namespace {
@@ -135,6 +156,153 @@ std::optional<size_t> ArrayIndex(std::string_view key) {
   }
   if (v > kMaxArrayIndex) return std::nullopt;
   return v;
+}
+
+// ---- Byte scans of the fast path. Each may load up to 15 bytes past
+// `end` (a padded batch has kLinePadding readable bytes there) and never
+// looks at what it loads there.
+
+// The closing quote of the string whose contents start at `p`, or null if
+// it does not close before `end`. Sets *escaped if the string has a
+// backslash (which escapes the byte after it, as in stage 1).
+inline const char* ScanStringEnd(const char* p, const char* end,
+                                 bool* escaped) {
+  while (p < end) {
+#if defined(__SSE2__)
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const uint32_t m = static_cast<uint32_t>(_mm_movemask_epi8(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
+    if (m == 0) {
+      p += 16;
+      continue;
+    }
+    p += std::countr_zero(m);
+    if (p >= end) return nullptr;
+#else
+    if (*p != '"' && *p != '\\') {
+      ++p;
+      continue;
+    }
+#endif
+    if (*p == '"') return p;
+    *escaped = true;
+    p += 2;  // The backslash and the byte it escapes.
+  }
+  return nullptr;
+}
+
+// True if p[0, n) (padded) is printable ASCII or spaces: no control byte
+// (stage 1 rejects one inside a string; outside one, tabs and CRs are
+// whitespace the fast path does not skip) and no byte >= 0x80 (whose UTF-8
+// the fast path does not check).
+inline bool IsPlainAscii(const char* p, size_t n) {
+#if defined(__SSE2__)
+  // As signed bytes, 0x80-0xff are negative: one compare finds both.
+  const __m128i limit = _mm_set1_epi8(0x20);
+  __m128i bad = _mm_setzero_si128();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    bad = _mm_or_si128(bad, _mm_cmplt_epi8(v, limit));
+  }
+  uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(bad));
+  if (i < n) {
+    // The bytes past the line are loaded, not looked at.
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    mask |= static_cast<uint32_t>(
+                _mm_movemask_epi8(_mm_cmplt_epi8(v, limit))) &
+            ((uint32_t{1} << (n - i)) - 1);
+  }
+  return mask == 0;
+#else
+  for (size_t i = 0; i < n; ++i) {
+    if (static_cast<signed char>(p[i]) < 0x20) return false;
+  }
+  return true;
+#endif
+}
+
+inline const char* SkipSpaces(const char* p, const char* end) {
+  while (p < end && *p == ' ') ++p;
+  return p;
+}
+
+// Bytes that end a scalar token: JSON whitespace (only spaces on a plain
+// line), the structural characters and a quote.
+constexpr std::array<bool, 256> kEndsScalar = [] {
+  std::array<bool, 256> t{};
+  for (unsigned char c : std::string_view(" ,}]:{[\"")) t[c] = true;
+  return t;
+}();
+inline bool EndsScalar(char c) {
+  return kEndsScalar[static_cast<unsigned char>(c)];
+}
+
+inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The end of the number token at `p` (IsJsonNumber of the token, and its
+// end found in the same pass), or null if the token there is not a JSON
+// number.
+inline const char* NumberEnd(const char* p, const char* end) {
+  if (p < end && *p == '-') ++p;
+  if (p >= end) return nullptr;
+  if (*p == '0') {
+    ++p;
+  } else if (IsDigit(*p)) {
+    do ++p;
+    while (p < end && IsDigit(*p));
+  } else {
+    return nullptr;
+  }
+  if (p < end && *p == '.') {
+    if (++p >= end || !IsDigit(*p)) return nullptr;
+    do ++p;
+    while (p < end && IsDigit(*p));
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    if (++p < end && (*p == '+' || *p == '-')) ++p;
+    if (p >= end || !IsDigit(*p)) return nullptr;
+    do ++p;
+    while (p < end && IsDigit(*p));
+  }
+  return p == end || EndsScalar(*p) ? p : nullptr;
+}
+
+inline const char* ScalarEnd(const char* p, const char* end) {
+  while (p < end && !EndsScalar(*p)) ++p;
+  return p;
+}
+
+// The byte past the bracket that closes the container opening at `p`,
+// counting brackets of either kind as simdjson's skip does, or null to
+// give up (unclosed, or a backslash outside a string, where stage 1 might
+// see a quote differently).
+inline const char* SkipContainer(const char* p, const char* end) {
+  size_t depth = 0;
+  for (; p < end; ++p) {
+    switch (*p) {
+      case '{':
+      case '[':
+        ++depth;
+        break;
+      case '}':
+      case ']':
+        if (--depth == 0) return p + 1;
+        break;
+      case '"': {
+        bool escaped = false;
+        p = ScanStringEnd(p + 1, end, &escaped);
+        if (p == nullptr) return nullptr;
+        break;
+      }
+      case '\\':
+        return nullptr;
+      default:
+        break;
+    }
+  }
+  return nullptr;
 }
 
 // The per-thread simdjson state (see "Memory" above).
@@ -319,6 +487,11 @@ class JsonParser : public LogFormatParser {
     if (line[lead] != '{') return LineOutcome::kMalformed;
     if (!scratch_->Reserve(line.size(), !padded)) {
       return LineOutcome::kMalformed;
+    }
+    if (padded) {
+      if (TryFast(line, lead, row)) return LineOutcome::kParsed;
+      // Start over: simdjson walks the line from scratch.
+      for (std::string_view* column : columns_) column[row] = {};
     }
     const char* json = line.data();
     if (!padded) {
@@ -506,6 +679,167 @@ class JsonParser : public LogFormatParser {
         if (!IsJsonNumber(text)) return false;
         *cell = OnLine(text);
         return true;
+      }
+    }
+  }
+
+  // ---- The fast path (see "The fast path" above). Each Fast* function
+  // takes the position of a value (or, for FastObject and FastArray, the
+  // byte after the opening bracket) and returns the position after it, or
+  // null to give up.
+
+  bool TryFast(std::string_view line, size_t lead, size_t row) {
+    if (!IsPlainAscii(line.data(), line.size())) return false;
+    row_ = row;
+    shift_ = 0;
+    const char* end = line.data() + line.size();
+    const Node& root = nodes_[0];
+    for (uint32_t id : root.requests) state_[id] = kUnset;
+    const char* p = FastObject(line.data() + lead + 1, end, root);
+    // Nothing may follow the object.
+    return p != nullptr && SkipSpaces(p, end) == end;
+  }
+
+  const char* FastObject(const char* p, const char* end, const Node& node) {
+    p = SkipSpaces(p, end);
+    if (p < end && *p == '}') return p + 1;
+    while (true) {
+      if (p >= end || *p != '"') return nullptr;
+      bool escaped = false;
+      const char* key_end = ScanStringEnd(p + 1, end, &escaped);
+      if (key_end == nullptr || escaped) return nullptr;
+      const std::string_view key(p + 1, static_cast<size_t>(key_end - p - 1));
+      p = SkipSpaces(key_end + 1, end);
+      if (p >= end || *p != ':') return nullptr;
+      p = SkipSpaces(p + 1, end);
+      if (p >= end) return nullptr;
+      const uint32_t e =
+          node.entries.empty() ? KeyTable::kNotFound : node.keys.Find(key);
+      p = e == KeyTable::kNotFound ? FastSkip(p, end)
+                                   : FastVisit(p, end, node.entries[e]);
+      if (p == nullptr) return nullptr;
+      p = SkipSpaces(p, end);
+      if (p >= end) return nullptr;
+      if (*p == '}') return p + 1;
+      if (*p != ',') return nullptr;
+      p = SkipSpaces(p + 1, end);
+    }
+  }
+
+  const char* FastArray(const char* p, const char* end, const Node& node) {
+    p = SkipSpaces(p, end);
+    if (p < end && *p == ']') return p + 1;
+    for (size_t index = 0;; ++index) {
+      if (p >= end) return nullptr;
+      if (index < node.index_entry.size() && node.index_entry[index] >= 0) {
+        p = FastVisit(
+            p, end, node.entries[static_cast<size_t>(node.index_entry[index])]);
+      } else {
+        p = FastSkip(p, end);
+      }
+      if (p == nullptr) return nullptr;
+      p = SkipSpaces(p, end);
+      if (p >= end) return nullptr;
+      if (*p == ']') return p + 1;
+      if (*p != ',') return nullptr;
+      p = SkipSpaces(p + 1, end);
+    }
+  }
+
+  // A value nothing is read from. The caller checks what follows it.
+  static const char* FastSkip(const char* p, const char* end) {
+    switch (*p) {
+      case '"': {
+        bool escaped = false;
+        const char* close = ScanStringEnd(p + 1, end, &escaped);
+        return close == nullptr ? nullptr : close + 1;
+      }
+      case '{':
+      case '[': {
+        // As IsValueToken: no ':' may follow the value's first token.
+        const char* next = SkipSpaces(p + 1, end);
+        if (next >= end || *next == ':') return nullptr;
+        return SkipContainer(p, end);
+      }
+      case '}':
+      case ']':
+      case ',':
+      case ':':
+        return nullptr;
+      default:
+        return ScalarEnd(p, end);
+    }
+  }
+
+  // Visit()'s rules, for the fast path.
+  const char* FastVisit(const char* p, const char* end, const Entry& entry) {
+    int32_t whole = entry.whole;
+    if (whole >= 0) {
+      uint8_t& state = state_[static_cast<size_t>(whole)];
+      if (state == kInactive) {
+        whole = -1;
+      } else {
+        state = kWhole;
+      }
+    }
+    bool descend = false;
+    for (uint32_t id : entry.prefix) {
+      if (state_[id] == kWhole || state_[id] == kInactive) continue;
+      state_[id] = kViaPrefix;
+      columns_[requests_[id].column][row_] = {};
+      descend = true;
+    }
+    if (whole < 0 && !descend) return FastSkip(p, end);
+    const char first = *p;
+    if (first == '{' || first == '[') {
+      // A container read whole is minified by simdjson's walk.
+      if (whole >= 0) return nullptr;
+      const Node* child = &nodes_[static_cast<size_t>(entry.child)];
+      for (uint32_t id : child->requests) state_[id] = kInactive;
+      for (uint32_t id : entry.prefix) {
+        if (state_[id] == kViaPrefix) {
+          state_[static_cast<size_t>(requests_[id].child)] = kUnset;
+        }
+      }
+      return first == '{' ? FastObject(p + 1, end, *child)
+                          : FastArray(p + 1, end, *child);
+    }
+    if (whole < 0) return FastSkip(p, end);
+    std::string_view* cell =
+        &columns_[requests_[static_cast<uint32_t>(whole)].column][row_];
+    switch (first) {
+      case '"': {
+        bool escaped = false;
+        const char* close = ScanStringEnd(p + 1, end, &escaped);
+        // Escapes are unescaped by simdjson's walk.
+        if (close == nullptr || escaped) return nullptr;
+        *cell = std::string_view(p + 1, static_cast<size_t>(close - p - 1));
+        return close + 1;
+      }
+      case '}':
+      case ']':
+      case ',':
+      case ':':
+        return nullptr;
+      case 't':
+      case 'f':
+      case 'n': {
+        const char* token_end = ScalarEnd(p, end);
+        const std::string_view text(p, static_cast<size_t>(token_end - p));
+        if (text == "null") {
+          *cell = {};
+        } else if (text == "true" || text == "false") {
+          *cell = text;
+        } else {
+          return nullptr;
+        }
+        return token_end;
+      }
+      default: {
+        const char* token_end = NumberEnd(p, end);
+        if (token_end == nullptr) return nullptr;
+        *cell = std::string_view(p, static_cast<size_t>(token_end - p));
+        return token_end;
       }
     }
   }

@@ -190,6 +190,68 @@ TEST(JsonLogFormatRegistryTest, NdjsonParsesLikeJson) {
   }
 }
 
+// --------------------------------------------------------------- fast path
+
+// A padded batch's lines go through the hand-written walk (which gives up
+// on what it does not know) and unpadded ones through simdjson's: both
+// must give every line the same outcome and values. The padding here is
+// hostile, as the next line's bytes are in a real batch: quotes, brackets
+// and a backslash right after the line's last byte.
+TEST(JsonLogFormatFastPathTest, AgreesWithSimdjsonOnTrickyLines) {
+  const std::vector<std::string> fields = {"a", "b", "a.b", "b.0", "b.1",
+                                           "c.d.e", "x", ""};
+  const std::vector<std::string> lines = {
+      R"({"a":1})", R"({"a":1 })", R"( { "a" : "x" , "b" : [1, 2] } )",
+      R"({"a":"x\"y"})", R"({"b":"x\"y","a":2})", R"({"a":1,})",
+      R"({"a":1}})", R"({"a":1} x)", R"({"a":[}})", R"({"b":[}},"a":1})",
+      R"({"b":{:}})", R"({"b":[:]})", R"({"a":tru})", R"({"a":true})",
+      R"({"a":false,"x":null})", R"({"a":null})", R"({"a":nul})",
+      R"({"a":-})", R"({"a":01})", R"({"a":1.})", R"({"a":1e})",
+      R"({"a":1e+5})", R"({"a":-0.5E-3})", R"({"a":1"x"})", R"({"a":"x"1})",
+      R"({"b":x})", R"({"b":x\"y})", R"({"b":[x\"]})", R"({"b":["\\"]})",
+      R"({"x":[x\"],"a":1})", R"({"a":{"b":1},"a":2})",
+      R"({"a":2,"a":{"b":1}})", R"({"a.b":1,"a":{"b":2}})",
+      R"({"a":{"b":2},"a.b":1})", R"({"b":[1,2,3]})", R"({"b":[ "q" , 2 ]})",
+      R"({"b":[1,]})", R"({"b":[,1]})", R"({"b":[]})", R"({"b":[ ]})",
+      R"({"a":"unclosed})", R"({"a":1,"b":"unclosed})", R"({"a":"abc\")",
+      R"({"a":"abc\\"})", "{\"\xc3\xa9\":1,\"a\":2}", "{\"a\":\"\t\"}",
+      "{\"a\":1}\r", "{\"a\":1,\t\"b\":2}", "{}", "{ }", R"({"":1})",
+      R"({"a"})", R"({"a":})", R"({"a" 1})", R"({"a":1 "b":2})", R"({1:2})",
+      R"({"a":[[[[]]]]})", R"({"a":{"b":{"c":1}}})",
+      R"({"c":{"d":{"e":"deep"}}})", R"({"c":{"d":{"e":{"f":1}}}})",
+      R"({"b":{"0":"k"},"a":"x"})", R"({"b":[{"a":1},"s"]})",
+      R"({"c":{"d":[1]},"c":{"d":{"e":3}}})", R"({"c":5,"c":{"d":{"e":6}}})",
+      R"({"a":"a string long enough to cross two sixteen-byte loads","b":1})",
+      R"({"time":"2026-12-01T00:00:00.004Z","level":"info","service":"x",)"
+      R"("http":{"method":"GET","status":200,"bytes":15356},"a":38.828})",
+      R"({"a":1}{"a":2})", R"({"a":1,"a":"two"})", R"({"a\u0062":1})",
+      R"({"a":"\u00e9"})", R"({"a":{"b":"x\ny"}})", "{\"a\":1", "{\"a\"",
+      "{\"a\":[1,{\"b\":\"]}\"}],\"b\":2}", "{\"a\":\"}\",\"b\":\"{\"}"};
+  const std::string hostile = "\"}]\\\"x\n{\"a\":\"";
+  std::shared_ptr<const LogFormat> format = FindLogFormat("json");
+  for (const std::string& line : lines) {
+    // simdjson's walk: the lines without padding.
+    const Row want = ParseOne(fields, line, 0);
+    // The fast walk: the line in place, the hostile bytes after it.
+    std::string buffer = line + hostile;
+    buffer.resize(line.size() + kLinePadding, '"');
+    const std::string_view view(buffer.data(), line.size());
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<LogFormatParser> parser,
+                         format->NewParser(fields));
+    TestFieldBatch batch(fields.size(), kLinePadding);
+    LineOutcome outcome = LineOutcome::kHeader;
+    parser->ParseBatch({&view, 1}, batch, &outcome);
+    EXPECT_EQ(outcome, want.outcome) << line;
+    if (outcome != LineOutcome::kParsed) continue;
+    std::map<std::string, std::string> got;
+    for (size_t f = 0; f < fields.size(); ++f) {
+      const std::string_view v = batch.column(f)[0];
+      if (v.data() != nullptr) got[fields[f]] = std::string(v);
+    }
+    EXPECT_EQ(got, want.fields) << line;
+  }
+}
+
 // ------------------------------------------------------------------ values
 
 TEST_P(JsonLogFormatTest, ScalarsKeepTheirText) {
