@@ -77,6 +77,12 @@ struct MAPR_EXPORT AggregatorOptions {
   // groups' memory stays bounded by the limit however much input follows.
   // 0 means unlimited. Default: 0.
   uint64_t max_groups = 0;
+  // Threads that build a result (Result, Snapshot, TakeResult, ...): they
+  // sort the groups by key and render the cells, which with a million
+  // groups is most of a run's serial time. The calling thread is one of
+  // them, and fewer are used for fewer than about 65536 groups. The result
+  // is the same for any value. 0 counts as 1. Default: 1.
+  size_t result_threads = 1;
 };
 
 }  // namespace mapr

@@ -303,6 +303,25 @@ void ResultTable::Reserve(size_t rows, size_t text_bytes) {
   values_.reserve(values_.size() + cells);
 }
 
+void ResultTable::AppendCells(std::vector<ResultTable> parts) {
+  size_t text = text_.size(), cells = ends_.size();
+  for (const ResultTable& part : parts) {
+    text += part.text_.size();
+    cells += part.ends_.size();
+  }
+  // Exact sizes: memory reserved is not touched (resident) until written.
+  text_.reserve(text);
+  ends_.reserve(cells);
+  values_.reserve(cells);
+  for (ResultTable& part : parts) {
+    const size_t shift = text_.size();
+    text_.append(part.text_);
+    for (size_t end : part.ends_) ends_.push_back(end + shift);
+    values_.insert(values_.end(), part.values_.begin(), part.values_.end());
+    part = ResultTable();
+  }
+}
+
 ResultRow ResultTable::row(size_t row) const {
   ResultRow r;
   r.cells.reserve(columns_.size());

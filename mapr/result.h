@@ -200,6 +200,10 @@ class MAPR_EXPORT ResultTable {
   }
   // Makes room for `rows` rows of about `text_bytes` bytes of cell text.
   void Reserve(size_t rows, size_t text_bytes);
+  // Appends the cells of `parts`, tables with the same number of columns
+  // (rows rendered elsewhere, such as on other threads), in order, freeing
+  // each part once it is copied (so that at most one part is held twice).
+  void AppendCells(std::vector<ResultTable> parts);
 
   const std::vector<ResultColumn>& columns() const { return columns_; }
   size_t num_rows() const {

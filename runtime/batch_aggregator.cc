@@ -548,9 +548,11 @@ void BatchAggregator::SwapState(BatchAggregator& other) {
   other.lookup_.Reset();
 }
 
-ResultTable BatchAggregator::Result() const {
-  ResultTable table = BuildResult(
-      *plan_, GroupStates{groups_, states_, key_part_}, counters_);
+ResultTable BatchAggregator::Result(size_t threads,
+                                    size_t min_groups_per_thread) const {
+  ResultTable table =
+      BuildResult(*plan_, GroupStates{groups_, states_, key_part_}, counters_,
+                  threads, min_groups_per_thread);
   std::vector<FieldCount> fields(field_lines_.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     fields[i] = {extracted_names_[i], field_lines_[i]};

@@ -28,6 +28,7 @@
 #include "runtime/filter.h"
 #include "runtime/group_lookup.h"
 #include "runtime/group_table.h"
+#include "runtime/result_builder.h"
 #include "runtime/time_functions.h"
 #include "util/arena.h"
 
@@ -49,7 +50,12 @@ class BatchAggregator {
   // Adds `later`'s state (same plan text required).
   absl::Status Merge(BatchAggregator& later);
   // Renders the current state.
-  ResultTable Result() const;
+  ResultTable Result() const { return Result(options_.result_threads); }
+  // The same on up to `threads` threads (AggregatorOptions::result_threads),
+  // one per `min_groups_per_thread` groups (BuildResult).
+  ResultTable Result(
+      size_t threads,
+      size_t min_groups_per_thread = kMinGroupsPerResultThread) const;
   // Forgets all groups and counters.
   void Reset();
   // Exchanges the groups, states, counters and field counts with `other`

@@ -1,5 +1,6 @@
 #include "runtime/batch_aggregator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -313,6 +314,61 @@ TEST(BatchAggregatorTest, ManyGroupsComeInByteOrder) {
   size_t i = 0;
   for (const std::string& key : keys) {
     ASSERT_EQ(r.cell(i++, 0), key) << i;
+  }
+}
+
+// Many groups with a prefix every key shares, some differing only past the
+// 16-byte prefix the sort compares first.
+TEST(BatchAggregatorTest, ManyGroupsWithASharedPrefixComeInByteOrder) {
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       Make("from STATS select h,count($line) group by h"));
+  std::mt19937 rng(12);
+  std::set<std::string> keys;
+  std::vector<std::string> lines;
+  while (keys.size() < 20000) {
+    std::string key = "host-";
+    const size_t len = 1 + rng() % (rng() % 4 == 0 ? 20 : 6);
+    for (size_t i = 0; i < len; ++i) key.push_back('0' + rng() % 10);
+    keys.insert(key);
+    lines.push_back(Stats("h=" + key));
+  }
+  ASSERT_OK(Push(*agg, lines));
+  const ResultTable r = agg->Result();
+  ASSERT_EQ(r.num_rows(), keys.size());
+  size_t i = 0;
+  for (const std::string& key : keys) {
+    ASSERT_EQ(r.cell(i++, 0), key) << i;
+  }
+}
+
+// AggregatorOptions::result_threads (with few groups per thread), with every
+// kind of finalizer (those that prepare facts
+// over all groups, key parts, sketches), one and two group fields, having,
+// order by and limit: the same table for any number of threads.
+TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
+  std::mt19937 rng(13);
+  std::vector<std::string> lines;
+  for (int i = 0; i < 20000; ++i) {
+    lines.push_back(Stats(absl::StrCat(
+        "h=k", rng() % 10000, "|g=", rng() % 3, "|v=", rng() % 1000,
+        "|w=", static_cast<int>(rng() % 2000) - 1000, ".", rng() % 100)));
+  }
+  for (const char* query : {
+           "from STATS select h,count($line),sum(v),avg(w),min(w),max(v),"
+           "last(v),first(w),percentage(v),percentile(w),p90(v),median(w),"
+           "dcount(v),stddev(w),len(h),last(h) group by h",
+           "from STATS select g,h,sum(v),percentile(v) group by g,h",
+           "from STATS select h,sum(v),count($line) group by h having "
+           "sum(v) > 100 order by sum(v) desc limit 7000",
+       }) {
+    ASSERT_OK_AND_ASSIGN(auto agg, Make(query));
+    ASSERT_OK(Push(*agg, lines));
+    const std::string want = agg->Result(1, 500).ToCsv();
+    ASSERT_GT(std::count(want.begin(), want.end(), '\n'), 4000) << query;
+    for (size_t threads : {2, 3, 8}) {
+      ASSERT_TRUE(agg->Result(threads, 500).ToCsv() == want)
+          << query << " differs on " << threads << " threads";
+    }
   }
 }
 

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "re2/re2.h"
@@ -15,9 +19,61 @@
 namespace mapr::runtime {
 namespace {
 
+// How many threads to build a result with: BuildResult's `threads`, and
+// the fewest groups worth a thread.
+struct Threads {
+  size_t max;
+  size_t min_groups;
+
+  // For `n` groups.
+  size_t For(size_t n) const {
+    return std::clamp<size_t>(n / std::max<size_t>(min_groups, 1), 1,
+                              std::max<size_t>(max, 1));
+  }
+};
+
+// Runs fn(0), ..., fn(n - 1) at once: fn(0) on the calling thread, the
+// others on threads of their own. If a thread cannot be started (the
+// system's limit), its share runs on the calling thread afterwards.
+template <typename Fn>
+void RunOnThreads(size_t n, const Fn& fn) {
+  std::vector<std::thread> threads;
+  std::vector<size_t> left;
+  for (size_t i = 1; i < n; ++i) {
+    try {
+      threads.emplace_back([&fn, i] { fn(i); });
+    } catch (const std::system_error&) {
+      left.push_back(i);
+    }
+  }
+  fn(0);
+  for (size_t i : left) fn(i);
+  for (std::thread& t : threads) t.join();
+}
+
+// std::sort on `threads` threads: each sorts a slice, then the slices are
+// merged. `less` must be a strict total order on the elements (the keys of
+// groups are distinct), so the result is the one std::sort gives.
+template <typename T, typename Less>
+void SortOnThreads(std::vector<T>& v, const Less& less, Threads threads) {
+  const size_t n = threads.For(v.size());
+  if (n <= 1) {
+    std::sort(v.begin(), v.end(), less);
+    return;
+  }
+  auto at = [&](size_t i) {
+    return v.begin() + static_cast<ptrdiff_t>(v.size() * i / n);
+  };
+  RunOnThreads(n, [&](size_t i) { std::sort(at(i), at(i + 1), less); });
+  for (size_t i = 1; i < n; ++i) {
+    std::inplace_merge(v.begin(), at(i), at(i + 1), less);
+  }
+}
+
 // The group ids in key-tuple order (DTail sorts groups by key before the
 // `order by` sort, whose stability then breaks ties by key).
-std::vector<uint32_t> KeyOrder(const GroupTable& groups, size_t nkeys) {
+std::vector<uint32_t> KeyOrder(const GroupTable& groups, size_t nkeys,
+                               Threads threads) {
   const size_t ngroups = groups.size();
   // Keys are compared part by part as they are decoded, so no decoded copy
   // of every key is kept.
@@ -41,12 +97,14 @@ std::vector<uint32_t> KeyOrder(const GroupTable& groups, size_t nkeys) {
       for (int i = 8; i < 16; ++i) lo = (lo << 8) | b[i];
       prefixed[g] = Prefixed{hi, lo, g};
     }
-    std::sort(prefixed.begin(), prefixed.end(),
-              [&](const Prefixed& a, const Prefixed& b) {
-                if (a.hi != b.hi) return a.hi < b.hi;
-                if (a.lo != b.lo) return a.lo < b.lo;
-                return groups.key(a.id) < groups.key(b.id);
-              });
+    SortOnThreads(
+        prefixed,
+        [&](const Prefixed& a, const Prefixed& b) {
+          if (a.hi != b.hi) return a.hi < b.hi;
+          if (a.lo != b.lo) return a.lo < b.lo;
+          return groups.key(a.id) < groups.key(b.id);
+        },
+        threads);
     for (uint32_t i = 0; i < ngroups; ++i) order[i] = prefixed[i].id;
   } else {
     // The next (4-byte little-endian length, bytes) part of `key` at `*pos`.
@@ -62,18 +120,21 @@ std::vector<uint32_t> KeyOrder(const GroupTable& groups, size_t nkeys) {
       *pos += part->size();
       return true;
     };
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const std::string_view ka = groups.key(a), kb = groups.key(b);
-      size_t pa = 0, pb = 0;
-      for (size_t i = 0; i < nkeys; ++i) {
-        std::string_view x, y;
-        const bool hx = next_part(ka, &pa, &x);
-        const bool hy = next_part(kb, &pb, &y);
-        if (!hx || !hy) return !hx && hy;
-        if (x != y) return x < y;
-      }
-      return false;
-    });
+    SortOnThreads(
+        order,
+        [&](uint32_t a, uint32_t b) {
+          const std::string_view ka = groups.key(a), kb = groups.key(b);
+          size_t pa = 0, pb = 0;
+          for (size_t i = 0; i < nkeys; ++i) {
+            std::string_view x, y;
+            const bool hx = next_part(ka, &pa, &x);
+            const bool hy = next_part(kb, &pb, &y);
+            if (!hx || !hy) return !hx && hy;
+            if (x != y) return x < y;
+          }
+          return false;
+        },
+        threads);
   }
 
   return order;
@@ -348,9 +409,37 @@ void SortByKeys(const plan::Plan& p, const GroupStates& states,
 
 }  // namespace
 
+// Renders the cells of groups `rows` into `table`, in blocks of rows so
+// that the final values held at once stay small whatever the number of
+// groups. `finals` (one per column) carries what a finalizer prepared over
+// every group from one call to the next.
+void RenderRows(const plan::Plan& p, const GroupStates& states,
+                std::span<const uint32_t> rows,
+                std::vector<FinalColumn>& finals, ResultTable& table) {
+  constexpr size_t kBlock = 1024;
+  std::string cell;
+  for (size_t lo = 0; lo < rows.size(); lo += kBlock) {
+    const std::span<const uint32_t> block =
+        rows.subspan(lo, std::min(kBlock, rows.size() - lo));
+    for (size_t c = 0; c < p.columns.size(); ++c) {
+      FinalizeColumn(p, p.columns[c], states, block, &finals[c]);
+    }
+    for (size_t r = 0; r < block.size(); ++r) {
+      for (size_t c = 0; c < p.columns.size(); ++c) {
+        cell.clear();
+        AppendCellText(p.columns[c].aggregate->result, finals[c], r, &cell);
+        table.AppendCell(cell, finals[c].values[r]);
+      }
+    }
+  }
+}
+
 ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
-                        const LineCounters& counters) {
-  std::vector<uint32_t> order = KeyOrder(states.groups, p.group_by.size());
+                        const LineCounters& counters, size_t max_threads,
+                        size_t min_groups_per_thread) {
+  const Threads threads{max_threads, min_groups_per_thread};
+  std::vector<uint32_t> order =
+      KeyOrder(states.groups, p.group_by.size(), threads);
   if (p.having) ApplyHaving(p, states, &order);
   const size_t ngroups = order.size();
   if (!p.order_by.empty()) SortByKeys(p, states, &order);
@@ -372,29 +461,33 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
         [&](const plan::Plan::OrderKey& k) { return k.value == i; });
     columns.push_back(std::move(rc));
   }
-  ResultTable table(std::move(columns), counters, ngroups);
+  ResultTable table(columns, counters, ngroups);
   if (p.columns.empty()) return table;
-  // Room for the rows, guessing 12 bytes of text per cell; grows if not.
-  table.Reserve(order.size(), order.size() * p.columns.size() * 12);
-  // Rendered in blocks of rows, so that the final values held at once stay
-  // small whatever the number of groups.
-  constexpr size_t kBlock = 1024;
   std::vector<FinalColumn> finals(p.columns.size());
-  std::string cell;
-  for (size_t lo = 0; lo < order.size(); lo += kBlock) {
-    const std::span<const uint32_t> block(order.data() + lo,
-                                          std::min(kBlock, order.size() - lo));
-    for (size_t c = 0; c < p.columns.size(); ++c) {
-      FinalizeColumn(p, p.columns[c], states, block, &finals[c]);
-    }
-    for (size_t r = 0; r < block.size(); ++r) {
-      for (size_t c = 0; c < p.columns.size(); ++c) {
-        cell.clear();
-        AppendCellText(p.columns[c].aggregate->result, finals[c], r, &cell);
-        table.AppendCell(cell, finals[c].values[r]);
-      }
-    }
+  const std::span<const uint32_t> rows(order);
+  const size_t n = threads.For(rows.size());
+  if (n <= 1) {
+    // Room for the rows, guessing 12 bytes of text per cell; grows if not.
+    table.Reserve(rows.size(), rows.size() * p.columns.size() * 12);
+    RenderRows(p, states, rows, finals, table);
+    return table;
   }
+  // The first rows here, so that each finalizer prepares its facts over
+  // every group once; then each thread renders a slice of the rest, from a
+  // copy of the prepared columns, into a table of its own.
+  const size_t first = std::min<size_t>(1024, rows.size());
+  RenderRows(p, states, rows.first(first), finals, table);
+  const std::span<const uint32_t> rest = rows.subspan(first);
+  std::vector<ResultTable> parts;
+  parts.reserve(n);
+  for (size_t i = 0; i < n; ++i) parts.emplace_back(columns, counters, 0);
+  RunOnThreads(n, [&](size_t i) {
+    std::vector<FinalColumn> own = finals;
+    const size_t lo = rest.size() * i / n, hi = rest.size() * (i + 1) / n;
+    parts[i].Reserve(hi - lo, (hi - lo) * p.columns.size() * 12);
+    RenderRows(p, states, rest.subspan(lo, hi - lo), own, parts[i]);
+  });
+  table.AppendCells(std::move(parts));
   return table;
 }
 

@@ -5,6 +5,7 @@
 #ifndef MAPR_RUNTIME_RESULT_BUILDER_H_
 #define MAPR_RUNTIME_RESULT_BUILDER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -25,8 +26,17 @@ struct GroupStates {
   std::span<const int32_t> key_part;
 };
 
-ResultTable BuildResult(const plan::Plan& plan, const GroupStates& states,
-                        const LineCounters& counters);
+// Below this many groups per thread, fewer threads build a result: more
+// would cost more than they save.
+inline constexpr size_t kMinGroupsPerResultThread = size_t{1} << 15;
+
+// Uses up to `threads` threads (the calling one included), one per
+// `min_groups_per_thread` groups (AggregatorOptions::result_threads; tests
+// lower the minimum); the result does not depend on either.
+ResultTable BuildResult(
+    const plan::Plan& plan, const GroupStates& states,
+    const LineCounters& counters, size_t threads = 1,
+    size_t min_groups_per_thread = kMinGroupsPerResultThread);
 
 }  // namespace mapr::runtime
 

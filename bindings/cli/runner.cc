@@ -574,6 +574,10 @@ absl::StatusOr<AggregationRun> RunAggregation(
   agg_options.max_line_bytes = options.max_line_bytes;
   agg_options.max_groups = options.max_groups;
   agg_options.splits = options.splits;
+  // A million groups: sorting and rendering them is most of the serial end
+  // of a run.
+  agg_options.result_threads =
+      static_cast<size_t>(std::max(1, options.threads));
 
   std::vector<bool> failed(inputs.size(), false);
   const Plan plan = MakePlan(query, inputs, options, failed, errors);
