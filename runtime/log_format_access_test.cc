@@ -16,39 +16,18 @@
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
 #include "tests/testing/access_reference.h"
+#include "tests/testing/field_batch.h"
 
 namespace mapr::runtime {
 namespace {
 
+using ::mapr::testing::TestFieldBatch;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::IsEmpty;
 using ::testing::Optional;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
-
-// A FieldBatch over owned columns; allocations live as long as the batch.
-class TestFieldBatch : public FieldBatch {
- public:
-  explicit TestFieldBatch(size_t num_fields, size_t padding = 0)
-      : columns_(num_fields, std::vector<std::string_view>(kMaxBatchRows)),
-        padding_(padding) {}
-  size_t line_padding() const override { return padding_; }
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t field) override {
-    return columns_[field].data();
-  }
-  char* Allocate(size_t n) override {
-    allocations_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    return allocations_.back().get();
-  }
-  size_t num_allocations() const { return allocations_.size(); }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> allocations_;
-  size_t padding_;
-};
 
 struct Row {
   LineOutcome outcome;

@@ -30,48 +30,18 @@
 #include "mapr/turbo_aggregate.h"
 #include "runtime/log_formats.h"
 #include "tests/testing/allocation_counter.h"
+#include "tests/testing/field_batch.h"
 #include "tests/testing/files.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr::runtime {
 namespace {
 
+using ::mapr::testing::TestFieldBatch;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
-
-// A FieldBatch over owned columns that promises `padding` readable bytes
-// after every line (FieldBatch::line_padding()).
-class TestFieldBatch : public FieldBatch {
- public:
-  TestFieldBatch(size_t num_fields, size_t padding)
-      : columns_(num_fields, std::vector<std::string_view>(kMaxBatchRows)),
-        padding_(padding) {}
-
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t field) override {
-    return columns_[field].data();
-  }
-  char* Allocate(size_t n) override {
-    allocations_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    return allocations_.back().get();
-  }
-  size_t line_padding() const override { return padding_; }
-
-  bool Owns(const char* p) const {
-    for (const auto& a : allocations_) {
-      if (p == a.get()) return true;
-    }
-    return false;
-  }
-  size_t num_allocations() const { return allocations_.size(); }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> allocations_;
-  size_t padding_;
-};
 
 // One line in a heap block of exactly its size plus `padding` zero bytes,
 // so that reading further is a heap overflow that ASan reports.
@@ -129,7 +99,7 @@ std::vector<Row> ParseLines(const std::vector<std::string>& fields,
       const bool in_line =
           v.data() >= views[r].data() &&
           v.data() + v.size() <= views[r].data() + views[r].size();
-      EXPECT_TRUE(in_line || batch.Owns(v.data()) ||
+      EXPECT_TRUE(in_line || batch.Owns(v) ||
                   v.data() == FieldBatch::kEmptyValue.data())
           << fields[f] << " of line " << r << " points elsewhere";
       row.fields[fields[f]] = std::string(v);
@@ -324,7 +294,7 @@ TEST_P(JsonLogFormatTest, OnlyEscapedStringsUseBatchMemory) {
   EXPECT_EQ(batch.column(0)[0].data(), view.data() + line.find("abc"));
   EXPECT_EQ(batch.column(2)[0].data(), view.data() + line.find("12"));
   EXPECT_EQ(batch.column(1)[0], "a\tb");
-  EXPECT_TRUE(batch.Owns(batch.column(1)[0].data()));
+  EXPECT_TRUE(batch.Owns(batch.column(1)[0]));
   EXPECT_EQ(batch.num_allocations(), 1u);
 }
 

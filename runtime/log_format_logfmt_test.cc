@@ -2,7 +2,6 @@
 // from Heroku's router docs, Go's log/slog TextHandler and logrus.
 #include <cstddef>
 #include <map>
-#include <memory>
 #include <optional>
 #include <random>
 #include <span>
@@ -14,34 +13,17 @@
 #include "gtest/gtest.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "tests/testing/field_batch.h"
 #include "tests/testing/logfmt_reference.h"
 
 namespace mapr::runtime {
 namespace {
 
+using ::mapr::testing::TestFieldBatch;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
-
-class TestFieldBatch : public FieldBatch {
- public:
-  explicit TestFieldBatch(size_t num_fields)
-      : columns_(num_fields, std::vector<std::string_view>(kMaxBatchRows)) {}
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t field) override {
-    return columns_[field].data();
-  }
-  char* Allocate(size_t n) override {
-    allocations_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    return allocations_.back().get();
-  }
-  size_t num_allocations() const { return allocations_.size(); }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> allocations_;
-};
 
 struct Row {
   LineOutcome outcome;

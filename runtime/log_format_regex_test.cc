@@ -12,29 +12,15 @@
 #include "mapr/aggregator.h"
 #include "mapr/log_format.h"
 #include "mapr/query.h"
+#include "tests/testing/field_batch.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr {
 namespace {
 
 using ::mapr::testing::StatusIs;
+using ::mapr::testing::TestFieldBatch;
 using ::testing::HasSubstr;
-
-class Batch : public FieldBatch {
- public:
-  explicit Batch(size_t n)
-      : columns_(n, std::vector<std::string_view>(kMaxBatchRows)) {}
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t f) override { return columns_[f].data(); }
-  char* Allocate(size_t n) override {
-    scratch_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    return scratch_.back().get();
-  }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> scratch_;
-};
 
 struct Row {
   LineOutcome outcome;
@@ -56,7 +42,7 @@ std::vector<Row> Parse(std::string_view name,
   absl::StatusOr<std::unique_ptr<LogFormatParser>> parser =
       format->NewParser(fields);
   EXPECT_TRUE(parser.ok());
-  Batch batch(fields.size());
+  TestFieldBatch batch(fields.size());
   std::vector<std::string_view> views(lines.begin(), lines.end());
   std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
   (*parser)->ParseBatch(views, batch, outcomes.data());

@@ -14,46 +14,16 @@
 #include "gtest/gtest.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "tests/testing/field_batch.h"
 
 namespace mapr::runtime {
 namespace {
 
+using ::mapr::testing::TestFieldBatch;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
-
-// A FieldBatch over owned columns; allocations live as long as the batch.
-class TestFieldBatch : public FieldBatch {
- public:
-  explicit TestFieldBatch(size_t num_fields)
-      : columns_(num_fields, std::vector<std::string_view>(kMaxBatchRows)) {}
-
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t field) override {
-    return columns_[field].data();
-  }
-  char* Allocate(size_t n) override {
-    allocations_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    sizes_.push_back(n);
-    return allocations_.back().get();
-  }
-  void Clear() {
-    for (auto& c : columns_) c.assign(kMaxBatchRows, std::string_view());
-  }
-  bool Owns(std::string_view v) const {
-    for (size_t i = 0; i < allocations_.size(); ++i) {
-      const char* a = allocations_[i].get();
-      if (v.data() >= a && v.data() + v.size() <= a + sizes_[i]) return true;
-    }
-    return false;
-  }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> allocations_;
-  std::vector<size_t> sizes_;
-};
 
 struct Row {
   LineOutcome outcome;

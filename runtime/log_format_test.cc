@@ -16,41 +16,17 @@
 #include "gtest/gtest.h"
 #include "runtime/log_formats.h"
 #include "tests/testing/default_format_reference.h"
+#include "tests/testing/field_batch.h"
 
 namespace mapr::runtime {
 namespace {
 
+using ::mapr::testing::TestFieldBatch;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 using ::testing::Optional;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
-
-// A FieldBatch over owned columns; allocations live as long as the batch.
-class TestFieldBatch : public FieldBatch {
- public:
-  explicit TestFieldBatch(size_t num_fields)
-      : columns_(num_fields, std::vector<std::string_view>(kMaxBatchRows)) {}
-
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t field) override {
-    return columns_[field].data();
-  }
-  char* Allocate(size_t n) override {
-    allocations_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    return allocations_.back().get();
-  }
-
-  // Marks every value missing, as the engine does before each ParseBatch.
-  void Clear() {
-    for (auto& c : columns_) c.assign(kMaxBatchRows, std::string_view());
-  }
-  size_t num_allocations() const { return allocations_.size(); }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> allocations_;
-};
 
 // One parsed line: its outcome and the requested fields that were set.
 struct Row {

@@ -18,36 +18,11 @@
 
 #include "mapr/log_format.h"
 #include "tests/testing/access_reference.h"
+#include "tests/testing/field_batch.h"
 
 namespace {
 
-class Batch : public mapr::FieldBatch {
- public:
-  explicit Batch(size_t n, size_t padding = 0)
-      : columns_(n, std::vector<std::string_view>(mapr::kMaxBatchRows)),
-        padding_(padding) {}
-  size_t line_padding() const override { return padding_; }
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t f) override { return columns_[f].data(); }
-  char* Allocate(size_t n) override {
-    scratch_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    sizes_.push_back(n);
-    return scratch_.back().get();
-  }
-  bool Owns(std::string_view v) const {
-    for (size_t i = 0; i < scratch_.size(); ++i) {
-      const char* s = scratch_[i].get();
-      if (v.data() >= s && v.data() + v.size() <= s + sizes_[i]) return true;
-    }
-    return false;
-  }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> scratch_;
-  std::vector<size_t> sizes_;
-  size_t padding_;
-};
+using ::mapr::testing::TestFieldBatch;
 
 const std::vector<std::string> kAllFields = {
     "ip",       "ident",  "user",  "time",    "request", "method", "path",
@@ -57,7 +32,7 @@ const std::vector<std::string> kAllFields = {
 std::vector<mapr::LineOutcome> Run(const mapr::LogFormat& format,
                                    const std::vector<std::string>& fields,
                                    const std::vector<std::string_view>& lines,
-                                   Batch* batch) {
+                                   TestFieldBatch* batch) {
   auto parser = format.NewParser(fields);
   if (!parser.ok()) __builtin_trap();
   std::vector<mapr::LineOutcome> outcomes(lines.size());
@@ -87,10 +62,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto format = mapr::FindLogFormat(combined ? "combined" : "clf");
   auto clf = mapr::FindLogFormat("clf");
   if (format == nullptr || clf == nullptr) __builtin_trap();
-  Batch batch(fields.size());
+  TestFieldBatch batch(fields.size());
   const std::vector<mapr::LineOutcome> outcomes =
       Run(*format, fields, lines, &batch);
-  Batch bare(0);
+  TestFieldBatch bare(0);
   if (Run(*format, {}, lines, &bare) != outcomes) __builtin_trap();
   // The same lines in buffers of exactly line + kLinePadding bytes (ASan
   // catches a read past them), the padding full of quotes, brackets, spaces
@@ -107,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     padded_lines.emplace_back(b, line.size());
   }
-  Batch padded(fields.size(), mapr::kLinePadding);
+  TestFieldBatch padded(fields.size(), mapr::kLinePadding);
   if (Run(*format, fields, padded_lines, &padded) != outcomes) {
     __builtin_trap();
   }
@@ -121,7 +96,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   }
-  Batch as_clf(fields.size());
+  TestFieldBatch as_clf(fields.size());
   const std::vector<mapr::LineOutcome> clf_outcomes =
       Run(*clf, fields, lines, &as_clf);
   std::vector<std::optional<std::string>> want;

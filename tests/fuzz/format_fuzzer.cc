@@ -16,30 +16,11 @@
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
 #include "tests/testing/default_format_reference.h"
+#include "tests/testing/field_batch.h"
 
 namespace {
 
-class Batch : public mapr::FieldBatch {
- public:
-  explicit Batch(size_t n)
-      : columns_(n, std::vector<std::string_view>(mapr::kMaxBatchRows)) {}
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t f) override { return columns_[f].data(); }
-  char* Allocate(size_t n) override {
-    scratch_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    return scratch_.back().get();
-  }
-  bool Owns(const char* p) const {
-    for (const auto& s : scratch_) {
-      if (p >= s.get() && p < s.get() + (1 << 30)) return true;
-    }
-    return false;
-  }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> scratch_;
-};
+using ::mapr::testing::TestFieldBatch;
 
 constexpr const char* kFormats[] = {"default", "generic", "generickv", "csv"};
 
@@ -63,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     lines.push_back(bytes.substr(start, nl - start));
     start = nl + 1;
   }
-  Batch batch(fields.size());
+  TestFieldBatch batch(fields.size());
   std::vector<mapr::LineOutcome> outcomes(lines.size());
   (*parser)->ParseBatch(lines, batch, outcomes.data());
   if (data[0] % 4 == 0) {
@@ -101,7 +82,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     auto* table_parser =
         dynamic_cast<mapr::runtime::TableFilteringParser*>(parser->get());
     if (table_parser == nullptr) __builtin_trap();
-    Batch in_table(fields.size());
+    TestFieldBatch in_table(fields.size());
     std::vector<mapr::LineOutcome> table_outcomes(lines.size());
     auto mismatch = std::make_unique<bool[]>(lines.size());
     table_parser->ParseBatchInTable(lines, marker, in_table,
@@ -119,7 +100,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
     if (has_avx2) {
-      Batch other(fields.size());
+      TestFieldBatch other(fields.size());
       std::vector<mapr::LineOutcome> other_outcomes(lines.size());
       (*baseline)->ParseBatch(lines, other, other_outcomes.data());
       if (other_outcomes != outcomes) __builtin_trap();
@@ -144,7 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       bool in_line =
           v.data() >= b && v.data() + v.size() <= b + lines[r].size();
       bool static_empty = v.empty();
-      if (!in_line && !static_empty && !batch.Owns(v.data())) __builtin_trap();
+      if (!in_line && !static_empty && !batch.Owns(v)) __builtin_trap();
     }
   }
   return 0;

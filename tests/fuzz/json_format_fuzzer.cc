@@ -28,40 +28,11 @@
 #include <vector>
 
 #include "mapr/log_format.h"
+#include "tests/testing/field_batch.h"
 
 namespace {
 
-class Batch : public mapr::FieldBatch {
- public:
-  Batch(size_t n, size_t padding)
-      : columns_(n, std::vector<std::string_view>(mapr::kMaxBatchRows)),
-        padding_(padding) {}
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t f) override { return columns_[f].data(); }
-  char* Allocate(size_t n) override {
-    blocks_.push_back({std::make_unique<char[]>(n == 0 ? 1 : n), n});
-    return blocks_.back().bytes.get();
-  }
-  size_t line_padding() const override { return padding_; }
-  bool Owns(std::string_view v) const {
-    for (const Block& b : blocks_) {
-      if (v.data() >= b.bytes.get() &&
-          v.data() + v.size() <= b.bytes.get() + b.size) {
-        return true;
-      }
-    }
-    return false;
-  }
-
- private:
-  struct Block {
-    std::unique_ptr<char[]> bytes;
-    size_t size;
-  };
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<Block> blocks_;
-  size_t padding_;
-};
+using ::mapr::testing::TestFieldBatch;
 
 // The lines, each in a block of its own followed by `padding` bytes. The
 // padding is hostile, as the next line's bytes are in a real batch:
@@ -84,7 +55,7 @@ struct Lines {
 
 struct Parsed {
   std::vector<mapr::LineOutcome> outcomes;
-  std::unique_ptr<Batch> batch;
+  std::unique_ptr<TestFieldBatch> batch;
 };
 
 Parsed Parse(const char* format, const std::vector<std::string>& fields,
@@ -92,7 +63,7 @@ Parsed Parse(const char* format, const std::vector<std::string>& fields,
   auto parser = mapr::FindLogFormat(format)->NewParser(fields);
   if (!parser.ok()) __builtin_trap();
   Parsed p{std::vector<mapr::LineOutcome>(lines.views.size()),
-           std::make_unique<Batch>(fields.size(), padding)};
+           std::make_unique<TestFieldBatch>(fields.size(), padding)};
   (*parser)->ParseBatch(lines.views, *p.batch, p.outcomes.data());
   // The contract, for every value of a parsed line.
   for (size_t f = 0; f < fields.size(); ++f) {

@@ -8,41 +8,18 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "mapr/log_format.h"
+#include "tests/testing/field_batch.h"
 #include "tests/testing/logfmt_reference.h"
 
 namespace {
 
-class Batch : public mapr::FieldBatch {
- public:
-  explicit Batch(size_t n)
-      : columns_(n, std::vector<std::string_view>(mapr::kMaxBatchRows)) {}
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t f) override { return columns_[f].data(); }
-  char* Allocate(size_t n) override {
-    scratch_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    sizes_.push_back(n);
-    return scratch_.back().get();
-  }
-  bool Owns(std::string_view v) const {
-    for (size_t i = 0; i < scratch_.size(); ++i) {
-      const char* s = scratch_[i].get();
-      if (v.data() >= s && v.data() + v.size() <= s + sizes_[i]) return true;
-    }
-    return false;
-  }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> scratch_;
-  std::vector<size_t> sizes_;
-};
+using ::mapr::testing::TestFieldBatch;
 
 const std::vector<std::string> kFields = {
     "a", "msg", "level", "", "a", "\"", "k", "b=c", "user.id", "x y", "ab"};
@@ -69,10 +46,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto parser = format->NewParser(fields);
   auto bare = format->NewParser({});
   if (!parser.ok() || !bare.ok()) __builtin_trap();
-  Batch batch(fields.size());
+  TestFieldBatch batch(fields.size());
   std::vector<mapr::LineOutcome> outcomes(lines.size());
   (*parser)->ParseBatch(lines, batch, outcomes.data());
-  Batch none(0);
+  TestFieldBatch none(0);
   std::vector<mapr::LineOutcome> bare_outcomes(lines.size());
   (*bare)->ParseBatch(lines, none, bare_outcomes.data());
   if (bare_outcomes != outcomes) __builtin_trap();

@@ -15,33 +15,11 @@
 #include <vector>
 
 #include "mapr/log_format.h"
+#include "tests/testing/field_batch.h"
 
 namespace {
 
-class Batch : public mapr::FieldBatch {
- public:
-  explicit Batch(size_t n)
-      : columns_(n, std::vector<std::string_view>(mapr::kMaxBatchRows)) {}
-  size_t num_fields() const override { return columns_.size(); }
-  std::string_view* column(size_t f) override { return columns_[f].data(); }
-  char* Allocate(size_t n) override {
-    scratch_.push_back(std::make_unique<char[]>(n == 0 ? 1 : n));
-    sizes_.push_back(n);
-    return scratch_.back().get();
-  }
-  bool Owns(std::string_view v) const {
-    for (size_t i = 0; i < scratch_.size(); ++i) {
-      const char* s = scratch_[i].get();
-      if (v.data() >= s && v.data() + v.size() <= s + sizes_[i]) return true;
-    }
-    return false;
-  }
-
- private:
-  std::vector<std::vector<std::string_view>> columns_;
-  std::vector<std::unique_ptr<char[]>> scratch_;
-  std::vector<size_t> sizes_;
-};
+using ::mapr::testing::TestFieldBatch;
 
 // Index i of kPool is requested when bit i of the selector is set; the
 // last two are always requested, so every run parses SD params and msg.
@@ -53,7 +31,7 @@ const std::vector<std::string> kAlways = {"msg", "sd.a.k", "sd.x@1.y.z", "nope",
 
 struct Run {
   std::vector<mapr::LineOutcome> outcomes;
-  std::unique_ptr<Batch> batch;
+  std::unique_ptr<TestFieldBatch> batch;
 };
 
 Run ParseLines(const std::vector<std::string>& fields,
@@ -61,7 +39,7 @@ Run ParseLines(const std::vector<std::string>& fields,
   auto parser = mapr::FindLogFormat("syslog")->NewParser(fields);
   if (!parser.ok()) __builtin_trap();
   Run run{std::vector<mapr::LineOutcome>(lines.size()),
-          std::make_unique<Batch>(fields.size())};
+          std::make_unique<TestFieldBatch>(fields.size())};
   (*parser)->ParseBatch(lines, *run.batch, run.outcomes.data());
   return run;
 }
