@@ -280,6 +280,12 @@ MAPR_EXPORT void mapr_aggregator_options_set_max_line_bytes(
  * MAPR_RESOURCE_EXHAUSTED. 0 means unlimited. Default: 0. */
 MAPR_EXPORT void mapr_aggregator_options_set_max_groups(
     mapr_aggregator_options_t* options, uint64_t max_groups) MAPR_C_NOEXCEPT;
+/* Threads that build a result (mapr_aggregator_finish, snapshots): with
+ * many groups (32768 or more per thread) they sort the groups and render
+ * the cells. The calling thread is one of them; the result is the same for
+ * any value. 0 counts as 1. Default: 1. */
+MAPR_EXPORT void mapr_aggregator_options_set_result_threads(
+    mapr_aggregator_options_t* options, size_t result_threads) MAPR_C_NOEXCEPT;
 /* The input splits the aggregator covers, [begin, end) in the input's
  * order (split i of n is [i, i + 1)); partials record it and merging them
  * requires adjacent coverage (mapr/partial.h). Returns MAPR_OK, or

@@ -586,6 +586,11 @@ void mapr_aggregator_options_set_max_groups(mapr_aggregator_options_t* options,
   if (options != nullptr) options->options.max_groups = max_groups;
 }
 
+void mapr_aggregator_options_set_result_threads(
+    mapr_aggregator_options_t* options, size_t result_threads) noexcept {
+  if (options != nullptr) options->options.result_threads = result_threads;
+}
+
 void mapr_aggregator_options_free(mapr_aggregator_options_t* options) noexcept {
   delete options;
 }

@@ -1056,6 +1056,48 @@ static void TestPartials(void) {
   mapr_query_free(q);
 }
 
+/* The CSV of `query` over `bytes` with `result_threads`. */
+static char* CsvWithResultThreads(const char* query, const char* bytes,
+                                  size_t len, size_t result_threads) {
+  mapr_query_t* q = Compile(query);
+  mapr_error_t* err = NULL;
+  mapr_aggregator_options_t* options = mapr_aggregator_options_create();
+  mapr_aggregator_options_set_result_threads(options, result_threads);
+  mapr_aggregator_t* agg = mapr_aggregator_create(q, options, &err);
+  mapr_aggregator_options_free(options);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_aggregator_push_bytes(agg, bytes, len, &err) == MAPR_OK);
+  mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+  CHECK_NO_ERROR(err);
+  char* csv = Csv(r);
+  mapr_result_free(r);
+  mapr_aggregator_free(agg);
+  mapr_query_free(q);
+  return csv;
+}
+
+/* Enough groups for three result threads: the same CSV as one thread. */
+static void TestResultThreads(void) {
+  enum { kGroups = 100000 };
+  char* log = malloc((size_t)kGroups * 32 + 32);
+  CHECK(log != NULL);
+  size_t len = (size_t)sprintf(log, "host,status,latency\n");
+  for (int i = 0; i < kGroups; ++i) {
+    len += (size_t)sprintf(log + len, "h%d,%d,%d\n", (i * 7919) % kGroups,
+                           200 + i % 3, i % 1000);
+  }
+  const char* query =
+      "select host,count($line),sum(latency),percentile(latency) group by "
+      "host logformat csv";
+  char* one = CsvWithResultThreads(query, log, len, 1);
+  char* three = CsvWithResultThreads(query, log, len, 3);
+  CHECK(strlen(one) > (size_t)kGroups * 10);
+  CHECK_STREQ(three, one);
+  mapr_free(one);
+  mapr_free(three);
+  free(log);
+}
+
 int main(void) {
   TestVersionAndCodes();
   TestQueryAccessors();
@@ -1070,6 +1112,7 @@ int main(void) {
   TestSourceNames();
   TestExceptionsNeverCrossTheBoundary();
   TestPartials();
+  TestResultThreads();
   printf("c_api_test: %d checks passed\n", g_checks);
   return 0;
 }
