@@ -37,6 +37,8 @@ Q[Q3]='from STATS select path,count($line) group by path order by count($line) l
 Q[Q4]='from STATS select session,count($line),sum(bytes) group by session'
 Q[Q5]='from STATS select count($line) group by $empty'
 
+# Median seconds per row name, for the ratios at the end.
+declare -A T
 timing=$(mktemp)
 trap 'rm -f "$timing"' EXIT
 
@@ -58,6 +60,7 @@ run() {
   done
   local median
   median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  T["$name"]=$median
   awk -v n="$name" -v t="$median" -v b="$bytes" -v l="$lines" -v r="$rss" 'BEGIN {
     if (t <= 0) t = 0.001;
     printf "| %s | %.3f | %.0f | %.2f | %.0f |\n", n, t, b/t/1e6, l/t/1e6, r/1024 }'
@@ -121,3 +124,24 @@ if command -v mawk >/dev/null; then
     END { for (h in n) print h, n[h], cs[h]/n[h], cmin[h], cmax[h], ls[h]/n[h], lmin[h], lmax[h] }' "$data"
   run "mawk Q5" mawk '$0 ~ /^INFO/ && index($0, "|MAPREDUCE:STATS|") { n++ } END { print n }' "$data"
 fi
+
+# Every figure also as a ratio, from the medians above: how many times
+# faster mapr is than DuckDB (DuckDB's time / mapr's), mapr's time in units
+# of `wc -l`'s on the same file, and the speed-up from 1 to all threads.
+ratio() {
+  awk -v a="${T[$1]:-}" -v b="${T[$2]:-}" 'BEGIN {
+    if (a == "" || b == "" || b <= 0) print "-"; else printf "%.2f", a / b }'
+}
+echo
+echo "| query | threads | DuckDB / mapr | mapr / wc -l | mapr 1 thread / mapr $cores threads |"
+echo "|---|---|---:|---:|---:|"
+for q in Q1 Q2 Q3 Q4 Q5; do
+  counts=(1); [ "$cores" -gt 1 ] && counts+=("$cores")
+  for t in "${counts[@]}"; do
+    [ "$t" = 1 ] && label="1 thread" || label="$t threads"
+    scale="-"
+    [ "$t" = 1 ] || scale=$(ratio "mapr $q, 1 thread" "mapr $q, $label")
+    echo "| $q | $t | $(ratio "duckdb $q, $label" "mapr $q, $label") |" \
+      "$(ratio "mapr $q, $label" "floor: wc -l") | $scale |"
+  done
+done
