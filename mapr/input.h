@@ -129,6 +129,14 @@ struct InputSpec {
   bool ranged = false;
   uint64_t begin = 0;
   uint64_t end = 0;
+  // Decompress compressed input on a thread of its own, pipelined with the
+  // reader (at most 4 MiB of decoded bytes ahead), so that a reader that
+  // parses lines uses a second core. The stream is then no longer tied to
+  // one core: a caller that runs readers on N threads sets this only while
+  // it has cores to spare (the `mapr` command counts the decoder thread
+  // against --threads). Off by default, as a library starts no thread
+  // unasked. No effect on plain input.
+  bool decompress_on_thread = false;
 };
 
 // Counters that OpenInput() and ReadLines() add to as they go, for progress

@@ -1,0 +1,128 @@
+// DecoderThread (mapr/input_internal.h): a decoder run on a thread of its
+// own, a few buffers ahead of the reader, so that decompressing and parsing
+// use two cores.
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <system_error>
+#include <thread>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "mapr/input_internal.h"
+
+namespace mapr::input_internal {
+
+DecoderThread::DecoderThread(std::unique_ptr<ByteStream> decoder)
+    : decoder_(std::move(decoder)),
+      interrupt_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+DecoderThread::~DecoderThread() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  // Wakes the worker if it waits for input from a pipe (FdStream polls
+  // this descriptor beside its own); a wait for a free buffer ends with
+  // stop_. Decoding itself ends within one buffer.
+  if (interrupt_fd_ >= 0) {
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t r = write(interrupt_fd_, &one, sizeof(one));
+  }
+  if (worker_.joinable()) worker_.join();
+  if (interrupt_fd_ >= 0) close(interrupt_fd_);
+}
+
+bool DecoderThread::Start() {
+  started_ = true;
+  for (Slot& slot : slots_) {
+    slot.data.reset(new (std::nothrow) char[kDecoderThreadBufferBytes]);
+    if (slot.data == nullptr) return false;
+  }
+  try {
+    worker_ = std::thread([this] { Work(); });
+  } catch (const std::system_error&) {
+    return false;  // No thread to be had: decode on the reader's thread.
+  }
+  return true;
+}
+
+void DecoderThread::Work() {
+  for (;;) {
+    size_t index;
+    {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(this, &DecoderThread::SlotFreeOrStopped));
+      if (stop_) return;
+      index = (head_ + filled_) % kDecoderThreadBuffers;
+    }
+    // The slot is the worker's until it is counted in filled_.
+    Slot& slot = slots_[index];
+    slot.size = 0;
+    slot.status = absl::OkStatus();
+    slot.end = false;
+    while (slot.size < kDecoderThreadBufferBytes &&
+           (!eager_ || slot.size == 0)) {
+      absl::StatusOr<size_t> n = decoder_->Read(
+          slot.data.get() + slot.size, kDecoderThreadBufferBytes - slot.size);
+      if (!n.ok()) {
+        slot.status = n.status();
+        break;
+      }
+      if (*n == 0) {
+        slot.end = true;
+        break;
+      }
+      slot.size += *n;
+    }
+    const bool last = slot.end || !slot.status.ok();
+    {
+      absl::MutexLock lock(&mu_);
+      ++filled_;
+    }
+    if (last) return;
+  }
+}
+
+absl::StatusOr<size_t> DecoderThread::Read(char* buf, size_t n) {
+  if (!error_.ok()) return error_;
+  if (ended_ || n == 0) return 0;
+  if (!started_ && !Start()) inline_ = true;
+  if (inline_) return decoder_->Read(buf, n);
+  for (;;) {
+    if (current_ == nullptr) {
+      absl::MutexLock lock(&mu_);
+      mu_.Await(absl::Condition(this, &DecoderThread::SlotFilled));
+      current_ = &slots_[head_];
+      pos_ = 0;
+    }
+    // Filled slots are the reader's until it hands them back below.
+    if (pos_ < current_->size) {
+      const size_t k = std::min(n, current_->size - pos_);
+      std::memcpy(buf, current_->data.get() + pos_, k);
+      pos_ += k;
+      return k;
+    }
+    // The slot is spent: its error or end comes after its bytes.
+    if (!current_->status.ok()) {
+      error_ = current_->status;
+      return error_;
+    }
+    if (current_->end) {
+      ended_ = true;
+      return 0;
+    }
+    current_ = nullptr;
+    absl::MutexLock lock(&mu_);
+    head_ = (head_ + 1) % kDecoderThreadBuffers;
+    --filled_;
+  }
+}
+
+}  // namespace mapr::input_internal
