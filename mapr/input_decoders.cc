@@ -4,13 +4,16 @@
 // Each reads concatenated streams (gzip members, zstd frames, xz streams,
 // bzip2 streams) to the end of its input. Errors, all DataLoss unless noted:
 //   "unexpected end of <format> data"       the input ends inside a stream
-//   "invalid gzip data: <zlib's reason>"    damaged gzip data
+//   "invalid gzip data: <zlib's reason>"    damaged gzip data (for an ISA-L
+//                                           member, zlib's words for ISA-L's
+//                                           finding)
 //   "invalid zstd data: <libzstd's reason>" damaged zstd data (trailing
 //                                           garbage included)
 //   "corrupt xz data", "corrupt bzip2 data" damaged xz, bzip2 data
 //   "trailing garbage after gzip data"      bytes after a complete stream
 //   "trailing garbage after bzip2 data"     that do not start another one
-//   "out of memory in <library>"            ResourceExhausted
+//   "out of memory in <library>"            ResourceExhausted (zlib, ISA-L,
+//                                           libzstd, liblzma, libbz2)
 // Bytes decoded before an error are returned first; the error comes with
 // the next Read() and with every Read() after it.
 #include <bzlib.h>
