@@ -308,19 +308,39 @@ absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
                        LineSink sink, InputCounters* counters) {
   // Lines are views into `buf` or into the splitter: no read copies bytes
   // that are already buffered. kLinePadding zero bytes follow each read, so
-  // every line has them after its end (the splitter pads its own).
-  auto buf = std::make_unique_for_overwrite<char[]>(kReadBytes + kLinePadding);
+  // every line has them after its end (the splitter pads its own). A stream
+  // decoded on a thread of its own lends its buffers instead, padding
+  // included (no copy on the parsing thread, the slower of the two).
+  auto* lender = dynamic_cast<input_internal::DecoderThread*>(&stream);
+  std::unique_ptr<char[]> buf;
+  if (lender == nullptr) {
+    buf = std::make_unique_for_overwrite<char[]>(kReadBytes + kLinePadding);
+  }
   // The unfinished line carried into the next read holds a NUL byte.
   bool carried_nul = false;
   for (;;) {
-    absl::StatusOr<size_t> n = stream.Read(buf.get(), kReadBytes);
+    absl::StatusOr<size_t> n;
+    std::string_view chunk;
+    if (lender != nullptr) {
+      absl::StatusOr<std::string_view> lent = lender->Borrow(kReadBytes);
+      if (lent.ok()) {
+        chunk = *lent;
+        n = chunk.size();
+      } else {
+        n = lent.status();
+      }
+    } else {
+      n = stream.Read(buf.get(), kReadBytes);
+      if (n.ok()) {
+        std::memset(buf.get() + *n, 0, kLinePadding);
+        chunk = std::string_view(buf.get(), *n);
+      }
+    }
     if (!n.ok()) {
       // Lines read so far still count; the partial line is dropped.
       splitter.DiscardPartialLine();
       return n.status();
     }
-    std::memset(buf.get() + *n, 0, kLinePadding);
-    const std::string_view chunk(buf.get(), *n);
     const uint64_t too_long = splitter.too_long_lines();
     std::span<const std::string_view> batch;
     std::optional<std::string_view> last;

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <string_view>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
@@ -63,6 +64,12 @@ class DecoderThread final : public ByteStream {
   DecoderThread& operator=(const DecoderThread&) = delete;
 
   absl::StatusOr<size_t> Read(char* buf, size_t n) override;
+
+  // Read() without the copy: the next decoded bytes (at most `n`, n > 0)
+  // where the worker put them, valid until the next Borrow() or Read() and
+  // followed by at least kLinePadding readable bytes (mapr/log_format.h),
+  // so ReadLines() cuts lines straight out of the ring. Empty at the end.
+  absl::StatusOr<std::string_view> Borrow(size_t n);
 
   // An eventfd that becomes readable when the stream is destroyed, for an
   // FdStream under the decoder to poll beside a pipe (-1 if none could be

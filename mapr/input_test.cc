@@ -653,6 +653,49 @@ TEST(InputTest, DecoderThreadGivesTheBytesBeforeAnErrorThenTheError) {
   }
 }
 
+TEST(InputTest, ReadLinesOverADecoderThreadCutsTheSameLines) {
+  // ReadLines() parses a DecoderThread's buffers in place: the same lines,
+  // NUL counts and too-long lines as through the copying path, also for
+  // lines that span the worker's buffers.
+  std::string text = LargeText();
+  for (size_t i = 1; i < text.size(); i += 700001) {
+    text.insert(i, std::string("nul\0here", 8));
+    text.insert(i + 100, std::string(3000, 'y'));
+  }
+  for (const Format& f : CompressedFormats()) {
+    const GzipLibrary library(f);
+    const std::string path =
+        WriteTemp(absl::StrCat("lines.", f.name), f.compress(text));
+    std::vector<std::string> want_lines;
+    InputCounters want;
+    LineSplitter want_splitter(/*max_line_bytes=*/2000);
+    {
+      ASSERT_OK_AND_ASSIGN(std::unique_ptr<ByteStream> in,
+                           OpenInput({.path = path}));
+      absl::Status s;
+      want_lines = CollectLines(*in, want_splitter, &s, &want);
+      ASSERT_OK(s);
+    }
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<ByteStream> in,
+        OpenInput({.path = path, .decompress_on_thread = true}));
+    InputCounters got;
+    LineSplitter splitter(/*max_line_bytes=*/2000);
+    absl::Status s;
+    const std::vector<std::string> lines =
+        CollectLines(*in, splitter, &s, &got);
+    ASSERT_OK(s);
+    EXPECT_TRUE(lines == want_lines) << f.label;
+    EXPECT_EQ(got.lines.load(), want.lines.load()) << f.label;
+    EXPECT_EQ(got.lines_with_nul.load(), want.lines_with_nul.load())
+        << f.label;
+    EXPECT_GT(got.lines_with_nul.load(), 0u) << f.label;
+    EXPECT_EQ(splitter.too_long_lines(), want_splitter.too_long_lines())
+        << f.label;
+    EXPECT_GT(splitter.too_long_lines(), 0u) << f.label;
+  }
+}
+
 TEST(InputTest, DecoderThreadStopsWhenDestroyedAtAnyPoint) {
   const std::string path = WriteTemp("thread-stop.zst", Zstd(LargeText()));
   std::vector<char> buf(1000);

@@ -16,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "mapr/input_internal.h"
+#include "mapr/log_format.h"
 
 namespace mapr::input_internal {
 
@@ -42,7 +43,9 @@ DecoderThread::~DecoderThread() {
 bool DecoderThread::Start() {
   started_ = true;
   for (Slot& slot : slots_) {
-    slot.data.reset(new (std::nothrow) char[kDecoderThreadBufferBytes]);
+    // Zeroed, so that the padding after the last bytes is defined.
+    slot.data.reset(new (std::nothrow)
+                        char[kDecoderThreadBufferBytes + kLinePadding]());
     if (slot.data == nullptr) return false;
   }
   try {
@@ -91,10 +94,36 @@ void DecoderThread::Work() {
 }
 
 absl::StatusOr<size_t> DecoderThread::Read(char* buf, size_t n) {
+  absl::StatusOr<std::string_view> bytes = Borrow(n);
+  if (!bytes.ok()) return bytes.status();
+  std::memcpy(buf, bytes->data(), bytes->size());
+  return bytes->size();
+}
+
+absl::StatusOr<std::string_view> DecoderThread::Borrow(size_t n) {
   if (!error_.ok()) return error_;
-  if (ended_ || n == 0) return 0;
+  if (ended_ || n == 0) return std::string_view();
   if (!started_ && !Start()) inline_ = true;
-  if (inline_) return decoder_->Read(buf, n);
+  if (inline_) {
+    // No worker: decode into the first buffer, if there is one.
+    Slot& slot = slots_[0];
+    if (slot.data == nullptr) {
+      slot.data.reset(new (std::nothrow)
+                          char[kDecoderThreadBufferBytes + kLinePadding]());
+      if (slot.data == nullptr) {
+        error_ = absl::ResourceExhaustedError("out of memory");
+        return error_;
+      }
+    }
+    absl::StatusOr<size_t> r = decoder_->Read(
+        slot.data.get(), std::min(n, kDecoderThreadBufferBytes));
+    if (!r.ok()) {
+      error_ = r.status();
+      return error_;
+    }
+    if (*r == 0) ended_ = true;
+    return std::string_view(slot.data.get(), *r);
+  }
   for (;;) {
     if (current_ == nullptr) {
       absl::MutexLock lock(&mu_);
@@ -102,12 +131,14 @@ absl::StatusOr<size_t> DecoderThread::Read(char* buf, size_t n) {
       current_ = &slots_[head_];
       pos_ = 0;
     }
-    // Filled slots are the reader's until it hands them back below.
+    // Filled slots are the reader's until it hands them back below; the
+    // view stays valid until the next call, as the slot is handed back
+    // only by a later call.
     if (pos_ < current_->size) {
       const size_t k = std::min(n, current_->size - pos_);
-      std::memcpy(buf, current_->data.get() + pos_, k);
+      const std::string_view bytes(current_->data.get() + pos_, k);
       pos_ += k;
-      return k;
+      return bytes;
     }
     // The slot is spent: its error or end comes after its bytes.
     if (!current_->status.ok()) {
@@ -116,7 +147,7 @@ absl::StatusOr<size_t> DecoderThread::Read(char* buf, size_t n) {
     }
     if (current_->end) {
       ended_ = true;
-      return 0;
+      return std::string_view();
     }
     current_ = nullptr;
     absl::MutexLock lock(&mu_);
