@@ -95,12 +95,6 @@ class DecoderThread final : public ByteStream {
   bool Start();
   // The worker: fills free slots in order until the end or an error.
   void Work();
-  bool SlotFreeOrStopped() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stop_ || filled_ < kDecoderThreadBuffers;
-  }
-  bool SlotFilled() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return filled_ > 0;
-  }
 
   // Used by the worker only, once it has started.
   const std::unique_ptr<ByteStream> decoder_;
@@ -112,7 +106,11 @@ class DecoderThread final : public ByteStream {
   // changes hands only under mu_ (filled_ and head_ change), which orders
   // its contents between the threads.
   std::array<Slot, kDecoderThreadBuffers> slots_;
+  // CondVar rather than Mutex::Await: util/absl_mutex_tsan.cc makes
+  // CondVar::Wait visible to ThreadSanitizer, Await not.
   absl::Mutex mu_;
+  absl::CondVar slot_filled_;  // filled_ went up.
+  absl::CondVar slot_freed_;   // filled_ went down, or stop_ was set.
   size_t head_ ABSL_GUARDED_BY(mu_) = 0;
   size_t filled_ ABSL_GUARDED_BY(mu_) = 0;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;

@@ -28,6 +28,7 @@ DecoderThread::~DecoderThread() {
   {
     absl::MutexLock lock(&mu_);
     stop_ = true;
+    slot_freed_.Signal();
   }
   // Wakes the worker if it waits for input from a pipe (FdStream polls
   // this descriptor beside its own); a wait for a free buffer ends with
@@ -61,7 +62,9 @@ void DecoderThread::Work() {
     size_t index;
     {
       absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &DecoderThread::SlotFreeOrStopped));
+      while (!stop_ && filled_ == kDecoderThreadBuffers) {
+        slot_freed_.Wait(&mu_);
+      }
       if (stop_) return;
       index = (head_ + filled_) % kDecoderThreadBuffers;
     }
@@ -88,6 +91,7 @@ void DecoderThread::Work() {
     {
       absl::MutexLock lock(&mu_);
       ++filled_;
+      slot_filled_.Signal();
     }
     if (last) return;
   }
@@ -127,7 +131,7 @@ absl::StatusOr<std::string_view> DecoderThread::Borrow(size_t n) {
   for (;;) {
     if (current_ == nullptr) {
       absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &DecoderThread::SlotFilled));
+      while (filled_ == 0) slot_filled_.Wait(&mu_);
       current_ = &slots_[head_];
       pos_ = 0;
     }
@@ -153,6 +157,7 @@ absl::StatusOr<std::string_view> DecoderThread::Borrow(size_t n) {
     absl::MutexLock lock(&mu_);
     head_ = (head_ + 1) % kDecoderThreadBuffers;
     --filled_;
+    slot_freed_.Signal();
   }
 }
 
