@@ -12,6 +12,8 @@
 # decoded MB/s, peak RSS (/usr/bin/time -v), and each mapr row as a ratio:
 # its throughput over the decompressor's (1.00 = as fast as decompressing
 # alone), and for the four files the speed-up of all cores over 1 thread.
+# Then the CPU seconds of each run's busiest thread and of all its threads,
+# which show what two free cores would give where other work shares them.
 # Needs isal (igzip), zstd and time: scripts/install-deps.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -77,6 +79,34 @@ row() {
     printf "| %s | %.3f | %.0f | %.0f | %s |\n", n, t, b/t/1e6, r/1024, ratio }'
 }
 
+# cpu NAME CMD...: the CPU seconds of CMD's threads (utime + stime from
+# /proc, sampled every 10 ms; the last few ms of a thread may be missed):
+# "busiest / all". On a machine shared with other work, wall times of
+# threads that could run side by side say little; all / busiest is the
+# speed-up two free cores would give.
+cpu() {
+  local name="$1"; shift
+  "$@" >/dev/null 2>&1 &
+  local pid=$! f a
+  declare -A ticks=()
+  while kill -0 "$pid" 2>/dev/null; do
+    for f in /proc/"$pid"/task/*/stat; do
+      read -ra a < "$f" 2>/dev/null || continue
+      # Fields 14 and 15 (utime, stime); the name (field 2) has no spaces.
+      ticks[${a[0]}]=$(( a[13] + a[14] ))
+    done
+    sleep 0.01
+  done
+  wait "$pid" || true
+  local hz sum=0 max=0 t
+  hz=$(getconf CLK_TCK)
+  for t in "${ticks[@]}"; do
+    sum=$((sum + t)); [ "$t" -gt "$max" ] && max=$t
+  done
+  awk -v n="$name" -v s="$sum" -v m="$max" -v hz="$hz" 'BEGIN {
+    printf "| %s | %.2f | %.2f | %.2f |\n", n, m/hz, s/hz, (m > 0 ? s/m : 0) }'
+}
+
 run "igzip -dc one .gz" igzip -dc "$data.gz"
 run "zcat one .gz" zcat "$data.gz"
 run "zstdcat one .zst" zstdcat "$data.zst"
@@ -106,3 +136,15 @@ row "mapr Q1 one .zst, $cores threads" "zstdcat one .zst" "× zstdcat"
 row "mapr Q1 four .gz, 1 thread" "igzip -dc four .gz" "× igzip -dc"
 row "mapr Q1 four .gz, $cores threads" "igzip -dc four .gz" "× igzip -dc"
 row "mapr Q1 four .gz, $cores threads" "mapr Q1 four .gz, 1 thread" "× 1 thread"
+
+echo
+echo "CPU seconds per thread (one run each; see cpu() above):"
+echo
+echo "| run | busiest thread | all threads | all / busiest |"
+echo "|---|---|---|---|"
+cpu "mapr Q1 one .gz, $cores threads" "$mapr" --quiet -t "$cores" -o csv "$q1" "$data.gz"
+cpu "mapr Q1 one .zst, $cores threads" "$mapr" --quiet -t "$cores" -o csv "$q1" "$data.zst"
+cpu "mapr Q1 four .gz, 1 thread" "$mapr" --quiet -t 1 -o csv "$q1" "${parts[@]}"
+cpu "mapr Q1 four .gz, $cores threads" "$mapr" --quiet -t "$cores" -o csv "$q1" "${parts[@]}"
+cpu "igzip -dc one .gz" igzip -dc "$data.gz"
+cpu "zstdcat one .zst" zstdcat "$data.zst"
