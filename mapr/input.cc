@@ -298,6 +298,9 @@ absl::StatusOr<std::unique_ptr<ByteStream>> OpenInput(const InputSpec& spec,
   // A regular file's read() never waits for long; a pipe's may wait for
   // ever, so the worker also watches for the stream's destruction.
   if (!S_ISREG(st.st_mode)) {
+    // Without the eventfd the destructor could wait for the pipe's writer:
+    // decode on the caller's thread instead.
+    if (threaded->interrupt_fd() < 0) return threaded->TakeDecoder();
     raw->SetInterruptFd(threaded->interrupt_fd());
     threaded->set_eager(true);
   }

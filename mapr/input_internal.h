@@ -76,6 +76,10 @@ class DecoderThread final : public ByteStream {
   // made). REQUIRES: set up before the first Read().
   int interrupt_fd() const { return interrupt_fd_; }
 
+  // The decoder, for the caller to read on its own thread after all.
+  // REQUIRES: before the first Read(); the stream is unusable afterwards.
+  std::unique_ptr<ByteStream> TakeDecoder() { return std::move(decoder_); }
+
   // Hands each piece the decoder returns to the reader at once instead of
   // filling a buffer first: for a pipe, whose next bytes may be long in
   // coming while the reader should see the lines already decoded.
@@ -97,7 +101,7 @@ class DecoderThread final : public ByteStream {
   void Work();
 
   // Used by the worker only, once it has started.
-  const std::unique_ptr<ByteStream> decoder_;
+  std::unique_ptr<ByteStream> decoder_;
   const int interrupt_fd_;
   bool eager_ = false;  // Set before the worker starts.
 
