@@ -113,7 +113,7 @@ foreach(_lib IN LISTS _mapr_public_libs)
   endif()
 endforeach()
 list(JOIN _mapr_pc_requires " " MAPR_PC_REQUIRES)
-set(MAPR_PC_REQUIRES_PRIVATE "re2 libxxhash zlib libzstd liblzma simdjson")
+set(MAPR_PC_REQUIRES_PRIVATE "re2 libxxhash zlib libisal libzstd liblzma simdjson")
 set(MAPR_PC_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR
    IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")

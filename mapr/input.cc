@@ -1,6 +1,7 @@
 #include "mapr/input.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +59,10 @@ class FdStream final : public ByteStream {
     end_ = end;
   }
   void SetHead(std::string head) { head_ = std::move(head); }
+  // Makes Read() wait for the descriptor with poll(), beside `fd`, and
+  // fail with Cancelled once `fd` is readable: for a pipe read on a
+  // DecoderThread, whose destructor must not wait for the pipe's writer.
+  void SetInterruptFd(int fd) { interrupt_fd_ = fd; }
 
   absl::StatusOr<size_t> Read(char* buf, size_t n) override {
     if (head_pos_ < head_.size()) {
@@ -69,6 +74,9 @@ class FdStream final : public ByteStream {
     if (ranged_) {
       if (offset_ >= end_) return 0;
       n = static_cast<size_t>(std::min<uint64_t>(n, end_ - offset_));
+    }
+    if (interrupt_fd_ >= 0) {
+      if (absl::Status s = WaitReadable(); !s.ok()) return s;
     }
     ssize_t r;
     do {
@@ -85,9 +93,22 @@ class FdStream final : public ByteStream {
   }
 
  private:
+  absl::Status WaitReadable() {
+    pollfd fds[2] = {{fd_, POLLIN, 0}, {interrupt_fd_, POLLIN, 0}};
+    for (;;) {
+      const int r = poll(fds, 2, -1);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) return ErrnoError(errno);
+      if (fds[1].revents != 0) return absl::CancelledError("cancelled");
+      // Readable, at its end, or in error: read() tells which.
+      return absl::OkStatus();
+    }
+  }
+
   int fd_;
   bool owned_;
   InputCounters* counters_;
+  int interrupt_fd_ = -1;
   bool ranged_ = false;
   uint64_t offset_ = 0;
   uint64_t end_ = 0;
@@ -268,26 +289,61 @@ absl::StatusOr<std::unique_ptr<ByteStream>> OpenInput(const InputSpec& spec,
   if (compression == Compression::kNone) {
     return std::unique_ptr<ByteStream>(std::move(stream));
   }
-  return input_internal::NewDecoder(compression, std::move(stream));
+  FdStream* const raw = stream.get();
+  std::unique_ptr<ByteStream> decoder =
+      input_internal::NewDecoder(compression, std::move(stream));
+  if (!spec.decompress_on_thread) return decoder;
+  auto threaded =
+      std::make_unique<input_internal::DecoderThread>(std::move(decoder));
+  // A regular file's read() never waits for long; a pipe's may wait for
+  // ever, so the worker also watches for the stream's destruction.
+  if (!S_ISREG(st.st_mode)) {
+    // Without the eventfd the destructor could wait for the pipe's writer:
+    // decode on the caller's thread instead.
+    if (threaded->interrupt_fd() < 0) return threaded->TakeDecoder();
+    raw->SetInterruptFd(threaded->interrupt_fd());
+    threaded->set_eager(true);
+  }
+  return std::unique_ptr<ByteStream>(std::move(threaded));
 }
 
 absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
                        LineSink sink, InputCounters* counters) {
   // Lines are views into `buf` or into the splitter: no read copies bytes
   // that are already buffered. kLinePadding zero bytes follow each read, so
-  // every line has them after its end (the splitter pads its own).
-  auto buf = std::make_unique_for_overwrite<char[]>(kReadBytes + kLinePadding);
+  // every line has them after its end (the splitter pads its own). A stream
+  // decoded on a thread of its own lends its buffers instead, padding
+  // included (no copy on the parsing thread, the slower of the two).
+  auto* lender = dynamic_cast<input_internal::DecoderThread*>(&stream);
+  std::unique_ptr<char[]> buf;
+  if (lender == nullptr) {
+    buf = std::make_unique_for_overwrite<char[]>(kReadBytes + kLinePadding);
+  }
   // The unfinished line carried into the next read holds a NUL byte.
   bool carried_nul = false;
   for (;;) {
-    absl::StatusOr<size_t> n = stream.Read(buf.get(), kReadBytes);
+    absl::StatusOr<size_t> n;
+    std::string_view chunk;
+    if (lender != nullptr) {
+      absl::StatusOr<std::string_view> lent = lender->Borrow(kReadBytes);
+      if (lent.ok()) {
+        chunk = *lent;
+        n = chunk.size();
+      } else {
+        n = lent.status();
+      }
+    } else {
+      n = stream.Read(buf.get(), kReadBytes);
+      if (n.ok()) {
+        std::memset(buf.get() + *n, 0, kLinePadding);
+        chunk = std::string_view(buf.get(), *n);
+      }
+    }
     if (!n.ok()) {
       // Lines read so far still count; the partial line is dropped.
       splitter.DiscardPartialLine();
       return n.status();
     }
-    std::memset(buf.get() + *n, 0, kLinePadding);
-    const std::string_view chunk(buf.get(), *n);
     const uint64_t too_long = splitter.too_long_lines();
     std::span<const std::string_view> batch;
     std::optional<std::string_view> last;

@@ -11,7 +11,10 @@
 //     bytes (its magic), whatever the file is called; concatenated streams
 //     (gzip members, zstd frames, xz streams, bzip2 streams, as `cat a.gz
 //     b.gz` or pbzip2 make them) are read one after the other. A truncated
-//     or corrupt stream is an error (DataLoss), never silently short.
+//     or corrupt stream is an error (DataLoss), never silently short. gzip
+//     is inflated by ISA-L, with zlib for what ISA-L does not read (the
+//     errors are the same either way). With InputSpec::decompress_on_thread
+//     the decoder runs on a thread of its own, pipelined with the reader.
 //   * Compressed formats it cannot read are refused by their magic bytes,
 //     never counted as lines of text: lz4 frames, lzip, Unix compress (.Z),
 //     7z and zip. The error is Unimplemented ("lz4-compressed input is not
@@ -51,7 +54,11 @@
 // cannot get memory.
 //
 // Thread safety: a ByteStream is thread-compatible (one thread at a time);
-// use one stream, and one LineSplitter, per thread. An InputCounters may be
+// use one stream, and one LineSplitter, per thread. A stream opened with
+// InputSpec::decompress_on_thread owns a worker thread; its destructor
+// stops and joins it (promptly, even when the worker waits for a pipe), so
+// dropping the stream at any point is safe. The InputCounters passed to
+// OpenInput() are then updated from that worker too. An InputCounters may be
 // shared by any number of threads (its fields are atomics), for example by
 // the readers of one run and a thread that shows their progress. The free
 // functions are thread-safe.
@@ -79,7 +86,7 @@ namespace mapr {
 // The format an input's first bytes announce.
 enum class Compression : uint8_t {
   kNone,   // Plain bytes (anything not recognized below).
-  kGzip,   // 1f 8b: decompressed with zlib.
+  kGzip,   // 1f 8b: decompressed with ISA-L (igzip), else zlib.
   kZstd,   // 28 b5 2f fd: decompressed with libzstd.
   kXz,     // fd 37 7a 58 5a 00: decompressed with liblzma.
   kBzip2,  // "BZh" 1-9, then a block or end-of-stream magic: with libbz2.
@@ -129,6 +136,14 @@ struct InputSpec {
   bool ranged = false;
   uint64_t begin = 0;
   uint64_t end = 0;
+  // Decompress compressed input on a thread of its own, pipelined with the
+  // reader (at most 4 MiB of decoded bytes ahead), so that a reader that
+  // parses lines uses a second core. The stream is then no longer tied to
+  // one core: a caller that runs readers on N threads sets this only while
+  // it has cores to spare (the `mapr` command counts the decoder thread
+  // against --threads). Off by default, as a library starts no thread
+  // unasked. No effect on plain input.
+  bool decompress_on_thread = false;
 };
 
 // Counters that OpenInput() and ReadLines() add to as they go, for progress

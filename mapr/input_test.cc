@@ -1,13 +1,16 @@
 #include "mapr/input.h"
 
 #include <bzlib.h>
+#include <fcntl.h>
 #include <lzma.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -23,6 +26,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
+#include "mapr/input_internal.h"
 #include "mapr/line_splitter.h"
 #include "mapr/query.h"
 #include "tests/testing/allocation_counter.h"
@@ -95,13 +99,28 @@ struct Format {
   const char* name;  // CompressionName()
   Compression compression;
   std::function<std::string(std::string_view)> compress;
+  // gzip is read twice: with ISA-L (the default) and with zlib only.
+  bool zlib_only = false;
+  const char* label = name;  // For failure messages.
+};
+
+// gzip through ISA-L (where it can) or through zlib only, while in scope.
+class GzipLibrary {
+ public:
+  explicit GzipLibrary(const Format& f) {
+    input_internal::SetGzipZlibOnlyForTesting(f.zlib_only);
+  }
+  ~GzipLibrary() { input_internal::SetGzipZlibOnlyForTesting(false); }
+  GzipLibrary(const GzipLibrary&) = delete;
+  GzipLibrary& operator=(const GzipLibrary&) = delete;
 };
 
 const std::vector<Format>& Formats() {
   static const auto* formats = new std::vector<Format>{
       {"none", Compression::kNone,
        [](std::string_view d) { return std::string(d); }},
-      {"gzip", Compression::kGzip, Gzip},
+      {"gzip", Compression::kGzip, Gzip, false, "gzip (ISA-L)"},
+      {"gzip", Compression::kGzip, Gzip, true, "gzip (zlib)"},
       {"zstd", Compression::kZstd, Zstd},
       {"xz", Compression::kXz, Xz},
       {"bzip2", Compression::kBzip2, Bzip2},
@@ -255,8 +274,9 @@ TEST(InputTest, NamesAndReadability) {
   EXPECT_EQ(CompressionName(Compression::kBzip2), "bzip2");
   EXPECT_EQ(CompressionName(Compression::kSevenZip), "7z");
   for (const Format& f : Formats()) {
+    const GzipLibrary library(f);
     EXPECT_EQ(CompressionName(f.compression), f.name);
-    EXPECT_TRUE(CanRead(f.compression)) << f.name;
+    EXPECT_TRUE(CanRead(f.compression)) << f.label;
   }
   for (Compression c :
        {Compression::kLz4, Compression::kLzip, Compression::kCompress,
@@ -270,18 +290,19 @@ TEST(InputTest, NamesAndReadability) {
 TEST(InputTest, EveryFormatRoundTrips) {
   const std::string text = SampleText();
   for (const Format& f : Formats()) {
+    const GzipLibrary library(f);
     const std::string packed = f.compress(text);
     ASSERT_EQ(DetectCompression(packed.substr(0, kCompressionMagicBytes)),
               f.compression)
-        << f.name;
+        << f.label;
     const std::string path = WriteTemp(absl::StrCat("round.", f.name), packed);
     InputCounters counters;
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<ByteStream> in,
                          OpenInput({.path = path}, &counters));
     ASSERT_OK_AND_ASSIGN(std::string decoded, ReadAll(*in));
-    EXPECT_TRUE(decoded == text) << f.name;
+    EXPECT_TRUE(decoded == text) << f.label;
     // Progress counts the bytes of the file, compressed or not.
-    EXPECT_EQ(counters.raw_bytes.load(), packed.size()) << f.name;
+    EXPECT_EQ(counters.raw_bytes.load(), packed.size()) << f.label;
   }
 }
 
@@ -293,10 +314,11 @@ TEST(InputTest, EmptyAndTinyFiles) {
     EXPECT_EQ(decoded, content);
   }
   for (const Format& f : CompressedFormats()) {
+    const GzipLibrary library(f);
     const std::string path =
         WriteTemp(absl::StrCat("empty.", f.name), f.compress(""));
     ASSERT_OK_AND_ASSIGN(std::string decoded, ReadFileDecoded(path));
-    EXPECT_EQ(decoded, "") << f.name;
+    EXPECT_EQ(decoded, "") << f.label;
   }
 }
 
@@ -306,17 +328,19 @@ TEST(InputTest, ConcatenatedStreamsAreReadToTheEnd) {
   const std::string b = text.substr(1000, 499000);
   const std::string c = text.substr(500000);
   for (const Format& f : CompressedFormats()) {
+    const GzipLibrary library(f);
     const std::string path = WriteTemp(
         absl::StrCat("concat.", f.name),
         f.compress(a) + f.compress("") + f.compress(b) + f.compress(c));
     ASSERT_OK_AND_ASSIGN(std::string decoded, ReadFileDecoded(path));
-    EXPECT_TRUE(decoded == text) << f.name;
+    EXPECT_TRUE(decoded == text) << f.label;
   }
 }
 
 TEST(InputTest, TruncatedStreamIsDataLossAfterTheBytesBeforeTheCut) {
   const std::string text = SampleText();
   for (const Format& f : CompressedFormats()) {
+    const GzipLibrary library(f);
     const std::string packed = f.compress(text);
     for (size_t cut : {packed.size() / 2, packed.size() - 1, size_t{12}}) {
       const std::string path =
@@ -325,10 +349,10 @@ TEST(InputTest, TruncatedStreamIsDataLossAfterTheBytesBeforeTheCut) {
       EXPECT_THAT(ReadFileDecoded(path, &before),
                   StatusIs(absl::StatusCode::kDataLoss,
                            absl::StrCat("unexpected end of ", f.name, " data")))
-          << f.name << " cut at " << cut;
-      EXPECT_TRUE(text.starts_with(before)) << f.name;
+          << f.label << " cut at " << cut;
+      EXPECT_TRUE(text.starts_with(before)) << f.label;
       if (cut == packed.size() / 2) {
-        EXPECT_LT(before.size(), text.size()) << f.name;
+        EXPECT_LT(before.size(), text.size()) << f.label;
       }
     }
   }
@@ -343,6 +367,7 @@ TEST(InputTest, CorruptDataIsDataLoss) {
       {"bzip2", "corrupt bzip2 data"},
   };
   for (const Format& f : CompressedFormats()) {
+    const GzipLibrary library(f);
     std::string packed = f.compress(text);
     for (size_t i = packed.size() / 2; i < packed.size() / 2 + 16; ++i) {
       packed[i] = static_cast<char>(packed[i] ^ 0x5a);
@@ -354,7 +379,7 @@ TEST(InputTest, CorruptDataIsDataLoss) {
     ASSERT_NE(w, std::end(want));
     EXPECT_THAT(ReadFileDecoded(path),
                 StatusIs(absl::StatusCode::kDataLoss, StartsWith(w->second)))
-        << f.name;
+        << f.label;
   }
 }
 
@@ -366,6 +391,7 @@ TEST(InputTest, TrailingGarbageIsDataLoss) {
       {"bzip2", "trailing garbage after bzip2 data"},
   };
   for (const Format& f : CompressedFormats()) {
+    const GzipLibrary library(f);
     const std::string path =
         WriteTemp(absl::StrCat("garbage.", f.name),
                   f.compress("a\nb\n") + "this is not compressed data\n");
@@ -376,7 +402,7 @@ TEST(InputTest, TrailingGarbageIsDataLoss) {
     std::string before;
     EXPECT_THAT(ReadFileDecoded(path, &before),
                 StatusIs(absl::StatusCode::kDataLoss, StartsWith(w->second)))
-        << f.name;
+        << f.label;
   }
 }
 
@@ -450,6 +476,272 @@ TEST(InputTest, OsErrorsCarryTheReasonOnly) {
   EXPECT_THAT(OpenInput({.path = std::string("a\0b", 3)}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "the path contains a NUL byte"));
+}
+
+// ------------------------------------------------- gzip: ISA-L and zlib
+
+// A gzip member written by hand: `flags` (FEXTRA 4, FNAME 8, FCOMMENT 16)
+// with their fields, raw deflate data, then the CRC-32 and length, each
+// XORed with the given masks.
+std::string GzipMember(std::string_view data, uint8_t flags,
+                       uint32_t crc_mask = 0, uint32_t size_mask = 0) {
+  std::string out = {'\x1f', '\x8b', '\x08', static_cast<char>(flags),
+                     0, 0, 0, 0, 0, '\x03'};
+  if (flags & 4) out += std::string("\x05\x00XY\x01\x00Z", 7);
+  if (flags & 8) out += std::string("app.log\0", 8);
+  if (flags & 16) out += std::string("a comment\0", 10);
+  z_stream zs{};
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY),
+            Z_OK);
+  std::string raw(deflateBound(&zs, data.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(raw.data());
+  zs.avail_out = static_cast<uInt>(raw.size());
+  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
+  raw.resize(zs.total_out);
+  deflateEnd(&zs);
+  out += raw;
+  const uint32_t crc =
+      static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()),
+                                  static_cast<uInt>(data.size()))) ^
+      crc_mask;
+  const uint32_t size = static_cast<uint32_t>(data.size()) ^ size_mask;
+  for (uint32_t v : {crc, size}) {
+    for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  return out;
+}
+
+const Format& GzipWith(bool zlib_only) {
+  for (const Format& f : Formats()) {
+    if (f.compression == Compression::kGzip && f.zlib_only == zlib_only) {
+      return f;
+    }
+  }
+  std::abort();
+}
+
+TEST(InputTest, GzipHeaderFieldsAreSkippedByBothLibraries) {
+  const std::string text = SampleText();
+  const std::string packed = GzipMember(text, 4 | 8 | 16) +
+                             GzipMember("more\n", 8) + Gzip("last\n");
+  const std::string path = WriteTemp("fields.gz", packed);
+  for (bool zlib_only : {false, true}) {
+    const Format& f = GzipWith(zlib_only);
+    const GzipLibrary library(f);
+    ASSERT_OK_AND_ASSIGN(std::string decoded, ReadFileDecoded(path));
+    EXPECT_TRUE(decoded == text + "more\nlast\n") << f.label;
+  }
+}
+
+TEST(InputTest, GzipReadInAnyPiecesDecodesTheSame) {
+  // Members with and without header fields, cut into two reads at every
+  // point of the first member's header and at some points beyond.
+  const std::string text = SampleText().substr(0, 100000);
+  const std::string packed =
+      GzipMember(text, 4 | 8 | 16) + GzipMember("more\n", 8) +
+      Gzip("last\n");
+  for (bool zlib_only : {false, true}) {
+    const Format& f = GzipWith(zlib_only);
+    const GzipLibrary library(f);
+    for (size_t cut = 1; cut < packed.size(); cut += cut < 64 ? 1 : 997) {
+      std::unique_ptr<ByteStream> in = input_internal::NewDecoder(
+          Compression::kGzip,
+          std::make_unique<PiecesStream>(std::vector<std::string>{
+              packed.substr(0, cut), packed.substr(cut)}));
+      ASSERT_OK_AND_ASSIGN(std::string decoded, ReadAll(*in));
+      ASSERT_TRUE(decoded == text + "more\nlast\n")
+          << f.label << " cut at " << cut;
+    }
+  }
+}
+
+TEST(InputTest, GzipChecksumErrorsAreTheSameWithBothLibraries) {
+  const std::string text = SampleText();
+  struct Case {
+    std::string packed;
+    std::string message;
+  };
+  const Case cases[] = {
+      {GzipMember(text, 0, /*crc_mask=*/1),
+       "invalid gzip data: incorrect data check"},
+      {GzipMember(text, 0, 0, /*size_mask=*/1),
+       "invalid gzip data: incorrect length check"},
+      // The second member's CRC: the first member's bytes come first.
+      {Gzip("first\n") + GzipMember(text, 8, /*crc_mask=*/0x80000000),
+       "invalid gzip data: incorrect data check"},
+      {Gzip("first\n") + "\x1f", "unexpected end of gzip data"},
+      {Gzip("first\n") + "\x1f\x8b", "unexpected end of gzip data"},
+      {Gzip("first\n") + "\x1f\x8b\x08", "unexpected end of gzip data"},
+      {Gzip("first\n") + "garbage", "trailing garbage after gzip data"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = WriteTemp("checksum.gz", c.packed);
+    std::string want_before;
+    for (bool zlib_only : {false, true}) {
+      const Format& f = GzipWith(zlib_only);
+      const GzipLibrary library(f);
+      std::string before;
+      EXPECT_THAT(ReadFileDecoded(path, &before),
+                  StatusIs(absl::StatusCode::kDataLoss, c.message))
+          << f.label << ": " << c.message;
+      // Both return the same bytes before the error.
+      if (!zlib_only) {
+        want_before = before;
+      } else {
+        EXPECT_TRUE(before == want_before) << c.message;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------- DecoderThread
+
+absl::StatusOr<std::string> ReadFileOnThread(
+    const std::string& path, std::string* before_error = nullptr) {
+  absl::StatusOr<std::unique_ptr<ByteStream>> in =
+      OpenInput({.path = path, .decompress_on_thread = true});
+  if (!in.ok()) return in.status();
+  return ReadAll(**in, before_error);
+}
+
+// More than the ring of buffers holds (about 5 MB of lines).
+std::string LargeText() {
+  std::string s;
+  for (int i = 0; i < 4; ++i) s += SampleText();
+  return s;
+}
+
+TEST(InputTest, DecoderThreadReadsWhatTheDecoderReads) {
+  const std::string text = LargeText();
+  for (const Format& f : Formats()) {
+    const GzipLibrary library(f);
+    const std::string packed =
+        f.compress(text.substr(0, 1000)) + f.compress(text.substr(1000));
+    const std::string path = WriteTemp(absl::StrCat("thread.", f.name), packed);
+    InputCounters counters;
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<ByteStream> in,
+        OpenInput({.path = path, .decompress_on_thread = true}, &counters));
+    ASSERT_OK_AND_ASSIGN(std::string decoded, ReadAll(*in));
+    EXPECT_TRUE(decoded == text) << f.label;
+    EXPECT_EQ(counters.raw_bytes.load(), packed.size()) << f.label;
+    // The end stays the end.
+    char c;
+    ASSERT_OK_AND_ASSIGN(size_t after_end, in->Read(&c, 1));
+    EXPECT_EQ(after_end, 0u) << f.label;
+  }
+}
+
+TEST(InputTest, DecoderThreadGivesTheBytesBeforeAnErrorThenTheError) {
+  const std::string text = LargeText();
+  for (const Format& f : CompressedFormats()) {
+    const GzipLibrary library(f);
+    const std::string packed = f.compress(text);
+    const std::string path = WriteTemp(absl::StrCat("thread-cut.", f.name),
+                                       packed.substr(0, packed.size() / 2));
+    std::string want_before;
+    const absl::StatusOr<std::string> want =
+        ReadFileDecoded(path, &want_before);
+    ASSERT_FALSE(want.ok()) << f.label;
+    std::string before;
+    EXPECT_EQ(ReadFileOnThread(path, &before).status(), want.status())
+        << f.label;
+    EXPECT_GT(before.size(), 0u) << f.label;
+    EXPECT_TRUE(before == want_before) << f.label;
+  }
+}
+
+TEST(InputTest, ReadLinesOverADecoderThreadCutsTheSameLines) {
+  // ReadLines() parses a DecoderThread's buffers in place: the same lines,
+  // NUL counts and too-long lines as through the copying path, also for
+  // lines that span the worker's buffers.
+  std::string text = LargeText();
+  for (size_t i = 1; i < text.size(); i += 700001) {
+    text.insert(i, std::string("nul\0here", 8));
+    text.insert(i + 100, std::string(3000, 'y'));
+  }
+  for (const Format& f : CompressedFormats()) {
+    const GzipLibrary library(f);
+    const std::string path =
+        WriteTemp(absl::StrCat("lines.", f.name), f.compress(text));
+    std::vector<std::string> want_lines;
+    InputCounters want;
+    LineSplitter want_splitter(/*max_line_bytes=*/2000);
+    {
+      ASSERT_OK_AND_ASSIGN(std::unique_ptr<ByteStream> in,
+                           OpenInput({.path = path}));
+      absl::Status s;
+      want_lines = CollectLines(*in, want_splitter, &s, &want);
+      ASSERT_OK(s);
+    }
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<ByteStream> in,
+        OpenInput({.path = path, .decompress_on_thread = true}));
+    InputCounters got;
+    LineSplitter splitter(/*max_line_bytes=*/2000);
+    absl::Status s;
+    const std::vector<std::string> lines =
+        CollectLines(*in, splitter, &s, &got);
+    ASSERT_OK(s);
+    EXPECT_TRUE(lines == want_lines) << f.label;
+    EXPECT_EQ(got.lines.load(), want.lines.load()) << f.label;
+    EXPECT_EQ(got.lines_with_nul.load(), want.lines_with_nul.load())
+        << f.label;
+    EXPECT_GT(got.lines_with_nul.load(), 0u) << f.label;
+    EXPECT_EQ(splitter.too_long_lines(), want_splitter.too_long_lines())
+        << f.label;
+    EXPECT_GT(splitter.too_long_lines(), 0u) << f.label;
+  }
+}
+
+TEST(InputTest, DecoderThreadStopsWhenDestroyedAtAnyPoint) {
+  const std::string path = WriteTemp("thread-stop.zst", Zstd(LargeText()));
+  std::vector<char> buf(1000);
+  for (int reads : {0, 1, 2, 100}) {
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<ByteStream> in,
+        OpenInput({.path = path, .decompress_on_thread = true}));
+    for (int i = 0; i < reads; ++i) {
+      ASSERT_OK(in->Read(buf.data(), buf.size()).status());
+    }
+    // Destroyed while the worker decodes or waits for a free buffer.
+  }
+  // And while ReadLines() stops at its sink's error.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ByteStream> in,
+                       OpenInput({.path = path, .decompress_on_thread = true}));
+  LineSplitter splitter;
+  EXPECT_THAT(ReadLines(*in, splitter,
+                        [](std::span<const std::string_view>) {
+                          return absl::CancelledError("stop");
+                        }),
+              StatusIs(absl::StatusCode::kCancelled, "stop"));
+}
+
+TEST(InputTest, DecoderThreadDoesNotWaitForAPipesWriterWhenDestroyed) {
+  const std::string path = TempPath("thread.fifo");
+  std::filesystem::remove(path);
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  // Opened for writing too (Linux allows O_RDWR on a FIFO), so that
+  // OpenInput's open() does not wait for a writer and the pipe never ends.
+  const int writer = open(path.c_str(), O_RDWR);
+  ASSERT_GE(writer, 0);
+  // Less than the pipe holds (64 KiB), so that write() does not wait.
+  const std::string part = Gzip(SampleText()).substr(0, 32 << 10);
+  ASSERT_EQ(write(writer, part.data(), part.size()),
+            static_cast<ssize_t>(part.size()));
+  {
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<ByteStream> in,
+        OpenInput({.path = path, .decompress_on_thread = true}));
+    // The lines decoded so far arrive although the pipe has not ended.
+    std::vector<char> buf(1000);
+    ASSERT_OK_AND_ASSIGN(size_t n, in->Read(buf.data(), buf.size()));
+    EXPECT_GT(n, 0u);
+    // The worker now waits for the pipe: destroying must not hang.
+  }
+  close(writer);
 }
 
 // ------------------------------------------------------------- ReadLines
@@ -657,11 +949,12 @@ TEST(InputTest, PushFileEqualsPushBytesOfTheDecompressedBytes) {
   ASSERT_OK_AND_ASSIGN(auto want, ViaPushBytes(text, 64));
   EXPECT_GT(want.second.lines_too_long, 0u);
   for (const Format& f : Formats()) {
+    const GzipLibrary library(f);
     const std::string path =
         WriteTemp(absl::StrCat("push.", f.name), f.compress(text));
     ASSERT_OK_AND_ASSIGN(auto got, ViaPushFile(path, 64));
-    EXPECT_EQ(got.first, want.first) << f.name;
-    EXPECT_EQ(got.second, want.second) << f.name;
+    EXPECT_EQ(got.first, want.first) << f.label;
+    EXPECT_EQ(got.second, want.second) << f.label;
   }
 }
 

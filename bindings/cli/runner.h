@@ -3,8 +3,12 @@
 // Each input (a file, or standard input) is its own mapr::SourceId, numbered
 // in command-line order; a file named twice is read twice. The inputs, in
 // order, are dealt into at most `threads` contiguous groups of about equal
-// bytes; where the log format keeps no per-source state (default, generic,
-// generickv), a large plain file is cut between groups at a line boundary.
+// work (a plain file's bytes; a compressed file's decoded bytes, estimated,
+// times the cost of decoding and parsing them); where the log format keeps
+// no per-source state (default, generic, generickv), a large plain file is
+// cut between groups at a line boundary. Threads left over when there are
+// fewer groups decompress, each for one group (InputSpec::
+// decompress_on_thread), so no more than `threads` threads are busy.
 // Each group is read by one thread into one mapr::Aggregator, and the
 // partials are merged strictly in group order. Merging A then B means B's
 // lines come later, so results, last() included, are the same for any

@@ -661,6 +661,48 @@ class InputTest(MaprTestCase):
         self.assertIn(b",1002-071949,", out)
         self.assertTrue(out.splitlines()[1].startswith(b"179697,"))
 
+    def test_threads_give_identical_output_for_compressed_mixes(self):
+        # Compressed and plain inputs in any mix: compressed files are
+        # weighed by their work and may decode on a thread of their own
+        # (a thread the groups leave idle), plain ones are cut between
+        # threads. The bytes out are the same for every thread count, and
+        # the same as reading the decompressed files.
+        base = read_bytes(LOG)
+        parts = [base.replace(b"1002-07", b"%04d-07" % i) for i in range(300)]
+        big = b"".join(parts)
+        self.assertGreater(len(big), 18 << 20)
+        plain = self.write("big.log", big)
+        small = self.write("small.log", base.replace(b"1002-07", b"7777-07"))
+        gz = self.write("big.log.gz", gzip.compress(big, 1))
+        # Two members, as `cat a.gz b.gz` makes them.
+        gz2 = self.write("two.log.gz", gzip.compress(big[:1 << 20], 1) +
+                         gzip.compress(read_bytes(small), 1))
+        xz = self.write("small.log.xz", lzma.compress(read_bytes(small)))
+        bz = self.write("small.log.bz2", bz2.compress(read_bytes(small)))
+        mixes = [
+            ([gz], [plain]),
+            ([gz, plain, xz], [plain, plain, small]),
+            ([small, gz, gz2, bz, plain], [small, plain, None, small, plain]),
+            ([gz, gz, gz, gz], [plain, plain, plain, plain]),
+        ]
+        zstd = shutil.which("zstd")
+        if zstd:
+            subprocess.run([zstd, "-q", "-f", "-1", plain, "-o",
+                            self.path("big.log.zst")], check=True)
+            zst = self.path("big.log.zst")
+            mixes.append(([zst, gz, small, zst], [plain, plain, small, plain]))
+        # gz2's decompressed bytes, for the plain twin of the third mix.
+        two = self.write("two.log", big[:1 << 20] + read_bytes(small))
+        query = ("from STATS select count($line),last($time),last($line),"
+                 "avg($goroutines),max(lifetimeConnections) "
+                 "group by $hostname")
+        for files, twins in mixes:
+            twins = [two if t is None else t for t in twins]
+            want, _ = self.mapr("-t", "1", "-o", "csv", query, *twins)
+            for threads in ("1", "2", "3", "5"):
+                out, _ = self.mapr("-t", threads, "-o", "csv", query, *files)
+                self.assertEqual(out, want, (files, threads))
+
     def test_fractional_sums_are_exact_for_any_thread_count(self):
         # The issue's case: 2M lines g=N|x=V with V from a set whose float64
         # sums depend on the order of addition. sum() and avg() are the
