@@ -485,13 +485,13 @@ class JsonParser : public LogFormatParser {
     if (lead == line.size()) return LineOutcome::kIgnored;
     // Most lines that are not JSON objects fail here, before simdjson.
     if (line[lead] != '{') return LineOutcome::kMalformed;
-    if (!scratch_->Reserve(line.size(), !padded)) {
-      return LineOutcome::kMalformed;
-    }
     if (padded) {
       if (TryFast(line, lead, row)) return LineOutcome::kParsed;
       // Start over: simdjson walks the line from scratch.
       for (std::string_view* column : columns_) column[row] = {};
+    }
+    if (!scratch_->Reserve(line.size(), !padded)) {
+      return LineOutcome::kMalformed;
     }
     const char* json = line.data();
     if (!padded) {
@@ -703,26 +703,36 @@ class JsonParser : public LogFormatParser {
   const char* FastObject(const char* p, const char* end, const Node& node) {
     p = SkipSpaces(p, end);
     if (p < end && *p == '}') return p + 1;
+    const bool lookup = !node.entries.empty();
     while (true) {
       if (p >= end || *p != '"') return nullptr;
       bool escaped = false;
       const char* key_end = ScanStringEnd(p + 1, end, &escaped);
       if (key_end == nullptr || escaped) return nullptr;
       const std::string_view key(p + 1, static_cast<size_t>(key_end - p - 1));
-      p = SkipSpaces(key_end + 1, end);
+      // Compact JSON (`"key":value,`) first; spaces where they are.
+      p = key_end + 1;
+      if (p < end && *p == ' ') p = SkipSpaces(p, end);
       if (p >= end || *p != ':') return nullptr;
-      p = SkipSpaces(p + 1, end);
+      ++p;
+      if (p < end && *p == ' ') p = SkipSpaces(p, end);
       if (p >= end) return nullptr;
-      const uint32_t e =
-          node.entries.empty() ? KeyTable::kNotFound : node.keys.Find(key);
+      const uint32_t e = lookup ? node.keys.Find(key) : KeyTable::kNotFound;
       p = e == KeyTable::kNotFound ? FastSkip(p, end)
                                    : FastVisit(p, end, node.entries[e]);
-      if (p == nullptr) return nullptr;
-      p = SkipSpaces(p, end);
-      if (p >= end) return nullptr;
-      if (*p == '}') return p + 1;
-      if (*p != ',') return nullptr;
-      p = SkipSpaces(p + 1, end);
+      if (p == nullptr || p >= end) return nullptr;
+      if (*p == ',') {
+        ++p;
+      } else if (*p == '}') {
+        return p + 1;
+      } else {
+        p = SkipSpaces(p, end);
+        if (p >= end) return nullptr;
+        if (*p == '}') return p + 1;
+        if (*p != ',') return nullptr;
+        ++p;
+      }
+      if (p < end && *p == ' ') p = SkipSpaces(p, end);
     }
   }
 
