@@ -14,17 +14,10 @@ cd "$(dirname "$0")/../.."
 size_mb="${1:-1000}"
 runs="${2:-5}"
 
-cmake --preset release >/dev/null
-cmake --build --preset release --target mapr_cli >/dev/null
-mkdir -p build/bench
-gen=build/bench/gen_stats_log
-if [ ! -x "$gen" ] || [ tests/bench/gen_stats_log.cc -nt "$gen" ]; then
-  g++ -O2 -std=c++20 tests/bench/gen_stats_log.cc -o "$gen"
-fi
-data="build/bench/stats_${size_mb}mb.log"
-if [ ! -f "$data" ]; then
-  "$gen" $((size_mb * 1000 * 1000)) > "$data"
-fi
+# shellcheck source=tests/bench/lib.sh
+source tests/bench/lib.sh
+bench_release_mapr
+data=$(bench_stats_log "$size_mb")
 mapr=build/release/bindings/cli/mapr
 bytes=$(stat -c %s "$data")
 lines=$(wc -l < "$data")
