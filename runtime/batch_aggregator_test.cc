@@ -289,14 +289,29 @@ TEST(BatchAggregatorTest, RowsComeInKeyTupleOrderWithoutOrderBy) {
             "B,z,1\na,a,1\na,b,1\na+,x,1\n");
 }
 
+// Groups `h` of one line per key come out in byte order of the keys, on
+// `threads` result threads of at least 1000 groups each.
+void ExpectGroupsInByteOrder(const std::set<std::string>& keys,
+                             size_t threads) {
+  ASSERT_OK_AND_ASSIGN(auto agg,
+                       Make("from STATS select h,count($line) group by h"));
+  std::vector<std::string> lines;
+  for (const std::string& key : keys) lines.push_back(Stats("h=" + key));
+  std::shuffle(lines.begin(), lines.end(), std::mt19937(3));
+  ASSERT_OK(Push(*agg, lines));
+  const ResultTable r = agg->Result(threads, 1000);
+  ASSERT_EQ(r.num_rows(), keys.size());
+  size_t i = 0;
+  for (const std::string& key : keys) {
+    ASSERT_EQ(r.cell(i++, 0), key) << i;
+  }
+}
+
 // Many groups in byte order: short keys, keys equal in the 16-byte prefix
 // the sort compares first, high bytes.
 TEST(BatchAggregatorTest, ManyGroupsComeInByteOrder) {
-  ASSERT_OK_AND_ASSIGN(auto agg,
-                       Make("from STATS select h,count($line) group by h"));
   std::mt19937 rng(11);
   std::set<std::string> keys;
-  std::vector<std::string> lines;
   const std::string prefix16 = "0123456789abcdef";
   while (keys.size() < 5000) {
     std::string key;
@@ -306,39 +321,25 @@ TEST(BatchAggregatorTest, ManyGroupsComeInByteOrder) {
       key.push_back("ab\xff\x01"[rng() % 4]);
     }
     keys.insert(key);
-    lines.push_back(Stats("h=" + key));
   }
-  ASSERT_OK(Push(*agg, lines));
-  const ResultTable r = agg->Result();
-  ASSERT_EQ(r.num_rows(), keys.size());
-  size_t i = 0;
-  for (const std::string& key : keys) {
-    ASSERT_EQ(r.cell(i++, 0), key) << i;
-  }
+  ExpectGroupsInByteOrder(keys, 1);
+  ExpectGroupsInByteOrder(keys, 3);
 }
 
 // Many groups with a prefix every key shares, some differing only past the
-// 16-byte prefix the sort compares first.
+// 16-byte prefix the sort compares first, sorted on one and on several
+// threads.
 TEST(BatchAggregatorTest, ManyGroupsWithASharedPrefixComeInByteOrder) {
-  ASSERT_OK_AND_ASSIGN(auto agg,
-                       Make("from STATS select h,count($line) group by h"));
   std::mt19937 rng(12);
   std::set<std::string> keys;
-  std::vector<std::string> lines;
   while (keys.size() < 20000) {
     std::string key = "host-";
     const size_t len = 1 + rng() % (rng() % 4 == 0 ? 20 : 6);
     for (size_t i = 0; i < len; ++i) key.push_back('0' + rng() % 10);
     keys.insert(key);
-    lines.push_back(Stats("h=" + key));
   }
-  ASSERT_OK(Push(*agg, lines));
-  const ResultTable r = agg->Result();
-  ASSERT_EQ(r.num_rows(), keys.size());
-  size_t i = 0;
-  for (const std::string& key : keys) {
-    ASSERT_EQ(r.cell(i++, 0), key) << i;
-  }
+  ExpectGroupsInByteOrder(keys, 1);
+  ExpectGroupsInByteOrder(keys, 4);
 }
 
 // AggregatorOptions::result_threads (with few groups per thread), with every

@@ -584,7 +584,10 @@ class JsonParser : public LogFormatParser {
   }
 
   // A key (or array index) of the lookup tree was met with `value`.
-  bool Visit(od::value& value, const Entry& entry) {
+  // The request states as a key of the lookup tree, `entry`, is met (by
+  // Visit and FastVisit). Returns the request that takes the value whole,
+  // or -1; sets *descend if requests look inside the value.
+  int32_t EnterEntry(const Entry& entry, bool* descend) {
     int32_t whole = entry.whole;
     if (whole >= 0) {
       uint8_t& state = state_[static_cast<size_t>(whole)];
@@ -596,13 +599,32 @@ class JsonParser : public LogFormatParser {
     }
     // Requests looking inside: a later duplicate key replaces what an
     // earlier one gave them, so they start over (missing).
-    bool descend = false;
+    *descend = false;
     for (uint32_t id : entry.prefix) {
       if (state_[id] == kWhole || state_[id] == kInactive) continue;
       state_[id] = kViaPrefix;
       columns_[requests_[id].column][row_] = {};
-      descend = true;
+      *descend = true;
     }
+    return whole;
+  }
+
+  // The child node of `entry` (whose requests look inside its value), with
+  // the child's requests whose parent still looks inside made live.
+  const Node& EnterChild(const Entry& entry) {
+    const Node& child = nodes_[static_cast<size_t>(entry.child)];
+    for (uint32_t id : child.requests) state_[id] = kInactive;
+    for (uint32_t id : entry.prefix) {
+      if (state_[id] == kViaPrefix) {
+        state_[static_cast<size_t>(requests_[id].child)] = kUnset;
+      }
+    }
+    return child;
+  }
+
+  bool Visit(od::value& value, const Entry& entry) {
+    bool descend;
+    const int32_t whole = EnterEntry(entry, &descend);
     if (whole < 0 && !descend) return true;
     const std::string_view token = value.raw_json_token();
     const char first = token[0];
@@ -612,17 +634,7 @@ class JsonParser : public LogFormatParser {
       // which takes `{{"b":1}]` for a whole object; walking checks the
       // container's own keys and separators, and skips its values from
       // their start.
-      const Node* child = &no_requests_;
-      if (descend) {
-        child = &nodes_[static_cast<size_t>(entry.child)];
-        // The child's requests whose parent still looks inside are live.
-        for (uint32_t id : child->requests) state_[id] = kInactive;
-        for (uint32_t id : entry.prefix) {
-          if (state_[id] == kViaPrefix) {
-            state_[static_cast<size_t>(requests_[id].child)] = kUnset;
-          }
-        }
-      }
+      const Node* child = descend ? &EnterChild(entry) : &no_requests_;
       bool ok;
       if (first == '{') {
         od::object object;
@@ -783,36 +795,16 @@ class JsonParser : public LogFormatParser {
 
   // Visit()'s rules, for the fast path.
   const char* FastVisit(const char* p, const char* end, const Entry& entry) {
-    int32_t whole = entry.whole;
-    if (whole >= 0) {
-      uint8_t& state = state_[static_cast<size_t>(whole)];
-      if (state == kInactive) {
-        whole = -1;
-      } else {
-        state = kWhole;
-      }
-    }
-    bool descend = false;
-    for (uint32_t id : entry.prefix) {
-      if (state_[id] == kWhole || state_[id] == kInactive) continue;
-      state_[id] = kViaPrefix;
-      columns_[requests_[id].column][row_] = {};
-      descend = true;
-    }
+    bool descend;
+    const int32_t whole = EnterEntry(entry, &descend);
     if (whole < 0 && !descend) return FastSkip(p, end);
     const char first = *p;
     if (first == '{' || first == '[') {
       // A container read whole is minified by simdjson's walk.
       if (whole >= 0) return nullptr;
-      const Node* child = &nodes_[static_cast<size_t>(entry.child)];
-      for (uint32_t id : child->requests) state_[id] = kInactive;
-      for (uint32_t id : entry.prefix) {
-        if (state_[id] == kViaPrefix) {
-          state_[static_cast<size_t>(requests_[id].child)] = kUnset;
-        }
-      }
-      return first == '{' ? FastObject(p + 1, end, *child)
-                          : FastArray(p + 1, end, *child);
+      const Node& child = EnterChild(entry);
+      return first == '{' ? FastObject(p + 1, end, child)
+                          : FastArray(p + 1, end, child);
     }
     if (whole < 0) return FastSkip(p, end);
     std::string_view* cell =
