@@ -142,11 +142,13 @@ py::str Text(std::string_view s) {
 
 mapr::AggregatorOptions MakeOptions(const std::optional<std::string>& hostname,
                                     std::optional<size_t> max_line_bytes,
-                                    std::optional<uint64_t> max_groups) {
+                                    std::optional<uint64_t> max_groups,
+                                    std::optional<size_t> result_threads) {
   mapr::AggregatorOptions options;
   if (hostname) options.hostname = *hostname;
   if (max_line_bytes) options.max_line_bytes = *max_line_bytes;
   if (max_groups) options.max_groups = *max_groups;
+  if (result_threads) options.result_threads = *result_threads;
   return options;
 }
 
@@ -489,9 +491,10 @@ PYBIND11_MODULE(_mapr, m) {
           py::init([](const mapr::Query& q, std::optional<std::string> hostname,
                       std::optional<size_t> max_line_bytes,
                       std::optional<uint64_t> max_groups,
-                      std::optional<std::pair<uint64_t, uint64_t>> splits) {
-            mapr::AggregatorOptions options =
-                MakeOptions(hostname, max_line_bytes, max_groups);
+                      std::optional<std::pair<uint64_t, uint64_t>> splits,
+                      std::optional<size_t> result_threads) {
+            mapr::AggregatorOptions options = MakeOptions(
+                hostname, max_line_bytes, max_groups, result_threads);
             if (splits) {
               if (splits->first >= splits->second) {
                 throw py::value_error("splits: begin must be less than end");
@@ -504,14 +507,16 @@ PYBIND11_MODULE(_mapr, m) {
           }),
           py::arg("query"), py::arg("hostname") = py::none(),
           py::arg("max_line_bytes") = py::none(),
-          py::arg("max_groups") = py::none(), py::arg("splits") = py::none())
+          py::arg("max_groups") = py::none(), py::arg("splits") = py::none(),
+          py::arg("result_threads") = py::none())
       .def_static(
           "from_partial",
           [](py::buffer data, std::optional<std::string> hostname,
              std::optional<size_t> max_line_bytes,
-             std::optional<uint64_t> max_groups) {
-            const mapr::AggregatorOptions options =
-                MakeOptions(hostname, max_line_bytes, max_groups);
+             std::optional<uint64_t> max_groups,
+             std::optional<size_t> result_threads) {
+            const mapr::AggregatorOptions options = MakeOptions(
+                hostname, max_line_bytes, max_groups, result_threads);
             py::buffer_info info = data.request();
             absl::StatusOr<mapr::Aggregator> agg = [&] {
               py::gil_scoped_release release;
@@ -521,7 +526,8 @@ PYBIND11_MODULE(_mapr, m) {
           },
           py::arg("data"), py::arg("hostname") = py::none(),
           py::arg("max_line_bytes") = py::none(),
-          py::arg("max_groups") = py::none())
+          py::arg("max_groups") = py::none(),
+          py::arg("result_threads") = py::none())
       .def("query", [](PyAggregator& self) { return self.agg.query(); })
       .def("serialize_partial",
            [](PyAggregator& self) {

@@ -261,6 +261,18 @@ class RunTest(unittest.TestCase):
         self.assertEqual(cm.exception.code, "RESOURCE_EXHAUSTED")
         self.assertNotIsInstance(cm.exception, mapr.QueryError)
 
+    def test_result_threads_give_the_same_result(self):
+        # Enough groups for three result threads.
+        lines = ["host,status,latency"] + [
+            f"h{(i * 7919) % 100000},{200 + i % 3},{i % 1000}"
+            for i in range(100000)]
+        query = ("select host,count($line),sum(latency),percentile(latency)"
+                 " group by host logformat csv")
+        one = mapr.run(query, lines)
+        three = mapr.run(query, lines, result_threads=3)
+        self.assertEqual(len(one.rows), 100000)
+        self.assertEqual(three.rows, one.rows)
+
 
 class AmbiguousRunTest(unittest.TestCase):
     """run() takes lines, run_file() a path: a str is neither guessed."""

@@ -409,7 +409,9 @@ class Aggregator:
     Options (keyword-only): hostname (the value of $hostname; default: this
     machine's), max_line_bytes (longer lines are counted as too long;
     default 1 MiB), max_groups (0 or None: unlimited; exceeding it raises
-    MaprError with code RESOURCE_EXHAUSTED).
+    MaprError with code RESOURCE_EXHAUSTED), result_threads (threads that
+    sort the groups and render a result, used from about 32768 groups per
+    thread; the result is the same for any number; default 1).
 
     Calls are serialized by a lock, so threads may share an aggregator, but
     the usual pattern is one per thread combined with merge(). Pushing after
@@ -426,13 +428,14 @@ class Aggregator:
         max_line_bytes: Optional[int] = None,
         max_groups: Optional[int] = None,
         splits: Optional[Tuple[int, int]] = None,
+        result_threads: Optional[int] = None,
     ) -> None:
         """`splits` = (begin, end): the input splits this aggregator covers,
         for partials (split i of n is (i, i + 1); default (0, 1))."""
         self.query = _as_query(query)
         self._a = _mapr.Aggregator(
             self.query._q, hostname, max_line_bytes, max_groups,
-            None if splits is None else tuple(splits),
+            None if splits is None else tuple(splits), result_threads,
         )
 
     @classmethod
@@ -443,13 +446,14 @@ class Aggregator:
         hostname: Optional[str] = None,
         max_line_bytes: Optional[int] = None,
         max_groups: Optional[int] = None,
+        result_threads: Optional[int] = None,
     ) -> "Aggregator":
         """An open aggregator holding a partial's state, for the query stored
         in it and its splits; merge more with merge_serialized(), or push
         more lines. Raises PartialError."""
         self = cls.__new__(cls)
         self._a = _mapr.Aggregator.from_partial(
-            data, hostname, max_line_bytes, max_groups)
+            data, hostname, max_line_bytes, max_groups, result_threads)
         self.query = Query(self._a.query())
         return self
 
@@ -597,6 +601,7 @@ def run(
     hostname: Optional[str] = None,
     max_line_bytes: Optional[int] = None,
     max_groups: Optional[int] = None,
+    result_threads: Optional[int] = None,
 ) -> Result:
     """Runs a query over lines in memory and returns the final Result.
 
@@ -614,7 +619,7 @@ def run(
         raise TypeError(_NOT_LINES.format("path"))
     agg = Aggregator(
         query, hostname=hostname, max_line_bytes=max_line_bytes,
-        max_groups=max_groups,
+        max_groups=max_groups, result_threads=result_threads,
     )
     agg.push(lines)
     return agg.finish()
@@ -627,6 +632,7 @@ def run_file(
     hostname: Optional[str] = None,
     max_line_bytes: Optional[int] = None,
     max_groups: Optional[int] = None,
+    result_threads: Optional[int] = None,
 ) -> Result:
     """Runs a query over the lines of a file and returns the final Result.
 
@@ -641,7 +647,7 @@ def run_file(
             f"{type(path).__name__}; use run(query, lines=...) for lines")
     agg = Aggregator(
         query, hostname=hostname, max_line_bytes=max_line_bytes,
-        max_groups=max_groups,
+        max_groups=max_groups, result_threads=result_threads,
     )
     agg.push_file(path)
     return agg.finish()
