@@ -466,28 +466,34 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
   std::vector<FinalColumn> finals(p.columns.size());
   const std::span<const uint32_t> rows(order);
   const size_t n = threads.For(rows.size());
+  // Room for the rows, guessing 12 bytes of text per cell; grows if not.
+  // (Reserved memory is not resident until written.)
+  table.Reserve(rows.size(), rows.size() * p.columns.size() * 12);
   if (n <= 1) {
-    // Room for the rows, guessing 12 bytes of text per cell; grows if not.
-    table.Reserve(rows.size(), rows.size() * p.columns.size() * 12);
     RenderRows(p, states, rows, finals, table);
     return table;
   }
   // The first rows here, so that each finalizer prepares its facts over
-  // every group once; then each thread renders a slice of the rest, from a
-  // copy of the prepared columns, into a table of its own.
+  // every group once. Then rounds: each thread renders the next
+  // kRowsPerRound rows, from its own copy of the prepared columns, into a
+  // table of its own, and the round's tables are appended in order. Rounds
+  // keep the rendered text held twice small (a whole slice per thread held
+  // until the end made Q4's peak RSS 40 % higher).
+  constexpr size_t kRowsPerRound = size_t{1} << 14;
   const size_t first = std::min<size_t>(1024, rows.size());
   RenderRows(p, states, rows.first(first), finals, table);
-  const std::span<const uint32_t> rest = rows.subspan(first);
-  std::vector<ResultTable> parts;
-  parts.reserve(n);
-  for (size_t i = 0; i < n; ++i) parts.emplace_back(columns, counters, 0);
-  RunOnThreads(n, [&](size_t i) {
-    std::vector<FinalColumn> own = finals;
-    const size_t lo = rest.size() * i / n, hi = rest.size() * (i + 1) / n;
-    parts[i].Reserve(hi - lo, (hi - lo) * p.columns.size() * 12);
-    RenderRows(p, states, rest.subspan(lo, hi - lo), own, parts[i]);
-  });
-  table.AppendCells(std::move(parts));
+  std::vector<std::vector<FinalColumn>> own(n, finals);
+  for (size_t at = first; at < rows.size(); at += n * kRowsPerRound) {
+    std::vector<ResultTable> parts;
+    parts.reserve(n);
+    for (size_t i = 0; i < n; ++i) parts.emplace_back(columns, counters, 0);
+    RunOnThreads(n, [&](size_t i) {
+      const size_t lo = std::min(rows.size(), at + i * kRowsPerRound);
+      const size_t hi = std::min(rows.size(), lo + kRowsPerRound);
+      RenderRows(p, states, rows.subspan(lo, hi - lo), own[i], parts[i]);
+    });
+    table.AppendCells(std::move(parts));
+  }
   return table;
 }
 
