@@ -39,6 +39,8 @@ template <typename Fn>
 void RunOnThreads(size_t n, const Fn& fn) {
   std::vector<std::thread> threads;
   std::vector<size_t> left;
+  threads.reserve(n);
+  left.reserve(n);
   for (size_t i = 1; i < n; ++i) {
     try {
       threads.emplace_back([&fn, i] { fn(i); });
