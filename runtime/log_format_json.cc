@@ -116,33 +116,6 @@ inline bool IsValueToken(std::string_view token) {
          token.data()[token.size()] != ':';
 }
 
-// JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-bool IsJsonNumber(std::string_view s) {
-  size_t i = 0;
-  const size_t n = s.size();
-  auto digits = [&] {
-    const size_t start = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
-    return i > start;
-  };
-  if (i < n && s[i] == '-') ++i;
-  if (i < n && s[i] == '0') {
-    ++i;
-  } else if (!digits()) {
-    return false;
-  }
-  if (i < n && s[i] == '.') {
-    ++i;
-    if (!digits()) return false;
-  }
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-    if (!digits()) return false;
-  }
-  return i == n;
-}
-
 // The index `key` names if it is a canonical decimal (no sign, no leading
 // zero) of at most kMaxArrayIndex.
 std::optional<size_t> ArrayIndex(std::string_view key) {
@@ -241,9 +214,9 @@ inline bool EndsScalar(char c) {
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// The end of the number token at `p` (IsJsonNumber of the token, and its
-// end found in the same pass), or null if the token there is not a JSON
-// number.
+// The end of the number token at `p` (JSON's number grammar,
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, checked while its end is
+// found), or null if the token there is not a JSON number.
 inline const char* NumberEnd(const char* p, const char* end) {
   if (p < end && *p == '-') ++p;
   if (p >= end) return nullptr;
@@ -267,6 +240,11 @@ inline const char* NumberEnd(const char* p, const char* end) {
     while (p < end && IsDigit(*p));
   }
   return p == end || EndsScalar(*p) ? p : nullptr;
+}
+
+// True if all of `s` is a JSON number.
+inline bool IsJsonNumber(std::string_view s) {
+  return NumberEnd(s.data(), s.data() + s.size()) == s.data() + s.size();
 }
 
 inline const char* ScalarEnd(const char* p, const char* end) {
