@@ -356,16 +356,20 @@ absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
     if (counters != nullptr) {
       // NUL bytes: one memchr() over the read. Only when the read (or the
       // line it completes) holds one are its lines searched.
+      // memchr() must not see the null data pointer of an empty chunk.
       if (carried_nul ||
-          std::memchr(chunk.data(), '\0', chunk.size()) != nullptr) {
+          (!chunk.empty() &&
+           std::memchr(chunk.data(), '\0', chunk.size()) != nullptr)) {
         uint64_t with_nul = 0;
         CountLinesWithNul(batch, with_nul);
         counters->lines_with_nul.fetch_add(with_nul, std::memory_order_relaxed);
         // Does the part of the read after its last '\n' (carried over to
         // the next read) hold a NUL byte?
         const size_t tail = chunk.rfind('\n') + 1;  // 0 if there is none.
-        const bool tail_nul = std::memchr(chunk.data() + tail, '\0',
-                                          chunk.size() - tail) != nullptr;
+        const bool tail_nul =
+            tail < chunk.size() &&
+            std::memchr(chunk.data() + tail, '\0', chunk.size() - tail) !=
+                nullptr;
         carried_nul = tail_nul || (carried_nul && tail == 0);
       }
       counters->lines.fetch_add(

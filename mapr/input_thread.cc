@@ -100,7 +100,8 @@ void DecoderThread::Work() {
 absl::StatusOr<size_t> DecoderThread::Read(char* buf, size_t n) {
   absl::StatusOr<std::string_view> bytes = Borrow(n);
   if (!bytes.ok()) return bytes.status();
-  std::memcpy(buf, bytes->data(), bytes->size());
+  // An empty view may have no data pointer, and memcpy must not see one.
+  if (!bytes->empty()) std::memcpy(buf, bytes->data(), bytes->size());
   return bytes->size();
 }
 
