@@ -25,12 +25,17 @@
 #include "util/strings.h"
 
 namespace mapr {
-namespace {
+namespace input_internal {
 
 absl::Status ErrnoError(int error_number) {
   return absl::Status(absl::ErrnoToStatusCode(error_number),
                       util::ErrnoText(error_number));
 }
+
+}  // namespace input_internal
+namespace {
+
+using input_internal::ErrnoError;
 
 bool StartsWith(std::string_view s, std::initializer_list<unsigned char> b) {
   if (s.size() < b.size()) return false;

@@ -38,6 +38,10 @@ std::unique_ptr<ByteStream> NewDecoder(Compression compression,
 // other threads open input.
 void SetGzipZlibOnlyForTesting(bool zlib_only);
 
+// The status of an OS error: its code (absl::ErrnoToStatusCode) and the
+// reason only ("No such file or directory"), as mapr/input.h returns them.
+absl::Status ErrnoError(int error_number);
+
 // The decoded bytes a DecoderThread holds ahead of its reader: at most
 // kDecoderThreadBuffers buffers of kDecoderThreadBufferBytes (4 MiB per
 // stream). Large enough that a handover (a mutex, perhaps a wake-up) is

@@ -30,46 +30,20 @@
 #include "mapr/line_splitter.h"
 #include "mapr/query.h"
 #include "tests/testing/allocation_counter.h"
+#include "tests/testing/compress.h"
 #include "tests/testing/files.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr {
 namespace {
 
+using ::mapr::testing::Gzip;
 using ::mapr::testing::StatusIs;
+using ::mapr::testing::Zstd;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 // ------------------------------------------------- fixtures, made here
-
-std::string Gzip(std::string_view data) {
-  z_stream zs{};
-  // 15 + 16: the largest window, a gzip header.
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
-            Z_OK);
-  std::string out(deflateBound(&zs, data.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
-std::string Zstd(std::string_view data) {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  // With a checksum, so that damaged data is detected.
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  std::string out(ZSTD_compressBound(data.size()), '\0');
-  const size_t n =
-      ZSTD_compress2(cctx, out.data(), out.size(), data.data(), data.size());
-  EXPECT_FALSE(ZSTD_isError(n));
-  ZSTD_freeCCtx(cctx);
-  out.resize(n);
-  return out;
-}
 
 std::string Xz(std::string_view data) {
   std::string out(lzma_stream_buffer_bound(data.size()), '\0');

@@ -8,6 +8,7 @@
 #define MAPR_MAPR_MAPR_H_
 
 #include "mapr/aggregator.h"       // IWYU pragma: export
+#include "mapr/files.h"            // IWYU pragma: export
 #include "mapr/input.h"            // IWYU pragma: export
 #include "mapr/line_splitter.h"    // IWYU pragma: export
 #include "mapr/log_format.h"       // IWYU pragma: export

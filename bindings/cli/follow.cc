@@ -115,7 +115,7 @@ class Follower {
   // Opens the inputs and registers their producers, in input order.
   // Returns the number of inputs being read (0: nothing to follow, every
   // input failed), or an engine error.
-  absl::StatusOr<size_t> Open(const std::vector<InputName>& inputs) {
+  absl::StatusOr<size_t> Open(const std::vector<FileInput>& inputs) {
     bool stdin_taken = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
       auto in = std::make_unique<Input>(options_.max_line_bytes);
@@ -571,7 +571,7 @@ class Follower {
 }  // namespace
 
 absl::StatusOr<FollowResult> FollowQuery(const Query& query,
-                                         const std::vector<InputName>& inputs,
+                                         const std::vector<FileInput>& inputs,
                                          const FollowOptions& options,
                                          const FollowCallbacks& callbacks) {
   // Signals arrive through a signalfd, so no handler ever runs on a mapr

@@ -108,7 +108,7 @@ struct FollowResult {
 // failure (e.g. an invalid log format, or a failed thread start); then no
 // final report was made.
 absl::StatusOr<FollowResult> FollowQuery(const Query& query,
-                                         const std::vector<InputName>& inputs,
+                                         const std::vector<FileInput>& inputs,
                                          const FollowOptions& options,
                                          const FollowCallbacks& callbacks);
 

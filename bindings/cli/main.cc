@@ -202,7 +202,7 @@ namespace {
 // empty line.
 int RunFollow(const Flags& flags, const Query& query) {
   bool glob_errors = false;
-  const std::vector<InputName> inputs = ExpandInputs(
+  const std::vector<FileInput> inputs = ExpandInputs(
       flags.files, [&](std::string_view name, std::string_view reason) {
         glob_errors = true;
         PrintInputProblem(name, reason);
@@ -352,26 +352,24 @@ int Run(int argc, char** argv) {
     input_errors = true;
     PrintInputProblem(name, reason);
   };
-  const std::vector<InputName> inputs = ExpandInputs(flags->files, report);
-
   RunOptions options;
   options.threads = flags->threads > 0 ? flags->threads : DefaultThreads();
   options.max_line_bytes = flags->max_line_bytes;
   options.max_groups = flags->max_groups;
   options.hostname = flags->hostname;
   options.progress = !flags->quiet && isatty(STDERR_FILENO) == 1;
-  absl::StatusOr<RunResult> run = RunQuery(*query, inputs, options, report);
+  absl::StatusOr<RunResult> run = RunQuery(*query, flags->files, options, report);
   if (!run.ok()) {
     PrintError(ToStd(run.status().message()));
     return kExitInputError;
   }
   // Nothing could be read: print nothing and keep any old outfile.
-  if (run->inputs_ok == 0 && run->stats.lines_read == 0) {
+  if (run->report.inputs_ok == 0 && run->stats.lines_read == 0) {
     return kExitInputError;
   }
 
   return EmitResult(*flags, *query, run->table, run->stats,
-                    run->lines_with_nul,
+                    run->report.lines_with_nul,
                     input_errors ? kExitInputError : kExitOk);
 }
 

@@ -1,406 +1,23 @@
 #include "bindings/cli/runner.h"
 
-#include <fcntl.h>
-#include <glob.h>
-#include <malloc.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <cstring>
-#include <exception>
-#include <mutex>
-#include <new>
-#include <optional>
-#include <set>
-#include <thread>
+#include <memory>
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "mapr/aggregator.h"
-#include "mapr/aggregator_internal.h"
-#include "mapr/input.h"
 #include "mapr/log_format.h"
-#include "mapr/line_splitter.h"
-#include "mapr/options.h"
-#include "util/errno_text.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
 namespace {
 
-using ::mapr::util::ErrnoText;
-
-using ::mapr::util::ToAbsl;
 using ::mapr::util::ToStd;
-
-
-bool HasGlobChars(std::string_view s) {
-  return s.find_first_of("*?[") != std::string_view::npos;
-}
-
-// A whole input, or a line-aligned byte range of a plain file.
-struct Piece {
-  size_t input = 0;  // Index into the inputs: the SourceId.
-  InputSpec spec;
-};
-
-struct Plan {
-  // Contiguous runs of pieces in input order, one per worker.
-  std::vector<std::vector<Piece>> groups;
-  // Sum of the sizes of the regular files if every input is one, else 0.
-  uint64_t total_bytes = 0;
-};
-
-// The first line start at or after `pos` (> 0): pos itself if the byte
-// before it is '\n', else the byte after the next '\n'; `size` if there is
-// none.
-uint64_t NextLineStart(int fd, uint64_t pos, uint64_t size) {
-  char buf[64 << 10];
-  uint64_t at = pos - 1;
-  while (at < size) {
-    const size_t want =
-        static_cast<size_t>(std::min<uint64_t>(sizeof(buf), size - at));
-    ssize_t r;
-    do {
-      r = pread(fd, buf, want, static_cast<off_t>(at));
-    } while (r < 0 && errno == EINTR);
-    if (r <= 0) return size;  // The reader reports any error.
-    const void* nl = std::memchr(buf, '\n', static_cast<size_t>(r));
-    if (nl != nullptr) {
-      return at + static_cast<uint64_t>(static_cast<const char*>(nl) - buf) + 1;
-    }
-    at += static_cast<uint64_t>(r);
-  }
-  return size;
-}
-
-// Opens `path` if it is a plain (uncompressed) file; -1 otherwise or on
-// error (the reader reports errors later).
-int OpenIfPlain(const std::string& path) {
-  int fd;
-  do {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return -1;
-  char head[kCompressionMagicBytes];
-  ssize_t r;
-  do {
-    r = pread(fd, head, sizeof(head), 0);
-  } while (r < 0 && errno == EINTR);
-  if (r <= 0 || DetectCompression(std::string_view(
-                    head, static_cast<size_t>(r))) != Compression::kNone) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-// The bytes at [offset, offset + n) of `fd` (fewer at its end).
-std::string ReadAt(int fd, uint64_t offset, size_t n) {
-  std::string buf(n, '\0');
-  ssize_t r;
-  do {
-    r = pread(fd, buf.data(), n, static_cast<off_t>(offset));
-  } while (r < 0 && errno == EINTR);
-  buf.resize(r > 0 ? static_cast<size_t>(r) : 0);
-  return buf;
-}
-
-// Little-endian unsigned integer of `n` bytes at `p`.
-uint64_t LoadLe(const char* p, size_t n) {
-  uint64_t v = 0;
-  for (size_t i = n; i-- > 0;) v = v << 8 | static_cast<unsigned char>(p[i]);
-  return v;
-}
-
-// The decoded size a zstd frame header announces (`head` starts at the
-// frame's magic), or 0 if it announces none.
-uint64_t ZstdContentSize(std::string_view head) {
-  if (head.size() < 5) return 0;
-  const auto fhd = static_cast<unsigned char>(head[4]);
-  const unsigned fcs_flag = fhd >> 6;
-  const bool single_segment = (fhd >> 5) & 1;
-  static constexpr size_t kDictIdBytes[] = {0, 1, 2, 4};
-  static constexpr size_t kFcsBytes[] = {0, 2, 4, 8};
-  const size_t fcs_bytes =
-      fcs_flag == 0 ? (single_segment ? 1 : 0) : kFcsBytes[fcs_flag];
-  if (fcs_bytes == 0) return 0;
-  const size_t at = 5 + (single_segment ? 0 : 1) + kDictIdBytes[fhd & 3];
-  if (head.size() < at + fcs_bytes) return 0;
-  const uint64_t v = LoadLe(head.data() + at, fcs_bytes);
-  return fcs_bytes == 2 ? v + 256 : v;
-}
-
-// What reading a regular file of `size` bytes costs, in the units of a
-// plain file's bytes (parsing one byte costs 1): for compressed input, the
-// decoded bytes (announced by the file where it can: gzip's trailer, a zstd
-// frame header; else `size` times a typical log's ratio) times parsing plus
-// decoding them. Without it a .gz file would weigh its compressed size, a
-// fifth of its work, and groups of mixed input would be far from even.
-struct FileWork {
-  uint64_t work = 0;
-  bool compressed = false;
-};
-FileWork WorkOfFile(const std::string& path, uint64_t size) {
-  int fd;
-  do {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return {size, false};  // The reader reports the error.
-  const std::string head = ReadAt(fd, 0, 32);
-  const Compression c = DetectCompression(head);
-  // Decoding cost per decoded byte in tenths of the cost of parsing it
-  // (Q1 on the STATS log: ISA-L decodes twice as fast as the engine
-  // parses, libzstd about as fast; liblzma and libbz2 are several times
-  // slower).
-  uint64_t decode_cost = 0;
-  uint64_t decoded = 0;
-  switch (c) {
-    case Compression::kGzip: {
-      decode_cost = 5;
-      // ISIZE: the last member's length mod 2^32; one member is usual.
-      const std::string tail =
-          size >= 18 ? ReadAt(fd, size - 4, 4) : std::string();
-      if (tail.size() == 4) {
-        decoded = LoadLe(tail.data(), 4);
-        while (decoded < size) decoded += uint64_t{1} << 32;
-      }
-      break;
-    }
-    case Compression::kZstd:
-      decode_cost = 10;
-      decoded = ZstdContentSize(head);
-      break;
-    case Compression::kXz:
-      decode_cost = 40;
-      break;
-    case Compression::kBzip2:
-      decode_cost = 100;
-      break;
-    default:
-      break;
-  }
-  close(fd);
-  if (decode_cost == 0) return {size, false};
-  if (decoded < size) decoded = size * 5;
-  return {decoded / 10 * (10 + decode_cost), true};
-}
-
-// Deals pieces into at most `max_groups` contiguous groups of about
-// `target` bytes each, cutting plain files at line boundaries where a group
-// is full. `slack` is the smallest piece worth cutting off.
-class Grouper {
- public:
-  Grouper(size_t max_groups, uint64_t target, uint64_t slack)
-      : max_groups_(max_groups), target_(target), slack_(slack) {
-    groups_.emplace_back();
-  }
-
-  // Adds a piece that cannot be cut, of about `weight` bytes.
-  void Add(Piece piece, uint64_t weight) {
-    if (!groups_.back().empty() && filled_ + weight / 2 > target_ &&
-        CanOpenGroup()) {
-      NewGroup();
-    }
-    groups_.back().push_back(std::move(piece));
-    filled_ += weight;
-  }
-
-  // Adds the plain file `path` (open as `fd`, `size` bytes) as input
-  // `input`, cutting it where groups fill up.
-  // Only its bytes [begin, size) are read (both line starts); `file_size`
-  // is the whole file's.
-  void AddPlainFile(size_t input, const std::string& path, int fd,
-                    uint64_t begin, uint64_t size, uint64_t file_size) {
-    uint64_t pos = begin;
-    while (pos < size) {
-      const uint64_t rest = size - pos;
-      uint64_t cut = size;
-      if (CanOpenGroup() && filled_ + rest > target_ + slack_) {
-        uint64_t room = target_ > filled_ ? target_ - filled_ : 0;
-        if (room < slack_) {
-          if (!groups_.back().empty()) {
-            NewGroup();
-            continue;
-          }
-          room = slack_;
-        }
-        cut = NextLineStart(fd, pos + room, size);
-      }
-      Piece piece;
-      piece.input = input;
-      piece.spec.path = path;
-      if (pos > 0 || cut < file_size) {
-        piece.spec.ranged = true;
-        piece.spec.begin = pos;
-        piece.spec.end = cut;
-      }
-      groups_.back().push_back(std::move(piece));
-      filled_ += cut - pos;
-      pos = cut;
-      if (pos < size) NewGroup();
-    }
-  }
-
-  std::vector<std::vector<Piece>> Take() { return std::move(groups_); }
-
- private:
-  bool CanOpenGroup() const { return groups_.size() < max_groups_; }
-  void NewGroup() {
-    groups_.emplace_back();
-    filled_ = 0;
-  }
-
-  const size_t max_groups_;
-  const uint64_t target_;
-  const uint64_t slack_;
-  std::vector<std::vector<Piece>> groups_;
-  uint64_t filled_ = 0;
-};
-
-Plan MakePlan(const Query& query, const std::vector<InputName>& inputs,
-              const RunOptions& options, std::vector<bool>& failed,
-              const InputErrorSink& errors) {
-  Plan plan;
-  // An input of unknown size (a pipe) weighs as much as one chunk.
-  const uint64_t unknown_weight = options.min_chunk_bytes;
-  std::vector<uint64_t> sizes(inputs.size(), 0);
-  std::vector<bool> regular(inputs.size(), false);
-  // Regular files: the estimated work (WorkOfFile), and whether they are
-  // compressed.
-  std::vector<uint64_t> weights(inputs.size(), 0);
-  std::vector<bool> compressed(inputs.size(), false);
-  bool sizes_known = true;
-  uint64_t total_weight = 0;
-  // Non-regular inputs (pipes, terminals, devices) seen, by device and inode.
-  std::set<std::pair<dev_t, ino_t>> streams;
-  bool shared_stream = false;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const InputName& in = inputs[i];
-    if (in.is_stdin) {
-      sizes_known = false;
-      total_weight += unknown_weight;
-      struct stat st;
-      if (fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode) &&
-          !streams.insert({st.st_dev, st.st_ino}).second) {
-        shared_stream = true;
-      }
-      continue;
-    }
-    struct stat st;
-    if (stat(in.path.c_str(), &st) != 0) {
-      errors(in.path, ErrnoText(errno));
-      failed[i] = true;
-      continue;
-    }
-    if (S_ISDIR(st.st_mode)) {
-      errors(in.path, ErrnoText(EISDIR));
-      failed[i] = true;
-      continue;
-    }
-    if (S_ISREG(st.st_mode)) {
-      regular[i] = true;
-      sizes[i] = static_cast<uint64_t>(st.st_size);
-      if (options.range.has_value() && i == 0) {
-        sizes[i] = options.range->end - options.range->begin;
-      }
-      plan.total_bytes += sizes[i];
-      // Weights only matter when there is more than one group.
-      FileWork work{sizes[i], false};
-      if (options.threads > 1 && !(options.range.has_value() && i == 0)) {
-        work = WorkOfFile(in.path, sizes[i]);
-      }
-      weights[i] = std::max<uint64_t>(work.work, 1);
-      compressed[i] = work.compressed;
-      total_weight += weights[i];
-    } else {
-      sizes_known = false;
-      total_weight += unknown_weight;
-      if (!streams.insert({st.st_dev, st.st_ino}).second) {
-        shared_stream = true;
-      }
-    }
-  }
-  if (!sizes_known) plan.total_bytes = 0;
-
-  // Two threads must not read one pipe at once: a pipe (or standard input
-  // that is not a regular file) named twice makes the run single-threaded.
-  const uint64_t threads =
-      shared_stream ? 1 : static_cast<uint64_t>(std::max(1, options.threads));
-  const bool can_cut = threads > 1 && LogFormatIsStateless(query.log_format());
-  Grouper grouper(static_cast<size_t>(threads),
-                  (total_weight + threads - 1) / threads,
-                  std::max<uint64_t>(options.min_chunk_bytes, 1));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (failed[i]) continue;
-    Piece piece;
-    piece.input = i;
-    if (inputs[i].is_stdin) {
-      piece.spec.is_stdin = true;
-      grouper.Add(std::move(piece), unknown_weight);
-      continue;
-    }
-    piece.spec.path = inputs[i].path;
-    if (!regular[i]) {
-      grouper.Add(std::move(piece), unknown_weight);
-      continue;
-    }
-    // A --range: only the line-aligned bytes [begin, end) (LineAlignedRange).
-    const bool ranged = options.range.has_value() && i == 0;
-    const uint64_t begin = ranged ? options.range->begin : 0;
-    const uint64_t end = ranged ? options.range->end : sizes[i];
-    const int fd = can_cut && end - begin >= 2 * options.min_chunk_bytes
-                       ? OpenIfPlain(inputs[i].path)
-                       : -1;
-    if (fd < 0) {
-      if (ranged) {
-        piece.spec.ranged = true;
-        piece.spec.begin = begin;
-        piece.spec.end = end;
-      }
-      grouper.Add(std::move(piece),
-                  ranged ? std::max<uint64_t>(end - begin, 1) : weights[i]);
-      continue;
-    }
-    grouper.AddPlainFile(i, inputs[i].path, fd, begin, end, sizes[i]);
-    close(fd);
-  }
-  plan.groups = grouper.Take();
-  // Threads the groups leave idle decompress: a group reading compressed
-  // input then decodes on a second thread, pipelined with its parsing. The
-  // decoder thread counts against --threads, so that N threads never keep
-  // more than N cores busy, and --threads 1 stays on one core. Groups are
-  // served in order; each uses at most one decoder thread at a time (its
-  // pieces are read one after another).
-  size_t spare = plan.groups.size() < threads
-                     ? static_cast<size_t>(threads) - plan.groups.size()
-                     : 0;
-  for (std::vector<Piece>& group : plan.groups) {
-    if (spare == 0) break;
-    bool uses = false;
-    for (Piece& piece : group) {
-      // Standard input and other streams may be compressed too: they get
-      // the thread as well (it starts only for compressed input).
-      if (piece.spec.ranged) continue;
-      if (!piece.spec.is_stdin && regular[piece.input] &&
-          !compressed[piece.input]) {
-        continue;
-      }
-      piece.spec.decompress_on_thread = true;
-      uses = true;
-    }
-    if (uses) --spare;
-  }
-  return plan;
-}
 
 std::string HumanBytes(double b) {
   static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -421,32 +38,25 @@ std::string HumanCount(double n) {
 }
 
 // The progress line on stderr: shown once the run is older than a second,
-// refreshed a few times per second, erased at the end.
-class Progress {
+// refreshed with every report (4 a second), erased before a problem is
+// printed and at the end.
+class ProgressLine {
  public:
-  Progress(bool enabled, uint64_t total_bytes)
-      : enabled_(enabled),
-        total_bytes_(total_bytes),
-        start_(std::chrono::steady_clock::now()) {}
-
-  // Bytes and lines read so far by every reader (and the lines with a NUL
-  // byte, for the warning at the end).
-  InputCounters counters;
-
-  void Tick() {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    const double secs = std::chrono::duration<double>(now - start_).count();
-    if (secs < 1.0 || now - last_ < std::chrono::milliseconds(250)) return;
-    last_ = now;
-    const double b = static_cast<double>(counters.raw_bytes.load());
-    const double l = static_cast<double>(counters.lines.load());
+  void Show(const FilesProgress& p) {
+    if (p.done) {
+      Erase();
+      return;
+    }
+    const double secs = std::chrono::duration<double>(p.elapsed).count();
+    if (secs < 1.0) return;
+    const double b = static_cast<double>(p.bytes_read);
+    const double l = static_cast<double>(p.lines);
     std::string text = absl::StrCat(
         "mapr: ", HumanBytes(b), " (", HumanBytes(b / secs), "/s), ",
         HumanCount(l), " lines (", HumanCount(l / secs), "/s)");
-    if (total_bytes_ > 0) {
+    if (p.total_bytes > 0) {
       const double pct =
-          std::min(100.0, 100.0 * b / static_cast<double>(total_bytes_));
+          std::min(100.0, 100.0 * b / static_cast<double>(p.total_bytes));
       absl::StrAppend(&text, absl::StrFormat(", %.0f%%", pct));
     }
     std::fprintf(stderr, "\r%s\033[K", text.c_str());
@@ -454,160 +64,50 @@ class Progress {
     shown_ = true;
   }
 
-  void Finish() {
-    if (shown_) {
-      std::fputs("\r\033[K", stderr);
-      std::fflush(stderr);
-    }
+  void Erase() {
+    if (!shown_) return;
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    shown_ = false;
   }
 
  private:
-  bool enabled_;
-  uint64_t total_bytes_;
-  std::chrono::steady_clock::time_point start_;
-  std::chrono::steady_clock::time_point last_{};
   bool shown_ = false;
 };
 
-// What a worker produced from its group of pieces.
-struct GroupOutcome {
-  std::optional<Aggregator> agg;
-  // Inputs that could not be (fully) read, with the reason.
-  std::vector<std::pair<size_t, absl::Status>> input_errors;
-  absl::Status engine_error;  // Fatal for the whole run.
-  bool done = false;
-};
-
-// Runs one group into one aggregator.
-GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
-                      const std::vector<Piece>& pieces, size_t max_line_bytes,
-                      Progress& progress, const std::atomic<bool>& cancel) {
-  GroupOutcome out;
-  absl::StatusOr<Aggregator> agg = Aggregator::Create(query, agg_options);
-  if (!agg.ok()) {
-    out.engine_error = agg.status();
-    return out;
+// The library's options for the command's; `line` and `errors` must outlive
+// the run.
+FilesOptions ToFilesOptions(const RunOptions& options, ProgressLine& line,
+                            const InputErrorSink& errors) {
+  FilesOptions out;
+  out.threads = std::max(1, options.threads);
+  out.aggregator.hostname =
+      options.hostname.empty() ? MachineName() : options.hostname;
+  out.aggregator.max_line_bytes = options.max_line_bytes;
+  out.aggregator.max_groups = options.max_groups;
+  out.aggregator.splits = options.splits;
+  out.range = options.range;
+  out.on_problem = [&line, &errors](const InputProblem& p) {
+    line.Erase();
+    errors(p.name, ToStd(p.status.message()));
+  };
+  if (options.progress) {
+    out.on_progress = [&line](const FilesProgress& p) { line.Show(p); };
   }
-  // One splitter for the group's pieces; it is reset at the end of each.
-  LineSplitter splitter(max_line_bytes);
-  for (const Piece& piece : pieces) {
-    if (cancel.load(std::memory_order_relaxed)) break;
-    absl::StatusOr<std::unique_ptr<ByteStream>> stream =
-        OpenInput(piece.spec, &progress.counters);
-    if (!stream.ok()) {
-      out.input_errors.emplace_back(piece.input, stream.status());
-      continue;
-    }
-    absl::Status engine;
-    const SourceId source = static_cast<SourceId>(piece.input);
-    // $file: the path as given (a glob's matches as found), "-" for stdin.
-    out.engine_error =
-        agg->SetSourceName(source, piece.spec.is_stdin ? "-" : piece.spec.path);
-    if (!out.engine_error.ok()) return out;
-    absl::Status read = ReadLines(
-        **stream, splitter,
-        [&](std::span<const std::string_view> lines) {
-          if (cancel.load(std::memory_order_relaxed)) {
-            engine = absl::CancelledError("cancelled");
-          } else {
-            // ReadLines() pads every line (mapr/input.h).
-            engine = AggregatorInternal::PushPaddedLines(*agg, lines, source);
-          }
-          return engine;
-        },
-        &progress.counters);
-    if (!engine.ok()) {
-      out.engine_error = engine;
-      return out;
-    }
-    if (!read.ok()) out.input_errors.emplace_back(piece.input, read);
-  }
-  // Counted inside the aggregator, so a partial's counters include them.
-  AggregatorInternal::CountTooLongLines(*agg, splitter.too_long_lines());
-  out.agg = std::move(*agg);
   return out;
 }
 
-// Runs each group on its own thread; the caller takes the outcomes in
-// group order.
-class Executor {
- public:
-  Executor(const Query& query, const AggregatorOptions& agg_options,
-           const std::vector<std::vector<Piece>>& groups, size_t max_line_bytes,
-           Progress& progress)
-      : outcomes_(groups.size()) {
-    const Query* q = &query;
-    const AggregatorOptions* o = &agg_options;
-    Progress* p = &progress;
-    try {
-      for (size_t i = 0; i < groups.size(); ++i) {
-        const std::vector<Piece>* pieces = &groups[i];
-        threads_.emplace_back([this, q, o, p, pieces, i, max_line_bytes] {
-          Work(*q, *o, *pieces, i, max_line_bytes, *p);
-        });
-      }
-    } catch (...) {
-      Stop();
-      throw;
-    }
-  }
-
-  // Stops the workers early (after an engine error) and waits for them.
-  ~Executor() { Stop(); }
-  Executor(const Executor&) = delete;
-  Executor& operator=(const Executor&) = delete;
-
-  // Waits for group `i`, calling `tick` every 100 ms meanwhile.
-  GroupOutcome Take(size_t i, const std::function<void()>& tick) {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!outcomes_[i].done) {
-      cv_.wait_for(lock, std::chrono::milliseconds(100));
-      lock.unlock();
-      tick();
-      lock.lock();
-    }
-    GroupOutcome out = std::move(outcomes_[i]);
-    outcomes_[i] = GroupOutcome();
-    return out;
-  }
-
- private:
-  void Stop() {
-    cancel_.store(true);
-    for (std::thread& t : threads_) t.join();
-    threads_.clear();
-  }
-
-  void Work(const Query& query, const AggregatorOptions& agg_options,
-            const std::vector<Piece>& pieces, size_t i, size_t max_line_bytes,
-            Progress& progress) {
-    GroupOutcome out;
-    try {
-      out = RunGroup(query, agg_options, pieces, max_line_bytes, progress,
-                     cancel_);
-    } catch (const std::bad_alloc&) {
-      out = GroupOutcome();
-      out.engine_error = absl::ResourceExhaustedError("out of memory");
-    } catch (const std::exception& e) {
-      out = GroupOutcome();
-      out.engine_error = absl::InternalError(e.what());
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      outcomes_[i] = std::move(out);
-      outcomes_[i].done = true;
-    }
-    cv_.notify_all();
-  }
-
-  std::atomic<bool> cancel_{false};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<GroupOutcome> outcomes_;
-  std::vector<std::thread> threads_;  // Last: joined before the rest dies.
-};
-
 }  // namespace
+
+std::vector<FileInput> ExpandInputs(const std::vector<std::string>& args,
+                                    const InputErrorSink& errors) {
+  std::vector<InputProblem> problems;
+  std::vector<FileInput> inputs = ExpandFileNames(args, &problems);
+  for (const InputProblem& p : problems) {
+    errors(p.name, ToStd(p.status.message()));
+  }
+  return inputs;
+}
 
 std::string MachineName() {
   char buf[256] = {};
@@ -622,163 +122,35 @@ bool LogFormatIsStateless(const std::string& name) {
   return format != nullptr && format->line_independent();
 }
 
-std::vector<InputName> ExpandInputs(const std::vector<std::string>& args,
-                                    const InputErrorSink& errors) {
-  std::vector<InputName> out;
-  if (args.empty()) {
-    out.push_back({"-", true});
-    return out;
-  }
-  for (const std::string& a : args) {
-    if (a == "-") {
-      out.push_back({"-", true});
-      continue;
-    }
-    struct stat st;
-    if (!HasGlobChars(a) || lstat(a.c_str(), &st) == 0) {
-      out.push_back({a, false});
-      continue;
-    }
-    glob_t g{};
-    const int rc = glob(a.c_str(), 0, nullptr, &g);
-    if (rc == 0) {
-      for (size_t k = 0; k < g.gl_pathc; ++k) {
-        out.push_back({g.gl_pathv[k], false});
-      }
-    } else if (rc == GLOB_NOMATCH) {
-      errors(a, "no file matches this pattern");
-    } else {
-      errors(a, "cannot expand this pattern");
-    }
-    globfree(&g);
-  }
-  return out;
-}
-
-absl::StatusOr<LineRange> LineAlignedRange(const std::string& path,
-                                           uint64_t lo, uint64_t hi) {
-  int fd;
-  do {
-    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) return absl::ErrnoToStatus(errno, ErrnoText(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return absl::FailedPreconditionError(
-        "--range needs a regular file (not a pipe or a directory)");
-  }
-  char head[kCompressionMagicBytes];
-  ssize_t r;
-  do {
-    r = pread(fd, head, sizeof(head), 0);
-  } while (r < 0 && errno == EINTR);
-  const Compression c =
-      r > 0 ? DetectCompression(std::string_view(head, static_cast<size_t>(r)))
-            : Compression::kNone;
-  if (c != Compression::kNone) {
-    close(fd);
-    return absl::FailedPreconditionError(absl::StrCat(
-        "cannot read a byte range of ", ToAbsl(CompressionName(c)),
-        "-compressed input; decompress it first, or map the whole file"));
-  }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  lo = std::min(lo, size);
-  hi = std::min(hi, size);
-  LineRange range;
-  range.begin = lo == 0 ? 0 : NextLineStart(fd, lo, size);
-  range.end = hi == 0 ? 0 : hi == size ? size : NextLineStart(fd, hi, size);
-  if (range.end < range.begin) range.end = range.begin;
-  close(fd);
-  return range;
-}
-
 absl::StatusOr<AggregationRun> RunAggregation(
-    const Query& query, const std::vector<InputName>& inputs,
+    const Query& query, const std::vector<std::string>& names,
     const RunOptions& options, const InputErrorSink& errors) {
-  AggregatorOptions agg_options;
-  agg_options.hostname =
-      options.hostname.empty() ? MachineName() : options.hostname;
-  agg_options.max_line_bytes = options.max_line_bytes;
-  agg_options.max_groups = options.max_groups;
-  agg_options.splits = options.splits;
-  // A million groups: sorting and rendering them is most of the serial end
-  // of a run.
-  agg_options.result_threads =
-      static_cast<size_t>(std::max(1, options.threads));
-
-  std::vector<bool> failed(inputs.size(), false);
-  const Plan plan = MakePlan(query, inputs, options, failed, errors);
-
-  Progress progress(options.progress, plan.total_bytes);
-  std::optional<Aggregator> merged;
-  {
-    Executor executor(query, agg_options, plan.groups, options.max_line_bytes,
-                      progress);
-    for (size_t i = 0; i < plan.groups.size(); ++i) {
-      GroupOutcome out = executor.Take(i, [&] { progress.Tick(); });
-      if (!out.engine_error.ok()) {
-        progress.Finish();
-        return out.engine_error;
-      }
-      for (const auto& [input, status] : out.input_errors) {
-        if (failed[input]) continue;
-        failed[input] = true;
-        progress.Finish();
-        errors(inputs[input].path, ToStd(status.message()));
-      }
-      if (!out.agg.has_value()) continue;
-      if (!merged.has_value()) {
-        merged = std::move(out.agg);
-      } else {
-        absl::Status s = merged->Merge(std::move(*out.agg));
-        out.agg.reset();
-        if (!s.ok()) {
-          progress.Finish();
-          return s;
-        }
-        // The spent partial's memory goes back to the system before the
-        // next one is merged and the result is built.
-        malloc_trim(0);
-      }
-    }
-  }
-  progress.Finish();
-  if (!merged.has_value()) {
-    absl::StatusOr<Aggregator> empty = Aggregator::Create(query, agg_options);
-    if (!empty.ok()) return empty.status();
-    merged = std::move(*empty);
-  }
+  ProgressLine line;
+  const FilesOptions files_options = ToFilesOptions(options, line, errors);
+  const std::vector<FileInput> inputs = ExpandInputs(names, errors);
   AggregationRun run;
-  run.aggregator = std::move(merged);
-  run.inputs_failed =
-      static_cast<size_t>(std::count(failed.begin(), failed.end(), true));
-  run.inputs_ok = inputs.size() - run.inputs_failed;
-  run.lines_with_nul = progress.counters.lines_with_nul.load();
+  absl::StatusOr<Aggregator> agg =
+      AggregateFiles(query, inputs, files_options, &run.report);
+  line.Erase();
+  if (!agg.ok()) return agg.status();
+  run.aggregator = std::move(*agg);
   return run;
 }
 
 absl::StatusOr<RunResult> RunQuery(const Query& query,
-                                   const std::vector<InputName>& inputs,
+                                   const std::vector<std::string>& names,
                                    const RunOptions& options,
                                    const InputErrorSink& errors) {
-  absl::StatusOr<AggregationRun> run =
-      RunAggregation(query, inputs, options, errors);
-  if (!run.ok()) return run.status();
-  if (absl::Status s = run->aggregator->FinishInput(); !s.ok()) return s;
-  absl::StatusOr<ResultTable> table = run->aggregator->TakeResult();
-  if (!table.ok()) return table.status();
-  // The groups are rendered: give their memory back before the caller
-  // formats the result.
-  run->aggregator.reset();
-  malloc_trim(0);
+  ProgressLine line;
+  const FilesOptions files_options = ToFilesOptions(options, line, errors);
   RunResult result;
+  absl::StatusOr<ResultTable> table =
+      QueryFiles(query, names, files_options, &result.report);
+  line.Erase();
+  if (!table.ok()) return table.status();
   result.table = std::move(*table);
   // Too-long lines were counted inside the aggregators.
   result.stats = result.table.stats();
-  result.inputs_failed = run->inputs_failed;
-  result.inputs_ok = run->inputs_ok;
-  result.lines_with_nul = run->lines_with_nul;
   return result;
 }
 

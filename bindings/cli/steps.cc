@@ -249,14 +249,13 @@ int RunMap(const Flags& flags, const Query& query, int default_threads) {
     input_errors = true;
     PrintInputProblem(name, reason);
   };
-  std::vector<InputName> inputs = ExpandInputs(flags.files, report);
   options.threads = flags.threads > 0 ? flags.threads : default_threads;
   options.max_line_bytes = flags.max_line_bytes;
   options.max_groups = flags.max_groups;
   options.hostname = flags.hostname;
   options.progress = false;
   absl::StatusOr<AggregationRun> run =
-      RunAggregation(query, inputs, options, report);
+      RunAggregation(query, flags.files, options, report);
   if (!run.ok()) {
     PrintError(ToStd(run.status().message()));
     return kExitInputError;
