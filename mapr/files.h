@@ -5,13 +5,14 @@
 // and gets the result, with progress and per-file errors, without writing
 // readers, line splitting or threads itself.
 //
+// Example:
 //   mapr::FilesOptions options;
 //   options.threads = 4;
 //   options.on_problem = [](const mapr::InputProblem& p) {
 //     std::cerr << p.name << ": " << p.status.message() << "\n";
 //   };
 //   absl::StatusOr<mapr::ResultTable> result = mapr::QueryFiles(
-//       query, {"/var/log/app.log", "/var/log/app.log.*.gz"}, options);
+//       query, {"app.log", "app.log.*.gz"}, options);
 //
 // How a run reads its inputs:
 //   * Names are expanded in order (ExpandFileNames): "-" is standard input,

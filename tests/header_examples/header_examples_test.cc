@@ -384,6 +384,36 @@ TEST(HeaderExamplesTest, Input) {
             "app.log.xz: unexpected end of xz data\n");
 }
 
+// ----------------------------------------------------------- mapr/files.h
+
+absl::StatusOr<mapr::ResultTable> QueryFilesExample(const mapr::Query& query) {
+  // clang-format off
+  mapr::FilesOptions options;
+  options.threads = 4;
+  options.on_problem = [](const mapr::InputProblem& p) {
+    std::cerr << p.name << ": " << p.status.message() << "\n";
+  };
+  absl::StatusOr<mapr::ResultTable> result = mapr::QueryFiles(
+      query, {"app.log", "app.log.*.gz"}, options);
+  // clang-format on
+  return result;
+}
+
+TEST(HeaderExamplesTest, Files) {
+  ASSERT_OK_AND_ASSIGN(
+      mapr::Query query,
+      mapr::Query::Compile("from STATS select count($line) group by *"));
+  std::ofstream("app.log", std::ios::binary | std::ios::trunc)
+      << kStatsLine << "\n";
+  std::filesystem::remove("app.log.1.gz");
+  ::testing::internal::CaptureStderr();
+  absl::StatusOr<mapr::ResultTable> r = QueryFilesExample(query);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(),
+            "app.log.*.gz: no file matches this pattern\n");
+  ASSERT_OK(r);
+  EXPECT_EQ(r->ToCsv(), "count($line)\n1\n");
+}
+
 // ------------------------------------------------------------ mapr/mapr.h
 
 TEST(HeaderExamplesTest, Umbrella) {
@@ -585,9 +615,9 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
     }
   }
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
-  // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, partial.h
-  // and c_api.h.
-  EXPECT_EQ(headers_with_examples, 12);
+  // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, files.h,
+  // partial.h and c_api.h.
+  EXPECT_EQ(headers_with_examples, 13);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");
