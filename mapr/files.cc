@@ -653,7 +653,7 @@ absl::StatusOr<LineRange> LineAlignedRange(const std::string& path,
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
     return absl::FailedPreconditionError(
-        "--range needs a regular file (not a pipe or a directory)");
+        "a byte range needs a regular file (not a pipe or a directory)");
   }
   char head[kCompressionMagicBytes];
   ssize_t r;
