@@ -24,6 +24,7 @@
 #include "bindings/cli/chart.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/follow.h"
+#include "bindings/cli/huge_pages.h"
 #include "bindings/cli/notes.h"
 #include "bindings/cli/runner.h"
 #include "bindings/cli/steps.h"
@@ -377,6 +378,8 @@ int Run(int argc, char** argv) {
 }  // namespace mapr::cli
 
 int main(int argc, char** argv) {
+  // May re-execute the command, before anything else happened.
+  mapr::cli::UseHugePages(argv);
   try {
     return mapr::cli::Run(argc, argv);
   } catch (const std::bad_alloc&) {
