@@ -44,7 +44,9 @@
 // the query.
 //
 // Thread safety: the functions are thread-safe. The callbacks are called on
-// the calling thread only, never concurrently.
+// the calling thread only, never concurrently. An exception that a callback
+// throws ends the run (its threads are stopped and joined) and propagates;
+// the library itself throws none.
 #ifndef MAPR_MAPR_FILES_H_
 #define MAPR_MAPR_FILES_H_
 
