@@ -18,7 +18,8 @@
  *
  * Conventions (as in leveldb's c.h and duckdb.h):
  *  - Every name starts with mapr_ or MAPR_. mapr_query_t, mapr_aggregator_t,
- *    mapr_result_t, mapr_error_t and the two option types are opaque handles.
+ *    mapr_result_t, mapr_error_t and the three option types are opaque
+ *    handles.
  *  - Errors. A function that can fail takes `mapr_error_t** errptr` as its
  *    last argument and signals failure through its return value: NULL for a
  *    function returning a handle or a string, a code other than MAPR_OK for
@@ -75,6 +76,7 @@ typedef struct mapr_result_t mapr_result_t;
 typedef struct mapr_error_t mapr_error_t;
 typedef struct mapr_compile_options_t mapr_compile_options_t;
 typedef struct mapr_aggregator_options_t mapr_aggregator_options_t;
+typedef struct mapr_files_options_t mapr_files_options_t;
 
 /* Error codes. The values are Abseil's canonical status codes, so a code
  * from mapr's C++ API (absl::StatusCode) converts by a cast. mapr returns
@@ -492,6 +494,102 @@ MAPR_EXPORT mapr_code_t mapr_partial_inspect(const char* data, size_t len,
                                              char** query, char** log_format,
                                              mapr_error_t** errptr)
     MAPR_C_NOEXCEPT;
+
+/* ------------------------------------------------------------------ Files
+ *
+ * Runs a query over files and glob patterns, plain or compressed, on
+ * several threads: what the `mapr` command does with its FILE arguments
+ * (mapr::QueryFiles, mapr/files.h). The names are expanded in order: "-" is
+ * standard input; a name with a glob character ('*', '?', '[') that does
+ * not exist as given is a pattern, replaced by its matches in sorted order.
+ * Each input is its own source ($file is its name), read as
+ * mapr_aggregator_push_file reads a file (gzip, zstd, xz and bzip2 are
+ * decompressed). The inputs are dealt into at most `threads` contiguous
+ * groups, each read by one thread, and the groups are merged in input
+ * order: the result, last() included, is the same for any thread count.
+ *
+ * A problem with one input (a missing file, a pattern that matches
+ * nothing, truncated compressed data) does not stop the run: it is reported
+ * once to the on_problem callback and counted in the report, and the lines
+ * read before it count. Only an engine error (max_groups, memory, an error
+ * of the query) makes the run fail. */
+
+/* Called once for every problem with an input, as it is found: `name` is
+ * the input's name as given ("-" for standard input) or the pattern that
+ * matched nothing; `code` and `reason` give the reason alone, without the
+ * name: MAPR_NOT_FOUND "No such file or directory", MAPR_PERMISSION_DENIED
+ * "Permission denied", MAPR_FAILED_PRECONDITION "Is a directory",
+ * MAPR_DATA_LOSS for corrupt or truncated compressed data ("unexpected end
+ * of gzip data"), MAPR_UNIMPLEMENTED for a compressed format mapr cannot
+ * read, and MAPR_NOT_FOUND "no file matches this pattern" for a pattern.
+ * Both strings are NUL-terminated and valid only during the call. */
+typedef void (*mapr_problem_fn)(void* ctx, const char* name, size_t name_len,
+                                mapr_code_t code, const char* reason,
+                                size_t reason_len);
+
+/* Called about every interval while the run reads, and once at the end
+ * with done = 1: the bytes read from the inputs (compressed bytes for
+ * compressed input), the inputs' total size when every input is a regular
+ * file (else 0: unknown), and the lines read so far. */
+typedef void (*mapr_progress_fn)(void* ctx, uint64_t bytes_read,
+                                 uint64_t total_bytes, uint64_t lines,
+                                 int done);
+
+/* What a run found besides its result (mapr::FilesReport). */
+typedef struct mapr_files_report_t {
+  uint64_t inputs_ok;      /* inputs read to their end */
+  uint64_t inputs_failed;  /* inputs (and patterns) with a problem */
+  uint64_t lines_with_nul; /* lines with a NUL byte: binary input? */
+} mapr_files_report_t;
+
+/* Options for mapr_query_files (mapr::FilesOptions), set to their defaults.
+ * Returns NULL only when out of memory. Free with mapr_files_options_free.
+ */
+MAPR_EXPORT mapr_files_options_t* mapr_files_options_create(void)
+    MAPR_C_NOEXCEPT;
+/* Threads that read, decompress and aggregate; the result is the same for
+ * any value. 0 counts as 1. Default: 1. */
+MAPR_EXPORT void mapr_files_options_set_threads(mapr_files_options_t* options,
+                                                size_t threads) MAPR_C_NOEXCEPT;
+/* The options of every aggregator of the run (hostname, max_line_bytes,
+ * max_groups; result_threads is raised to the thread count). Copied:
+ * `aggregator_options` may be freed right after the call; NULL restores
+ * the defaults. Returns MAPR_OK, or MAPR_RESOURCE_EXHAUSTED when out of
+ * memory (options unchanged). */
+MAPR_EXPORT mapr_code_t mapr_files_options_set_aggregator_options(
+    mapr_files_options_t* options,
+    const mapr_aggregator_options_t* aggregator_options) MAPR_C_NOEXCEPT;
+/* The problem callback and its first argument; NULL for none (the
+ * default). Callbacks are called on the thread that called
+ * mapr_query_files, never concurrently. */
+MAPR_EXPORT void mapr_files_options_set_on_problem(
+    mapr_files_options_t* options, mapr_problem_fn on_problem,
+    void* ctx) MAPR_C_NOEXCEPT;
+/* The progress callback, its first argument and the least time between two
+ * calls in milliseconds (0: as often as the run checks); NULL for none (the
+ * default). Default interval: 250. */
+MAPR_EXPORT void mapr_files_options_set_on_progress(
+    mapr_files_options_t* options, mapr_progress_fn on_progress, void* ctx,
+    uint32_t interval_ms) MAPR_C_NOEXCEPT;
+MAPR_EXPORT void mapr_files_options_free(mapr_files_options_t* options)
+    MAPR_C_NOEXCEPT;
+
+/* Runs `query` over the files and patterns names[0, count), name i being
+ * names[i][0, name_lengths[i]) (if `name_lengths` is NULL, every name is a
+ * NUL-terminated string), and returns the final result: a new result, free
+ * with mapr_result_free. `options` may be NULL for the defaults (one
+ * thread, no callbacks). If `report` is not NULL, it receives the counts of
+ * the run (zeros on failure). When no input could be read at all the
+ * result is empty and the report and the callback say why. NULL on
+ * failure: MAPR_INVALID_ARGUMENT for a NULL query, no names (count 0; the
+ * name "-" reads standard input), NULL names, a NULL name or a name with a
+ * NUL byte; MAPR_RESOURCE_EXHAUSTED for max_groups, memory or a thread that
+ * cannot start; or an error of the query. */
+MAPR_EXPORT mapr_result_t* mapr_query_files(
+    const mapr_query_t* query, const char* const* names,
+    const size_t* name_lengths, size_t count,
+    const mapr_files_options_t* options, mapr_files_report_t* report,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* --------------------------------------------------------------- One call */
 

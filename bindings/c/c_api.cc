@@ -8,6 +8,8 @@
 #include "mapr/c_api.h"
 
 #include <algorithm>
+#include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +28,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mapr/aggregator.h"
+#include "mapr/files.h"
 #include "mapr/input.h"
 #include "mapr/log_format.h"
 #include "mapr/outfile.h"
@@ -47,6 +50,15 @@ struct mapr_compile_options_t {
 
 struct mapr_aggregator_options_t {
   mapr::AggregatorOptions options;
+};
+
+struct mapr_files_options_t {
+  // Without callbacks: mapr_query_files sets them for each run.
+  mapr::FilesOptions options;
+  mapr_problem_fn on_problem = nullptr;
+  void* problem_ctx = nullptr;
+  mapr_progress_fn on_progress = nullptr;
+  void* progress_ctx = nullptr;
 };
 
 struct mapr_query_t {
@@ -918,6 +930,146 @@ mapr_code_t mapr_partial_inspect(const char* data, size_t len,
     }
     return MAPR_OK;
   });
+}
+
+// ------------------------------------------------------------------- Files
+
+mapr_files_options_t* mapr_files_options_create(void) noexcept {
+  return new (std::nothrow) mapr_files_options_t;
+}
+
+void mapr_files_options_set_threads(mapr_files_options_t* options,
+                                    size_t threads) noexcept {
+  if (options == nullptr) return;
+  options->options.threads =
+      static_cast<int>(std::clamp<size_t>(threads, 1, INT_MAX));
+}
+
+mapr_code_t mapr_files_options_set_aggregator_options(
+    mapr_files_options_t* options,
+    const mapr_aggregator_options_t* aggregator_options) noexcept {
+  if (options == nullptr) return MAPR_INVALID_ARGUMENT;
+  try {
+    options->options.aggregator = aggregator_options != nullptr
+                                      ? aggregator_options->options
+                                      : mapr::AggregatorOptions();
+    return MAPR_OK;
+  } catch (...) {
+    return MAPR_RESOURCE_EXHAUSTED;
+  }
+}
+
+void mapr_files_options_set_on_problem(mapr_files_options_t* options,
+                                       mapr_problem_fn on_problem,
+                                       void* ctx) noexcept {
+  if (options == nullptr) return;
+  options->on_problem = on_problem;
+  options->problem_ctx = ctx;
+}
+
+void mapr_files_options_set_on_progress(mapr_files_options_t* options,
+                                        mapr_progress_fn on_progress, void* ctx,
+                                        uint32_t interval_ms) noexcept {
+  if (options == nullptr) return;
+  options->on_progress = on_progress;
+  options->progress_ctx = ctx;
+  options->options.progress_interval = std::chrono::milliseconds(interval_ms);
+}
+
+void mapr_files_options_free(mapr_files_options_t* options) noexcept {
+  delete options;
+}
+
+mapr_result_t* mapr_query_files(const mapr_query_t* query,
+                                const char* const* names,
+                                const size_t* name_lengths, size_t count,
+                                const mapr_files_options_t* options,
+                                mapr_files_report_t* report,
+                                mapr_error_t** errptr) noexcept {
+  constexpr char kFunction[] = "mapr_query_files";
+  if (report != nullptr) *report = mapr_files_report_t{};
+  if (query == nullptr) {
+    InvalidArgument(errptr, kFunction, ": NULL query");
+    return nullptr;
+  }
+  // No names would be standard input in the C++ API: too easy a mistake
+  // for a library call to block on.
+  if (count == 0) {
+    InvalidArgument(errptr, kFunction,
+                    ": no names (the name \"-\" reads standard input)");
+    return nullptr;
+  }
+  if (names == nullptr) {
+    InvalidArgument(errptr, kFunction, ": NULL names with a count");
+    return nullptr;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (names[i] == nullptr) {
+      InvalidArgument(errptr, kFunction, ": NULL name");
+      return nullptr;
+    }
+  }
+  return Guard(
+      errptr, static_cast<mapr_result_t*>(nullptr), [&]() -> mapr_result_t* {
+        std::vector<std::string> list;
+        list.reserve(count);
+        for (size_t i = 0; i < count; ++i) {
+          const std::string_view name =
+              name_lengths != nullptr
+                  ? std::string_view(names[i], name_lengths[i])
+                  : std::string_view(names[i]);
+          if (name.find('\0') != std::string_view::npos) {
+            InvalidArgument(errptr, kFunction, ": a name contains a NUL byte");
+            return nullptr;
+          }
+          list.emplace_back(name);
+        }
+        mapr::FilesOptions run_options =
+            options != nullptr ? options->options : mapr::FilesOptions();
+        // A callback that throws (a C++ host's) must not unwind through the
+        // run's threads: the first exception is kept, later calls are
+        // skipped, and it is rethrown after the run (Guard reports it).
+        std::exception_ptr callback_error;
+        if (options != nullptr && options->on_problem != nullptr) {
+          run_options.on_problem =
+              [&callback_error, fn = options->on_problem,
+               ctx = options->problem_ctx](const mapr::InputProblem& p) {
+                if (callback_error) return;
+                try {
+                  // The status's message is not promised to be NUL-terminated.
+                  const absl::string_view m = p.status.message();
+                  const std::string reason(m.data(), m.size());
+                  fn(ctx, p.name.c_str(), p.name.size(),
+                     ToCode(p.status.code()), reason.c_str(), reason.size());
+                } catch (...) {
+                  callback_error = std::current_exception();
+                }
+              };
+        }
+        if (options != nullptr && options->on_progress != nullptr) {
+          run_options.on_progress =
+              [&callback_error, fn = options->on_progress,
+               ctx = options->progress_ctx](const mapr::FilesProgress& p) {
+                if (callback_error) return;
+                try {
+                  fn(ctx, p.bytes_read, p.total_bytes, p.lines, p.done ? 1 : 0);
+                } catch (...) {
+                  callback_error = std::current_exception();
+                }
+              };
+        }
+        mapr::FilesReport files_report;
+        absl::StatusOr<mapr::ResultTable> table =
+            mapr::QueryFiles(query->query, list, run_options, &files_report);
+        if (callback_error) std::rethrow_exception(callback_error);
+        mapr_result_t* result = NewResult(std::move(table), errptr);
+        if (result != nullptr && report != nullptr) {
+          report->inputs_ok = files_report.inputs_ok;
+          report->inputs_failed = files_report.inputs_failed;
+          report->lines_with_nul = files_report.lines_with_nul;
+        }
+        return result;
+      });
 }
 
 // ---------------------------------------------------------------- One call

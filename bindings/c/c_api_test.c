@@ -3,10 +3,15 @@
  * Covers every function: version, errors (code, message, line, column,
  * span), options, compiling, pushing bytes, line arrays and files (also per
  * source), merge, snapshot, delta, finish, result access, rendering,
- * outfile, the one-call mapr_run, phase errors, limits, NULL handles and
+ * outfile, the one-call mapr_run, runs over files and globs on several
+ * threads (mapr_query_files), phase errors, limits, NULL handles and
  * out-of-range indices, and exceptions thrown by a host log format (which
  * must surface as errors, never cross into C). Run under valgrind as well
  * (c_api_test_valgrind), so every error path is also checked for leaks. */
+/* mkdtemp, rmdir: the test's files go to a directory of their own, so
+ * c_api_test and c_api_test_valgrind may run at the same time. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "mapr/c_api.h"
 
 #include <math.h>
@@ -14,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mapr/version.h"
 
@@ -785,6 +791,193 @@ static void TestPushFile(void) {
   remove(cut);
 }
 
+/* What the callbacks of mapr_query_files saw. */
+typedef struct FilesSeen {
+  int problems;
+  char text[1024]; /* "name|CODE|reason\n" per problem */
+  int progress_calls;
+  int done_calls;
+  uint64_t bytes_read, total_bytes, lines;
+} FilesSeen;
+
+static void OnProblem(void* ctx, const char* name, size_t name_len,
+                      mapr_code_t code, const char* reason, size_t reason_len) {
+  FilesSeen* seen = (FilesSeen*)ctx;
+  CHECK(strlen(name) == name_len && strlen(reason) == reason_len);
+  ++seen->problems;
+  size_t used = strlen(seen->text);
+  snprintf(seen->text + used, sizeof(seen->text) - used, "%s|%s|%s\n", name,
+           mapr_code_name(code), reason);
+}
+
+static void OnProgress(void* ctx, uint64_t bytes_read, uint64_t total_bytes,
+                       uint64_t lines, int done) {
+  FilesSeen* seen = (FilesSeen*)ctx;
+  ++seen->progress_calls;
+  CHECK(seen->done_calls == 0); /* Nothing after the last call. */
+  CHECK(bytes_read >= seen->bytes_read && lines >= seen->lines);
+  seen->bytes_read = bytes_read;
+  seen->total_bytes = total_bytes;
+  seen->lines = lines;
+  if (done) ++seen->done_calls;
+}
+
+/* mapr_query_files: names and globs, plain and gzip files, on one and three
+ * threads; problems with single inputs go to the callback and the run goes
+ * on; engine errors fail the run. */
+static void TestQueryFiles(void) {
+  char dir[] = "c_api_test_files_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char a[64], b[64], gz[64], glob[64], missing[64], nothing[64];
+  snprintf(a, sizeof(a), "%s/a.csv", dir);
+  snprintf(b, sizeof(b), "%s/b.csv", dir);
+  snprintf(gz, sizeof(gz), "%s/c.csv.gz", dir);
+  snprintf(glob, sizeof(glob), "%s/*.csv", dir);
+  snprintf(missing, sizeof(missing), "%s/missing.log", dir);
+  snprintf(nothing, sizeof(nothing), "%s/*.nothing", dir);
+  static const char kMore[] = "host,status,latency\na,302,5\nd,200,7\n";
+  WriteBytes(a, kCsvLog, strlen(kCsvLog));
+  WriteBytes(b, kMore, strlen(kMore));
+  WriteBytes(gz, kCsvLogGz, sizeof(kCsvLogGz) - 1);
+  const uint64_t total =
+      strlen(kCsvLog) + strlen(kMore) + (sizeof(kCsvLogGz) - 1);
+  /* The gzip file, then the glob's matches a.csv and b.csv in sorted order:
+   * last(status) of host a comes from b.csv, the last input. */
+  const char* names[] = {gz, glob, missing, nothing};
+  char want_problems[512];
+  snprintf(want_problems, sizeof(want_problems),
+           "%s|NOT_FOUND|no file matches this pattern\n"
+           "%s|NOT_FOUND|No such file or directory\n",
+           nothing, missing);
+  const char* want =
+      "host,count($line),sum(latency),last(status)\n"
+      "a,7,185.000000,302\n"
+      "b,2,40.000000,500\n"
+      "c,2,0.000000,404\n"
+      "d,1,7.000000,200\n";
+  mapr_query_t* q = Compile(kByHost);
+  mapr_error_t* err = NULL;
+  char* first_csv = NULL;
+  for (size_t threads = 1; threads <= 3; threads += 2) {
+    mapr_files_options_t* options = mapr_files_options_create();
+    CHECK(options != NULL);
+    FilesSeen seen;
+    memset(&seen, 0, sizeof(seen));
+    mapr_files_options_set_threads(options, threads);
+    mapr_files_options_set_on_problem(options, OnProblem, &seen);
+    mapr_files_options_set_on_progress(options, OnProgress, &seen, 0);
+    mapr_files_report_t report;
+    memset(&report, 0xff, sizeof(report));
+    mapr_result_t* r =
+        mapr_query_files(q, names, NULL, 4, options, &report, &err);
+    mapr_files_options_free(options);
+    CHECK_NO_ERROR(err);
+    CHECK(r != NULL);
+    char* csv = Csv(r);
+    CHECK_STREQ(csv, want);
+    if (first_csv == NULL) {
+      first_csv = csv;
+    } else {
+      CHECK_STREQ(csv, first_csv);
+      mapr_free(csv);
+    }
+    mapr_counters_t c;
+    mapr_result_counters(r, &c);
+    CHECK(c.lines_read == 15 && c.lines_header == 3);
+    mapr_result_free(r);
+    CHECK(seen.problems == 2);
+    CHECK_STREQ(seen.text, want_problems);
+    CHECK(report.inputs_ok == 3 && report.inputs_failed == 2);
+    CHECK(report.lines_with_nul == 0);
+    CHECK(seen.progress_calls >= 1 && seen.done_calls == 1);
+    CHECK(seen.lines == 15);
+    CHECK(seen.bytes_read == total && seen.total_bytes == total);
+  }
+  mapr_free(first_csv);
+
+  /* Names with lengths need no NUL; NULL options and report: one thread,
+   * no callbacks. */
+  char buf[64];
+  memcpy(buf, a, strlen(a));
+  const char* one[] = {buf};
+  const size_t one_len[] = {strlen(a)};
+  mapr_result_t* r = mapr_query_files(q, one, one_len, 1, NULL, NULL, &err);
+  CHECK_NO_ERROR(err);
+  CheckCsv(r,
+           "host,count($line),sum(latency),last(status)\n"
+           "a,3,90.000000,500\n"
+           "b,1,20.000000,500\n"
+           "c,1,0.000000,404\n");
+  mapr_result_free(r);
+
+  /* No input could be read: an empty result, and the report says why. */
+  mapr_files_report_t report;
+  const char* none[] = {missing};
+  r = mapr_query_files(q, none, NULL, 1, NULL, &report, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(r != NULL && mapr_result_row_count(r) == 0);
+  CHECK(report.inputs_ok == 0 && report.inputs_failed == 1);
+  mapr_result_free(r);
+
+  /* An engine error ends the run: max_groups (there are four hosts). */
+  mapr_files_options_t* options = mapr_files_options_create();
+  mapr_aggregator_options_t* agg_options = mapr_aggregator_options_create();
+  mapr_aggregator_options_set_max_groups(agg_options, 2);
+  CHECK(mapr_files_options_set_aggregator_options(options, agg_options) ==
+        MAPR_OK);
+  mapr_aggregator_options_free(agg_options); /* Copied. */
+  mapr_files_options_set_threads(options, 2);
+  r = mapr_query_files(q, names, NULL, 2, options, &report, &err);
+  CHECK(r == NULL);
+  CHECK(mapr_error_code(err) == MAPR_RESOURCE_EXHAUSTED);
+  CHECK(strstr(mapr_error_message(err), "more than 2 groups") != NULL);
+  CHECK(report.inputs_ok == 0 && report.inputs_failed == 0);
+  mapr_error_free(err);
+  err = NULL;
+  /* NULL restores the default aggregator options. */
+  CHECK(mapr_files_options_set_aggregator_options(options, NULL) == MAPR_OK);
+  r = mapr_query_files(q, names, NULL, 2, options, NULL, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_result_row_count(r) == 4);
+  mapr_result_free(r);
+  mapr_files_options_free(options);
+
+  /* Bad arguments. */
+  CHECK(mapr_query_files(NULL, names, NULL, 1, NULL, NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK_STREQ(mapr_error_message(err), "mapr_query_files: NULL query");
+  CHECK(mapr_query_files(q, names, NULL, 0, NULL, NULL, &err) == NULL);
+  CHECK_STREQ(mapr_error_message(err),
+              "mapr_query_files: no names (the name \"-\" reads standard "
+              "input)");
+  CHECK(mapr_query_files(q, NULL, NULL, 1, NULL, NULL, &err) == NULL);
+  CHECK_STREQ(mapr_error_message(err),
+              "mapr_query_files: NULL names with a count");
+  const char* with_null[] = {a, NULL};
+  CHECK(mapr_query_files(q, with_null, NULL, 2, NULL, NULL, &err) == NULL);
+  CHECK_STREQ(mapr_error_message(err), "mapr_query_files: NULL name");
+  const char* nul[] = {"a\0b"};
+  const size_t nul_len[] = {3};
+  CHECK(mapr_query_files(q, nul, nul_len, 1, NULL, NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK_STREQ(mapr_error_message(err),
+              "mapr_query_files: a name contains a NUL byte");
+  mapr_error_free(err);
+  /* NULL options are ignored by the setters. */
+  mapr_files_options_set_threads(NULL, 2);
+  mapr_files_options_set_on_problem(NULL, OnProblem, NULL);
+  mapr_files_options_set_on_progress(NULL, OnProgress, NULL, 0);
+  CHECK(mapr_files_options_set_aggregator_options(NULL, NULL) ==
+        MAPR_INVALID_ARGUMENT);
+  mapr_files_options_free(NULL);
+
+  mapr_query_free(q);
+  remove(a);
+  remove(b);
+  remove(gz);
+  CHECK(rmdir(dir) == 0);
+}
+
 /* Exceptions thrown by a host's C++ log format become errors. */
 static void TestExceptionsNeverCrossTheBoundary(void) {
   CHECK(mapr_test_register_throwing_format() == 1);
@@ -1110,6 +1303,7 @@ int main(void) {
   TestOutfile();
   TestPushFile();
   TestSourceNames();
+  TestQueryFiles();
   TestExceptionsNeverCrossTheBoundary();
   TestPartials();
   TestResultThreads();

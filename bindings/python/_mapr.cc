@@ -14,8 +14,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <exception>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -308,6 +311,69 @@ void PushFile(PyAggregator& self, const std::string& path, uint64_t source) {
   Check(s);
 }
 
+// Runs a query over files and globs on `threads` threads (mapr::QueryFiles)
+// with the GIL released. The callbacks, which mapr/files.h calls on this
+// thread and never concurrently, take the GIL back; the first exception one
+// raises is kept, later calls are skipped, and it is raised after the run.
+// Returns (result, inputs_ok, inputs_failed, [(name, code, message)]), names
+// as bytes (the package decodes them with os.fsdecode).
+py::tuple QueryFiles(const mapr::Query& query,
+                     const std::vector<std::string>& names, int threads,
+                     std::optional<std::string> hostname,
+                     std::optional<size_t> max_line_bytes,
+                     std::optional<uint64_t> max_groups, py::object on_problem,
+                     py::object on_progress, double progress_interval) {
+  mapr::FilesOptions options;
+  options.threads = std::max(1, threads);
+  options.aggregator =
+      MakeOptions(hostname, max_line_bytes, max_groups, std::nullopt);
+  options.progress_interval = std::chrono::milliseconds(
+      static_cast<int64_t>(std::max(0.0, progress_interval) * 1000));
+  std::exception_ptr callback_error;
+  // The lambdas hold only references: the options may be copied by the run
+  // without the GIL, and copying a py::object needs it.
+  if (!on_problem.is_none()) {
+    options.on_problem = [&](const mapr::InputProblem& p) {
+      py::gil_scoped_acquire gil;
+      if (callback_error) return;
+      try {
+        on_problem(Bytes(p.name), absl::StatusCodeToString(p.status.code()),
+                   Text(Str(p.status.message())));
+      } catch (...) {
+        callback_error = std::current_exception();
+      }
+    };
+  }
+  if (!on_progress.is_none()) {
+    options.on_progress = [&](const mapr::FilesProgress& p) {
+      py::gil_scoped_acquire gil;
+      if (callback_error) return;
+      try {
+        on_progress(p.bytes_read, p.total_bytes, p.lines,
+                    std::chrono::duration<double>(p.elapsed).count(), p.done);
+      } catch (...) {
+        callback_error = std::current_exception();
+      }
+    };
+  }
+  mapr::FilesReport report;
+  absl::StatusOr<mapr::ResultTable> table;
+  {
+    py::gil_scoped_release release;
+    table = mapr::QueryFiles(query, names, options, &report);
+  }
+  if (callback_error) std::rethrow_exception(callback_error);
+  mapr::ResultTable result = Take(std::move(table));
+  py::list problems;
+  for (const mapr::InputProblem& p : report.problems) {
+    problems.append(py::make_tuple(Bytes(p.name),
+                                   absl::StatusCodeToString(p.status.code()),
+                                   Text(Str(p.status.message()))));
+  }
+  return py::make_tuple(std::move(result), report.inputs_ok,
+                        report.inputs_failed, problems);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_mapr, m) {
@@ -372,6 +438,12 @@ PYBIND11_MODULE(_mapr, m) {
         return d;
       },
       py::arg("data"));
+
+  m.def("query_files", &QueryFiles, py::arg("query"), py::arg("names"),
+        py::arg("threads"), py::arg("hostname"), py::arg("max_line_bytes"),
+        py::arg("max_groups"), py::arg("on_problem"), py::arg("on_progress"),
+        py::arg("progress_interval"),
+        "Runs a query over files and glob patterns (mapr::QueryFiles).");
 
   py::class_<mapr::Query>(m, "Query", "A compiled query (mapr::Query).")
       .def_static(

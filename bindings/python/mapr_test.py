@@ -8,6 +8,7 @@ import json
 import lzma
 import os
 import pathlib
+import pickle
 import pydoc
 import shutil
 import subprocess
@@ -411,6 +412,211 @@ class CompressedFileTest(unittest.TestCase):
         self.assertEqual(str(cm.exception), self.dir + ": Is a directory")
 
 
+class RunFilesTest(unittest.TestCase):
+    """run_files(): names and globs, plain and compressed, on N threads."""
+
+    # last() and $file make the result depend on the order of the lines
+    # and on which input each came from.
+    QUERY = ("select $file,host,count($line),sum(latency),last(status) "
+             "group by $file,host logformat csv")
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="mapr_run_files_test_")
+        self.addCleanup(shutil.rmtree, self.dir, True)
+
+    def write(self, name, data):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write_logs(self):
+        """a.csv, b.csv and c.csv.gz, each with its header."""
+        csv = ("\n".join(CSV_LOG) + "\n").encode()
+        return (self.write("a.csv", csv),
+                self.write("b.csv", b"host,status,latency\na,302,5\nd,200,7\n"),
+                self.write("c.csv.gz", gzip.compress(csv)))
+
+    def test_globs_gzip_and_any_thread_count(self):
+        a, b, gz = self.write_logs()
+        # The gzip file first, then the glob's matches in sorted order.
+        want = ("$file,host,count($line),sum(latency),last(status)\n"
+                f"{a},a,3,90.000000,500\n{a},b,1,20.000000,500\n"
+                f"{a},c,1,0.000000,404\n"
+                f"{b},a,1,5.000000,302\n{b},d,1,7.000000,200\n"
+                f"{gz},a,3,90.000000,500\n{gz},b,1,20.000000,500\n"
+                f"{gz},c,1,0.000000,404\n")
+        results = []
+        for threads in (1, 2, 3):
+            r = mapr.run_files(self.QUERY, [pathlib.Path(gz),
+                                            self.path("*.csv")],
+                               threads=threads)
+            self.assertIsInstance(r, mapr.Result)
+            self.assertEqual(r.to_csv(), want, threads)
+            self.assertEqual(r.stats.lines_read, 15)
+            self.assertEqual(r.stats.lines_header, 3)
+            results.append(r)
+        self.assertEqual(results[0], results[2])
+        # Order matters: last(status) of host a is that of the last input.
+        q = "select host,last(status) group by host logformat csv"
+        self.assertEqual(
+            mapr.run_files(q, [gz, a, b], threads=3).rows,
+            [("a", "302"), ("b", "500"), ("c", "404"), ("d", "200")])
+        self.assertEqual(
+            mapr.run_files(q, [b, a, gz], threads=3).rows,
+            [("a", "500"), ("b", "500"), ("c", "404"), ("d", "200")])
+        # One path, a bytes path, and the default thread count.
+        self.assertEqual(mapr.run_files(q, os.fsencode(a)),
+                         mapr.run_file(q, a))
+
+    def test_problems_raise_input_error_after_the_run(self):
+        a, _, _ = self.write_logs()
+        missing = self.path("missing.log")
+        pattern = self.path("*.nothing")
+        seen = []
+        with self.assertRaises(mapr.InputError) as cm:
+            mapr.run_files(BY_HOST, [a, missing, pattern], threads=2,
+                           on_problem=seen.append)
+        e = cm.exception
+        self.assertIsInstance(e, mapr.MaprError)
+        want = [mapr.InputProblem(pattern, "NOT_FOUND",
+                                  "no file matches this pattern"),
+                mapr.InputProblem(missing, "NOT_FOUND",
+                                  "No such file or directory")]
+        self.assertEqual(seen, want)
+        self.assertEqual(e.problems, want)
+        self.assertEqual(e.code, "NOT_FOUND")
+        self.assertEqual(
+            str(e),
+            f"could not read 2 of 3 inputs:\n"
+            f"  {pattern}: no file matches this pattern\n"
+            f"  {missing}: No such file or directory")
+        # The run went on: the result of the file that could be read.
+        self.assertEqual(e.result.to_csv(), BY_HOST_CSV)
+        # Pickled (Dask, multiprocessing): the problems, not the result.
+        copy = pickle.loads(pickle.dumps(e))
+        self.assertEqual((str(copy), copy.code, copy.problems),
+                         (str(e), e.code, e.problems))
+        self.assertIsNone(copy.result)
+
+    def test_not_strict_reports_problems_to_the_callback_only(self):
+        a, _, gz = self.write_logs()
+        full = gzip.compress(b"".join(b"x,%d,1\n" % i for i in range(50000)))
+        cut = self.write("cut.gz", full[:len(full) // 2])
+        os.mkdir(self.path("sub"))
+        seen = []
+        r = mapr.run_files(BY_HOST, [self.path("sub"), a, cut, gz],
+                           threads=3, strict=False, on_problem=seen.append)
+        self.assertEqual(
+            seen,
+            [mapr.InputProblem(self.path("sub"), "FAILED_PRECONDITION",
+                               "Is a directory"),
+             mapr.InputProblem(cut, "DATA_LOSS",
+                               "unexpected end of gzip data")])
+        self.assertEqual(str(seen[0]), self.path("sub") + ": Is a directory")
+        # The truncated file's complete lines count, as run_file reads them.
+        self.assertGreater(r.stats.lines_read, 12)
+        agg = mapr.Aggregator(BY_HOST)
+        agg.push_file(a, source=0)
+        with self.assertRaises(mapr.MaprError):
+            agg.push_file(cut, source=1)
+        agg.push_file(gz, source=2)
+        self.assertEqual(r, agg.finish())
+        # Without a callback nothing is reported, and nothing raised.
+        self.assertEqual(
+            mapr.run_files(BY_HOST, [a, self.path("missing")],
+                           strict=False).to_csv(), BY_HOST_CSV)
+
+    def test_callback_exceptions_are_raised_after_the_run(self):
+        a, _, _ = self.write_logs()
+        calls = []
+
+        def boom(problem):
+            calls.append(problem)
+            raise KeyError("from the callback")
+
+        for strict in (True, False):
+            calls.clear()
+            with self.assertRaises(KeyError) as cm:
+                mapr.run_files(BY_HOST, [self.path("x"), a, self.path("y")],
+                               threads=2, strict=strict, on_problem=boom)
+            self.assertEqual(cm.exception.args, ("from the callback",))
+            self.assertEqual(len(calls), 1)  # Not called again.
+
+        def bad_progress(progress):
+            raise ValueError("progress")
+
+        with self.assertRaisesRegex(ValueError, "^progress$"):
+            mapr.run_files(BY_HOST, a, on_progress=bad_progress,
+                           progress_interval=0)
+
+    def test_progress(self):
+        a, b, gz = self.write_logs()
+        total = sum(os.path.getsize(p) for p in (a, b, gz))
+        reports = []
+        mapr.run_files(BY_HOST, [a, b, gz], threads=2,
+                       on_progress=reports.append, progress_interval=0)
+        self.assertTrue(reports)
+        self.assertTrue(all(isinstance(p, mapr.Progress) for p in reports))
+        self.assertEqual([p.done for p in reports],
+                         [False] * (len(reports) - 1) + [True])
+        last = reports[-1]
+        self.assertEqual((last.bytes_read, last.total_bytes, last.lines),
+                         (total, total, 15))
+        self.assertGreaterEqual(last.elapsed, 0.0)
+
+    def test_engine_errors_raise_mapr_error(self):
+        a, b, gz = self.write_logs()
+        with self.assertRaises(mapr.MaprError) as cm:
+            mapr.run_files(BY_HOST, [a, b, gz], threads=2, max_groups=2)
+        self.assertNotIsInstance(cm.exception, mapr.InputError)
+        self.assertEqual(cm.exception.code, "RESOURCE_EXHAUSTED")
+        self.assertIn("more than 2 groups", str(cm.exception))
+        with self.assertRaises(mapr.QueryError):
+            mapr.run_files("select avgg(x)", a)
+
+    def test_bad_arguments(self):
+        a, _, _ = self.write_logs()
+        with self.assertRaisesRegex(ValueError, "at least one path"):
+            mapr.run_files(BY_HOST, [])
+        with self.assertRaises(TypeError):
+            mapr.run_files(BY_HOST, 3)
+        with self.assertRaises(TypeError):
+            mapr.run_files(BY_HOST, [a, 3])
+        with self.assertRaises(TypeError):
+            mapr.run_files(BY_HOST, bytearray(b"a.log"))
+        with self.assertRaisesRegex(ValueError, "threads"):
+            mapr.run_files(BY_HOST, a, threads=0)
+
+    def test_gil_is_released(self):
+        # While the run reads, another Python thread keeps running.
+        path = self.write("big.log", b"".join(
+            b"%d\n" % (i % 1000) for i in range(600000)))
+        ticks = []
+        done = threading.Event()
+
+        def ticker():
+            while not done.is_set():
+                ticks.append(1)
+                time.sleep(0.0005)
+
+        t = threading.Thread(target=ticker)
+        t.start()
+        try:
+            r = mapr.run_files(
+                "select $line,count($line),avg($line) group by $line",
+                [path, path], threads=2)
+        finally:
+            done.set()
+            t.join()
+        self.assertGreater(len(ticks), 1)
+        self.assertEqual(len(r), 1000)
+        self.assertEqual(r.stats.lines_read, 1200000)
+
+
 class AggregatorTest(unittest.TestCase):
 
     def test_push_snapshot_finish(self):
@@ -533,11 +739,14 @@ class DocsTest(unittest.TestCase):
 
     def test_help_is_useful(self):
         text = pydoc.render_doc(mapr, renderer=pydoc.plaintext)
-        for name in ("compile", "run", "run_file", "Aggregator", "QueryError",
+        for name in ("compile", "run", "run_file", "run_files", "Aggregator",
+                     "QueryError", "InputError",
                      "Result", "snapshot", "to_csv", "to_dicts", "GIL"):
             self.assertIn(name, text)
         self.assertTrue(mapr.__version__)
-        for obj in (mapr.compile, mapr.run, mapr.run_file, mapr.Aggregator.push,
+        for obj in (mapr.compile, mapr.run, mapr.run_file, mapr.run_files,
+                    mapr.InputError, mapr.InputProblem, mapr.Progress,
+                    mapr.Aggregator.push,
                     mapr.Aggregator.push_file,
                     mapr.Aggregator.finish, mapr.Result, mapr.QueryError):
             self.assertTrue(obj.__doc__, obj)

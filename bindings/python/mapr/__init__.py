@@ -23,6 +23,13 @@ Files (gzip, zstd, xz and bzip2 files are decompressed):
     r = mapr.run_file("from STATS select count($line) group by *",
                       "app.log.1.xz")
 
+Many files and globs on several threads (the result is the same for any
+number; unreadable inputs raise InputError after the run unless
+strict=False):
+
+    r = mapr.run_files("from STATS select count($line) group by *",
+                       ["app.log", "app.log.*.gz"], threads=4)
+
 Streaming:
 
     >>> q = mapr.compile("select $line,count($line) group by $line")
@@ -45,9 +52,9 @@ mapr.dask runs a query on a Dask cluster this way):
     agg2.merge_serialized(next_part)    # adjacent splits only
     mapr.inspect_partial(part).splits   # (0, 1)
 
-Contents: compile, run, run_file, Query, Aggregator, Result, Stats,
-MaprError, QueryError, PartialError, PartialInfo, inspect_partial,
-__version__.
+Contents: compile, run, run_file, run_files, Query, Aggregator, Result,
+Stats, MaprError, QueryError, InputError, InputProblem, Progress,
+PartialError, PartialInfo, inspect_partial, __version__.
 """
 
 from __future__ import annotations
@@ -55,7 +62,8 @@ from __future__ import annotations
 import io
 import os
 from dataclasses import dataclass, fields
-from typing import Any, Iterable, Iterator, List, Optional, Tuple, Union
+from typing import (Any, Callable, Iterable, Iterator, List, Optional,
+                    Sequence, Tuple, Union)
 
 try:  # Installed layout: mapr/_mapr.*.so next to this file.
     from . import _mapr
@@ -64,9 +72,12 @@ except ImportError:  # Build tree: _mapr on PYTHONPATH beside the package.
 
 __all__ = [
     "Aggregator",
+    "InputError",
+    "InputProblem",
     "MaprError",
     "PartialError",
     "PartialInfo",
+    "Progress",
     "inspect_partial",
     "Query",
     "QueryError",
@@ -75,6 +86,7 @@ __all__ = [
     "compile",
     "run",
     "run_file",
+    "run_files",
 ]
 
 __version__: str = _mapr.version
@@ -148,6 +160,64 @@ class PartialError(MaprError):
                                phase (merging after finish)
         "RESOURCE_EXHAUSTED"   max_groups
     """
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """A problem with one input of run_files(): the run went on without it
+    (or without its rest: the lines read before the problem count).
+
+    Attributes:
+        path: the input as given ("-" for standard input) or as its glob
+            pattern expanded it, or the pattern that matched nothing.
+        code: the canonical status code name: "NOT_FOUND" (a missing file,
+            or a pattern that matches nothing), "PERMISSION_DENIED",
+            "FAILED_PRECONDITION" (a directory), "DATA_LOSS" (corrupt or
+            truncated compressed data), "UNIMPLEMENTED" (a compressed format
+            mapr cannot read).
+        message: the reason alone, e.g. "No such file or directory",
+            "no file matches this pattern", "unexpected end of gzip data".
+    """
+
+    path: str
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class InputError(MaprError):
+    """run_files() (with strict=True, the default) could not read every
+    input. It is raised after the run, which read everything it could.
+
+    Attributes (beyond MaprError's; `.code` is the first problem's):
+        problems: the InputProblems, patterns that matched nothing first,
+            then in input order.
+        result: the Result of the inputs that could be read (None after
+            pickling).
+
+    str(error) names every failed input, one per line:
+
+        could not read 2 of 3 inputs:
+          logs/*.gz: no file matches this pattern
+          logs/app.log: No such file or directory
+    """
+
+    def __init__(
+        self,
+        message: str,
+        code: str = "UNKNOWN",
+        problems: Sequence[InputProblem] = (),
+        result: Optional["Result"] = None,
+    ) -> None:
+        super().__init__(message, code)
+        self.problems = list(problems)
+        self.result = result
+
+    def __reduce__(self):
+        # A Result does not pickle: the problems travel without it.
+        return (self.__class__, (self.message, self.code, self.problems))
 
 
 _mapr._set_error_types(MaprError, QueryError, PartialError)
@@ -651,3 +721,123 @@ def run_file(
     )
     agg.push_file(path)
     return agg.finish()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a run_files() run is (the on_progress callback's argument).
+
+    Attributes:
+        bytes_read: bytes read from the inputs (compressed bytes for
+            compressed input).
+        total_bytes: the inputs' total size, or None when some input is not
+            a regular file (standard input, a pipe).
+        lines: lines read so far.
+        elapsed: seconds since the run started.
+        done: True for the last call only: every input has been read.
+    """
+
+    bytes_read: int
+    total_bytes: Optional[int]
+    lines: int
+    elapsed: float
+    done: bool
+
+
+_Path = Union[str, bytes, os.PathLike]
+
+
+def _file_names(paths: Union[_Path, Iterable[_Path]]) -> List[bytes]:
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    elif isinstance(paths, (bytearray, memoryview)) or not isinstance(
+            paths, Iterable):
+        raise TypeError(
+            "run_files() takes a path or an iterable of paths (str, bytes or "
+            f"os.PathLike), not a {type(paths).__name__}")
+    names = []
+    for p in paths:
+        if not isinstance(p, (str, bytes, os.PathLike)):
+            raise TypeError(
+                "run_files() takes paths (str, bytes or os.PathLike), not a "
+                f"{type(p).__name__}")
+        names.append(os.fsencode(p))
+    if not names:
+        raise ValueError(
+            "run_files() needs at least one path ('-' reads standard input)")
+    return names
+
+
+def run_files(
+    query: Union[Query, str],
+    paths: Union[_Path, Iterable[_Path]],
+    *,
+    threads: Optional[int] = None,
+    strict: bool = True,
+    on_problem: Optional[Callable[[InputProblem], None]] = None,
+    on_progress: Optional[Callable[[Progress], None]] = None,
+    progress_interval: float = 0.25,
+    hostname: Optional[str] = None,
+    max_line_bytes: Optional[int] = None,
+    max_groups: Optional[int] = None,
+) -> Result:
+    """Runs a query over files and glob patterns on several threads and
+    returns the final Result: what the `mapr` command does with its files
+    (mapr::QueryFiles in C++).
+
+    `paths` is one path or an iterable of them (str, bytes or os.PathLike),
+    expanded in order: "-" is standard input; a name with a glob character
+    ('*', '?', '[') that does not exist as given is a pattern, replaced by
+    its matches in sorted order. Each input is its own source ($file is its
+    name), read as run_file() reads a file (gzip, zstd, xz and bzip2 are
+    decompressed). The inputs are read in C++ on `threads` threads (None:
+    one per CPU, os.cpu_count(), as the `mapr` command) without the GIL and
+    merged in input order, so the result, last() included, is the same for
+    any number of threads.
+
+    A problem with one input (a missing file, a pattern that matches
+    nothing, truncated compressed data) does not stop the run. Each is
+    passed, as an InputProblem, to `on_problem` as it is found; then, if
+    `strict` (the default), InputError is raised after the run, naming
+    every failed input and holding the result of the others. With
+    strict=False the result is returned and on_problem is the only report.
+
+    `on_progress`, if given, is called with a Progress about every
+    `progress_interval` seconds while the run reads, and once at the end
+    with done=True. The callbacks run on the calling thread, one at a time,
+    with the GIL held; if one raises, the run goes on without calling
+    either again, and the exception is raised when it ends.
+
+    Engine errors raise MaprError as run_file() does (code
+    "RESOURCE_EXHAUSTED" for max_groups); a query text that does not compile
+    raises QueryError. hostname, max_line_bytes and max_groups are those of
+    Aggregator; every aggregator of the run uses `threads` result threads.
+    """
+    q = _as_query(query)
+    names = _file_names(paths)
+    if threads is None:
+        threads = os.cpu_count() or 1
+    if not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive int, not {threads!r}")
+
+    def problem(name: bytes, code: str, message: str) -> None:
+        on_problem(InputProblem(os.fsdecode(name), code, message))
+
+    def progress(bytes_read: int, total_bytes: int, lines: int,
+                 elapsed: float, done: bool) -> None:
+        on_progress(Progress(bytes_read, total_bytes or None, lines, elapsed,
+                             done))
+
+    table, inputs_ok, inputs_failed, problems = _mapr.query_files(
+        q._q, names, threads, hostname, max_line_bytes, max_groups,
+        None if on_problem is None else problem,
+        None if on_progress is None else progress, progress_interval)
+    result = Result(table)
+    if strict and problems:
+        found = [InputProblem(os.fsdecode(n), c, m) for n, c, m in problems]
+        total = inputs_ok + inputs_failed
+        lines = [f"could not read {inputs_failed} of {total} "
+                 f"input{'s' if total != 1 else ''}:"]
+        lines += [f"  {p}" for p in found]
+        raise InputError("\n".join(lines), found[0].code, found, result)
+    return result
