@@ -1,10 +1,14 @@
 #include "bindings/cli/huge_pages.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+
+#include "mapr/files.h"
 
 namespace mapr::cli {
 
@@ -58,7 +62,35 @@ void Restore(const HugePagesStep& step) {
 
 }  // namespace
 
-void UseHugePages(char** argv) {
+uint64_t InputBytes(const std::vector<std::string>& names) {
+  uint64_t total = 0;
+  for (const FileInput& in : ExpandFileNames(names)) {
+    struct stat st;
+    if (!in.is_stdin && stat(in.path.c_str(), &st) == 0 &&
+        S_ISREG(st.st_mode)) {
+      total += static_cast<uint64_t>(st.st_size);
+    }
+  }
+  return total;
+}
+
+namespace {
+
+// Set once this process found the marker: it is the re-executed one, and
+// must never execute itself again.
+bool reexecuted = false;
+
+}  // namespace
+
+void RestoreEnvironmentAfterReexec() {
+  if (std::getenv(kHugePagesMarker) != nullptr) {
+    reexecuted = true;
+    Restore(PlanHugePages("", GetEnv));
+  }
+}
+
+void ReexecForHugePages(char** argv, const std::vector<std::string>& names) {
+  if (reexecuted || InputBytes(names) < kHugePagesMinInputBytes) return;
   std::string thp;
   {
     std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
@@ -66,23 +98,17 @@ void UseHugePages(char** argv) {
                std::istreambuf_iterator<char>());
   }
   const HugePagesStep step = PlanHugePages(thp, GetEnv);
-  switch (step.action) {
-    case HugePagesStep::Action::kNothing:
-      return;
-    case HugePagesStep::Action::kRestore:
-      Restore(step);
-      return;
-    case HugePagesStep::Action::kReexec:
-      if (setenv(kHugePagesMarker, step.marker.c_str(), 1) != 0 ||
-          setenv("GLIBC_TUNABLES", step.tunables->c_str(), 1) != 0) {
-        return;
-      }
-      execv("/proc/self/exe", argv);
-      // Not re-executed (no /proc, say): run as we are, with the caller's
-      // environment (the marker now makes the plan a kRestore).
-      Restore(PlanHugePages(thp, GetEnv));
-      return;
+  if (step.action != HugePagesStep::Action::kReexec) return;
+  if (setenv(kHugePagesMarker, step.marker.c_str(), 1) != 0) return;
+  if (setenv("GLIBC_TUNABLES", step.tunables->c_str(), 1) != 0) {
+    unsetenv(kHugePagesMarker);
+    return;
   }
+  std::fflush(nullptr);
+  execv("/proc/self/exe", argv);
+  // Not re-executed (no /proc, say): run as we are, with the caller's
+  // environment (the marker now makes the plan a kRestore).
+  Restore(PlanHugePages(thp, GetEnv));
 }
 
 }  // namespace mapr::cli

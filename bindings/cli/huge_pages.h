@@ -5,23 +5,28 @@
 // goes to page faults and TLB misses (Q4 on 1 GB: 59k faults and a quarter
 // of the wall time). glibc backs malloc's memory with transparent huge pages
 // when its tunable glibc.malloc.hugetlb=1 is set, and it reads tunables only
-// at start-up, from GLIBC_TUNABLES. So where the kernel gives huge pages
-// only to memory that asks for them (/sys/kernel/mm/transparent_hugepage/
-// enabled is "[madvise]", as on Debian), the command re-executes itself
-// once (/proc/self/exe) with the tunable added, and the re-executed process
-// puts GLIBC_TUNABLES back as it was, so programs it starts see the caller's
-// environment. Nothing happens when THP is "[always]" (already on) or
-// "[never]", when GLIBC_TUNABLES names the tunable already (set
-// glibc.malloc.hugetlb=0 to keep 4 KiB pages), under valgrind (LD_PRELOAD
-// names its vgpreload library; the re-executed process would escape it), or
-// when the re-exec fails: the run then goes on as it is.
+// at start-up, from GLIBC_TUNABLES. So for a run over at least
+// kHugePagesMinInputBytes of files, where the kernel gives huge pages only to
+// memory that asks for them (/sys/kernel/mm/transparent_hugepage/enabled is
+// "[madvise]", as on Debian), the command re-executes itself once
+// (/proc/self/exe) with the tunable added, before it reads anything; the
+// re-executed process puts GLIBC_TUNABLES back as it was, so programs it
+// starts see the caller's environment. A re-exec costs about 11 ms (the
+// dynamic linking of a second start), hence the size floor. Nothing happens
+// when THP is "[always]" (already on) or "[never]", when GLIBC_TUNABLES
+// names the tunable already (set glibc.malloc.hugetlb=0 to keep 4 KiB
+// pages), under valgrind (LD_PRELOAD names its vgpreload library; the
+// re-executed process would escape it), or when the re-exec fails: the run
+// then goes on as it is.
 #ifndef MAPR_BINDINGS_CLI_HUGE_PAGES_H_
 #define MAPR_BINDINGS_CLI_HUGE_PAGES_H_
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mapr::cli {
 
@@ -54,9 +59,22 @@ HugePagesStep PlanHugePages(
     std::string_view thp_enabled,
     const std::function<const char*(const char*)>& getenv);
 
-// Takes the step for this process: may re-execute it with `argv` (and not
-// return), and restores the environment after a re-exec.
-void UseHugePages(char** argv);
+// The inputs of at least this many bytes make a run re-execute.
+inline constexpr uint64_t kHugePagesMinInputBytes = uint64_t{512} << 20;
+
+// The total size of the regular files among `names` (expanded as the run
+// expands them; standard input, pipes and missing files count 0).
+uint64_t InputBytes(const std::vector<std::string>& names);
+
+// At the start of main(): if this process is a re-execution, restores the
+// caller's GLIBC_TUNABLES and remembers that ReexecForHugePages() must not
+// execute it again.
+void RestoreEnvironmentAfterReexec();
+
+// Before a run over the files `names` reads anything: re-executes the
+// command with `argv` (and does not return) if the step says so and the
+// files hold at least kHugePagesMinInputBytes.
+void ReexecForHugePages(char** argv, const std::vector<std::string>& names);
 
 }  // namespace mapr::cli
 

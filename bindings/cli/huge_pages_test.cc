@@ -1,5 +1,9 @@
 #include "bindings/cli/huge_pages.h"
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -66,6 +70,23 @@ TEST(HugePagesTest, TheReexecutedProcessRestoresTheCallersEnvironment) {
   EXPECT_EQ(set.tunables, "glibc.malloc.arena_max=2");
   // Whatever the THP mode: the marker means this process was re-executed.
   EXPECT_EQ(Plan("", {{kHugePagesMarker, "="}}).tunables, "");
+}
+
+TEST(HugePagesTest, InputBytesCountsRegularFilesAndGlobMatches) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("mapr_huge_pages_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "a.log") << "12345";
+  // Sparse: its size costs no disk.
+  std::ofstream(dir / "big.log").close();
+  std::filesystem::resize_file(dir / "big.log", kHugePagesMinInputBytes);
+  EXPECT_EQ(InputBytes({(dir / "a.log").string()}), 5u);
+  EXPECT_EQ(InputBytes({(dir / "*.log").string(), "-",
+                        (dir / "missing").string(), dir.string()}),
+            kHugePagesMinInputBytes + 5);
+  EXPECT_EQ(InputBytes({}), 0u);  // Standard input.
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

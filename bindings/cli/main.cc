@@ -327,6 +327,11 @@ int Run(int argc, char** argv) {
         "--output chart draws the first numeric column, and the query has "
         "none: select an aggregate such as count($line)");
   }
+  // Before anything is printed or read: a large run may start again with
+  // huge pages (huge_pages.h).
+  if (!flags->follow && !flags->explain) {
+    ReexecForHugePages(argv, flags->files);
+  }
   if (flags->explain) {
     std::string text = query->Explain();
     if (!text.empty() && text.back() != '\n') text.push_back('\n');
@@ -378,8 +383,8 @@ int Run(int argc, char** argv) {
 }  // namespace mapr::cli
 
 int main(int argc, char** argv) {
-  // May re-execute the command, before anything else happened.
-  mapr::cli::UseHugePages(argv);
+  // A re-executed command (huge_pages.h) puts the caller's environment back.
+  mapr::cli::RestoreEnvironmentAfterReexec();
   try {
     return mapr::cli::Run(argc, argv);
   } catch (const std::bad_alloc&) {

@@ -952,6 +952,40 @@ class MiscTest(MaprTestCase):
                          b"max(lifetimeConnections)\n")
 
 
+class HugePagesTest(MaprTestCase):
+    """Inputs of 512 MiB or more make mapr re-execute itself once with huge
+    pages (docs/cli.md, "Huge pages"): the result is the same, and the
+    re-executed process never executes itself again."""
+
+    def big_input(self):
+        # 512 MiB of NUL bytes (sparse: no disk), one too-long line, then
+        # the sample log.
+        path = self.path("big.log")
+        with open(path, "wb") as f:
+            f.seek((512 << 20) - 1)
+            f.write(b"\n")
+            with open(LOG, "rb") as log:
+                f.write(log.read())
+        return path
+
+    def test_large_input_runs_once_and_gives_the_same_result(self):
+        path = self.big_input()
+        for tunables in (None, "glibc.malloc.arena_max=2",
+                         "glibc.malloc.hugetlb=0"):
+            env = dict(os.environ)
+            env.pop("GLIBC_TUNABLES", None)
+            if tunables is not None:
+                env["GLIBC_TUNABLES"] = tunables
+            # A re-exec loop would never end: the timeout catches it.
+            p = subprocess.run(
+                [os.path.abspath(MAPR_BIN), "-o", "csv", "--stats", Q1A,
+                 path], env=env, stdin=subprocess.DEVNULL,
+                capture_output=True, cwd=self.tmp, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr[:2000])
+            self.assertEqual(p.stdout, expected("dmap1a.csv.expected"))
+            self.assertIn(b"lines_too_long: 1\n", p.stderr)
+
+
 class MaxGroupsTest(MaprTestCase):
     """--max-groups: the run fails with exit status 1 and the engine's
     ResourceExhausted message instead of growing without bound."""
