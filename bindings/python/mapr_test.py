@@ -296,6 +296,28 @@ class AmbiguousRunTest(unittest.TestCase):
         self.assertEqual(r.rows, [("one line", 1)])
 
 
+def ticks_during(run):
+    """Runs run() while another Python thread ticks every half millisecond;
+    returns run()'s result and the ticks counted meanwhile (more than one
+    only if run() let go of the GIL)."""
+    ticks = []
+    done = threading.Event()
+
+    def ticker():
+        while not done.is_set():
+            ticks.append(1)
+            time.sleep(0.0005)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    try:
+        result = run()
+    finally:
+        done.set()
+        t.join()
+    return result, len(ticks)
+
+
 def _zstd_compress(data):
     zstd = shutil.which("zstd")
     if not zstd:
@@ -595,24 +617,10 @@ class RunFilesTest(unittest.TestCase):
         # While the run reads, another Python thread keeps running.
         path = self.write("big.log", b"".join(
             b"%d\n" % (i % 1000) for i in range(600000)))
-        ticks = []
-        done = threading.Event()
-
-        def ticker():
-            while not done.is_set():
-                ticks.append(1)
-                time.sleep(0.0005)
-
-        t = threading.Thread(target=ticker)
-        t.start()
-        try:
-            r = mapr.run_files(
-                "select $line,count($line),avg($line) group by $line",
-                [path, path], threads=2)
-        finally:
-            done.set()
-            t.join()
-        self.assertGreater(len(ticks), 1)
+        r, ticks = ticks_during(lambda: mapr.run_files(
+            "select $line,count($line),avg($line) group by $line",
+            [path, path], threads=2))
+        self.assertGreater(ticks, 1)
         self.assertEqual(len(r), 1000)
         self.assertEqual(r.stats.lines_read, 1200000)
 
@@ -706,23 +714,8 @@ class AggregatorTest(unittest.TestCase):
         agg = mapr.Aggregator(
             "select $line,count($line),avg($line) group by $line")
         lines = [str(i % 1000) for i in range(300000)]
-        ticks = []
-        done = threading.Event()
-
-        def ticker():
-            while not done.is_set():
-                ticks.append(1)
-                time.sleep(0.0005)
-
-        t = threading.Thread(target=ticker)
-        t.start()
-        try:
-            for _ in range(5):
-                agg.push(lines)
-        finally:
-            done.set()
-            t.join()
-        self.assertGreater(len(ticks), 1)
+        _, ticks = ticks_during(lambda: [agg.push(lines) for _ in range(5)])
+        self.assertGreater(ticks, 1)
         self.assertEqual(len(agg.finish()), 1000)
 
     def test_list_mutation_is_safe(self):
