@@ -47,8 +47,16 @@ class BatchAggregator {
   // kLinePadding), passed on to the format as FieldBatch::line_padding().
   absl::Status Push(std::span<const std::string_view> lines, uint64_t source,
                     size_t line_padding = 0);
-  // Adds `later`'s state (same plan text required).
-  absl::Status Merge(BatchAggregator& later);
+  // Adds `later`'s state (same plan text required). With many groups the
+  // look-ups of `later`'s groups in this table run on up to
+  // AggregatorOptions::result_threads threads (one per
+  // `min_groups_per_thread` of `later`'s groups), and the states combine on
+  // as many, a state per thread; the groups' ids and the result are the
+  // same for any number of threads.
+  absl::Status Merge(BatchAggregator& later) {
+    return Merge(later, kMinGroupsPerResultThread);
+  }
+  absl::Status Merge(BatchAggregator& later, size_t min_groups_per_thread);
   // Renders the current state.
   ResultTable Result() const { return Result(options_.result_threads); }
   // The same on up to `threads` threads (AggregatorOptions::result_threads),
@@ -105,8 +113,16 @@ class BatchAggregator {
   absl::Status Aggregate();
   // Makes room in every state for the groups created so far.
   void ResizeStates();
-  // Combines groups [0, groups) of `later` into merge_to_'s groups.
-  void CombineStates(const BatchAggregator& later, uint32_t groups);
+  // Combines groups [0, groups) of `later` into merge_to_'s groups, on up
+  // to `threads` threads (a state per thread).
+  void CombineStates(const BatchAggregator& later, uint32_t groups,
+                     size_t threads = 1);
+  // Sets merge_to_[g] for `later`'s groups g in
+  // [lo, hi): the group's id in this table, or GroupTable::kNotFound. Reads
+  // the table only and writes only those slots, so disjoint slices may run
+  // on several threads at once.
+  void FindMergeTargets(const BatchAggregator& later, uint32_t lo,
+                        uint32_t hi);
 
   std::shared_ptr<const plan::Plan> plan_;
   AggregatorOptions options_;

@@ -373,6 +373,55 @@ TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
   }
 }
 
+// Merge looks up the later partial's groups on several threads and
+// combines the states a state per thread: the same groups, ids and result as
+// a merge on one thread, and the same state when max_groups stops it.
+TEST(BatchAggregatorTest, MergeOnThreadsIsTheSerialMerge) {
+  std::mt19937 rng(17);
+  auto lines = [&rng](int n) {
+    std::vector<std::string> out;
+    for (int i = 0; i < n; ++i) {
+      out.push_back(Stats(absl::StrCat(
+          "h=k", rng() % 12000, "|v=", rng() % 1000, "|w=",
+          static_cast<int>(rng() % 2000) - 1000, ".", rng() % 100)));
+    }
+    return out;
+  };
+  const std::vector<std::string> first = lines(15000);
+  const std::vector<std::string> second = lines(15000);
+  constexpr std::string_view kQuery =
+      "from STATS select h,count($line),sum(v),avg(w),min(w),max(v),last(v),"
+      "first(w),percentile(w),dcount(v),stddev(w),last(h) group by h";
+  for (uint64_t max_groups : {uint64_t{0}, uint64_t{11000}}) {
+    SCOPED_TRACE(max_groups);
+    std::string want;
+    for (size_t threads : {1, 2, 3, 8}) {
+      AggregatorOptions options = TestOptions();
+      options.max_groups = max_groups;
+      options.result_threads = threads;
+      ASSERT_OK_AND_ASSIGN(auto a, Make(kQuery, options));
+      ASSERT_OK_AND_ASSIGN(auto b, Make(kQuery, options));
+      ASSERT_OK(Push(*a, first));
+      ASSERT_OK(Push(*b, second));
+      // One thread per 100 of b's ~8000 groups, at most `threads`.
+      const absl::Status merged = a->Merge(*b, 100);
+      EXPECT_EQ(merged.ok(), max_groups == 0) << merged;
+      // A failed merge leaves a failed aggregator (sticky, no result): its
+      // error is compared instead.
+      const std::string got =
+          merged.ok() ? a->Result(1).ToCsv() : std::string(merged.message());
+      if (threads == 1) {
+        want = got;
+        if (max_groups == 0) {
+          ASSERT_GT(std::count(want.begin(), want.end(), '\n'), 9000);
+        }
+      } else {
+        EXPECT_TRUE(got == want) << "differs on " << threads << " threads";
+      }
+    }
+  }
+}
+
 TEST(BatchAggregatorTest, OrderByIsStableAndTiesKeepKeyOrder) {
   // DTail's example: non-numeric last values order as 0, ties keep the
   // key order (docs/query-language.md, "order by").

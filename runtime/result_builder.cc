@@ -7,13 +7,12 @@
 #include <numeric>
 #include <span>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "re2/re2.h"
 #include "util/format_number.h"
 #include "util/number.h"
+#include "util/run_on_threads.h"
 #include "util/scan.h"
 
 namespace mapr::runtime {
@@ -32,27 +31,6 @@ struct Threads {
   }
 };
 
-// Runs fn(0), ..., fn(n - 1) at once: fn(0) on the calling thread, the
-// others on threads of their own. If a thread cannot be started (the
-// system's limit), its share runs on the calling thread afterwards.
-template <typename Fn>
-void RunOnThreads(size_t n, const Fn& fn) {
-  std::vector<std::thread> threads;
-  std::vector<size_t> left;
-  threads.reserve(n);
-  left.reserve(n);
-  for (size_t i = 1; i < n; ++i) {
-    try {
-      threads.emplace_back([&fn, i] { fn(i); });
-    } catch (const std::system_error&) {
-      left.push_back(i);
-    }
-  }
-  fn(0);
-  for (size_t i : left) fn(i);
-  for (std::thread& t : threads) t.join();
-}
-
 // std::sort on `threads` threads: each sorts a slice, then the slices are
 // merged. `less` must be a strict total order on the elements (the keys of
 // groups are distinct), so the result is the one std::sort gives.
@@ -66,7 +44,7 @@ void SortOnThreads(std::vector<T>& v, const Less& less, Threads threads) {
   auto at = [&](size_t i) {
     return v.begin() + static_cast<ptrdiff_t>(v.size() * i / n);
   };
-  RunOnThreads(n, [&](size_t i) { std::sort(at(i), at(i + 1), less); });
+  util::RunOnThreads(n, [&](size_t i) { std::sort(at(i), at(i + 1), less); });
   for (size_t i = 1; i < n; ++i) {
     std::inplace_merge(v.begin(), at(i), at(i + 1), less);
   }
@@ -489,7 +467,7 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
     std::vector<ResultTable> parts;
     parts.reserve(n);
     for (size_t i = 0; i < n; ++i) parts.emplace_back(columns, counters, 0);
-    RunOnThreads(n, [&](size_t i) {
+    util::RunOnThreads(n, [&](size_t i) {
       const size_t lo = std::min(rows.size(), at + i * kRowsPerRound);
       const size_t hi = std::min(rows.size(), lo + kRowsPerRound);
       RenderRows(p, states, rows.subspan(lo, hi - lo), own[i], parts[i]);
