@@ -326,19 +326,26 @@ def _zstd_compress(data):
                           stdout=subprocess.PIPE).stdout
 
 
-class CompressedFileTest(unittest.TestCase):
-    """Files are read by the library's input layer, as the mapr command
-    reads them: compressed ones are decompressed, never counted as lines."""
+class TempDirTestCase(unittest.TestCase):
+    """A test with its own temporary directory, removed afterwards."""
 
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="mapr_python_test_")
         self.addCleanup(shutil.rmtree, self.dir, True)
 
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
     def write(self, name, data):
-        path = os.path.join(self.dir, name)
+        path = self.path(name)
         with open(path, "wb") as f:
             f.write(data)
         return path
+
+
+class CompressedFileTest(TempDirTestCase):
+    """Files are read by the library's input layer, as the mapr command
+    reads them: compressed ones are decompressed, never counted as lines."""
 
     def test_file_names_the_source(self):
         a = self.write("a.log", b"x\ny\n")
@@ -434,7 +441,7 @@ class CompressedFileTest(unittest.TestCase):
         self.assertEqual(str(cm.exception), self.dir + ": Is a directory")
 
 
-class RunFilesTest(unittest.TestCase):
+class RunFilesTest(TempDirTestCase):
     """run_files(): names and globs, plain and compressed, on N threads."""
 
     # last() and $file make the result depend on the order of the lines
@@ -442,18 +449,6 @@ class RunFilesTest(unittest.TestCase):
     QUERY = ("select $file,host,count($line),sum(latency),last(status) "
              "group by $file,host logformat csv")
 
-    def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="mapr_run_files_test_")
-        self.addCleanup(shutil.rmtree, self.dir, True)
-
-    def write(self, name, data):
-        path = os.path.join(self.dir, name)
-        with open(path, "wb") as f:
-            f.write(data)
-        return path
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
 
     def write_logs(self):
         """a.csv, b.csv and c.csv.gz, each with its header."""
