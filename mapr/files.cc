@@ -747,12 +747,18 @@ absl::StatusOr<Aggregator> Aggregate(const Query& query,
   return std::move(*merged);
 }
 
-// Runs `run` and turns what the standard library throws (a thread that
-// cannot start, memory) into a status: the library throws nothing.
-template <typename Run>
-auto Guarded(Run run) -> decltype(run()) {
+// Runs run(problems, report) on a cleared report (the caller's, or a local
+// one) and turns what the standard library throws (a thread that cannot
+// start, memory) into a status: the library throws nothing.
+template <typename T, typename Run>
+absl::StatusOr<T> Guarded(const FilesOptions& options, FilesReport* report,
+                          Run run) {
   try {
-    return run();
+    FilesReport local;
+    FilesReport& out = report != nullptr ? *report : local;
+    out = FilesReport();
+    Problems problems(options, &out);
+    return run(problems, out);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError("out of memory");
   } catch (const std::system_error& e) {
@@ -767,24 +773,19 @@ absl::StatusOr<Aggregator> AggregateFiles(const Query& query,
                                           const std::vector<FileInput>& inputs,
                                           const FilesOptions& options,
                                           FilesReport* report) {
-  return Guarded([&]() -> absl::StatusOr<Aggregator> {
-    FilesReport local;
-    FilesReport& out = report != nullptr ? *report : local;
-    out = FilesReport();
-    Problems problems(options, &out);
-    return Aggregate(query, inputs, options, problems, out);
-  });
+  return Guarded<Aggregator>(
+      options, report, [&](Problems& problems, FilesReport& out) {
+        return Aggregate(query, inputs, options, problems, out);
+      });
 }
 
 absl::StatusOr<ResultTable> QueryFiles(const Query& query,
                                        const std::vector<std::string>& names,
                                        const FilesOptions& options,
                                        FilesReport* report) {
-  return Guarded([&]() -> absl::StatusOr<ResultTable> {
-    FilesReport local;
-    FilesReport& out = report != nullptr ? *report : local;
-    out = FilesReport();
-    Problems problems(options, &out);
+  return Guarded<ResultTable>(options, report, [&](Problems& problems,
+                                                   FilesReport& out)
+                                 -> absl::StatusOr<ResultTable> {
     std::vector<InputProblem> pattern_problems;
     const std::vector<FileInput> inputs =
         ExpandFileNames(names, &pattern_problems);

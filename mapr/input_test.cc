@@ -37,6 +37,7 @@
 namespace mapr {
 namespace {
 
+using ::mapr::testing::Deflate;
 using ::mapr::testing::Gzip;
 using ::mapr::testing::StatusIs;
 using ::mapr::testing::Zstd;
@@ -464,18 +465,7 @@ std::string GzipMember(std::string_view data, uint8_t flags,
   if (flags & 4) out += std::string("\x05\x00XY\x01\x00Z", 7);
   if (flags & 8) out += std::string("app.log\0", 8);
   if (flags & 16) out += std::string("a comment\0", 10);
-  z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY),
-            Z_OK);
-  std::string raw(deflateBound(&zs, data.size()) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(raw.data());
-  zs.avail_out = static_cast<uInt>(raw.size());
-  EXPECT_EQ(deflate(&zs, Z_FINISH), Z_STREAM_END);
-  raw.resize(zs.total_out);
-  deflateEnd(&zs);
-  out += raw;
+  out += Deflate(data, -15);
   const uint32_t crc =
       static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()),
                                   static_cast<uInt>(data.size()))) ^

@@ -523,9 +523,8 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later,
   // First, reading this table only: where each of later's groups is here.
   // With a million groups that is mostly cache misses on this table, so it
   // runs on slices of later's groups on several threads.
-  const size_t threads = std::clamp<size_t>(
-      n / std::max<size_t>(min_groups_per_thread, 1), 1,
-      std::max<size_t>(options_.result_threads, 1));
+  const size_t threads =
+      util::ThreadsFor(n, options_.result_threads, min_groups_per_thread);
   util::RunOnThreads(threads, [&](size_t t) {
     FindMergeTargets(later, static_cast<uint32_t>(size_t{n} * t / threads),
                      static_cast<uint32_t>(size_t{n} * (t + 1) / threads));

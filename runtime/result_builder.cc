@@ -25,10 +25,7 @@ struct Threads {
   size_t min_groups;
 
   // For `n` groups.
-  size_t For(size_t n) const {
-    return std::clamp<size_t>(n / std::max<size_t>(min_groups, 1), 1,
-                              std::max<size_t>(max, 1));
-  }
+  size_t For(size_t n) const { return util::ThreadsFor(n, max, min_groups); }
 };
 
 // std::sort on `threads` threads: each sorts a slice, then the slices are

@@ -3,12 +3,21 @@
 #ifndef MAPR_UTIL_RUN_ON_THREADS_H_
 #define MAPR_UTIL_RUN_ON_THREADS_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 namespace mapr::util {
+
+// The threads worth starting for `items` items: one per `min_per_thread`
+// of them, at least 1 and at most `max_threads`.
+inline size_t ThreadsFor(size_t items, size_t max_threads,
+                         size_t min_per_thread) {
+  return std::clamp<size_t>(items / std::max<size_t>(min_per_thread, 1), 1,
+                            std::max<size_t>(max_threads, 1));
+}
 
 // Runs fn(0), ..., fn(n - 1) at once: fn(0) on the calling thread, the
 // others on threads of their own. If a thread cannot be started (the

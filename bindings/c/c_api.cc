@@ -1026,42 +1026,29 @@ mapr_result_t* mapr_query_files(const mapr_query_t* query,
         }
         mapr::FilesOptions run_options =
             options != nullptr ? options->options : mapr::FilesOptions();
-        // A callback that throws (a C++ host's) must not unwind through the
-        // run's threads: the first exception is kept, later calls are
-        // skipped, and it is rethrown after the run (Guard reports it).
-        std::exception_ptr callback_error;
+        // A C++ host's callback that throws ends the run (QueryFiles stops
+        // and joins its threads first) and Guard reports MAPR_INTERNAL.
         if (options != nullptr && options->on_problem != nullptr) {
-          run_options.on_problem =
-              [&callback_error, fn = options->on_problem,
-               ctx = options->problem_ctx](const mapr::InputProblem& p) {
-                if (callback_error) return;
-                try {
-                  // The status's message is not promised to be NUL-terminated.
-                  const absl::string_view m = p.status.message();
-                  const std::string reason(m.data(), m.size());
-                  fn(ctx, p.name.c_str(), p.name.size(),
-                     ToCode(p.status.code()), reason.c_str(), reason.size());
-                } catch (...) {
-                  callback_error = std::current_exception();
-                }
-              };
+          run_options.on_problem = [fn = options->on_problem,
+                                    ctx = options->problem_ctx](
+                                       const mapr::InputProblem& p) {
+            // The status's message is not promised to be NUL-terminated.
+            const absl::string_view m = p.status.message();
+            const std::string reason(m.data(), m.size());
+            fn(ctx, p.name.c_str(), p.name.size(), ToCode(p.status.code()),
+               reason.c_str(), reason.size());
+          };
         }
         if (options != nullptr && options->on_progress != nullptr) {
-          run_options.on_progress =
-              [&callback_error, fn = options->on_progress,
-               ctx = options->progress_ctx](const mapr::FilesProgress& p) {
-                if (callback_error) return;
-                try {
-                  fn(ctx, p.bytes_read, p.total_bytes, p.lines, p.done ? 1 : 0);
-                } catch (...) {
-                  callback_error = std::current_exception();
-                }
-              };
+          run_options.on_progress = [fn = options->on_progress,
+                                     ctx = options->progress_ctx](
+                                        const mapr::FilesProgress& p) {
+            fn(ctx, p.bytes_read, p.total_bytes, p.lines, p.done ? 1 : 0);
+          };
         }
         mapr::FilesReport files_report;
         absl::StatusOr<mapr::ResultTable> table =
             mapr::QueryFiles(query->query, list, run_options, &files_report);
-        if (callback_error) std::rethrow_exception(callback_error);
         mapr_result_t* result = NewResult(std::move(table), errptr);
         if (result != nullptr && report != nullptr) {
           report->inputs_ok = files_report.inputs_ok;

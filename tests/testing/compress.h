@@ -13,11 +13,12 @@
 
 namespace mapr::testing {
 
-// One gzip member holding `data`.
-inline std::string Gzip(std::string_view data) {
+// `data` deflated by zlib at level 6: `window_bits` 15 + 16 gives a gzip
+// member, -15 raw deflate data (no header, no trailer).
+inline std::string Deflate(std::string_view data, int window_bits) {
   z_stream zs{};
-  // 15 + 16: the largest window, a gzip header.
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY),
+  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, window_bits, 8,
+                         Z_DEFAULT_STRATEGY),
             Z_OK);
   std::string out(deflateBound(&zs, data.size()) + 64, '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
@@ -29,6 +30,9 @@ inline std::string Gzip(std::string_view data) {
   deflateEnd(&zs);
   return out;
 }
+
+// One gzip member holding `data` (the largest window).
+inline std::string Gzip(std::string_view data) { return Deflate(data, 15 + 16); }
 
 // One zstd frame holding `data`.
 inline std::string Zstd(std::string_view data) {
