@@ -99,7 +99,7 @@ class DecoderThread final : public ByteStream {
     absl::Status status;
   };
 
-  // Allocates the buffers and starts the worker; false if it cannot.
+  // Starts the worker (which allocates the buffers); false if it cannot.
   bool Start();
   // The worker: fills free slots in order until the end or an error.
   void Work();

@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "mapr/input_internal.h"
 #include "mapr/log_format.h"
+#include "util/prefault.h"
 
 namespace mapr::input_internal {
 
@@ -43,18 +44,25 @@ DecoderThread::~DecoderThread() {
 
 bool DecoderThread::Start() {
   started_ = true;
-  for (Slot& slot : slots_) {
-    // Zeroed, so that the padding after the last bytes is defined.
-    slot.data.reset(new (std::nothrow)
-                        char[kDecoderThreadBufferBytes + kLinePadding]());
-    if (slot.data == nullptr) return false;
-  }
+  // The buffers are allocated by the worker as it first fills each: a
+  // megabyte costs a few milliseconds of page faults here, which would
+  // delay the first decoded bytes.
   try {
     worker_ = std::thread([this] { Work(); });
   } catch (const std::system_error&) {
     return false;  // No thread to be had: decode on the reader's thread.
   }
   return true;
+}
+
+// A buffer for decoded bytes and the padding after them, prefaulted as it
+// will be filled; not zeroed, as its filler defines the padding after what
+// it wrote.
+static std::unique_ptr<char[]> NewSlotBuffer() {
+  constexpr size_t kBytes = kDecoderThreadBufferBytes + kLinePadding;
+  std::unique_ptr<char[]> buffer(new (std::nothrow) char[kBytes]);
+  util::PrefaultForWrite(buffer.get(), kBytes);
+  return buffer;
 }
 
 void DecoderThread::Work() {
@@ -73,7 +81,11 @@ void DecoderThread::Work() {
     slot.size = 0;
     slot.status = absl::OkStatus();
     slot.end = false;
-    while (slot.size < kDecoderThreadBufferBytes &&
+    if (slot.data == nullptr) slot.data = NewSlotBuffer();
+    if (slot.data == nullptr) {
+      slot.status = absl::ResourceExhaustedError("out of memory");
+    }
+    while (slot.status.ok() && slot.size < kDecoderThreadBufferBytes &&
            (!eager_ || slot.size == 0)) {
       absl::StatusOr<size_t> n = decoder_->Read(
           slot.data.get() + slot.size, kDecoderThreadBufferBytes - slot.size);
@@ -86,6 +98,10 @@ void DecoderThread::Work() {
         break;
       }
       slot.size += *n;
+    }
+    // The padding is defined, though a reader never depends on its bytes.
+    if (slot.data != nullptr) {
+      std::memset(slot.data.get() + slot.size, 0, kLinePadding);
     }
     const bool last = slot.end || !slot.status.ok();
     {
@@ -113,8 +129,7 @@ absl::StatusOr<std::string_view> DecoderThread::Borrow(size_t n) {
     // No worker: decode into the first buffer, if there is one.
     Slot& slot = slots_[0];
     if (slot.data == nullptr) {
-      slot.data.reset(new (std::nothrow)
-                          char[kDecoderThreadBufferBytes + kLinePadding]());
+      slot.data = NewSlotBuffer();
       if (slot.data == nullptr) {
         error_ = absl::ResourceExhaustedError("out of memory");
         return error_;
@@ -127,6 +142,7 @@ absl::StatusOr<std::string_view> DecoderThread::Borrow(size_t n) {
       return error_;
     }
     if (*r == 0) ended_ = true;
+    std::memset(slot.data.get() + *r, 0, kLinePadding);
     return std::string_view(slot.data.get(), *r);
   }
   for (;;) {
