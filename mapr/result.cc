@@ -15,6 +15,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include "util/prefault.h"
 
 namespace mapr {
 namespace {
@@ -296,11 +297,24 @@ ResultTable::ResultTable(std::vector<ResultColumn> columns,
   }
 }
 
+// Reserves room for `n` elements in `v` and prefaults what a reallocation
+// left spare (util/prefault.h): a result of a million groups writes ~90 MB
+// into memory just reserved, and page faults were a third of its rendering
+// time in a VM.
+template <typename V>
+static void ReservePrefaulted(V& v, size_t n) {
+  const size_t before = v.capacity();
+  v.reserve(n);
+  if (v.capacity() == before) return;
+  util::PrefaultForWrite(v.data() + v.size(),
+                         (v.capacity() - v.size()) * sizeof(v[0]));
+}
+
 void ResultTable::Reserve(size_t rows, size_t text_bytes) {
   const size_t cells = rows * columns_.size();
-  text_.reserve(text_.size() + text_bytes + cells);
-  ends_.reserve(ends_.size() + cells);
-  values_.reserve(values_.size() + cells);
+  ReservePrefaulted(text_, text_.size() + text_bytes + cells);
+  ReservePrefaulted(ends_, ends_.size() + cells);
+  ReservePrefaulted(values_, values_.size() + cells);
 }
 
 void ResultTable::AppendCells(std::vector<ResultTable> parts) {
@@ -310,9 +324,9 @@ void ResultTable::AppendCells(std::vector<ResultTable> parts) {
     cells += part.ends_.size();
   }
   // Exact sizes: memory reserved is not touched (resident) until written.
-  text_.reserve(text);
-  ends_.reserve(cells);
-  values_.reserve(cells);
+  ReservePrefaulted(text_, text);
+  ReservePrefaulted(ends_, cells);
+  ReservePrefaulted(values_, cells);
   for (ResultTable& part : parts) {
     const size_t shift = text_.size();
     text_.append(part.text_);

@@ -6,6 +6,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "util/prefault.h"
+
 namespace mapr::runtime {
 
 uint64_t HashKey(std::string_view bytes) {
@@ -24,7 +26,14 @@ void GroupTable::Reserve(size_t n) {
 void GroupTable::Grow() { Rebuild(buckets_.empty() ? 16 : buckets_.size() * 2); }
 
 void GroupTable::Rebuild(size_t capacity) {
-  std::vector<Bucket>(capacity, Bucket{0, kEmpty}).swap(buckets_);
+  {
+    // Written whole: prefaulted in one call (util/prefault.h).
+    std::vector<Bucket> buckets;
+    buckets.reserve(capacity);
+    util::PrefaultForWrite(buckets.data(), capacity * sizeof(Bucket));
+    buckets.assign(capacity, Bucket{0, kEmpty});
+    buckets_.swap(buckets);
+  }
   mask_ = capacity - 1;
   max_size_ = capacity / 4 * 3;
   for (uint32_t id = 0; id < keys_.size(); ++id) {

@@ -21,6 +21,7 @@
 
 #include "util/arena.h"
 #include "util/scan.h"
+#include "util/prefault.h"
 
 namespace mapr::runtime {
 
@@ -58,7 +59,8 @@ class GroupTable {
       Bucket& s = buckets_[i];
       if (s.id == kEmpty) {
         const uint32_t id = static_cast<uint32_t>(keys_.size());
-        keys_.push_back(arena_.Copy(key));
+        // Grows in prefaulted steps (a million groups: 16 MB of views).
+        util::ResizePrefaulted(keys_, keys_.size() + 1, arena_.Copy(key));
         s = Bucket{tag, id};
         *created = true;
         return id;

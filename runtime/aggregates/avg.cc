@@ -7,6 +7,7 @@
 #include "runtime/aggregate.h"
 #include "runtime/aggregates/exact_sum_column.h"
 #include "util/bytes.h"
+#include "util/prefault.h"
 
 namespace mapr::runtime {
 namespace {
@@ -19,7 +20,7 @@ class AvgState : public AggregateState {
  public:
   void Resize(size_t groups) override {
     sums_.Resize(groups);
-    count_.resize(groups, 0);
+    util::ResizePrefaulted(count_, groups, int64_t{0});
   }
   void Clear() override {
     sums_.Clear();

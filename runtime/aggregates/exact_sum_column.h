@@ -26,14 +26,15 @@
 #include <vector>
 
 #include "util/exact_sum.h"
+#include "util/prefault.h"
 
 namespace mapr::runtime {
 
 class ExactSumColumn {
  public:
   void Resize(size_t groups) {
-    fixed_.resize(groups, 0);
-    flags_.resize(groups, 0);
+    util::ResizePrefaulted(fixed_, groups, util::int128{0});
+    util::ResizePrefaulted(flags_, groups, uint8_t{0});
   }
   void Clear() {
     fixed_.clear();

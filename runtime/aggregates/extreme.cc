@@ -13,6 +13,7 @@
 
 #include "runtime/aggregate.h"
 #include "util/bytes.h"
+#include "util/prefault.h"
 
 namespace mapr::runtime {
 namespace {
@@ -25,8 +26,8 @@ template <bool kMin>
 class ExtremeState : public AggregateState {
  public:
   void Resize(size_t groups) override {
-    value_.resize(groups, 0);
-    has_.resize(groups, 0);
+    util::ResizePrefaulted(value_, groups, 0.0);
+    util::ResizePrefaulted(has_, groups, uint8_t{0});
   }
   void Clear() override {
     value_.clear();

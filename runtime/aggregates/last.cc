@@ -7,6 +7,7 @@
 
 #include "runtime/aggregate.h"
 #include "runtime/aggregates/text_values.h"
+#include "util/prefault.h"
 
 namespace mapr::runtime {
 namespace {
@@ -23,7 +24,7 @@ class LastState : public AggregateState {
  public:
   void Resize(size_t groups) override {
     values_.Resize(groups);
-    last_row_.resize(groups, -1);
+    util::ResizePrefaulted(last_row_, groups, int32_t{-1});
   }
   void Clear() override {
     values_.Clear();

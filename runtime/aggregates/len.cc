@@ -7,6 +7,7 @@
 
 #include "runtime/aggregate.h"
 #include "util/bytes.h"
+#include "util/prefault.h"
 
 namespace mapr::runtime {
 namespace {
@@ -18,8 +19,8 @@ constexpr plan::AggregateInfo kInfo = {
 class LenState : public AggregateState {
  public:
   void Resize(size_t groups) override {
-    value_.resize(groups, 0);
-    has_.resize(groups, 0);
+    util::ResizePrefaulted(value_, groups, 0.0);
+    util::ResizePrefaulted(has_, groups, uint8_t{0});
   }
   void Clear() override {
     value_.clear();

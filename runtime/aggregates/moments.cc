@@ -18,6 +18,7 @@
 #include "runtime/aggregates/exact_sum_column.h"
 #include "util/bytes.h"
 #include "util/exact_sum.h"
+#include "util/prefault.h"
 
 namespace mapr::runtime {
 namespace {
@@ -57,7 +58,7 @@ class MomentsState : public AggregateState {
     sum_.Resize(groups);
     square_hi_.Resize(groups);
     square_lo_.Resize(groups);
-    count_.resize(groups, 0);
+    util::ResizePrefaulted(count_, groups, int64_t{0});
   }
   void Clear() override {
     sum_.Clear();

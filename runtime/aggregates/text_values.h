@@ -12,6 +12,7 @@
 #include "runtime/aggregate.h"
 #include "util/bytes.h"
 #include "util/number.h"
+#include "util/prefault.h"
 
 namespace mapr::runtime {
 
@@ -19,7 +20,7 @@ class TextValues {
  public:
   void Resize(size_t groups) {
     text_.resize(groups);
-    has_.resize(groups, 0);
+    util::ResizePrefaulted(has_, groups, uint8_t{0});
   }
   void Clear() {
     text_.clear();
