@@ -5,8 +5,10 @@
 #
 # Builds the release preset, generates a deterministic STATS log of SIZE_MB
 # (cached under build/bench/), then for each query Q1-Q5 runs mapr with 1
-# thread and with all threads: median wall time of RUNS runs after a warm-up,
-# MB/s, lines/s and peak RSS (/usr/bin/time -v). The floors `cat FILE
+# thread and with all threads, the two alternating (so that the speed-up
+# from 1 to all threads is not skewed by a noisy spell on a shared machine):
+# median wall time of RUNS runs after a warm-up, MB/s, lines/s and peak RSS
+# (/usr/bin/time -v). The floors `cat FILE
 # >/dev/null` and `wc -l FILE`, and mawk versions of Q1/Q5, run in the same
 # session as reference rows. Prints a Markdown table.
 set -euo pipefail
@@ -36,27 +38,55 @@ timing=$(mktemp)
 trap 'rm -f "$timing"' EXIT
 
 # run NAME CMD...: prints a table row.
-run() {
+# Times one run of a command into W[name] (wall seconds as /usr/bin/time
+# -v gives them, to 10 ms) and R[name] (the largest peak RSS in KiB seen).
+declare -A W R
+time_once() {
   local name="$1"; shift
-  "$@" >/dev/null 2>&1 || true  # warm-up
-  local times=() rss=0
-  for _ in $(seq "$runs"); do
-    local out
-    /usr/bin/time -v -o "$timing" "$@" >/dev/null 2>&1 || true
-    out=$(cat "$timing")
-    local wall
-    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' <<<"$out")
-    local r
-    r=$(awk -F': ' '/Maximum resident set size/ {print $2}' <<<"$out")
-    times+=("$wall")
-    [ "$r" -gt "$rss" ] && rss=$r
-  done
-  local median
-  median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  local r
+  /usr/bin/time -v -o "$timing" "$@" >/dev/null 2>&1 || true
+  W[$name]="${W[$name]:-} $(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$timing")"
+  r=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$timing")
+  [ "${r:-0}" -gt "${R[$name]:-0}" ] && R[$name]=$r
+  return 0
+}
+
+# Prints the row of `name` from its runs: the median wall time into T[name].
+report() {
+  local name="$1" median
+  median=$(printf '%s\n' ${W[$name]} | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
   T["$name"]=$median
-  awk -v n="$name" -v t="$median" -v b="$bytes" -v l="$lines" -v r="$rss" 'BEGIN {
+  awk -v n="$name" -v t="$median" -v b="$bytes" -v l="$lines" -v r="${R[$name]:-0}" 'BEGIN {
     if (t <= 0) t = 0.001;
     printf "| %s | %.3f | %.0f | %.2f | %.0f |\n", n, t, b/t/1e6, l/t/1e6, r/1024 }'
+}
+
+# One warm-up run (output discarded), then `runs` timed runs, median wall.
+run() {
+  local name="$1"; shift
+  "$@" >/dev/null 2>&1 || true
+  for _ in $(seq "$runs"); do time_once "$name" "$@"; done
+  report "$name"
+}
+
+# Two commands timed in alternation (a, b, a, b, ...) after a warm-up of
+# each, so that a noisy spell on a shared machine slows both alike and the
+# ratio of their medians (1 thread against all threads) stays fair.
+# Usage: run_pair NAME_A NAME_B -- A... -- B...
+run_pair() {
+  local name_a="$1" name_b="$2"; shift 3
+  local a=() b=()
+  while [ "$1" != "--" ]; do a+=("$1"); shift; done
+  shift
+  b=("$@")
+  "${a[@]}" >/dev/null 2>&1 || true
+  "${b[@]}" >/dev/null 2>&1 || true
+  for _ in $(seq "$runs"); do
+    time_once "$name_a" "${a[@]}"
+    time_once "$name_b" "${b[@]}"
+  done
+  report "$name_a"
+  report "$name_b"
 }
 
 echo "Data: $data, $((bytes / 1000000)) MB, $lines lines; $cores cores; $runs runs (median)"
@@ -66,9 +96,12 @@ echo "|---|---|---|---|---|"
 run "floor: cat > /dev/null" cat "$data"
 run "floor: wc -l" wc -l "$data"
 for q in Q1 Q2 Q3 Q4 Q5; do
-  run "mapr $q, 1 thread" "$mapr" --quiet --threads 1 --output csv "${Q[$q]}" "$data"
   if [ "$cores" -gt 1 ]; then
-    run "mapr $q, $cores threads" "$mapr" --quiet --threads "$cores" --output csv "${Q[$q]}" "$data"
+    run_pair "mapr $q, 1 thread" "mapr $q, $cores threads" -- \
+      "$mapr" --quiet --threads 1 --output csv "${Q[$q]}" "$data" -- \
+      "$mapr" --quiet --threads "$cores" --output csv "${Q[$q]}" "$data"
+  else
+    run "mapr $q, 1 thread" "$mapr" --quiet --threads 1 --output csv "${Q[$q]}" "$data"
   fi
 done
 # DuckDB reference rows: the same data read as '|'-separated CSV, values cut
