@@ -3,6 +3,7 @@
 #ifndef MAPR_RUNTIME_KEY_TABLE_H_
 #define MAPR_RUNTIME_KEY_TABLE_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +30,7 @@ class KeyTable {
 
   void Add(std::string_view name, uint32_t column) {
     keys_.push_back(Key{name, column});
+    lengths_ |= uint64_t{1} << std::min<size_t>(name.size(), 63);
   }
   void Finish() {
     for (size_t i = 0; i < keys_.size(); ++i) {
@@ -40,6 +42,13 @@ class KeyTable {
     }
   }
   bool empty() const { return keys_.empty(); }
+
+  // False if no key is `n` bytes long (keys of 63 bytes or more count as
+  // one length): a test cheaper than Find() for a parser that meets many
+  // keys nobody asked for and has no other filter before the lookup.
+  bool MayHaveLength(size_t n) const {
+    return (lengths_ >> std::min<size_t>(n, 63)) & 1;
+  }
 
   // Inlined into the parsers' token loops: a miss is one load, a hit one
   // compare without a call for keys up to 32 bytes.
@@ -83,6 +92,7 @@ class KeyTable {
     uint32_t column;
   };
   std::vector<Key> keys_;
+  uint64_t lengths_ = 0;  // Bit min(size, 63) of every key.
   std::array<uint16_t, 256> slots_ = MakeEmptySlots();
   absl::flat_hash_map<std::string_view, uint32_t> map_;
 

@@ -137,15 +137,20 @@ std::optional<size_t> ArrayIndex(std::string_view key) {
 
 // The closing quote of the string whose contents start at `p`, or null if
 // it does not close before `end`. Sets *escaped if the string has a
-// backslash (which escapes the byte after it, as in stage 1).
+// backslash (which escapes the byte after it, as in stage 1). With
+// kNoBackslash the caller knows that the line has none (IsPlainAscii), and
+// only quotes are looked for.
+template <bool kNoBackslash>
 inline const char* ScanStringEnd(const char* p, const char* end,
                                  bool* escaped) {
   while (p < end) {
 #if defined(__SSE2__)
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const uint32_t m = static_cast<uint32_t>(_mm_movemask_epi8(
-        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                     _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
+    __m128i hits = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    if constexpr (!kNoBackslash) {
+      hits = _mm_or_si128(hits, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    }
+    const uint32_t m = static_cast<uint32_t>(_mm_movemask_epi8(hits));
     if (m == 0) {
       p += 16;
       continue;
@@ -158,7 +163,7 @@ inline const char* ScanStringEnd(const char* p, const char* end,
       continue;
     }
 #endif
-    if (*p == '"') return p;
+    if (kNoBackslash || *p == '"') return p;
     *escaped = true;
     p += 2;  // The backslash and the byte it escapes.
   }
@@ -168,29 +173,40 @@ inline const char* ScanStringEnd(const char* p, const char* end,
 // True if p[0, n) (padded) is printable ASCII or spaces: no control byte
 // (stage 1 rejects one inside a string; outside one, tabs and CRs are
 // whitespace the fast path does not skip) and no byte >= 0x80 (whose UTF-8
-// the fast path does not check).
-inline bool IsPlainAscii(const char* p, size_t n) {
+// the fast path does not check). Sets *backslash if there is a backslash.
+inline bool IsPlainAscii(const char* p, size_t n, bool* backslash) {
 #if defined(__SSE2__)
   // As signed bytes, 0x80-0xff are negative: one compare finds both.
   const __m128i limit = _mm_set1_epi8(0x20);
+  const __m128i escape = _mm_set1_epi8('\\');
   __m128i bad = _mm_setzero_si128();
+  __m128i escapes = _mm_setzero_si128();
   size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
     bad = _mm_or_si128(bad, _mm_cmplt_epi8(v, limit));
+    escapes = _mm_or_si128(escapes, _mm_cmpeq_epi8(v, escape));
   }
   uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(bad));
+  uint32_t escape_mask = static_cast<uint32_t>(_mm_movemask_epi8(escapes));
   if (i < n) {
     // The bytes past the line are loaded, not looked at.
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const uint32_t in_line = (uint32_t{1} << (n - i)) - 1;
     mask |= static_cast<uint32_t>(
                 _mm_movemask_epi8(_mm_cmplt_epi8(v, limit))) &
-            ((uint32_t{1} << (n - i)) - 1);
+            in_line;
+    escape_mask |= static_cast<uint32_t>(
+                       _mm_movemask_epi8(_mm_cmpeq_epi8(v, escape))) &
+                   in_line;
   }
+  *backslash = escape_mask != 0;
   return mask == 0;
 #else
+  *backslash = false;
   for (size_t i = 0; i < n; ++i) {
     if (static_cast<signed char>(p[i]) < 0x20) return false;
+    if (p[i] == '\\') *backslash = true;
   }
   return true;
 #endif
@@ -256,6 +272,7 @@ inline const char* ScalarEnd(const char* p, const char* end) {
 // counting brackets of either kind as simdjson's skip does, or null to
 // give up (unclosed, or a backslash outside a string, where stage 1 might
 // see a quote differently).
+template <bool kNoBackslash>
 inline const char* SkipContainer(const char* p, const char* end) {
   size_t depth = 0;
   for (; p < end; ++p) {
@@ -270,7 +287,7 @@ inline const char* SkipContainer(const char* p, const char* end) {
         break;
       case '"': {
         bool escaped = false;
-        p = ScanStringEnd(p + 1, end, &escaped);
+        p = ScanStringEnd<kNoBackslash>(p + 1, end, &escaped);
         if (p == nullptr) return nullptr;
         break;
       }
@@ -679,39 +696,51 @@ class JsonParser : public LogFormatParser {
   // null to give up.
 
   bool TryFast(std::string_view line, size_t lead, size_t row) {
-    if (!IsPlainAscii(line.data(), line.size())) return false;
+    bool backslash;
+    if (!IsPlainAscii(line.data(), line.size(), &backslash)) return false;
     row_ = row;
     shift_ = 0;
     const char* end = line.data() + line.size();
     const Node& root = nodes_[0];
     for (uint32_t id : root.requests) state_[id] = kUnset;
-    const char* p = FastObject(line.data() + lead + 1, end, root);
+    // Without a backslash in the line, a string ends at the next quote.
+    const char* p =
+        backslash ? FastObject<false>(line.data() + lead + 1, end, root)
+                  : FastObject<true>(line.data() + lead + 1, end, root);
     // Nothing may follow the object.
     return p != nullptr && SkipSpaces(p, end) == end;
   }
 
+  template <bool kNoBackslash>
   const char* FastObject(const char* p, const char* end, const Node& node) {
     p = SkipSpaces(p, end);
     if (p < end && *p == '}') return p + 1;
-    const bool lookup = !node.entries.empty();
     while (true) {
       if (p >= end || *p != '"') return nullptr;
       bool escaped = false;
-      const char* key_end = ScanStringEnd(p + 1, end, &escaped);
+      const char* key_end = ScanStringEnd<kNoBackslash>(p + 1, end, &escaped);
       if (key_end == nullptr || escaped) return nullptr;
       const std::string_view key(p + 1, static_cast<size_t>(key_end - p - 1));
-      // Compact JSON (`"key":value,`) first; spaces where they are.
+      // Compact JSON (`"key":value,`) first; spaces where they are. Until
+      // the check after them, p is at most end + 1, inside the padding,
+      // and what is read there decides nothing.
       p = key_end + 1;
-      if (p < end && *p == ' ') p = SkipSpaces(p, end);
-      if (p >= end || *p != ':') return nullptr;
+      if (*p != ':') [[unlikely]] {
+        p = SkipSpaces(p, end);
+        if (p >= end || *p != ':') return nullptr;
+      }
       ++p;
-      if (p < end && *p == ' ') p = SkipSpaces(p, end);
+      if (*p == ' ') [[unlikely]] p = SkipSpaces(p, end);
       if (p >= end) return nullptr;
-      const uint32_t e = lookup ? node.keys.Find(key) : KeyTable::kNotFound;
-      p = e == KeyTable::kNotFound ? FastSkip(p, end)
-                                   : FastVisit(p, end, node.entries[e]);
+      // Most keys of a line are not asked for: their length alone says so.
+      const uint32_t e = node.keys.MayHaveLength(key.size())
+                             ? node.keys.Find(key)
+                             : KeyTable::kNotFound;
+      p = e == KeyTable::kNotFound
+              ? FastSkip<kNoBackslash>(p, end)
+              : FastVisit<kNoBackslash>(p, end, node.entries[e]);
       if (p == nullptr || p >= end) return nullptr;
-      if (*p == ',') {
+      if (*p == ',') [[likely]] {
         ++p;
       } else if (*p == '}') {
         return p + 1;
@@ -722,20 +751,22 @@ class JsonParser : public LogFormatParser {
         if (*p != ',') return nullptr;
         ++p;
       }
-      if (p < end && *p == ' ') p = SkipSpaces(p, end);
+      // p <= end: the loop's first check comes before anything is used.
+      if (*p == ' ') [[unlikely]] p = SkipSpaces(p, end);
     }
   }
 
+  template <bool kNoBackslash>
   const char* FastArray(const char* p, const char* end, const Node& node) {
     p = SkipSpaces(p, end);
     if (p < end && *p == ']') return p + 1;
     for (size_t index = 0;; ++index) {
       if (p >= end) return nullptr;
       if (index < node.index_entry.size() && node.index_entry[index] >= 0) {
-        p = FastVisit(
+        p = FastVisit<kNoBackslash>(
             p, end, node.entries[static_cast<size_t>(node.index_entry[index])]);
       } else {
-        p = FastSkip(p, end);
+        p = FastSkip<kNoBackslash>(p, end);
       }
       if (p == nullptr) return nullptr;
       p = SkipSpaces(p, end);
@@ -747,19 +778,20 @@ class JsonParser : public LogFormatParser {
   }
 
   // A value nothing is read from. The caller checks what follows it.
+  template <bool kNoBackslash>
   static const char* FastSkip(const char* p, const char* end) {
+    if (*p == '"') [[likely]] {  // Most values of a log line are strings.
+      bool escaped = false;
+      const char* close = ScanStringEnd<kNoBackslash>(p + 1, end, &escaped);
+      return close == nullptr ? nullptr : close + 1;
+    }
     switch (*p) {
-      case '"': {
-        bool escaped = false;
-        const char* close = ScanStringEnd(p + 1, end, &escaped);
-        return close == nullptr ? nullptr : close + 1;
-      }
       case '{':
       case '[': {
         // As IsValueToken: no ':' may follow the value's first token.
         const char* next = SkipSpaces(p + 1, end);
         if (next >= end || *next == ':') return nullptr;
-        return SkipContainer(p, end);
+        return SkipContainer<kNoBackslash>(p, end);
       }
       case '}':
       case ']':
@@ -772,25 +804,26 @@ class JsonParser : public LogFormatParser {
   }
 
   // Visit()'s rules, for the fast path.
+  template <bool kNoBackslash>
   const char* FastVisit(const char* p, const char* end, const Entry& entry) {
     bool descend;
     const int32_t whole = EnterEntry(entry, &descend);
-    if (whole < 0 && !descend) return FastSkip(p, end);
+    if (whole < 0 && !descend) return FastSkip<kNoBackslash>(p, end);
     const char first = *p;
     if (first == '{' || first == '[') {
       // A container read whole is minified by simdjson's walk.
       if (whole >= 0) return nullptr;
       const Node& child = EnterChild(entry);
-      return first == '{' ? FastObject(p + 1, end, child)
-                          : FastArray(p + 1, end, child);
+      return first == '{' ? FastObject<kNoBackslash>(p + 1, end, child)
+                          : FastArray<kNoBackslash>(p + 1, end, child);
     }
-    if (whole < 0) return FastSkip(p, end);
+    if (whole < 0) return FastSkip<kNoBackslash>(p, end);
     std::string_view* cell =
         &columns_[requests_[static_cast<uint32_t>(whole)].column][row_];
     switch (first) {
       case '"': {
         bool escaped = false;
-        const char* close = ScanStringEnd(p + 1, end, &escaped);
+        const char* close = ScanStringEnd<kNoBackslash>(p + 1, end, &escaped);
         // Escapes are unescaped by simdjson's walk.
         if (close == nullptr || escaped) return nullptr;
         *cell = std::string_view(p + 1, static_cast<size_t>(close - p - 1));

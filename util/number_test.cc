@@ -328,7 +328,8 @@ TEST(ParseNumberTest, AgreesWithFromCharsOnRandomNumberLikeText) {
   int accepted = 0;
   for (int i = 0; i < 400000; ++i) {
     std::string s;
-    const int len = 1 + static_cast<int>(rng() % 10);
+    // Up to 18 bytes: the 8-byte and the 9-to-16-byte fast paths and past.
+    const int len = 1 + static_cast<int>(rng() % 18);
     for (int k = 0; k < len; ++k) {
       s.push_back(kAlphabet[rng() % (sizeof(kAlphabet) - 1)]);
     }
@@ -355,6 +356,33 @@ TEST(ParseNumberTest, AgreesWithFromCharsOnRandomNumberLikeText) {
     }
   }
   EXPECT_GT(accepted, 1000);
+}
+
+// The 9-to-16-byte fast path: at most one '.', at most 15 digits; the
+// rest (16 digits, two points, an exponent) goes on to the slow path and
+// is still parsed (or rejected) exactly.
+TEST(ParseNumberTest, MediumLengthDecimals) {
+  const NumericCase kCases[] = {
+      {"1733097600123", 1733097600123.0},
+      {"-1733097600123", -1733097600123.0},
+      {"123456789", 123456789.0},
+      {"123456789.", 123456789.0},
+      {".123456789", 0.123456789},
+      {"0.000123456", 0.000123456},
+      {"12345678.87654321", 12345678.87654321},  // 16 digits: slow path
+      {"9999999999999999", 9999999999999999.0},  // 16 digits: slow path
+      {"999999999999999", 999999999999999.0},
+      {"1234567.1234567", 1234567.1234567},
+      {"00000000000000.5", 0.5},
+      {"-0.00000000", -0.0},
+      {"1234567.5e3", 1234567500.0},  // An exponent: slow path.
+  };
+  for (const NumericCase& c : kCases) ExpectParses(c);
+  ExpectRejects("1234.5678.9");
+  ExpectRejects("12345678a");
+  ExpectRejects("1234567890123x");
+  ExpectRejects("00026976d83738d4");
+  ExpectRejects("-.");
 }
 
 TEST(ParseNumberTest, DoesNotAllocate) {
