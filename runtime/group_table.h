@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "util/arena.h"
-#include "util/scan.h"
 #include "util/prefault.h"
+#include "util/scan.h"
 
 namespace mapr::runtime {
 

@@ -193,12 +193,11 @@ inline bool IsPlainAscii(const char* p, size_t n, bool* backslash) {
     // The bytes past the line are loaded, not looked at.
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
     const uint32_t in_line = (uint32_t{1} << (n - i)) - 1;
-    mask |= static_cast<uint32_t>(
-                _mm_movemask_epi8(_mm_cmplt_epi8(v, limit))) &
+    mask |= static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmplt_epi8(v, limit))) &
             in_line;
-    escape_mask |= static_cast<uint32_t>(
-                       _mm_movemask_epi8(_mm_cmpeq_epi8(v, escape))) &
-                   in_line;
+    escape_mask |=
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, escape))) &
+        in_line;
   }
   *backslash = escape_mask != 0;
   return mask == 0;
@@ -704,9 +703,9 @@ class JsonParser : public LogFormatParser {
     const Node& root = nodes_[0];
     for (uint32_t id : root.requests) state_[id] = kUnset;
     // Without a backslash in the line, a string ends at the next quote.
-    const char* p =
-        backslash ? FastObject<false>(line.data() + lead + 1, end, root)
-                  : FastObject<true>(line.data() + lead + 1, end, root);
+    const char* p = backslash
+                        ? FastObject<false>(line.data() + lead + 1, end, root)
+                        : FastObject<true>(line.data() + lead + 1, end, root);
     // Nothing may follow the object.
     return p != nullptr && SkipSpaces(p, end) == end;
   }
@@ -730,7 +729,9 @@ class JsonParser : public LogFormatParser {
         if (p >= end || *p != ':') return nullptr;
       }
       ++p;
-      if (*p == ' ') [[unlikely]] p = SkipSpaces(p, end);
+      if (*p == ' ') [[unlikely]] {
+        p = SkipSpaces(p, end);
+      }
       if (p >= end) return nullptr;
       // Most keys of a line are not asked for: their length alone says so.
       const uint32_t e = node.keys.MayHaveLength(key.size())
@@ -752,7 +753,9 @@ class JsonParser : public LogFormatParser {
         ++p;
       }
       // p <= end: the loop's first check comes before anything is used.
-      if (*p == ' ') [[unlikely]] p = SkipSpaces(p, end);
+      if (*p == ' ') [[unlikely]] {
+        p = SkipSpaces(p, end);
+      }
     }
   }
 

@@ -16,7 +16,9 @@ constexpr plan::AggregateInfo kInfo = {
 
 class CountState : public AggregateState {
  public:
-  void Resize(size_t groups) override { util::ResizePrefaulted(count_, groups, int64_t{0}); }
+  void Resize(size_t groups) override {
+    util::ResizePrefaulted(count_, groups, int64_t{0});
+  }
   void Clear() override { count_.clear(); }
   void Update(const FieldRows& f, const uint32_t* sel, const uint32_t* gids,
               size_t n) override {
