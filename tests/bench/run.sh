@@ -5,10 +5,10 @@
 #
 # Builds the release preset, generates a deterministic STATS log of SIZE_MB
 # (cached under build/bench/), then for each query Q1-Q5 runs mapr with 1
-# thread and with all threads, the two alternating (so that the speed-up
-# from 1 to all threads is not skewed by a noisy spell on a shared machine):
-# median wall time of RUNS runs after a warm-up, MB/s, lines/s and peak RSS
-# (/usr/bin/time -v). The floors `cat FILE
+# thread and with all threads, all ten round-robin (so that a noisy spell on
+# a shared machine does not skew the ratios between them): median wall time
+# of RUNS runs after a warm-up, MB/s, lines/s and peak RSS (/usr/bin/time
+# -v). The floors `cat FILE
 # >/dev/null` and `wc -l FILE`, and mawk versions of Q1/Q5, run in the same
 # session as reference rows. Prints a Markdown table.
 set -euo pipefail
@@ -69,40 +69,36 @@ run() {
   report "$name"
 }
 
-# Two commands timed in alternation (a, b, a, b, ...) after a warm-up of
-# each, so that a noisy spell on a shared machine slows both alike and the
-# ratio of their medians (1 thread against all threads) stays fair.
-# Usage: run_pair NAME_A NAME_B -- A... -- B...
-run_pair() {
-  local name_a="$1" name_b="$2"; shift 3
-  local a=() b=()
-  while [ "$1" != "--" ]; do a+=("$1"); shift; done
-  shift
-  b=("$@")
-  "${a[@]}" >/dev/null 2>&1 || true
-  "${b[@]}" >/dev/null 2>&1 || true
-  for _ in $(seq "$runs"); do
-    time_once "$name_a" "${a[@]}"
-    time_once "$name_b" "${b[@]}"
-  done
-  report "$name_a"
-  report "$name_b"
-}
-
 echo "Data: $data, $((bytes / 1000000)) MB, $lines lines; $cores cores; $runs runs (median)"
 echo
 echo "| run | seconds | MB/s | M lines/s | peak RSS MiB |"
 echo "|---|---|---|---|---|"
-run "floor: cat > /dev/null" cat "$data"
-run "floor: wc -l" wc -l "$data"
+# The floors and mapr's ten runs (five queries, 1 and all threads) go
+# round-robin: each round times every one of them once, so that a noisy
+# spell on a shared machine slows them alike and the ratios between them
+# (Q1 against `wc -l`, Q2 against Q1, 1 thread against all) stay fair.
+thread_counts=(1); [ "$cores" -gt 1 ] && thread_counts+=("$cores")
+label() { [ "$1" = 1 ] && echo "1 thread" || echo "$1 threads"; }
 for q in Q1 Q2 Q3 Q4 Q5; do
-  if [ "$cores" -gt 1 ]; then
-    run_pair "mapr $q, 1 thread" "mapr $q, $cores threads" -- \
-      "$mapr" --quiet --threads 1 --output csv "${Q[$q]}" "$data" -- \
-      "$mapr" --quiet --threads "$cores" --output csv "${Q[$q]}" "$data"
-  else
-    run "mapr $q, 1 thread" "$mapr" --quiet --threads 1 --output csv "${Q[$q]}" "$data"
-  fi
+  for t in "${thread_counts[@]}"; do
+    "$mapr" --quiet --threads "$t" --output csv "${Q[$q]}" "$data" >/dev/null 2>&1 || true
+  done
+done
+cat "$data" >/dev/null
+for _ in $(seq "$runs"); do
+  time_once "floor: cat > /dev/null" cat "$data"
+  time_once "floor: wc -l" wc -l "$data"
+  for q in Q1 Q2 Q3 Q4 Q5; do
+    for t in "${thread_counts[@]}"; do
+      time_once "mapr $q, $(label "$t")" \
+        "$mapr" --quiet --threads "$t" --output csv "${Q[$q]}" "$data"
+    done
+  done
+done
+report "floor: cat > /dev/null"
+report "floor: wc -l"
+for q in Q1 Q2 Q3 Q4 Q5; do
+  for t in "${thread_counts[@]}"; do report "mapr $q, $(label "$t")"; done
 done
 # DuckDB reference rows: the same data read as '|'-separated CSV, values cut
 # out of the key=value columns by position (which mapr does not assume), for
