@@ -323,7 +323,7 @@ void ResultTable::AppendCells(std::vector<ResultTable> parts) {
     text += part.text_.size();
     cells += part.ends_.size();
   }
-  // Exact sizes: memory reserved is not touched (resident) until written.
+  // Exact sizes, so that nothing prefaulted here stays unwritten.
   ReservePrefaulted(text_, text);
   ReservePrefaulted(ends_, cells);
   ReservePrefaulted(values_, cells);

@@ -158,9 +158,8 @@ echo
 echo "| query | threads | DuckDB / mapr | mapr / wc -l | mapr 1 thread / mapr $cores threads |"
 echo "|---|---|---:|---:|---:|"
 for q in Q1 Q2 Q3 Q4 Q5; do
-  counts=(1); [ "$cores" -gt 1 ] && counts+=("$cores")
-  for t in "${counts[@]}"; do
-    [ "$t" = 1 ] && label="1 thread" || label="$t threads"
+  for t in "${thread_counts[@]}"; do
+    label=$(label "$t")
     scale="-"
     [ "$t" = 1 ] || scale=$(ratio "mapr $q, 1 thread" "mapr $q, $label")
     echo "| $q | $t | $(ratio "duckdb $q, $label" "mapr $q, $label") |" \
