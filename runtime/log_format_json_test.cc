@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -114,24 +115,55 @@ Row ParseOne(const std::vector<std::string>& fields, const std::string& line,
   return ParseLines(fields, {line}, padding)[0];
 }
 
+// Selects the baseline (SSE2) or the AVX2 build of the json parser for the
+// parsers a test creates; skips the test if the CPU has no AVX2 build.
+class ParserBuild {
+ public:
+  explicit ParserBuild(bool baseline) {
+    has_avx2_ = UseBaselineJsonParserForTesting(baseline);
+    skip_ = !baseline && !has_avx2_;
+  }
+  ~ParserBuild() { UseBaselineJsonParserForTesting(false); }
+  bool skip() const { return skip_; }
+
+ private:
+  bool has_avx2_ = false;
+  bool skip_ = false;
+};
+
+std::string BuildName(bool baseline) { return baseline ? "Baseline" : "Avx2"; }
+
 // Every test of the parser runs with and without padding (in place, and
-// through the parser's own padded copy).
-class JsonLogFormatTest : public ::testing::TestWithParam<size_t> {
+// through the parser's own padded copy), and with each build of the parser.
+class JsonLogFormatTest
+    : public ::testing::TestWithParam<std::tuple<size_t, bool>> {
  protected:
+  void SetUp() override {
+    build_.emplace(std::get<1>(GetParam()));
+    if (build_->skip()) GTEST_SKIP() << "no AVX2 build for this CPU";
+  }
+  void TearDown() override { build_.reset(); }
+  size_t Padding() const { return std::get<0>(GetParam()); }
   Row One(const std::vector<std::string>& fields, const std::string& line) {
-    return ParseOne(fields, line, GetParam());
+    return ParseOne(fields, line, Padding());
   }
   std::vector<Row> Lines(const std::vector<std::string>& fields,
                          const std::vector<std::string>& lines) {
-    return ParseLines(fields, lines, GetParam());
+    return ParseLines(fields, lines, Padding());
   }
+
+ private:
+  std::optional<ParserBuild> build_;
 };
 
-INSTANTIATE_TEST_SUITE_P(Padding, JsonLogFormatTest,
-                         ::testing::Values(size_t{0}, kLinePadding),
-                         [](const ::testing::TestParamInfo<size_t>& p) {
-                           return p.param == 0 ? "Copied" : "InPlace";
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    PaddingAndBuild, JsonLogFormatTest,
+    ::testing::Combine(::testing::Values(size_t{0}, kLinePadding),
+                       ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<size_t, bool>>& p) {
+      return std::string(std::get<0>(p.param) == 0 ? "Copied" : "InPlace") +
+             BuildName(std::get<1>(p.param));
+    });
 
 // ------------------------------------------------------------ registration
 
@@ -167,18 +199,35 @@ TEST(JsonLogFormatRegistryTest, NdjsonParsesLikeJson) {
 // must give every line the same outcome and values. The padding here is
 // hostile, as the next line's bytes are in a real batch: quotes, brackets
 // and a backslash right after the line's last byte.
-TEST(JsonLogFormatFastPathTest, AgreesWithSimdjsonOnTrickyLines) {
-  const std::vector<std::string> fields = {"a", "b", "a.b", "b.0", "b.1",
-                                           "c.d.e", "x", ""};
+class JsonLogFormatFastPathTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    build_.emplace(GetParam());
+    if (build_->skip()) GTEST_SKIP() << "no AVX2 build for this CPU";
+  }
+  void TearDown() override { build_.reset(); }
+
+ private:
+  std::optional<ParserBuild> build_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Build, JsonLogFormatFastPathTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return BuildName(p.param);
+                         });
+
+TEST_P(JsonLogFormatFastPathTest, AgreesWithSimdjsonOnTrickyLines) {
+  const std::vector<std::string> fields = {"a",   "b",     "a.b", "b.0",
+                                           "b.1", "c.d.e", "x",   ""};
   const std::vector<std::string> lines = {
       R"({"a":1})", R"({"a":1 })", R"( { "a" : "x" , "b" : [1, 2] } )",
-      R"({"a":"x\"y"})", R"({"b":"x\"y","a":2})", R"({"a":1,})",
-      R"({"a":1}})", R"({"a":1} x)", R"({"a":[}})", R"({"b":[}},"a":1})",
-      R"({"b":{:}})", R"({"b":[:]})", R"({"a":tru})", R"({"a":true})",
-      R"({"a":false,"x":null})", R"({"a":null})", R"({"a":nul})",
-      R"({"a":-})", R"({"a":01})", R"({"a":1.})", R"({"a":1e})",
-      R"({"a":1e+5})", R"({"a":-0.5E-3})", R"({"a":1"x"})", R"({"a":"x"1})",
-      R"({"b":x})", R"({"b":x\"y})", R"({"b":[x\"]})", R"({"b":["\\"]})",
+      R"({"a":"x\"y"})", R"({"b":"x\"y","a":2})", R"({"a":1,})", R"({"a":1}})",
+      R"({"a":1} x)", R"({"a":[}})", R"({"b":[}},"a":1})", R"({"b":{:}})",
+      R"({"b":[:]})", R"({"a":tru})", R"({"a":true})",
+      R"({"a":false,"x":null})", R"({"a":null})", R"({"a":nul})", R"({"a":-})",
+      R"({"a":01})", R"({"a":1.})", R"({"a":1e})", R"({"a":1e+5})",
+      R"({"a":-0.5E-3})", R"({"a":1"x"})", R"({"a":"x"1})", R"({"b":x})",
+      R"({"b":x\"y})", R"({"b":[x\"]})", R"({"b":["\\"]})",
       R"({"x":[x\"],"a":1})", R"({"a":{"b":1},"a":2})",
       R"({"a":2,"a":{"b":1}})", R"({"a.b":1,"a":{"b":2}})",
       R"({"a":{"b":2},"a.b":1})", R"({"b":[1,2,3]})", R"({"b":[ "q" , 2 ]})",
@@ -196,23 +245,82 @@ TEST(JsonLogFormatFastPathTest, AgreesWithSimdjsonOnTrickyLines) {
       R"("http":{"method":"GET","status":200,"bytes":15356},"a":38.828})",
       R"({"a":1}{"a":2})", R"({"a":1,"a":"two"})", R"({"a\u0062":1})",
       R"({"a":"\u00e9"})", R"({"a":{"b":"x\ny"}})", "{\"a\":1", "{\"a\"",
-      "{\"a\":[1,{\"b\":\"]}\"}],\"b\":2}", "{\"a\":\"}\",\"b\":\"{\"}"};
-  const std::string hostile = "\"}]\\\"x\n{\"a\":\"";
+      "{\"a\":[1,{\"b\":\"]}\"}],\"b\":2}", "{\"a\":\"}\",\"b\":\"{\"}",
+      // Skipped containers: brackets inside strings, across 16- and 32-byte
+      // chunks, unclosed strings and brackets.
+      R"({"z":{"k":"}]{[","l":[1,{"m":"]"}],"n":"aaaaaaaaaaaaaaaaaaaaaaaa{"},"a":1})",
+      R"({"z":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],"a":2})",
+      R"({"z":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]],"a":2})",
+      R"({"z":{"s":"a string longer than thirty-two bytes, with } and ] in it"},"a":3})",
+      R"({"z":{"s":"unclosed }","a":1})", R"({"z":{"s":"x"},"a":1)",
+      R"({"z":{"a":"0123456789012345678901234567890"},"a":{"b":"x"}})",
+      R"({"z":["]","[","{","}"],"a":"]"})", R"({"z":{}})", R"({"z":[]})",
+      // Numbers read: digit runs longer than a word, at the line's end.
+      R"({"a":123456789012345678})", R"({"a":-123456789.123456789e+123})",
+      R"({"a":12345678})", R"({"a":1.2345678})", R"({"a":0.12345678e12345678})",
+      R"({"a":1E5})", R"({"a":1e+})", R"({"a":-01})", R"({"a":12345678x})",
+      R"({"a":1234567)", R"({"a":1.)", R"({"a":-)", R"({"a":1e)", R"({"a":1e-)",
+      R"({"a":123,"b":4.5})", R"({"a":0})", R"({"a":-0})", R"({"a":00})"};
+  std::shared_ptr<const LogFormat> format = FindLogFormat("json");
+  for (const std::string hostile :
+       {"\"}]\\\"x\n{\"a\":\"", "0123456789012345678901234567890123456789"}) {
+    for (const std::string& line : lines) {
+      // simdjson's walk: the lines without padding.
+      const Row want = ParseOne(fields, line, 0);
+      // The fast walk: the line in place, the hostile bytes after it.
+      std::string buffer = line + hostile;
+      buffer.resize(line.size() + kLinePadding, hostile[0]);
+      const std::string_view view(buffer.data(), line.size());
+      ASSERT_OK_AND_ASSIGN(std::unique_ptr<LogFormatParser> parser,
+                           format->NewParser(fields));
+      TestFieldBatch batch(fields.size(), kLinePadding);
+      LineOutcome outcome = LineOutcome::kHeader;
+      parser->ParseBatch({&view, 1}, batch, &outcome);
+      EXPECT_EQ(outcome, want.outcome) << line;
+      if (outcome != LineOutcome::kParsed) continue;
+      std::map<std::string, std::string> got;
+      for (size_t f = 0; f < fields.size(); ++f) {
+        const std::string_view v = batch.column(f)[0];
+        if (v.data() != nullptr) got[fields[f]] = std::string(v);
+      }
+      EXPECT_EQ(got, want.fields) << line;
+    }
+  }
+}
+
+// Plain lines (printable ASCII, no escapes in what is read) stay on the fast
+// path, whatever the skipped values hold, and agree with simdjson's walk.
+TEST_P(JsonLogFormatFastPathTest, PlainLinesStayOnTheFastPath) {
+  const std::vector<std::string> fields = {"a", "b.c", "n"};
+  const std::vector<std::string> lines = {
+      R"({"z":{"k":"}]{[","l":[1,{"m":"]"}],"n":"aaaaaaaaaaaaaaaaaaaaaaaa{"},"a":1})",
+      "{\"z\":" + std::string(40, '[') + std::string(40, ']') + ",\"a\":2}",
+      R"({"z":{"s":"a string longer than thirty-two bytes, with } and ] in it"},"a":3})",
+      R"({"z":["]","[","{","}"],"a":"]","b":{"c":"}"}})",
+      R"({"z":{},"y":[],"a":"x","b":{"d":[1,"]"],"c":"]"}})",
+      R"({"z":"\\","a":"a backslash in a skipped string"})",
+      R"({"a":123456789012345678,"n":-123456789.123456789e+123})",
+      R"({"a":12345678,"n":1.2345678})",
+      R"({"a":0.12345678e12345678,"n":1E5})",
+      R"({"a":0,"n":-0})",
+      R"( { "a" : 1 , "b" : { "c" : 2 } } )",
+      R"({"time":"2026-12-01T00:00:00.004Z","level":"info","service":"x",)"
+      R"("http":{"method":"GET","status":200,"bytes":15356},"a":38.828})"};
   std::shared_ptr<const LogFormat> format = FindLogFormat("json");
   for (const std::string& line : lines) {
-    // simdjson's walk: the lines without padding.
     const Row want = ParseOne(fields, line, 0);
-    // The fast walk: the line in place, the hostile bytes after it.
-    std::string buffer = line + hostile;
-    buffer.resize(line.size() + kLinePadding, '"');
+    ASSERT_EQ(want.outcome, LineOutcome::kParsed) << line;
+    std::string buffer = line;
+    buffer.resize(line.size() + kLinePadding, '9');
     const std::string_view view(buffer.data(), line.size());
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<LogFormatParser> parser,
                          format->NewParser(fields));
     TestFieldBatch batch(fields.size(), kLinePadding);
     LineOutcome outcome = LineOutcome::kHeader;
+    const uint64_t give_ups = JsonFastPathGiveUpsForTesting();
     parser->ParseBatch({&view, 1}, batch, &outcome);
-    EXPECT_EQ(outcome, want.outcome) << line;
-    if (outcome != LineOutcome::kParsed) continue;
+    EXPECT_EQ(JsonFastPathGiveUpsForTesting(), give_ups) << line;
+    EXPECT_EQ(outcome, LineOutcome::kParsed) << line;
     std::map<std::string, std::string> got;
     for (size_t f = 0; f < fields.size(); ++f) {
       const std::string_view v = batch.column(f)[0];
@@ -280,8 +388,8 @@ TEST_P(JsonLogFormatTest, StringsAreUnescaped) {
 
 TEST_P(JsonLogFormatTest, OnlyEscapedStringsUseBatchMemory) {
   const std::string line = R"({"plain":"abc","escaped":"a\tb","n":12})";
-  ExactLine exact(line, GetParam());
-  TestFieldBatch batch(3, GetParam());
+  ExactLine exact(line, Padding());
+  TestFieldBatch batch(3, Padding());
   auto parser = FindLogFormat("json")->NewParser(
       std::vector<std::string>{"plain", "escaped", "n"});
   ASSERT_TRUE(parser.ok());
@@ -424,8 +532,8 @@ TEST_P(JsonLogFormatTest, AFieldRequestedTwiceGetsTheSameValue) {
   std::vector<Row> rows =
       Lines({"a", "b", "a"}, {R"({"a":"x","b":1})", R"({"b":2})"});
   // (Row.fields is keyed by name; check the columns through a batch.)
-  ExactLine line(R"({"a":"x","b":1})", GetParam());
-  TestFieldBatch batch(3, GetParam());
+  ExactLine line(R"({"a":"x","b":1})", Padding());
+  TestFieldBatch batch(3, Padding());
   auto parser =
       FindLogFormat("json")->NewParser(std::vector<std::string>{"a", "b", "a"});
   ASSERT_TRUE(parser.ok());
@@ -528,13 +636,13 @@ TEST_P(JsonLogFormatTest, SteadyStateParsingDoesNotAllocate) {
   for (size_t i = 0; i < kMaxBatchRows; ++i) {
     exact.emplace_back(R"({"a":")" + std::string(i % 300, 'x') + R"(","n":)" +
                            std::to_string(i) + R"(,"o":{"k":[1,2]}})",
-                       GetParam());
+                       Padding());
     views.push_back(exact.back().view());
   }
   const std::vector<std::string> fields = {"a", "n", "o.k.1"};
   auto parser = FindLogFormat("json")->NewParser(fields);
   ASSERT_TRUE(parser.ok());
-  TestFieldBatch batch(fields.size(), GetParam());
+  TestFieldBatch batch(fields.size(), Padding());
   std::vector<LineOutcome> outcomes(views.size());
   (*parser)->ParseBatch(views, batch, outcomes.data());
   const size_t before = testing::AllocationCount();

@@ -4,6 +4,7 @@
 #ifndef MAPR_RUNTIME_LOG_FORMATS_H_
 #define MAPR_RUNTIME_LOG_FORMATS_H_
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -61,6 +62,12 @@ std::shared_ptr<const LogFormat> NewSyslogLogFormat();
 // under the name `ndjson`.
 std::shared_ptr<const LogFormat> NewJsonLogFormat();
 std::shared_ptr<const LogFormat> NewNdjsonLogFormat();
+// Tests: as UseBaselineDefaultParserForTesting, for the json parser's fast
+// path (its byte scans are 32 bytes wide on AVX2 CPUs, 16 otherwise).
+bool UseBaselineJsonParserForTesting(bool baseline);
+// Tests: how many padded lines the json fast path has given up on (and
+// left to simdjson's walk) on the calling thread so far.
+uint64_t JsonFastPathGiveUpsForTesting();
 
 }  // namespace mapr::runtime
 

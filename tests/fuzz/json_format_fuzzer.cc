@@ -9,7 +9,7 @@
 //     same outcomes and values: a padded line takes the format's
 //     hand-written fast path (which gives up to simdjson's walk on what it
 //     does not know), an unpadded one simdjson's walk, so this compares the
-//     two walks;
+//     two walks (and, on an AVX2 CPU, both builds of the fast path);
 //   * blank lines are ignored, and only blank lines; a line malformed with
 //     nothing requested is malformed with any fields requested;
 //   * against simdjson's DOM parser, which validates the whole document: a
@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "mapr/log_format.h"
+#include "runtime/log_formats.h"
 #include "tests/testing/field_batch.h"
 
 namespace {
@@ -181,6 +182,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Parsed copied = Parse("json", fields, exact, 0);
   const Parsed in_place = Parse("json", fields, padded, mapr::kLinePadding);
   ExpectSame(copied, exact, in_place, padded, fields.size());
+  // On an AVX2 CPU the parsers above are the AVX2 build: the baseline
+  // build's fast path (16-byte scans) must agree too.
+  if (mapr::runtime::UseBaselineJsonParserForTesting(true)) {
+    const Parsed baseline = Parse("json", fields, padded, mapr::kLinePadding);
+    mapr::runtime::UseBaselineJsonParserForTesting(false);
+    ExpectSame(copied, exact, baseline, padded, fields.size());
+  }
+  mapr::runtime::UseBaselineJsonParserForTesting(false);
   const Parsed alias = Parse("ndjson", fields, exact, 0);
   ExpectSame(copied, exact, alias, exact, fields.size());
   const Parsed none = Parse("json", {}, exact, 0);
