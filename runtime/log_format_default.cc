@@ -90,32 +90,19 @@ namespace baseline {
 #include "runtime/log_format_default_parser.inc"
 }  // namespace baseline
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define MAPR_HAVE_AVX2_PARSER 1
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,bmi2,popcnt"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,bmi2,popcnt")
-#endif
-// (GCC does not define __AVX2__ under the pragma, hence our own macro.)
-#define MAPR_PARSER_AVX2 1
+#if defined(MAPR_HAVE_AVX2_TARGET)
+#include "util/avx2_begin.inc"
 namespace avx2 {
 #include "runtime/log_format_default_parser.inc"
 }  // namespace avx2
-#undef MAPR_PARSER_AVX2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "util/avx2_end.inc"
 #endif
 
 class DefaultLogFormat : public LogFormat {
  public:
   std::string example() const override {
-    return "INFO|1002-071143|1|s.go:56|8|13|7|0.21|471h|MAPREDUCE:STATS|conns=11";
+    return "INFO|1002-071143|1|s.go:56|8|13|7|0.21|471h|MAPREDUCE:STATS|conns="
+           "11";
   }
   bool line_independent() const override { return true; }
   std::string name() const override { return "default"; }
@@ -133,7 +120,7 @@ class DefaultLogFormat : public LogFormat {
   }
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {
-#if defined(MAPR_HAVE_AVX2_PARSER)
+#if defined(MAPR_HAVE_AVX2_TARGET)
     if (CpuHasAvx2Bmi() && !ForceBaselineParser()) {
       return std::make_unique<avx2::DefaultParser>(fields);
     }
@@ -146,7 +133,7 @@ class DefaultLogFormat : public LogFormat {
 
 bool UseBaselineDefaultParserForTesting(bool baseline) {
   force_baseline.store(baseline, std::memory_order_relaxed);
-#if defined(MAPR_HAVE_AVX2_PARSER)
+#if defined(MAPR_HAVE_AVX2_TARGET)
   return CpuHasAvx2Bmi();
 #else
   return false;

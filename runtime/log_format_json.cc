@@ -34,17 +34,24 @@
 // The fast path. Most lines are plain: printable ASCII, keys without
 // escapes, and every value the query reads a string without escapes, a
 // number, a literal, or an object or array it looks inside. On a padded
-// batch such a line is walked by hand (Fast* below): 16-byte scans for
-// quotes, no structural index, no per-token iterator, the same lookup tree
-// and request states, and the same rules as the simdjson walk (values not
-// entered are skipped by their brackets, unchecked; the keys, separators
-// and values read are checked). Anything it does not know, and every
-// error, makes it give up: the line's cells are reset and simdjson parses
-// it from the start, so the fast path never decides that a line is
-// malformed, and a line gets the same outcome and values either way.
-// Unpadded batches always take simdjson's walk, which makes the padded
-// and unpadded parses of the unit tests and of json_format_fuzzer a
+// batch such a line is walked by hand (Fast* in log_format_json_parser.inc):
+// vector scans for quotes (16 bytes, 32 on AVX2 CPUs), containers skipped a
+// chunk at a time on a line without backslashes (a prefix XOR of the
+// quotes tells which brackets are outside strings), no structural index,
+// no per-token iterator, the same lookup tree and request states, and the
+// same rules as the simdjson walk (values not entered are skipped by their
+// brackets, unchecked; the keys, separators and values read are checked).
+// Anything it does not know, and every error, makes it give up: the line's
+// cells are reset and simdjson parses it from the start, so the fast path never
+// decides that a line is malformed, and a line gets the same outcome and values
+// either way. Unpadded batches always take simdjson's walk, which makes the
+// padded and unpadded parses of the unit tests and of json_format_fuzzer a
 // comparison of the two walks.
+//
+// Two builds. The parser (log_format_json_parser.inc) is compiled as
+// baseline x86-64 code and again for AVX2+BMI2, each in its own namespace;
+// NewParser picks one per parser, as the default format does. Only the
+// byte scans differ, and the tests and json_format_fuzzer run both.
 //
 // Memory. The simdjson parser and the copy buffer are per thread
 // (Scratch()), not per parser: the engine keeps one parser per input
@@ -78,7 +85,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(MAPR_HAVE_AVX2_TARGET)
 #include <immintrin.h>
 #endif
 
@@ -332,26 +339,12 @@ namespace baseline {
 #include "runtime/log_format_json_parser.inc"
 }  // namespace baseline
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define MAPR_HAVE_AVX2_JSON_PARSER 1
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,bmi,bmi2,popcnt"))), \
-                             apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,bmi,bmi2,popcnt")
-#endif
-// (GCC does not define __AVX2__ under the pragma, hence our own macro.)
-#define MAPR_PARSER_AVX2 1
+#if defined(MAPR_HAVE_AVX2_TARGET)
+#include "util/avx2_begin.inc"
 namespace avx2 {
 #include "runtime/log_format_json_parser.inc"
 }  // namespace avx2
-#undef MAPR_PARSER_AVX2
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "util/avx2_end.inc"
 #endif
 
 std::atomic<bool> force_baseline{false};
@@ -375,7 +368,7 @@ class JsonLogFormat : public LogFormat {
   }
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {
-#if defined(MAPR_HAVE_AVX2_JSON_PARSER)
+#if defined(MAPR_HAVE_AVX2_TARGET)
     if (util::CpuHasAvx2Bmi() &&
         !force_baseline.load(std::memory_order_relaxed)) {
       return std::make_unique<avx2::JsonParser>(fields);
@@ -402,7 +395,7 @@ uint64_t JsonFastPathGiveUpsForTesting() { return fast_path_give_ups; }
 
 bool UseBaselineJsonParserForTesting(bool baseline) {
   force_baseline.store(baseline, std::memory_order_relaxed);
-#if defined(MAPR_HAVE_AVX2_JSON_PARSER)
+#if defined(MAPR_HAVE_AVX2_TARGET)
   return util::CpuHasAvx2Bmi();
 #else
   return false;

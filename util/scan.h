@@ -14,6 +14,9 @@
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
+// Code may be built for AVX2 CPUs too (util/avx2_begin.inc) and pick that
+// build at run time (CpuHasAvx2Bmi below).
+#define MAPR_HAVE_AVX2_TARGET 1
 #endif
 
 namespace mapr::util {
