@@ -215,7 +215,8 @@ inline const char* PaddedDigitsEnd(const char* p, const char* end) {
 }
 
 // NumberEnd for a padded line (FastVisit): the digit runs a word at a time.
-inline const char* PaddedNumberEnd(const char* p, const char* end) {
+[[gnu::always_inline]] inline const char* PaddedNumberEnd(const char* p,
+                                                          const char* end) {
   if (*p == '-') ++p;  // (*p is the line's: the caller has p < end.)
   if (p >= end) return nullptr;
   if (*p == '0') {
@@ -314,6 +315,7 @@ struct Entry {
 };
 
 struct Node {
+  uint32_t id = 0;  // Its index among the parser's nodes.
   std::vector<Entry> entries;
   KeyTable keys;  // Entry key -> entry index.
   // Entry per array index (canonical decimal keys), -1 for none.
@@ -325,6 +327,53 @@ struct Node {
 struct Request {
   uint32_t column;     // Index into the requested fields.
   int32_t child = -1;  // Its request in the prefix entry's child node.
+};
+
+// The fast path's memory of one member's key: the key the last line had as
+// the object's member at this place. A log's lines mostly have the same
+// keys in the same order, and matching the remembered key is one 16-byte
+// compare instead of a scan for the closing quote and a key table lookup.
+// A key is remembered only if the scan took it (no escape, no quote in it),
+// so a match ends exactly where the scan would, and the entry is what the
+// lookup would give: the outcome and values do not depend on the memory.
+constexpr size_t kCachedMembers = 32;  // Per node; later members scan.
+struct KeyCache {
+  static constexpr size_t kMaxKey = 15;  // The key and its quote: 16 bytes.
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  // True if the key whose text starts at `p` (16 bytes readable: a padded
+  // line) is the remembered one, closed before `end`.
+  bool Matches(const char* p, const char* end) const {
+#if defined(__SSE2__)
+    if (size >= static_cast<size_t>(end - p)) return false;  // Also: none.
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i t = _mm_load_si128(reinterpret_cast<const __m128i*>(text));
+    const uint32_t same =
+        static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, t)));
+    return (same & mask) == mask;
+#else
+    return size < static_cast<size_t>(end - p) &&
+           std::memcmp(p, text, size + 1) == 0;
+#endif
+  }
+  // Remembers `key` (whose lookup gave `found`), or nothing if it is long.
+  void Set(std::string_view key, uint32_t found) {
+    if (key.size() > kMaxKey) {
+      size = kNone;
+      return;
+    }
+    std::memset(text, 0, sizeof(text));
+    std::memcpy(text, key.data(), key.size());
+    text[key.size()] = '"';
+    size = static_cast<uint32_t>(key.size());
+    mask = (uint32_t{2} << key.size()) - 1;
+    entry = found;
+  }
+
+  alignas(16) char text[16] = {};  // The key, its closing quote, zeros.
+  uint32_t mask = 0;               // The bytes of `text` compared.
+  uint32_t size = kNone;           // The key's length; kNone: nothing.
+  uint32_t entry = KeyTable::kNotFound;
 };
 
 // Per-request state of the line being walked.

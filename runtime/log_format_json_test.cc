@@ -331,6 +331,56 @@ TEST_P(JsonLogFormatFastPathTest, PlainLinesStayOnTheFastPath) {
   }
 }
 
+// The fast path remembers each object's keys from the lines before (the
+// usual log has the same keys in the same order); a line whose keys differ
+// must still get its own keys' values, in a batch as across batches.
+TEST_P(JsonLogFormatFastPathTest, KeysOfEarlierLinesDoNotLeakIntoLaterOnes) {
+  const std::vector<std::string> fields = {
+      "a", "ab", "abc", "x.ab", "fifteen_bytes_k", "sixteen_bytes_ke"};
+  std::string many = "{";
+  for (int i = 0; i < 40; ++i) many += "\"k" + std::to_string(i) + "\":0,";
+  many += "\"a\":\"last\"}";
+  const std::vector<std::string> lines = {
+      R"({"ab":1,"a":2,"x":{"ab":3}})",
+      R"({"a":4,"ab":5,"x":{"a":6}})",
+      R"({"abc":7,"a":8,"x":{"abc":9,"ab":10}})",
+      R"({"a":11})",
+      R"({"ab":12,"a":13,"x":{"ab":14}})",
+      R"({"a":15,"ab" : 16})",
+      R"({"ab":17,"a)",
+      R"({"ab":18,"a":19})",
+      R"({"fifteen_bytes_k":20,"sixteen_bytes_ke":21})",
+      R"({"fifteen_bytes_k":22,"sixteen_bytes_ke":23})",
+      R"({"fifteen_bytes_":24,"sixteen_bytes_k":25})",
+      many,
+      many,
+      R"({"k0":1,"a":"first"})"};
+  const std::vector<Row> want = ParseLines(fields, lines, 0);
+  const std::vector<Row> got = ParseLines(fields, lines, kLinePadding);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t r = 0; r < lines.size(); ++r) {
+    EXPECT_EQ(got[r].outcome, want[r].outcome) << lines[r];
+    EXPECT_EQ(got[r].fields, want[r].fields) << lines[r];
+  }
+  using Fields = std::map<std::string, std::string>;
+  EXPECT_EQ(got[0].fields, (Fields{{"a", "2"}, {"ab", "1"}, {"x.ab", "3"}}));
+  EXPECT_EQ(got[1].fields, (Fields{{"a", "4"}, {"ab", "5"}}));
+  EXPECT_EQ(got[2].fields, (Fields{{"a", "8"}, {"abc", "7"}, {"x.ab", "10"}}));
+  EXPECT_EQ(got[3].fields, (Fields{{"a", "11"}}));
+  EXPECT_EQ(got[4].fields, (Fields{{"a", "13"}, {"ab", "12"}, {"x.ab", "14"}}));
+  EXPECT_EQ(got[5].fields, (Fields{{"a", "15"}, {"ab", "16"}}));
+  EXPECT_EQ(got[6].outcome, LineOutcome::kMalformed);
+  EXPECT_EQ(got[7].fields, (Fields{{"a", "19"}, {"ab", "18"}}));
+  EXPECT_EQ(got[8].fields,
+            (Fields{{"fifteen_bytes_k", "20"}, {"sixteen_bytes_ke", "21"}}));
+  EXPECT_EQ(got[9].fields,
+            (Fields{{"fifteen_bytes_k", "22"}, {"sixteen_bytes_ke", "23"}}));
+  EXPECT_EQ(got[10].fields, Fields{});
+  EXPECT_EQ(got[11].fields, (Fields{{"a", "last"}}));
+  EXPECT_EQ(got[12].fields, (Fields{{"a", "last"}}));
+  EXPECT_EQ(got[13].fields, (Fields{{"a", "first"}}));
+}
+
 // ------------------------------------------------------------------ values
 
 TEST_P(JsonLogFormatTest, ScalarsKeepTheirText) {
