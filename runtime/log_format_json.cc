@@ -329,50 +329,51 @@ struct Request {
   int32_t child = -1;  // Its request in the prefix entry's child node.
 };
 
-// The fast path's memory of one member's key: the key the last line had as
-// the object's member at this place. A log's lines mostly have the same
-// keys in the same order, and matching the remembered key is one 16-byte
-// compare instead of a scan for the closing quote and a key table lookup.
-// A key is remembered only if the scan took it (no escape, no quote in it),
-// so a match ends exactly where the scan would, and the entry is what the
-// lookup would give: the outcome and values do not depend on the memory.
+// The fast path's memory of one member's opening: the text from the '{' or
+// ',' before it to the ':' after its key, as the last line had it at this
+// place of the object (written without spaces). A log's lines mostly have
+// the same keys in the same order, and matching the remembered text is one
+// 16-byte compare instead of checks of the separator and the colon, a scan
+// for the key's closing quote and a key table lookup. Only a key that the
+// scan took is remembered (no escape, no quote in it), so a match ends
+// exactly where the scan would, and the entry is what the lookup would
+// give: the outcome and values do not depend on the memory.
 constexpr size_t kCachedMembers = 32;  // Per node; later members scan.
 struct KeyCache {
-  static constexpr size_t kMaxKey = 15;  // The key and its quote: 16 bytes.
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  // True if the key whose text starts at `p` (16 bytes readable: a padded
-  // line) is the remembered one, closed before `end`.
-  bool Matches(const char* p, const char* end) const {
+  // True if the text at `sep` (16 bytes readable: a padded line) is the
+  // remembered opening, all of it before `end`.
+  bool Matches(const char* sep, const char* end) const {
+    if (size > static_cast<size_t>(end - sep)) return false;  // Also: none.
 #if defined(__SSE2__)
-    if (size >= static_cast<size_t>(end - p)) return false;  // Also: none.
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(sep));
     const __m128i t = _mm_load_si128(reinterpret_cast<const __m128i*>(text));
     const uint32_t same =
         static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, t)));
     return (same & mask) == mask;
 #else
-    return size < static_cast<size_t>(end - p) &&
-           std::memcmp(p, text, size + 1) == 0;
+    return std::memcmp(sep, text, size) == 0;
 #endif
   }
-  // Remembers `key` (whose lookup gave `found`), or nothing if it is long.
-  void Set(std::string_view key, uint32_t found) {
-    if (key.size() > kMaxKey) {
+  // Remembers the opening [sep, after) (whose key's lookup gave `found`),
+  // or nothing if `sep` is null or the opening is over 16 bytes long.
+  void Set(const char* sep, const char* after, uint32_t found) {
+    if (sep == nullptr || static_cast<size_t>(after - sep) > sizeof(text)) {
       size = kNone;
       return;
     }
+    const size_t n = static_cast<size_t>(after - sep);
     std::memset(text, 0, sizeof(text));
-    std::memcpy(text, key.data(), key.size());
-    text[key.size()] = '"';
-    size = static_cast<uint32_t>(key.size());
-    mask = (uint32_t{2} << key.size()) - 1;
+    std::memcpy(text, sep, n);
+    size = static_cast<uint32_t>(n);
+    mask = static_cast<uint32_t>((uint64_t{1} << n) - 1);
     entry = found;
   }
 
-  alignas(16) char text[16] = {};  // The key, its closing quote, zeros.
+  alignas(16) char text[16] = {};  // The opening, then zeros.
   uint32_t mask = 0;               // The bytes of `text` compared.
-  uint32_t size = kNone;           // The key's length; kNone: nothing.
+  uint32_t size = kNone;           // The opening's length; kNone: nothing.
   uint32_t entry = KeyTable::kNotFound;
 };
 

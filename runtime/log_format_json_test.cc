@@ -341,20 +341,21 @@ TEST_P(JsonLogFormatFastPathTest, KeysOfEarlierLinesDoNotLeakIntoLaterOnes) {
   for (int i = 0; i < 40; ++i) many += "\"k" + std::to_string(i) + "\":0,";
   many += "\"a\":\"last\"}";
   const std::vector<std::string> lines = {
-      R"({"ab":1,"a":2,"x":{"ab":3}})",
-      R"({"a":4,"ab":5,"x":{"a":6}})",
-      R"({"abc":7,"a":8,"x":{"abc":9,"ab":10}})",
-      R"({"a":11})",
-      R"({"ab":12,"a":13,"x":{"ab":14}})",
-      R"({"a":15,"ab" : 16})",
-      R"({"ab":17,"a)",
-      R"({"ab":18,"a":19})",
+      R"({"ab":1,"a":2,"x":{"ab":3}})", R"({"a":4,"ab":5,"x":{"a":6}})",
+      R"({"abc":7,"a":8,"x":{"abc":9,"ab":10}})", R"({"a":11})",
+      R"({"ab":12,"a":13,"x":{"ab":14}})", R"({"a":15,"ab" : 16})",
+      R"({"ab":17,"a)", R"({"ab":18,"a":19})",
       R"({"fifteen_bytes_k":20,"sixteen_bytes_ke":21})",
       R"({"fifteen_bytes_k":22,"sixteen_bytes_ke":23})",
-      R"({"fifteen_bytes_":24,"sixteen_bytes_k":25})",
-      many,
-      many,
-      R"({"k0":1,"a":"first"})"};
+      R"({"fifteen_bytes_":24,"sixteen_bytes_k":25})", many, many,
+      R"({"k0":1,"a":"first"})",
+      // The remembered text runs from the separator to the colon.
+      R"({"ab":26,"a":27})", R"({"ab":28, "a":29})", R"({"ab":30,"a" :31})",
+      R"({ "ab":32,"a":33})", R"({"ab":34 ,"a":35})", R"({"ab":36,"a":37})",
+      R"({"ab":38,"a":39,})", R"({"ab":40,,"a":41})", R"({"ab":42"a":43})",
+      R"({"x":[{"ab":44},{"ab":45}],"a":46})",
+      R"({"twelve_bytes":47,"thirteen_byte":48,"a":49})",
+      R"({"twelve_bytes":50,"thirteen_byte":51,"a":52})"};
   const std::vector<Row> want = ParseLines(fields, lines, 0);
   const std::vector<Row> got = ParseLines(fields, lines, kLinePadding);
   ASSERT_EQ(got.size(), want.size());
@@ -379,6 +380,18 @@ TEST_P(JsonLogFormatFastPathTest, KeysOfEarlierLinesDoNotLeakIntoLaterOnes) {
   EXPECT_EQ(got[11].fields, (Fields{{"a", "last"}}));
   EXPECT_EQ(got[12].fields, (Fields{{"a", "last"}}));
   EXPECT_EQ(got[13].fields, (Fields{{"a", "first"}}));
+  for (size_t r : {14, 15, 16, 17, 18, 19}) {
+    EXPECT_EQ(got[r].outcome, LineOutcome::kParsed) << lines[r];
+    EXPECT_EQ(got[r].fields,
+              (Fields{{"a", std::to_string(27 + 2 * (r - 14))},
+                      {"ab", std::to_string(26 + 2 * (r - 14))}}))
+        << lines[r];
+  }
+  for (size_t r : {20, 21, 22}) {
+    EXPECT_EQ(got[r].outcome, LineOutcome::kMalformed) << lines[r];
+  }
+  EXPECT_EQ(got[23].fields, (Fields{{"a", "46"}}));
+  EXPECT_EQ(got[25].fields, (Fields{{"a", "52"}}));
 }
 
 // ------------------------------------------------------------------ values
