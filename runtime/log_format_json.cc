@@ -31,15 +31,16 @@
 // parsed where it is; otherwise it is first copied into a padded scratch
 // buffer, and views into the copy are moved back onto the line.
 //
-// The fast path. Most lines are plain: printable ASCII, keys without
-// escapes, and every value the query reads a string without escapes, a
-// number, a literal, or an object or array it looks inside. On a padded
-// batch such a line is walked by hand (Fast* in log_format_json_parser.inc):
-// vector scans for quotes (16 bytes, 32 on AVX2 CPUs), containers skipped a
-// chunk at a time on a line without backslashes (a prefix XOR of the
-// quotes tells which brackets are outside strings), no structural index,
-// no per-token iterator, the same lookup tree and request states, and the
-// same rules as the simdjson walk (values not entered are skipped by their
+// The fast path. Most lines are plain: printable ASCII, keys without escapes,
+// and every value the query reads a string without escapes, a number, a
+// literal, or an object or array it looks inside. On a padded batch such a line
+// is walked by hand (Fast* in log_format_json_parser.inc): vector scans for
+// quotes (16 bytes, 32 on AVX2 CPUs), containers skipped a chunk at a time on a
+// line without backslashes (a prefix XOR of the quotes tells which brackets are
+// outside strings), each member's opening (`,"key":`) checked against the one
+// the last line had at its place (one 16-byte compare, KeyCache), no structural
+// index, no per-token iterator, the same lookup tree and request states, and
+// the same rules as the simdjson walk (values not entered are skipped by their
 // brackets, unchecked; the keys, separators and values read are checked).
 // Anything it does not know, and every error, makes it give up: the line's
 // cells are reset and simdjson parses it from the start, so the fast path never
