@@ -378,6 +378,37 @@ struct KeyCache {
   uint32_t entry = KeyTable::kNotFound;
 };
 
+// The KeyCache slots are per thread, as Scratch is, not per parser: the
+// engine keeps a parser per input source, and a run over many files would
+// otherwise hold ~1 KB per file and node. They belong to one parser at a
+// time, named by an id no other parser has (a freed parser's address could
+// be reused); another parser's first batch starts them over.
+class KeyCacheMemory {
+ public:
+  // `slots` empty slots for parser `owner`, or those it left.
+  KeyCache* For(uint64_t owner, size_t slots) {
+    if (owner != owner_ || slots_.size() < slots) {
+      owner_ = owner;
+      slots_.assign(slots, KeyCache{});
+    }
+    return slots_.data();
+  }
+
+ private:
+  uint64_t owner_ = 0;
+  std::vector<KeyCache> slots_;
+};
+
+KeyCacheMemory& ThreadKeyCache() {
+  thread_local KeyCacheMemory memory;
+  return memory;
+}
+
+std::atomic<uint64_t> last_parser_id{0};
+uint64_t NewParserId() {
+  return last_parser_id.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 // Per-request state of the line being walked.
 enum RequestState : uint8_t {
   kUnset = 0,  // Nothing matched at its node yet.

@@ -394,6 +394,57 @@ TEST_P(JsonLogFormatFastPathTest, KeysOfEarlierLinesDoNotLeakIntoLaterOnes) {
   EXPECT_EQ(got[25].fields, (Fields{{"a", "52"}}));
 }
 
+// The remembered openings are per thread: parsers of other queries that
+// take turns on a thread (or that reuse a freed parser's memory) must not
+// see each other's.
+TEST_P(JsonLogFormatFastPathTest, ParsersTakingTurnsKeepTheirOwnKeys) {
+  const std::vector<std::string> lines = {R"({"a":1,"b":2,"c":{"a":3}})",
+                                          R"({"a":4,"b":5,"c":{"a":6}})"};
+  const std::vector<std::string> ab = {"a", "b", "c.a"};
+  const std::vector<std::string> ba = {"b", "a", "c.a"};
+  using Fields = std::map<std::string, std::string>;
+  const Fields want0 = {{"a", "1"}, {"b", "2"}, {"c.a", "3"}};
+  const Fields want1 = {{"a", "4"}, {"b", "5"}, {"c.a", "6"}};
+  std::shared_ptr<const LogFormat> format = FindLogFormat("json");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<LogFormatParser> first,
+                       format->NewParser(ab));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<LogFormatParser> second,
+                       format->NewParser(ba));
+  std::vector<ExactLine> buffers;
+  std::vector<std::string_view> views;
+  for (const std::string& line : lines) {
+    buffers.emplace_back(line, kLinePadding);
+  }
+  for (const ExactLine& b : buffers) views.push_back(b.view());
+  auto parse = [&](LogFormatParser& parser,
+                   const std::vector<std::string>& fields, size_t row) {
+    TestFieldBatch batch(fields.size(), kLinePadding);
+    LineOutcome outcome = LineOutcome::kHeader;
+    const uint64_t give_ups = JsonFastPathGiveUpsForTesting();
+    parser.ParseBatch({&views[row], 1}, batch, &outcome);
+    EXPECT_EQ(outcome, LineOutcome::kParsed);
+    EXPECT_EQ(JsonFastPathGiveUpsForTesting(), give_ups);
+    Fields got;
+    for (size_t f = 0; f < fields.size(); ++f) {
+      got[fields[f]] = std::string(batch.column(f)[0]);
+    }
+    return got;
+  };
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(parse(*first, ab, 0), want0);
+    EXPECT_EQ(parse(*second, ba, 1), want1);
+    EXPECT_EQ(parse(*first, ab, 1), want1);
+    EXPECT_EQ(parse(*second, ba, 0), want0);
+  }
+  // A parser made after another was freed (perhaps at its address).
+  first.reset();
+  const std::vector<std::string> bca = {"b", "c.a", "a"};
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<LogFormatParser> third,
+                       format->NewParser(bca));
+  EXPECT_EQ(parse(*third, bca, 0), want0);
+  EXPECT_EQ(parse(*second, ba, 1), want1);
+}
+
 // ------------------------------------------------------------------ values
 
 TEST_P(JsonLogFormatTest, ScalarsKeepTheirText) {
