@@ -162,34 +162,6 @@ inline bool EndsScalar(char c) {
 
 inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// The end of the number token at `p` (JSON's number grammar,
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, checked while its end is
-// found), or null if the token there is not a JSON number.
-inline const char* NumberEnd(const char* p, const char* end) {
-  if (p < end && *p == '-') ++p;
-  if (p >= end) return nullptr;
-  if (*p == '0') {
-    ++p;
-  } else if (IsDigit(*p)) {
-    do ++p;
-    while (p < end && IsDigit(*p));
-  } else {
-    return nullptr;
-  }
-  if (p < end && *p == '.') {
-    if (++p >= end || !IsDigit(*p)) return nullptr;
-    do ++p;
-    while (p < end && IsDigit(*p));
-  }
-  if (p < end && (*p == 'e' || *p == 'E')) {
-    if (++p < end && (*p == '+' || *p == '-')) ++p;
-    if (p >= end || !IsDigit(*p)) return nullptr;
-    do ++p;
-    while (p < end && IsDigit(*p));
-  }
-  return p == end || EndsScalar(*p) ? p : nullptr;
-}
-
 // The end of the run of ASCII digits at `p`, at most `end`. Reads 8 bytes
 // at a time, up to 7 past `end` (a padded line only).
 inline const char* PaddedDigitsEnd(const char* p, const char* end) {
@@ -215,10 +187,15 @@ inline const char* PaddedDigitsEnd(const char* p, const char* end) {
   return p < end ? p : end;
 }
 
-// NumberEnd for a padded line (FastVisit): the digit runs a word at a time.
-[[gnu::always_inline]] inline const char* PaddedNumberEnd(const char* p,
-                                                          const char* end) {
-  if (*p == '-') ++p;  // (*p is the line's: the caller has p < end.)
+// The end of the number token at `p` (JSON's number grammar,
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, checked while its end is
+// found), or null if the token there is not a JSON number. REQUIRES:
+// p < end, and padded memory: the digit runs are read a word at a time, up
+// to 7 bytes past `end` (both walks parse padded bytes: the batch's, or the
+// scratch copy).
+[[gnu::always_inline]] inline const char* NumberEnd(const char* p,
+                                                    const char* end) {
+  if (*p == '-') ++p;
   if (p >= end) return nullptr;
   if (*p == '0') {
     ++p;
@@ -241,9 +218,10 @@ inline const char* PaddedDigitsEnd(const char* p, const char* end) {
   return p == end || EndsScalar(*p) ? p : nullptr;
 }
 
-// True if all of `s` is a JSON number.
+// True if all of `s` (in padded memory) is a JSON number.
 inline bool IsJsonNumber(std::string_view s) {
-  return NumberEnd(s.data(), s.data() + s.size()) == s.data() + s.size();
+  return !s.empty() &&
+         NumberEnd(s.data(), s.data() + s.size()) == s.data() + s.size();
 }
 
 inline const char* ScalarEnd(const char* p, const char* end) {

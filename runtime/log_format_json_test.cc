@@ -119,16 +119,13 @@ Row ParseOne(const std::vector<std::string>& fields, const std::string& line,
 // parsers a test creates; skips the test if the CPU has no AVX2 build.
 class ParserBuild {
  public:
-  explicit ParserBuild(bool baseline) {
-    has_avx2_ = UseBaselineJsonParserForTesting(baseline);
-    skip_ = !baseline && !has_avx2_;
-  }
+  explicit ParserBuild(bool baseline)
+      : skip_(!UseBaselineJsonParserForTesting(baseline) && !baseline) {}
   ~ParserBuild() { UseBaselineJsonParserForTesting(false); }
   bool skip() const { return skip_; }
 
  private:
-  bool has_avx2_ = false;
-  bool skip_ = false;
+  const bool skip_;
 };
 
 std::string BuildName(bool baseline) { return baseline ? "Baseline" : "Avx2"; }
