@@ -218,8 +218,10 @@ inline const char* PaddedDigitsEnd(const char* p, const char* end) {
   return p == end || EndsScalar(*p) ? p : nullptr;
 }
 
-// True if all of `s` (in padded memory) is a JSON number.
-inline bool IsJsonNumber(std::string_view s) {
+// True if all of `s` (in padded memory) is a JSON number. For simdjson's
+// walk only: kept out of line, so that the fast path's NumberEnd is the one
+// inlined into the walk's code.
+[[gnu::noinline]] inline bool IsJsonNumber(std::string_view s) {
   return !s.empty() &&
          NumberEnd(s.data(), s.data() + s.size()) == s.data() + s.size();
 }
