@@ -160,13 +160,11 @@ inline bool EndsScalar(char c) {
   return kEndsScalar[static_cast<unsigned char>(c)];
 }
 
-inline bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
 // The end of the run of ASCII digits at `p`, at most `end`. Reads 8 bytes
 // at a time, up to 7 past `end` (a padded line only).
 inline const char* PaddedDigitsEnd(const char* p, const char* end) {
   if constexpr (std::endian::native != std::endian::little) {
-    while (p < end && IsDigit(*p)) ++p;
+    while (p < end && *p >= '0' && *p <= '9') ++p;
     return p;
   }
   while (true) {
