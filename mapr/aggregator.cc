@@ -260,7 +260,9 @@ absl::Status Aggregator::EndSource(SourceId source) {
   MAPR_RETURN_IF_ERROR(use.status());
   MAPR_RETURN_IF_ERROR(CheckOpen("EndSource"));
   if (!rep_->error.ok()) return rep_->error;
-  return FlushSource(source);
+  absl::Status s = FlushSource(source);
+  if (s.ok()) rep_->engine->EndSource(source, /*forget_name=*/false);
+  return s;
 }
 
 absl::Status Aggregator::FlushSource(SourceId source) {
@@ -568,6 +570,13 @@ void AggregatorInternal::DiscardPartialLine(Aggregator& aggregator,
   // Too-long lines were counted as PushBytes() met them; a line being
   // skipped as too long is dropped uncounted, as LineSplitter does.
   aggregator.rep_->splitters.erase(source);
+}
+
+absl::Status AggregatorInternal::EndInput(Aggregator& aggregator,
+                                          SourceId source) {
+  absl::Status s = aggregator.EndSource(source);
+  if (s.ok()) aggregator.rep_->engine->EndSource(source, /*forget_name=*/true);
+  return s;
 }
 
 absl::Status AggregatorInternal::PushPaddedLines(

@@ -116,7 +116,11 @@ class MAPR_EXPORT Aggregator {
   // than AggregatorOptions::max_line_bytes are counted as too long without
   // being buffered whole. Same errors as PushLines().
   absl::Status PushBytes(std::string_view chunk, SourceId source = 0);
-  // Ends `source`'s byte stream: aggregates its unfinished last line, if any.
+  // Ends `source`: aggregates the unfinished last line of its byte stream,
+  // if any, and frees its log format parser, so that an aggregator fed many
+  // sources in turn holds one only for each source still open. Lines pushed
+  // for `source` afterwards begin a new input: a csv source starts with its
+  // header line again. Its name (SetSourceName) is kept.
   absl::Status EndSource(SourceId source = 0);
 
   // Adds the state of `later` (a partial of the same query whose lines come

@@ -23,6 +23,13 @@ class AggregatorInternal {
   // for a moved-from aggregator or a source without an unfinished line.
   static void DiscardPartialLine(Aggregator& aggregator, SourceId source);
 
+  // Ends an input that the caller named and read into `source`
+  // (mapr::PushFile(), a piece of the `mapr` command's input): after
+  // Aggregator::EndSource()'s work (its unfinished last line aggregated, its
+  // parser freed), it also forgets the source's $file name, so that a run
+  // over many files holds neither per file. Same errors as EndSource().
+  static absl::Status EndInput(Aggregator& aggregator, SourceId source);
+
   // Counts `n` lines that a LineSplitter outside the aggregator dropped as
   // too long (never pushed), as PushBytes() counts its own: each is a line
   // read and a line too long. For readers that cut lines themselves (the

@@ -97,6 +97,25 @@ TEST(AggregatorTest, PushLinesKeepsSourcesApart) {
   EXPECT_EQ(r.stats().lines_header, 2u);
 }
 
+TEST(AggregatorTest, EndSourceStartsANewInputAndKeepsTheName) {
+  ASSERT_OK_AND_ASSIGN(
+      Aggregator agg,
+      Make("select $file,sum(n),count($line) group by $file logformat csv"));
+  ASSERT_OK(agg.SetSourceName(4, "a.csv"));
+  ASSERT_OK(agg.PushBytes("n\n1\n2", 4));
+  ASSERT_OK(agg.EndSource(4));  // "2" is aggregated now.
+  // The same source again, after its end: a new input, whose first line is
+  // its header (here with the column moved), under the same name.
+  ASSERT_OK(agg.PushLines({"x,n", "a,10"}, 4));
+  // Without EndSource, a source keeps its header.
+  ASSERT_OK(agg.PushLines({"n", "100"}, 5));
+  ASSERT_OK(agg.PushLines({"200"}, 5));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
+  EXPECT_EQ(r.ToCsv(), "$file,sum(n),count($line)\n,300.000000,2\na.csv,13.000000,3\n");
+  EXPECT_EQ(r.stats().lines_header, 3u);
+}
+
 TEST(AggregatorTest, PushLinesTakesOwnedStringsAndBracedLists) {
   // More lines than one engine batch, so the owned-string overload cuts
   // them into several pushes.

@@ -374,8 +374,10 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_set_source_name(
     mapr_aggregator_t* aggregator, uint64_t source, const char* name,
     size_t name_len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
-/* Ends `source`'s byte stream: aggregates its unfinished last line, if any.
- * (mapr_aggregator_finish does this for every source.) */
+/* Ends `source`: aggregates the unfinished last line of its byte stream, if
+ * any (mapr_aggregator_finish does this for every source), and frees its
+ * log format parser. Lines pushed for `source` afterwards begin a new input
+ * (a csv source starts with its header line again); its name is kept. */
 MAPR_EXPORT mapr_code_t
 mapr_aggregator_end_source(mapr_aggregator_t* aggregator, uint64_t source,
                            mapr_error_t** errptr) MAPR_C_NOEXCEPT;

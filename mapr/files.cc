@@ -520,6 +520,11 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
       return out;
     }
     if (!read.ok()) out.input_errors.emplace_back(piece.input, read);
+    // Frees the piece's parser and name: a run over many files holds
+    // neither per file. (The splitter's unfinished line, if any, stays in
+    // `splitter`, which ReadLines() resets at each piece's end.)
+    out.engine_error = AggregatorInternal::EndInput(*agg, source);
+    if (!out.engine_error.ok()) return out;
   }
   // Counted inside the aggregator, so a partial's counters include them.
   AggregatorInternal::CountTooLongLines(*agg, splitter.too_long_lines());

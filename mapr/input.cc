@@ -420,9 +420,11 @@ absl::Status PushFile(Aggregator& aggregator, std::string_view path,
       // As ReadLines(): the lines before the error count, the unfinished
       // one does not.
       AggregatorInternal::DiscardPartialLine(aggregator, source);
+      // Its parser and name go too; the read error is what is reported.
+      AggregatorInternal::EndInput(aggregator, source).IgnoreError();
       return input_error(n.status());
     }
-    if (*n == 0) return aggregator.EndSource(source);
+    if (*n == 0) return AggregatorInternal::EndInput(aggregator, source);
     std::memset(buf.get() + *n, 0, kLinePadding);
     if (absl::Status s = AggregatorInternal::PushPaddedBytes(
             aggregator, std::string_view(buf.get(), *n), source);

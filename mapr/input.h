@@ -211,7 +211,9 @@ MAPR_EXPORT void CountTooLongLines(uint64_t n, LineCounters& counters);
 // "<path>: <reason>" with the codes listed above. If the file cannot be
 // opened, nothing is pushed; if reading fails later, the lines before the
 // error count, the unfinished last line is dropped (as ReadLines() drops
-// it) and `source` is ended. Errors of the aggregator (FailedPrecondition
+// it) and `source` is ended. Once the file is done, `source` holds neither
+// its parser nor its name (a run over many files holds neither per file).
+// Errors of the aggregator (FailedPrecondition
 // after FinishInput, a sticky failure, ResourceExhausted from max_groups)
 // are returned unchanged, before the file is opened if the aggregator
 // cannot take lines at all. The file is read in kReadBytes pieces; nothing

@@ -985,6 +985,25 @@ TEST(InputTest, PushFileContinuesAndEndsItsSource) {
             "$line,count($line)\nfirst,1\nmore,1\nnext,1\nunrest,1\n");
 }
 
+TEST(InputTest, PushFileEndsItsSourceParserAndName) {
+  // Two csv files through one source id: each is a new input with its own
+  // header, and lines pushed afterwards have no $file.
+  const std::string a = WriteTemp("a.csv", "n,x\n1,a\n2,b\n");
+  const std::string b = WriteTemp("b.csv.bz2", Bzip2("x,n\nc,30\n"));
+  ASSERT_OK_AND_ASSIGN(
+      Query q, Query::Compile("select $file,sum(n),count($line) group by "
+                              "$file logformat csv"));
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::Create(q));
+  ASSERT_OK(PushFile(agg, a, /*source=*/6));
+  ASSERT_OK(PushFile(agg, b, /*source=*/6));
+  ASSERT_OK(agg.PushLines({"n", "400"}, /*source=*/6));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
+  EXPECT_EQ(r.ToCsv(), absl::StrCat("$file,sum(n),count($line)\n,400.000000,1\n",
+                                    a, ",3.000000,2\n", b, ",30.000000,1\n"));
+  EXPECT_EQ(r.stats().lines_header, 3u);
+}
+
 TEST(InputTest, PushFileNamesTheSourceForFile) {
   const std::string a = WriteTemp("a.log", "x\ny\n");
   const std::string b = WriteTemp("b.log.bz2", Bzip2("z\n"));

@@ -15,6 +15,9 @@
 #   BENCH_CHECK_THREADS  more thread counts whose mapr CSV must be the same,
 #                  untimed (default "3 4")
 #   MAPR_BENCH_DUCKDB=0  no DuckDB rows;  MAPR_BENCH_MAWK=0  no mawk rows
+#   MAPR_BENCH_SIMDJSON=0  no simdjson reference row (json count: simdjson's
+#                  DOM document stream alone, tests/bench/simdjson_count.cc,
+#                  timed without the file's load, as DuckDB is)
 #   MAPR_BENCH_BIN the mapr binary to time (default: build the release preset)
 #
 # Builds the release preset, generates each log with
@@ -75,7 +78,8 @@ source tests/bench/formats_queries.sh
 
 # measure OUT CMD...: runs CMD once into OUT (warm-up), then $runs times;
 # sets best_wall and best_cpu (seconds): from /usr/bin/time, or from the
-# `duckdb_time: WALL CPU` line a DuckDB run prints on standard error.
+# `duckdb_time: WALL CPU` line a DuckDB run (or `query_time: WALL CPU` line
+# the simdjson reference) prints on standard error.
 measure() {
   local out=$1 i wall cpu user sys
   shift
@@ -87,8 +91,8 @@ measure() {
   best_wall="" best_cpu=""
   for ((i = 0; i < runs; i++)); do
     /usr/bin/time -f 'time: %e %U %S' -o "$work/time" "$@" >/dev/null 2>"$work/stderr"
-    if grep -q '^duckdb_time:' "$work/stderr"; then
-      read -r _ wall cpu < <(grep '^duckdb_time:' "$work/stderr")
+    if grep -q '^\(duckdb\|query\)_time:' "$work/stderr"; then
+      read -r _ wall cpu < <(grep '^\(duckdb\|query\)_time:' "$work/stderr")
     else
       read -r _ wall user sys < <(grep '^time:' "$work/time")
       cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
@@ -187,6 +191,22 @@ for f in "${formats[@]}"; do
           fi
         done
       done <<<"${DUCK[$f $q]}"
+    fi
+    if [ "$f $q" = "json count" ] && [ "${MAPR_BENCH_SIMDJSON:-1}" != 0 ]; then
+      # The reference for validation alone (tests/bench/simdjson_count.cc).
+      sj=build/bench/simdjson_count
+      if [ ! -x "$sj" ] || [ tests/bench/simdjson_count.cc -nt "$sj" ]; then
+        g++ -O2 -std=c++20 tests/bench/simdjson_count.cc -lsimdjson -o "$sj"
+      fi
+      out="$work/$f.$q.simdjson"
+      measure "$out" "$sj" "$data"
+      row "$f" "$q" "simdjson parse_many (reference)" 1
+      rows "$out" 0 > "$work/got"
+      if ! agree "$work/expect" "$work/got"; then
+        echo "FAIL: $f $q: simdjson_count disagrees with mapr:" >&2
+        diff "$work/expect" "$work/got" | head -20 >&2
+        failed=1
+      fi
     fi
     if [ "$mawk" = 1 ] && [ -n "${MAWK[$f $q]:-}" ]; then
       out="$work/$f.$q.mawk"

@@ -602,7 +602,10 @@ class Aggregator:
         self._a.push_file(os.fspath(path), source)
 
     def end_source(self, source: int = 0) -> None:
-        """Ends a byte stream: aggregates its unfinished last line."""
+        """Ends a source: aggregates the unfinished last line of its byte
+        stream and frees its parser. Lines pushed for it afterwards begin
+        a new input (a csv source starts with its header again); its name
+        is kept."""
         self._a.end_source(source)
 
     def set_source_name(self, source: int, name: str) -> None:
