@@ -112,7 +112,8 @@ TEST(AggregatorTest, EndSourceStartsANewInputAndKeepsTheName) {
   ASSERT_OK(agg.PushLines({"200"}, 5));
   ASSERT_OK(agg.FinishInput());
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
-  EXPECT_EQ(r.ToCsv(), "$file,sum(n),count($line)\n,300.000000,2\na.csv,13.000000,3\n");
+  EXPECT_EQ(r.ToCsv(),
+            "$file,sum(n),count($line)\n,300.000000,2\na.csv,13.000000,3\n");
   EXPECT_EQ(r.stats().lines_header, 3u);
 }
 

@@ -520,9 +520,8 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
       return out;
     }
     if (!read.ok()) out.input_errors.emplace_back(piece.input, read);
-    // Frees the piece's parser and name: a run over many files holds
-    // neither per file. (The splitter's unfinished line, if any, stays in
-    // `splitter`, which ReadLines() resets at each piece's end.)
+    // Frees the piece's parser and name (ReadLines() pushed its last line):
+    // a run over many files holds neither per file.
     out.engine_error = AggregatorInternal::EndInput(*agg, source);
     if (!out.engine_error.ok()) return out;
   }

@@ -213,11 +213,10 @@ MAPR_EXPORT void CountTooLongLines(uint64_t n, LineCounters& counters);
 // error count, the unfinished last line is dropped (as ReadLines() drops
 // it) and `source` is ended. Once the file is done, `source` holds neither
 // its parser nor its name (a run over many files holds neither per file).
-// Errors of the aggregator (FailedPrecondition
-// after FinishInput, a sticky failure, ResourceExhausted from max_groups)
-// are returned unchanged, before the file is opened if the aggregator
-// cannot take lines at all. The file is read in kReadBytes pieces; nothing
-// is buffered whole.
+// Errors of the aggregator (FailedPrecondition after FinishInput, a sticky
+// failure, ResourceExhausted from max_groups) are returned unchanged,
+// before the file is opened if the aggregator cannot take lines at all. The
+// file is read in kReadBytes pieces; nothing is buffered whole.
 MAPR_EXPORT absl::Status PushFile(Aggregator& aggregator, std::string_view path,
                                   SourceId source = 0);
 

@@ -999,8 +999,9 @@ TEST(InputTest, PushFileEndsItsSourceParserAndName) {
   ASSERT_OK(agg.PushLines({"n", "400"}, /*source=*/6));
   ASSERT_OK(agg.FinishInput());
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
-  EXPECT_EQ(r.ToCsv(), absl::StrCat("$file,sum(n),count($line)\n,400.000000,1\n",
-                                    a, ",3.000000,2\n", b, ",30.000000,1\n"));
+  EXPECT_EQ(r.ToCsv(),
+            absl::StrCat("$file,sum(n),count($line)\n,400.000000,1\n", a,
+                         ",3.000000,2\n", b, ",30.000000,1\n"));
   EXPECT_EQ(r.stats().lines_header, 3u);
 }
 

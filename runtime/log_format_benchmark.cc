@@ -302,7 +302,7 @@ void BM_Syslog(benchmark::State& state, bool rfc5424,
   std::unique_ptr<LogFormatParser> parser =
       std::move(FindLogFormat("syslog")->NewParser(fields)).value();
   RunParserOn(state, *parser, fields.size(),
-            rfc5424 ? Syslog5424Lines() : SyslogFileLines());
+              rfc5424 ? Syslog5424Lines() : SyslogFileLines());
 }
 // /var/log/syslog lines.
 BENCHMARK_CAPTURE(BM_Syslog, file_none, false, {});
@@ -337,6 +337,26 @@ void BM_DefaultParserBuild(benchmark::State& state, bool baseline) {
 }
 BENCHMARK_CAPTURE(BM_DefaultParserBuild, avx2, false);
 BENCHMARK_CAPTURE(BM_DefaultParserBuild, baseline, true);
+
+// The json fast path's two builds on the Q1 fields and on none (the count).
+void BM_JsonParserBuild(benchmark::State& state, bool baseline,
+                        std::vector<std::string> fields) {
+  const bool has_avx2 = UseBaselineJsonParserForTesting(baseline);
+  if (!baseline && !has_avx2) {
+    state.SkipWithError("no AVX2/BMI2 on this CPU");
+    return;
+  }
+  std::unique_ptr<LogFormatParser> parser =
+      std::move(FindLogFormat("json")->NewParser(fields)).value();
+  UseBaselineJsonParserForTesting(false);
+  RunParserOn(state, *parser, fields.size(), JsonLines(), kLinePadding);
+}
+BENCHMARK_CAPTURE(BM_JsonParserBuild, q1_avx2, false,
+                  {"service", "latency_ms", "bytes"});
+BENCHMARK_CAPTURE(BM_JsonParserBuild, q1_baseline, true,
+                  {"service", "latency_ms", "bytes"});
+BENCHMARK_CAPTURE(BM_JsonParserBuild, none_avx2, false, {});
+BENCHMARK_CAPTURE(BM_JsonParserBuild, none_baseline, true, {});
 
 }  // namespace
 }  // namespace mapr::runtime
