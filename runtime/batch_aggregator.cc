@@ -148,6 +148,19 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
     }
     states_[i] = FindAggregate(*slots[i].aggregate)->new_state(plan_->state_options);
   }
+
+  auto per_batch_value = [&](FieldId id) {
+    const plan::Field& f = plan_->fields[id];
+    return f.common != CommonVariable::kNone &&
+           f.common != CommonVariable::kLine && !f.assigned;
+  };
+  one_group_key_ = std::all_of(plan_->group_by.begin(), plan_->group_by.end(),
+                               per_batch_value);
+  every_row_contributes_ =
+      std::any_of(slots.begin(), slots.end(), [&](const plan::StateSlot& s) {
+        return s.aggregate->argument != plan::ArgumentKind::kNumber &&
+               per_batch_value(s.field);
+      });
 }
 
 absl::StatusOr<LogFormatParser*> BatchAggregator::ParserFor(uint64_t source) {
@@ -442,18 +455,21 @@ absl::Status BatchAggregator::Aggregate() {
       batch_.EnsureNumeric(s.field);
     }
   }
-  size_t kept = 0;
-  for (size_t i = 0; i < batch_.sel_size; ++i) {
-    const uint32_t r = batch_.sel[i];
-    bool contributes = false;
-    for (const plan::StateSlot& s : p.slots) {
-      contributes = s.aggregate->argument == plan::ArgumentKind::kNumber
-                        ? batch_.numeric_of(s.field)[r] != 0
-                        : batch_.column(s.field)[r].data() != nullptr;
-      if (contributes) break;
+  size_t kept = batch_.sel_size;
+  if (!every_row_contributes_) {
+    kept = 0;
+    for (size_t i = 0; i < batch_.sel_size; ++i) {
+      const uint32_t r = batch_.sel[i];
+      bool contributes = false;
+      for (const plan::StateSlot& s : p.slots) {
+        contributes = s.aggregate->argument == plan::ArgumentKind::kNumber
+                          ? batch_.numeric_of(s.field)[r] != 0
+                          : batch_.column(s.field)[r].data() != nullptr;
+        if (contributes) break;
+      }
+      batch_.sel[kept] = r;
+      kept += contributes;
     }
-    batch_.sel[kept] = r;
-    kept += contributes;
   }
   counters_.lines_without_value += batch_.sel_size - kept;
   counters_.lines_aggregated += kept;
@@ -461,7 +477,7 @@ absl::Status BatchAggregator::Aggregate() {
   if (kept == 0) return absl::OkStatus();
 
   absl::Status s = lookup_.Assign(p.group_by, batch_, options_.max_groups,
-                                  groups_, gids_.data());
+                                  groups_, gids_.data(), one_group_key_);
   // Groups created before a failing row still get (empty) state, so the
   // table stays consistent whatever the caller does next.
   ResizeStates();

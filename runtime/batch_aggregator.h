@@ -155,6 +155,14 @@ class BatchAggregator {
   BatchColumns batch_;
   RowFilter filter_;
   GroupLookup lookup_;
+  // Every row of a batch has the same group key: the group-by fields are
+  // common variables that FillCommonVariables gives one value per batch
+  // (`*`, $empty, $hostname, $file, ...), and no `set` assigns them.
+  bool one_group_key_ = false;
+  // Every selected row contributes to some select item: one takes a
+  // non-number argument that is such a per-batch value, never missing
+  // (count(*)).
+  bool every_row_contributes_ = false;
   std::vector<uint32_t> gids_;
   util::Arena arena_;
   // time()/bucket(): the date memo, and a step's numeric bin widths.

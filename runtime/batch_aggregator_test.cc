@@ -1038,6 +1038,43 @@ TEST(BatchAggregatorTest, FileIsTheSourcesNameAndEmptyWhenUnnamed) {
   EXPECT_EQ((*agg)->Result().ToCsv(), "$file,count($line)\nb.log.gz,1\n");
 }
 
+// Group keys and count(*) of per-batch values (`*`, $file, ...) skip the
+// per-row work; a `set` that assigns such a variable makes it per row again.
+TEST(BatchAggregatorTest, PerBatchGroupKeysAndValues) {
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> agg = Make(
+      "select $file,count(*),count(v),sum(v) group by $file logformat generickv");
+  ASSERT_TRUE(agg.ok()) << agg.status();
+  (*agg)->SetSourceName(1, "a.log");
+  (*agg)->SetSourceName(2, "b.log");
+  ASSERT_TRUE(Push(**agg, {"v=1", "w=2", "v=x"}, 1).ok());
+  ASSERT_TRUE(Push(**agg, {"v=10"}, 2).ok());
+  ASSERT_TRUE(Push(**agg, {"v=5", "u=1"}, 1).ok());
+  EXPECT_EQ((*agg)->Result().ToCsv(),
+            "$file,count(*),count(v),sum(v)\n"
+            "a.log,5,3,6.000000\nb.log,1,1,10.000000\n");
+  EXPECT_EQ((*agg)->counters().lines_aggregated, 6u);
+  EXPECT_EQ((*agg)->counters().lines_without_value, 0u);
+
+  EXPECT_EQ(RunCsv("select $hostname,count(*) set $hostname = $line "
+                   "group by $hostname",
+                   {"a", "b", "a"}),
+            "$hostname,count(*)\na,2\nb,1\n");
+  // `group by *` with a limit of one group: the one group fits.
+  AggregatorOptions one = TestOptions();
+  one.max_groups = 1;
+  EXPECT_EQ(RunCsv("select count(*) group by *", {"a", "b", "c"}, one),
+            "count(*)\n3\n");
+  // Without a per-batch value among the select items, rows without any
+  // value are still left out.
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> sums =
+      Make("select sum(v) group by * logformat generickv");
+  ASSERT_TRUE(sums.ok()) << sums.status();
+  ASSERT_TRUE(Push(**sums, {"v=1", "w=2", "v=x", "v=3"}).ok());
+  EXPECT_EQ((*sums)->Result().ToCsv(), "sum(v)\n4.000000\n");
+  EXPECT_EQ((*sums)->counters().lines_aggregated, 2u);
+  EXPECT_EQ((*sums)->counters().lines_without_value, 2u);
+}
+
 // ------------------------------------------------------- host log formats
 
 // Fills "upper" with the line upper-cased in batch scratch memory and "size"

@@ -1,5 +1,6 @@
 #include "runtime/group_lookup.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -89,16 +90,21 @@ void GroupLookup::Reset() {
 
 absl::Status GroupLookup::Assign(const std::vector<FieldId>& group_by,
                                  BatchColumns& batch, uint64_t max_groups,
-                                 GroupTable& groups, uint32_t* gids) {
-  if (group_by.size() == 1) {
-    return AssignSingleKey(batch.column(group_by[0]), batch, max_groups, groups,
-                           gids);
-  }
-  return AssignMultiKey(group_by, batch, max_groups, groups, gids);
+                                 GroupTable& groups, uint32_t* gids,
+                                 bool one_key) {
+  const size_t rows = one_key ? std::min<size_t>(batch.sel_size, 1)
+                              : batch.sel_size;
+  MAPR_RETURN_IF_ERROR(
+      group_by.size() == 1
+          ? AssignSingleKey(batch.column(group_by[0]), batch, rows, max_groups,
+                            groups, gids)
+          : AssignMultiKey(group_by, batch, rows, max_groups, groups, gids));
+  if (rows < batch.sel_size) std::fill(gids + rows, gids + batch.sel_size, gids[0]);
+  return absl::OkStatus();
 }
 
 absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
-                                          BatchColumns& batch,
+                                          BatchColumns& batch, size_t rows,
                                           uint64_t max_groups,
                                           GroupTable& groups, uint32_t* gids) {
   // Two passes: hash every key and start loading its bucket, then look the
@@ -112,7 +118,7 @@ absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
   };
   const bool use_memo = memo_pause_ == 0;
   size_t probes = 0, hits = 0;
-  for (size_t i = 0; i < batch.sel_size; ++i) {
+  for (size_t i = 0; i < rows; ++i) {
     const std::string_view key = key_of(i);
     const std::string_view prev = i > 0 ? key_of(i - 1) : std::string_view();
     if (i > 0 && key.size() == prev.size() &&
@@ -150,7 +156,7 @@ absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
   } else if (probes >= 256 && hits * 8 < probes * 7) {
     memo_pause_ = 64;
   }
-  for (size_t i = 0; i < batch.sel_size; ++i) {
+  for (size_t i = 0; i < rows; ++i) {
     if (same_key_[i] == 1) {
       gids[i] = gids[i - 1];
       continue;
@@ -175,11 +181,11 @@ absl::Status GroupLookup::AssignSingleKey(const std::string_view* column,
 }
 
 absl::Status GroupLookup::AssignMultiKey(const std::vector<FieldId>& group_by,
-                                         BatchColumns& batch,
+                                         BatchColumns& batch, size_t rows,
                                          uint64_t max_groups,
                                          GroupTable& groups, uint32_t* gids) {
   std::string_view prev_key;
-  for (size_t i = 0; i < batch.sel_size; ++i) {
+  for (size_t i = 0; i < rows; ++i) {
     const uint32_t r = batch.sel[i];
     // Two scratch buffers, so the previous row's key stays readable.
     key_scratch_.swap(prev_key_scratch_);

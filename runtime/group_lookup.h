@@ -23,21 +23,26 @@ class GroupLookup {
 
   // gids[i] = the group of row batch.sel[i] for i < batch.sel_size.
   // ResourceExhausted when a new group would exceed `max_groups` (0: no
-  // limit); the groups created before that row stay.
+  // limit); the groups created before that row stay. `one_key`: every row
+  // of the batch has the same key (the group-by fields are per-batch
+  // constants, as `*`, $hostname or $file), so only the first is looked up.
   absl::Status Assign(const std::vector<plan::FieldId>& group_by,
                       BatchColumns& batch, uint64_t max_groups,
-                      GroupTable& groups, uint32_t* gids);
+                      GroupTable& groups, uint32_t* gids, bool one_key);
 
   // Forgets the memo (with the groups it points to).
   void Reset();
 
  private:
+  // Assign() for the first `rows` selected rows.
   absl::Status AssignSingleKey(const std::string_view* column,
-                               BatchColumns& batch, uint64_t max_groups,
-                               GroupTable& groups, uint32_t* gids);
+                               BatchColumns& batch, size_t rows,
+                               uint64_t max_groups, GroupTable& groups,
+                               uint32_t* gids);
   absl::Status AssignMultiKey(const std::vector<plan::FieldId>& group_by,
-                              BatchColumns& batch, uint64_t max_groups,
-                              GroupTable& groups, uint32_t* gids);
+                              BatchColumns& batch, size_t rows,
+                              uint64_t max_groups, GroupTable& groups,
+                              uint32_t* gids);
 
   std::vector<uint64_t> hashes_;
   std::vector<uint8_t> same_key_;  // 1: as the row before; 2: memo hit
