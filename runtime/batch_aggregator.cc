@@ -156,10 +156,17 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
   };
   one_group_key_ = std::all_of(plan_->group_by.begin(), plan_->group_by.end(),
                                per_batch_value);
+  // $line is never missing either (SelectLines keeps a blank line's view
+  // non-null).
+  auto never_missing = [&](FieldId id) {
+    return per_batch_value(id) ||
+           (plan_->fields[id].common == CommonVariable::kLine &&
+            !plan_->fields[id].assigned);
+  };
   every_row_contributes_ =
       std::any_of(slots.begin(), slots.end(), [&](const plan::StateSlot& s) {
         return s.aggregate->argument != plan::ArgumentKind::kNumber &&
-               per_batch_value(s.field);
+               never_missing(s.field);
       });
 }
 

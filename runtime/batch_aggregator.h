@@ -160,8 +160,8 @@ class BatchAggregator {
   // (`*`, $empty, $hostname, $file, ...), and no `set` assigns them.
   bool one_group_key_ = false;
   // Every selected row contributes to some select item: one takes a
-  // non-number argument that is such a per-batch value, never missing
-  // (count(*)).
+  // non-number argument that is never missing, such a per-batch value or
+  // $line (count(*), count($line)).
   bool every_row_contributes_ = false;
   std::vector<uint32_t> gids_;
   util::Arena arena_;

@@ -1073,6 +1073,21 @@ TEST(BatchAggregatorTest, PerBatchGroupKeysAndValues) {
   EXPECT_EQ((*sums)->Result().ToCsv(), "sum(v)\n4.000000\n");
   EXPECT_EQ((*sums)->counters().lines_aggregated, 2u);
   EXPECT_EQ((*sums)->counters().lines_without_value, 2u);
+  // $line is never missing, a blank line included, unless a `set` assigns
+  // it.
+  for (const char* query :
+       {"select count($line) group by * logformat generickv",
+        "select count($line) set $line = v group by * logformat generickv"}) {
+    SCOPED_TRACE(query);
+    const bool assigned = std::string_view(query).find("set") !=
+                          std::string_view::npos;
+    absl::StatusOr<std::unique_ptr<BatchAggregator>> lines = Make(query);
+    ASSERT_TRUE(lines.ok()) << lines.status();
+    ASSERT_TRUE(Push(**lines, {"v=1", "w=2", "", "v=3"}).ok());
+    EXPECT_EQ((*lines)->Result().ToCsv(),
+              assigned ? "count($line)\n2\n" : "count($line)\n4\n");
+    EXPECT_EQ((*lines)->counters().lines_without_value, assigned ? 2u : 0u);
+  }
 }
 
 // ------------------------------------------------------- host log formats
