@@ -1041,8 +1041,9 @@ TEST(BatchAggregatorTest, FileIsTheSourcesNameAndEmptyWhenUnnamed) {
 // Group keys and count(*) of per-batch values (`*`, $file, ...) skip the
 // per-row work; a `set` that assigns such a variable makes it per row again.
 TEST(BatchAggregatorTest, PerBatchGroupKeysAndValues) {
-  absl::StatusOr<std::unique_ptr<BatchAggregator>> agg = Make(
-      "select $file,count(*),count(v),sum(v) group by $file logformat generickv");
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> agg =
+      Make("select $file,count(*),count(v),sum(v) group by $file "
+           "logformat generickv");
   ASSERT_TRUE(agg.ok()) << agg.status();
   (*agg)->SetSourceName(1, "a.log");
   (*agg)->SetSourceName(2, "b.log");

@@ -99,7 +99,9 @@ absl::Status GroupLookup::Assign(const std::vector<FieldId>& group_by,
           ? AssignSingleKey(batch.column(group_by[0]), batch, rows, max_groups,
                             groups, gids)
           : AssignMultiKey(group_by, batch, rows, max_groups, groups, gids));
-  if (rows < batch.sel_size) std::fill(gids + rows, gids + batch.sel_size, gids[0]);
+  if (rows < batch.sel_size) {
+    std::fill(gids + rows, gids + batch.sel_size, gids[0]);
+  }
   return absl::OkStatus();
 }
 
