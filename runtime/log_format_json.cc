@@ -357,8 +357,9 @@ struct KeyCache {
 };
 
 // The KeyCache slots are per thread, as Scratch is, not per parser: the
-// engine keeps a parser per input source, and a run over many files would
-// otherwise hold ~1 KB per file and node. They belong to one parser at a
+// engine keeps a parser per open input source (until EndSource), and a
+// host or daemon with many sources open would otherwise hold ~1 KB per
+// source and node. They belong to one parser at a
 // time, named by an id no other parser has (a freed parser's address could
 // be reused); another parser's first batch starts them over.
 class KeyCacheMemory {
