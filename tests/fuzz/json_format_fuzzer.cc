@@ -6,10 +6,11 @@
 //   * the FieldBatch contract: a value is missing (null) or points into its
 //     line or into batch memory, never an empty view with a null pointer;
 //   * in place (padded) and copied (unpadded) parses, and `ndjson`, give the
-//     same outcomes and values: a padded line takes the format's
-//     hand-written fast path (which gives up to simdjson's walk on what it
-//     does not know), an unpadded one simdjson's walk, so this compares the
-//     two walks (and, on an AVX2 CPU, both builds of the fast path);
+//     same outcomes and values, with the fields picked and with none
+//     (count(*)): a padded line takes the format's hand-written fast path
+//     (which gives up to simdjson's walk on what it does not know), an
+//     unpadded one simdjson's walk, so this compares the two walks (and, on
+//     an AVX2 CPU, both builds of the fast path);
 //   * blank lines are ignored, and only blank lines; a line malformed with
 //     nothing requested is malformed with any fields requested;
 //   * against simdjson's DOM parser, which validates the whole document: a
@@ -192,7 +193,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   mapr::runtime::UseBaselineJsonParserForTesting(false);
   const Parsed alias = Parse("ndjson", fields, exact, 0);
   ExpectSame(copied, exact, alias, exact, fields.size());
+  // With nothing requested (count(*)), the fast path only checks the
+  // line's shape (its root object walked with nothing to look up): the
+  // same outcomes as simdjson's walk, in both builds.
   const Parsed none = Parse("json", {}, exact, 0);
+  const Parsed none_in_place = Parse("json", {}, padded, mapr::kLinePadding);
+  ExpectSame(none, exact, none_in_place, padded, 0);
+  if (has_avx2) {
+    mapr::runtime::UseBaselineJsonParserForTesting(true);
+    const Parsed none_baseline = Parse("json", {}, padded, mapr::kLinePadding);
+    mapr::runtime::UseBaselineJsonParserForTesting(false);
+    ExpectSame(none, exact, none_baseline, padded, 0);
+  }
 
   static simdjson::dom::parser* dom = new simdjson::dom::parser;
   for (size_t r = 0; r < text.size(); ++r) {
