@@ -261,7 +261,7 @@ absl::Status Aggregator::EndSource(SourceId source) {
   MAPR_RETURN_IF_ERROR(CheckOpen("EndSource"));
   if (!rep_->error.ok()) return rep_->error;
   absl::Status s = FlushSource(source);
-  if (s.ok()) rep_->engine->EndSource(source, /*forget_name=*/false);
+  if (s.ok()) rep_->engine->EndSource(source);
   return s;
 }
 
@@ -575,7 +575,7 @@ void AggregatorInternal::DiscardPartialLine(Aggregator& aggregator,
 absl::Status AggregatorInternal::EndInput(Aggregator& aggregator,
                                           SourceId source) {
   absl::Status s = aggregator.EndSource(source);
-  if (s.ok()) aggregator.rep_->engine->EndSource(source, /*forget_name=*/true);
+  if (s.ok()) aggregator.rep_->engine->ForgetSourceName(source);
   return s;
 }
 

@@ -87,11 +87,9 @@ class BatchAggregator {
   // Ends `source`'s input: frees its parser, so a run over many sources
   // holds parsers only for those still open. Lines pushed for `source`
   // later start a new input (a csv source reads a header again).
-  // `forget_name` also drops its $file name.
-  void EndSource(uint64_t source, bool forget_name) {
-    parsers_.erase(source);
-    if (forget_name) source_names_.erase(source);
-  }
+  void EndSource(uint64_t source) { parsers_.erase(source); }
+  // Drops `source`'s $file name (SetSourceName).
+  void ForgetSourceName(uint64_t source) { source_names_.erase(source); }
 
   const LineCounters& counters() const { return counters_; }
   const AggregatorOptions& options() const { return options_; }

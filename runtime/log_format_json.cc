@@ -359,9 +359,9 @@ struct KeyCache {
 // The KeyCache slots are per thread, as Scratch is, not per parser: the
 // engine keeps a parser per open input source (until EndSource), and a
 // host or daemon with many sources open would otherwise hold ~1 KB per
-// source and node. They belong to one parser at a
-// time, named by an id no other parser has (a freed parser's address could
-// be reused); another parser's first batch starts them over.
+// source and node. They belong to one parser at a time, named by an id no
+// other parser has (a freed parser's address could be reused); another
+// parser's first batch starts them over.
 class KeyCacheMemory {
  public:
   // `slots` empty slots for parser `owner`, or those it left.

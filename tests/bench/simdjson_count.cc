@@ -23,6 +23,7 @@
 // libsimdjson-dev.
 #include <simdjson.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
