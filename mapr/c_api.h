@@ -116,8 +116,8 @@ typedef enum mapr_value_type_t {
  *   lines_read = lines_too_long + lines_table_mismatch + lines_ignored
  *              + lines_malformed + lines_unmatched + lines_header
  *              + lines_filtered + lines_without_value + lines_aggregated
- * values_unparsed counts values, not lines: those time() or bucket() could
- * not read. (lines_unmatched is new in 0.2.0 and values_unparsed, appended
+ * values_unparsed counts values, not lines: those time(), bucket(),
+ * duration() or bytes() could not read. (lines_unmatched is new in 0.2.0 and values_unparsed, appended
  * at the end, later: check mapr_version() against MAPR_VERSION_STRING
  * before trusting the layout.) */
 typedef struct mapr_counters_t {

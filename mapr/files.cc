@@ -469,8 +469,16 @@ class Progress {
 };
 
 // What a worker produced from its group of pieces.
+// Lines read and parsed from one input (summed over its pieces).
+struct InputLines {
+  uint64_t read = 0;
+  uint64_t parsed = 0;
+};
+
 struct GroupOutcome {
   std::optional<Aggregator> agg;
+  // Per input this group read a piece of (by input index).
+  std::vector<std::pair<size_t, InputLines>> lines;
   // Inputs that could not be (fully) read, with the reason.
   std::vector<std::pair<size_t, absl::Status>> input_errors;
   absl::Status engine_error;  // Fatal for the whole run.
@@ -503,6 +511,10 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     out.engine_error =
         agg->SetSourceName(source, piece.spec.is_stdin ? "-" : piece.spec.path);
     if (!out.engine_error.ok()) return out;
+    // A range that starts past the file's start begins mid-stream: no
+    // byte-order mark to drop there.
+    if (piece.spec.ranged && piece.spec.begin > 0) splitter.ContinueStream();
+    const LineCounters before = agg->stats();
     absl::Status read = ReadLines(
         **stream, splitter,
         [&](std::span<const std::string_view> lines) {
@@ -524,6 +536,11 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     // a run over many files holds neither per file.
     out.engine_error = AggregatorInternal::EndInput(*agg, source);
     if (!out.engine_error.ok()) return out;
+    const LineCounters after = agg->stats();
+    out.lines.emplace_back(
+        piece.input,
+        InputLines{after.lines_read - before.lines_read,
+                   after.lines_parsed() - before.lines_parsed()});
   }
   // Counted inside the aggregator, so a partial's counters include them.
   AggregatorInternal::CountTooLongLines(*agg, splitter.too_long_lines());
@@ -710,6 +727,7 @@ absl::StatusOr<Aggregator> Aggregate(const Query& query,
                static_cast<size_t>(std::max(1, options.threads)));
 
   std::vector<bool> failed(inputs.size(), false);
+  std::vector<InputLines> input_lines(inputs.size());
   const Plan plan = MakePlan(query, inputs, options, failed, problems);
 
   Progress progress(options, plan.total_bytes);
@@ -720,6 +738,10 @@ absl::StatusOr<Aggregator> Aggregate(const Query& query,
     for (size_t i = 0; i < plan.groups.size(); ++i) {
       GroupOutcome out = executor.Take(i, [&] { progress.Tick(); });
       if (!out.engine_error.ok()) return out.engine_error;
+      for (const auto& [input, lines] : out.lines) {
+        input_lines[input].read += lines.read;
+        input_lines[input].parsed += lines.parsed;
+      }
       for (auto& [input, status] : out.input_errors) {
         if (failed[input]) continue;
         failed[input] = true;
@@ -748,6 +770,12 @@ absl::StatusOr<Aggregator> Aggregate(const Query& query,
       static_cast<size_t>(std::count(failed.begin(), failed.end(), true));
   report.inputs_ok = inputs.size() - report.inputs_failed;
   report.lines_with_nul = progress.counters.lines_with_nul.load();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (input_lines[i].read > 0 && input_lines[i].parsed == 0) {
+      report.inputs_without_parsed_lines.push_back(
+          inputs[i].is_stdin ? "-" : inputs[i].path);
+    }
+  }
   return std::move(*merged);
 }
 

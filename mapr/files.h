@@ -163,6 +163,11 @@ struct FilesReport {
   // Lines that contain a NUL byte (too-long ones aside): a sign of binary
   // input (InputCounters::lines_with_nul).
   uint64_t lines_with_nul = 0;
+  // The inputs that had lines but none the log format could parse (every
+  // line ignored, malformed, unmatched or a header): usually the wrong
+  // `logformat` for that file. In input order, as named (a glob's matches
+  // as found, "-" for standard input).
+  std::vector<std::string> inputs_without_parsed_lines;
 };
 
 // Reads `inputs` into one Aggregator and returns it with its input still

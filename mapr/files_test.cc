@@ -134,6 +134,78 @@ TEST_F(FilesTest, SameResultForAnyThreadCountAndMixOfInputs) {
   }
 }
 
+TEST_F(FilesTest, AByteOrderMarkAtAFileStartIsSkippedForEveryFormat) {
+  const std::string bom = "\xEF\xBB\xBF";
+  struct Case {
+    const char* query;
+    std::string content;
+    const char* want;
+  } cases[] = {
+      {"select host,sum(n) group by host logformat csv",
+       bom + "host,n\na,1\nb,2\na,3\n", "host,sum(n)\na,4.000000\nb,2.000000\n"},
+      {"select host,sum(n) group by host logformat json",
+       bom + "{\"host\":\"a\",\"n\":1}\n{\"host\":\"a\",\"n\":2}\n",
+       "host,sum(n)\na,3.000000\n"},
+      {"select host,count($line) group by host logformat generickv",
+       bom + "host=a\nhost=a\n", "host,count($line)\na,2\n"},
+      {"select $line,count($line) group by $line logformat generic",
+       bom + "x", "$line,count($line)\nx,1\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.query);
+    const Query query = Compile(c.query);
+    for (const std::string& path :
+         {Write("bom.log", c.content), Write("bom.log.gz", Gzip(c.content))}) {
+      absl::StatusOr<ResultTable> r = QueryFiles(query, {path}, Options(2));
+      ASSERT_TRUE(r.ok()) << r.status();
+      EXPECT_EQ(r->ToCsv(), c.want) << path;
+      EXPECT_EQ(r->stats().lines_malformed, 0u);
+      EXPECT_EQ(Reference(query, {path}), c.want) << path;
+    }
+  }
+  // Only a file's first bytes: a mark after a newline is part of its line,
+  // for any cut of the file into ranges.
+  std::string lines;
+  for (int i = 0; i < 4000; ++i) absl::StrAppend(&lines, bom, "k", i % 3, "\n");
+  const Query query = Compile(
+      "select $line,count($line) group by $line logformat generic");
+  const std::string path = Write("marks.log", bom + "k0\n" + lines);
+  const std::string want = Reference(query, {path});
+  EXPECT_THAT(want, HasSubstr(bom + "k0,1334\n"));
+  EXPECT_THAT(want, HasSubstr("\nk0,1\n"));  // The first line, unmarked.
+  for (int threads : {1, 2, 3}) {
+    absl::StatusOr<ResultTable> r =
+        QueryFiles(query, {path}, Options(threads));
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->ToCsv(), want) << threads;
+  }
+}
+
+TEST_F(FilesTest, InputsWithoutAParsedLineAreNamed) {
+  const std::string access = Write(
+      "access.log",
+      "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 9\n");
+  std::string ssh_lines;
+  for (int i = 0; i < 3000; ++i) {
+    absl::StrAppend(&ssh_lines, "Dec 10 06:55:46 LabSZ sshd[24200]: reverse "
+                                "mapping checking failed\n");
+  }
+  const std::string ssh = Write("ssh.log", ssh_lines);
+  const std::string empty = Write("empty.log", "");
+  const Query query = Compile("select count($line) group by * logformat clf");
+  for (int threads : {1, 3}) {
+    FilesOptions options = Options(threads);
+    options.min_chunk_bytes = 4096;  // ssh.log in several ranges.
+    FilesReport report;
+    absl::StatusOr<ResultTable> r =
+        QueryFiles(query, {access, ssh, empty}, options, &report);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->stats().lines_malformed, 3000u);
+    EXPECT_THAT(report.inputs_without_parsed_lines, ElementsAre(ssh))
+        << threads;
+  }
+}
+
 TEST_F(FilesTest, GlobsExpandSortedAndEachMatchIsASource) {
   const std::vector<std::string> paths = WriteMix();
   const Query query = Compile();

@@ -28,6 +28,13 @@ void Release(std::string& s) {
   }
 }
 
+// The UTF-8 byte-order mark some Windows tools write at a file's start.
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+void StripByteOrderMark(std::string_view& line) {
+  if (line.starts_with(kByteOrderMark)) line.remove_prefix(3);
+}
+
 }  // namespace
 
 void LineSplitter::Carry(std::string_view tail) {
@@ -54,6 +61,10 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
   auto take = [&](const char* nl) {
     std::string_view piece(line, static_cast<size_t>(nl - line));
     line = nl + 1;
+    // The stream's first line, kept or dropped as too long, ends the
+    // byte-order mark check (StripByteOrderMark on the first one kept).
+    const bool stream_first = at_stream_start_;
+    at_stream_start_ = false;
     if (first_from_carry) {
       first_from_carry = false;
       if (skipping_) {
@@ -76,6 +87,7 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
       last_.swap(carry_);
       carry_.clear();
       lines_.push_back(std::string_view(last_.data(), size));
+      if (stream_first) StripByteOrderMark(lines_.back());
       return;
     }
     if (ContentLength(piece) > max_line_bytes_) {
@@ -83,6 +95,7 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
       return;
     }
     lines_.push_back(piece);
+    if (stream_first) StripByteOrderMark(lines_.back());
   };
   // Newlines found a piece at a time (offsets fit 32 bits, scratch stays
   // small).
@@ -103,6 +116,8 @@ std::span<const std::string_view> LineSplitter::Split(std::string_view chunk) {
 std::optional<std::string_view> LineSplitter::Finish() {
   lines_.clear();
   Release(last_);
+  const bool stream_first = at_stream_start_;
+  at_stream_start_ = true;  // The next bytes start a new stream.
   if (skipping_) {
     skipping_ = false;
     ++too_long_;
@@ -113,7 +128,9 @@ std::optional<std::string_view> LineSplitter::Finish() {
   carry_.append(kLinePadding, '\0');  // Readable bytes after the line.
   last_.swap(carry_);
   carry_.clear();
-  return std::string_view(last_.data(), size);
+  std::string_view line(last_.data(), size);
+  if (stream_first) StripByteOrderMark(line);
+  return line;
 }
 
 void LineSplitter::DiscardPartialLine() {
@@ -121,6 +138,7 @@ void LineSplitter::DiscardPartialLine() {
   Release(last_);
   Release(carry_);
   skipping_ = false;
+  at_stream_start_ = true;
 }
 
 }  // namespace mapr

@@ -7,6 +7,13 @@
 // never split into pieces: its bytes are dropped as they arrive and it is
 // counted in too_long_lines().
 //
+// A UTF-8 byte-order mark (EF BB BF) at the very start of a stream is not
+// part of its first line: the splitter drops it, so a CSV header or a JSON
+// object written by a Windows tool reads as it should. A stream starts at
+// construction and after Finish() or DiscardPartialLine(); ContinueStream()
+// says that the next bytes do not start one (a byte range of a file that
+// begins past offset 0), and keeps a mark there as it is.
+//
 // (Aggregator::PushBytes splits its chunks itself; a LineSplitter serves
 // hosts that hand lines on, such as TurboAggregate producers.)
 //
@@ -80,6 +87,9 @@ class MAPR_EXPORT LineSplitter {
   uint64_t too_long_lines() const { return too_long_; }
   // True while bytes of an unfinished line are held.
   bool has_partial_line() const { return !carry_.empty() || skipping_; }
+  // The next bytes continue a stream rather than start one: its first line
+  // keeps a leading byte-order mark. Until Finish() or DiscardPartialLine().
+  void ContinueStream() { at_stream_start_ = false; }
 
  private:
   // Appends the unfinished tail, or starts skipping if it is too long.
@@ -89,6 +99,8 @@ class MAPR_EXPORT LineSplitter {
   std::string carry_;
   std::string last_;  // A completed carried line (Split, Finish).
   bool skipping_ = false;
+  // No line of the current stream has ended yet (the byte-order mark check).
+  bool at_stream_start_ = true;
   uint64_t too_long_ = 0;
   std::vector<std::string_view> lines_;
   std::vector<uint32_t> newlines_;  // Scratch: newline offsets in a piece.

@@ -34,6 +34,32 @@ TEST(LineSplitterTest, SplitsCompleteLinesAndCarriesTheRest) {
   EXPECT_FALSE(s.Finish().has_value());
 }
 
+TEST(LineSplitterTest, DropsAByteOrderMarkAtTheStartOfEachStream) {
+  const std::string bom = "\xEF\xBB\xBF";
+  LineSplitter s;
+  EXPECT_THAT(Collect(s, bom + "a,b\n" + bom + "c\n"),
+              ElementsAre("a,b", bom + "c"));  // Only at the start.
+  EXPECT_FALSE(s.Finish().has_value());
+  // A new stream after Finish(); the mark split over chunks and carried.
+  EXPECT_TRUE(Collect(s, "\xEF").empty());
+  EXPECT_TRUE(Collect(s, "\xBB\xBFx").empty());
+  EXPECT_THAT(Collect(s, "y\nz\n"), ElementsAre("xy", "z"));
+  // A stream of one unterminated line.
+  s.DiscardPartialLine();
+  EXPECT_TRUE(Collect(s, bom + "{}").empty());
+  std::optional<std::string_view> last = s.Finish();
+  ASSERT_TRUE(last.has_value());
+  EXPECT_EQ(*last, "{}");
+  // A first line dropped as too long ends the check.
+  LineSplitter short_lines(/*max_line_bytes=*/4);
+  EXPECT_THAT(Collect(short_lines, "123456\n" + bom + "a\n"),
+              ElementsAre(bom + "a"));
+  // ContinueStream: the bytes do not start a stream.
+  LineSplitter range;
+  range.ContinueStream();
+  EXPECT_THAT(Collect(range, bom + "a\n"), ElementsAre(bom + "a"));
+}
+
 TEST(LineSplitterTest, KeepsCarriageReturnForTheEngineToTrim) {
   LineSplitter s;
   EXPECT_THAT(Collect(s, "a\r\nb\r"), ElementsAre("a\r"));

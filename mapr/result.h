@@ -62,8 +62,9 @@ struct MAPR_EXPORT LineCounters {
   // Contributed to at least one aggregate.
   uint64_t lines_aggregated = 0;
 
-  // Not a line outcome, so not in the equation above: values that time() or
-  // bucket() could not read (each left its variable missing). Counted once
+  // Not a line outcome, so not in the equation above: values that time(),
+  // bucket(), duration() or bytes() could not read (each left its variable
+  // missing). Counted once
   // per call on a line, on the lines that reach the `set` step (all parsed
   // lines when `where` reads the variable).
   uint64_t values_unparsed = 0;

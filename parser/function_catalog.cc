@@ -21,6 +21,14 @@ constexpr FunctionInfo kFunctions[] = {
      "the start of the value's time bucket in its own layout (width 30s, 5m, "
      "1h, 1d dividing a day), or its numeric bin floor(x/w)*w",
      "bucket(x, 5m) or bucket(x, 100)", 1},
+    {"duration", FunctionKind::kDuration,
+     "seconds of a duration (1.5s, 18ms, 250us, 1h2m; exact); missing and "
+     "counted if unreadable",
+     "duration(x)", 0},
+    {"bytes", FunctionKind::kBytes,
+     "bytes of a size (512, 10KB, 1.5MiB; K=1000, Ki=1024; exact); missing "
+     "and counted if unreadable",
+     "bytes(x)", 0},
 };
 
 }  // namespace

@@ -13,6 +13,9 @@
 //   bucket(x, 5m)  the start of x's time bucket, in x's own layout
 //   bucket(x, 100) the start of x's numeric bin
 //                  (runtime/time_functions.h has the layouts and rules)
+//   duration(x)    seconds of a duration such as 1.5s, 18ms, 1h2m
+//   bytes(x)       bytes of a size such as 10KB, 1.5MiB
+//                  (runtime/unit_functions.h)
 //
 // Calls nest (`maskdigits(md5sum($line))`) and are applied innermost first.
 #ifndef MAPR_PARSER_FUNCTION_CATALOG_H_
@@ -31,6 +34,8 @@ enum class FunctionKind : uint8_t {
   kRegex,
   kTime,
   kBucket,
+  kDuration,
+  kBytes,
 };
 
 struct FunctionInfo {

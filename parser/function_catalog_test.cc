@@ -24,7 +24,8 @@ TEST(LookupFunctionTest, RejectsUnknownAndMiscasedNames) {
 TEST(LookupFunctionTest, NamesRoundTrip) {
   for (FunctionKind kind : {FunctionKind::kMd5Sum, FunctionKind::kMaskDigits,
                             FunctionKind::kRegex, FunctionKind::kTime,
-                            FunctionKind::kBucket}) {
+                            FunctionKind::kBucket, FunctionKind::kDuration,
+                            FunctionKind::kBytes}) {
     EXPECT_EQ(LookupFunction(FunctionName(kind)), kind);
   }
   EXPECT_EQ(FunctionName(FunctionKind::kMd5Sum), "md5sum");
@@ -32,7 +33,7 @@ TEST(LookupFunctionTest, NamesRoundTrip) {
 }
 
 TEST(LookupFunctionTest, CatalogListsEveryKindOnce) {
-  ASSERT_EQ(Functions().size(), 5u);
+  ASSERT_EQ(Functions().size(), 7u);
   for (const FunctionInfo& f : Functions()) {
     EXPECT_EQ(LookupFunction(f.name), f.kind);
     EXPECT_FALSE(f.summary.empty()) << f.name;

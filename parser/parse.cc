@@ -139,6 +139,41 @@ std::string_view ClosestKeyword(std::string_view word) {
 constexpr char kQuotedSetTarget[] =
     "a 'set' target is a bare $variable, not a \"string\": set $x = 1";
 
+// `percentile(x, 95)` (a quantile in other tools): the hint for the ','
+// at `offset` that ends DTail's one-field percentile(): write p95(x).
+std::string PercentileHint(std::string_view text, size_t offset) {
+  const size_t open = text.rfind('(', offset);
+  if (open == std::string_view::npos || offset >= text.size() ||
+      text[offset] != ',') {
+    return "";
+  }
+  size_t name = open;
+  while (name > 0 && (std::isalnum(static_cast<unsigned char>(text[name - 1])) ||
+                      text[name - 1] == '_')) {
+    --name;
+  }
+  if (!absl::EqualsIgnoreCase(ToAbsl(text.substr(name, open - name)),
+                              "percentile")) {
+    return "";
+  }
+  size_t at = offset + 1;
+  while (at < text.size() && text[at] == ' ') ++at;
+  size_t end = at;
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) ||
+          text[end] == '.')) {
+    ++end;
+  }
+  if (end == at) return "";
+  std::string_view field = text.substr(open + 1, offset - open - 1);
+  while (!field.empty() && field.back() == ' ') field.remove_suffix(1);
+  while (!field.empty() && field.front() == ' ') field.remove_prefix(1);
+  return absl::StrCat("write p", ToAbsl(text.substr(at, end - at)), "(",
+                      ToAbsl(field),
+                      ") for that percentile of the values (DTail's "
+                      "percentile() takes one field: a group's sum ranked)");
+}
+
 template <typename Rule>
 struct BaseControl : pegtl::normal<Rule> {
   template <typename Input, typename... States>
@@ -224,6 +259,10 @@ struct BaseControl : pegtl::normal<Rule> {
     } else if constexpr (std::is_same_v<Rule, g::set_rhs>) {
       if (offset < st.text.size() && st.text[offset] == '=') {
         hint = "'set' assigns with a single '='";
+      }
+    } else if constexpr (std::is_same_v<Rule, g::agg_close>) {
+      if (std::string p = PercentileHint(st.text, offset); !p.empty()) {
+        hint = std::move(p);
       }
     }
     std::string expected = g::kError<Rule>.expected;
@@ -649,12 +688,34 @@ struct Action<g::group_field> {
 };
 template <>
 struct Action<g::group_first_field> : Action<g::group_field> {};
+// `group bu ip` is valid DTail (`by` is optional: fields bu and ip), but a
+// bare word one letter from `by` before more fields is nearly always a typo
+// for `group by`; a field really named so is written `group by bu ip`.
+void CheckMisspeltBy(State& st, ast::Span clause) {
+  const std::vector<ast::Token>& fields = st.query.group_by;
+  if (fields.size() < 2 || fields[0].kind != ast::TokenKind::kBareword) return;
+  const std::string_view between = std::string_view(st.text).substr(
+      clause.offset + 5, fields[0].span.offset - clause.offset - 5);
+  for (char c : between) {
+    if (!std::isspace(static_cast<unsigned char>(c))) return;  // group by ...
+  }
+  std::string word = fields[0].text;
+  for (char& c : word) c = static_cast<char>(std::tolower(c));
+  if (word == "by" || EditDistance(word, "by") != 1) return;
+  Fail(fields[0].span,
+       absl::StrCat("unknown word '", fields[0].text, "' after 'group'"),
+       absl::StrCat("did you mean 'group by'? (to group by a field named '",
+                    fields[0].text, "', write 'group by ", fields[0].text,
+                    " ...')"));
+}
+
 template <>
 struct Action<g::group_clause> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
     EnterClause(in, st, kGroup);
     st.query.group_span = st.SpanOf(in);
+    CheckMisspeltBy(st, st.query.group_span);
   }
 };
 

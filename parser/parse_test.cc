@@ -132,6 +132,16 @@ TEST(ParseTest, DeepParseLowerCase) {
   EXPECT_EQ(WhereString(q), "and[(w1 == 2) (w2 eq \"free beer\")]");
 }
 
+TEST(ParseTest, GroupWithoutByStillTakesFieldsNearBy) {
+  // Only a word one edit from `by` before more fields is taken for a typo.
+  for (std::string_view ok :
+       {"select count(ip) group bu", "select count(ip) group by bu ip",
+        "select count(ip) group bus ip", "select count(ip) group `bu` ip",
+        "select count(ip) group $b ip", "select count(ip) group ip bu"}) {
+    EXPECT_TRUE(ParseClean(ok).ok()) << ok;
+  }
+}
+
 TEST(ParseTest, DeepParseUpperCaseWithoutBy) {
   ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(kDeepUpper));
   // Keywords and operators are case-insensitive; operators are stored
@@ -803,7 +813,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "1:19-21: unknown function 'foo'\n"
        "select a set $x = foo(y)\n"
        "                  ^~~\n"
-       "hint: known functions: md5sum, maskdigits, regex, time, bucket"},
+       "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes"},
       {"select a set $x = md5sum(makedigits($line))", kInvalid,
        "1:26-35: unknown function 'makedigits'\n"
        "select a set $x = md5sum(makedigits($line))\n"
@@ -859,6 +869,36 @@ TEST(ParseTest, RejectsEmptyWhere) {
 // error (docs/compatibility.md, "Grammar").
 TEST(ParseTest, RejectsSilentDTailMisreadings) {
   CheckErrors({
+      {"select percentile(latency, 95) group by *", kInvalid,
+       "1:26: expected ')' to close the aggregation, found ','\n"
+       "select percentile(latency, 95) group by *\n"
+       "                         ^\n"
+       "hint: write p95(latency) for that percentile of the values (DTail's "
+       "percentile() takes one field: a group's sum ranked)"},
+      {"select PERCENTILE( x ,99.9)", kInvalid,
+       "1:22: expected ')' to close the aggregation, found ','\n"
+       "select PERCENTILE( x ,99.9)\n"
+       "                     ^\n"
+       "hint: write p99.9(x) for that percentile of the values (DTail's "
+       "percentile() takes one field: a group's sum ranked)"},
+      {"select max(x, 95)", kInvalid,
+       "1:13: expected ')' to close the aggregation, found ','\n"
+       "select max(x, 95)\n"
+       "            ^\n"
+       "hint: an aggregation takes one field, for example: count($line)"},
+      // DTail reads `group bu ip` as two fields, bu and ip.
+      {"select count(ip) group bu ip", kInvalid,
+       "1:24-25: unknown word 'bu' after 'group'\n"
+       "select count(ip) group bu ip\n"
+       "                       ^~\n"
+       "hint: did you mean 'group by'? (to group by a field named 'bu', "
+       "write 'group by bu ...')"},
+      {"select count(ip) GROUP  Bt ip,host", kInvalid,
+       "1:25-26: unknown word 'Bt' after 'group'\n"
+       "select count(ip) GROUP  Bt ip,host\n"
+       "                        ^~\n"
+       "hint: did you mean 'group by'? (to group by a field named 'Bt', "
+       "write 'group by Bt ...')"},
       // The fork's dmap4 step 2: `reverse` was ignored.
       {"from STATS select count($time),$time,max($goroutines),avg("
        "$goroutines),min($goroutines) group by $time order by "
@@ -914,14 +954,14 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "select a logformat foo\n"
        "                   ^~~\n"
        "hint: known log formats: clf, combined, csv, default, "
-       "fields, generic, generickv, json, logfmt, ndjson, regex, "
+       "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
        "syslog"},
       {"select a logformat Mimecast", kInvalid,
        "1:20-27: unknown log format 'Mimecast'\n"
        "select a logformat Mimecast\n"
        "                   ^~~~~~~~\n"
        "hint: known log formats: clf, combined, csv, default, "
-       "fields, generic, generickv, json, logfmt, ndjson, regex, "
+       "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
        "syslog"},
       // DTail reads `count(a)b` as one item named `count(a)b`.
       {"select count(a)b", kInvalid,

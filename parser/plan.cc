@@ -7,16 +7,35 @@
 
 namespace mapr::plan {
 
+namespace {
+
+constexpr struct {
+  std::string_view name;
+  CommonVariable variable;
+} kCommonVariables[] = {
+    {"$line", CommonVariable::kLine},
+    {"$empty", CommonVariable::kEmpty},
+    {"*", CommonVariable::kStar},
+    {"$hostname", CommonVariable::kHostname},
+    {"$server", CommonVariable::kServer},
+    {"$timezone", CommonVariable::kTimezone},
+    {"$timeoffset", CommonVariable::kTimeoffset},
+    {"$file", CommonVariable::kFile},
+};
+
+}  // namespace
+
 CommonVariable LookupCommonVariable(std::string_view name) {
-  if (name == "$line") return CommonVariable::kLine;
-  if (name == "$empty") return CommonVariable::kEmpty;
-  if (name == "*") return CommonVariable::kStar;
-  if (name == "$hostname") return CommonVariable::kHostname;
-  if (name == "$server") return CommonVariable::kServer;
-  if (name == "$timezone") return CommonVariable::kTimezone;
-  if (name == "$timeoffset") return CommonVariable::kTimeoffset;
-  if (name == "$file") return CommonVariable::kFile;
+  for (const auto& v : kCommonVariables) {
+    if (v.name == name) return v.variable;
+  }
   return CommonVariable::kNone;
+}
+
+std::vector<std::string_view> CommonVariableNames() {
+  std::vector<std::string_view> names;
+  for (const auto& v : kCommonVariables) names.push_back(v.name);
+  return names;
 }
 
 const char* CompareOpName(CompareOp op) {

@@ -38,6 +38,8 @@ enum class CommonVariable : uint8_t {
 
 // Returns the common variable named `name`, or kNone.
 CommonVariable LookupCommonVariable(std::string_view name);
+// Every common variable's name ("$line", ..., "*"), for hints.
+std::vector<std::string_view> CommonVariableNames();
 
 struct Field {
   std::string name;

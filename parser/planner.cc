@@ -1093,11 +1093,20 @@ class Planner {
         check(p_.fields[s.source.field].name);
       }
     }
+    // A known variable close to the name ($lines: $line) is the likelier
+    // fix; else a field of the line without the '$'.
+    std::vector<std::string_view> known = plan::CommonVariableNames();
+    for (const std::string& v : *format_variables_) {
+      if (v.starts_with('$')) known.push_back(v);
+    }
     for (const std::string& name : unknown) {
+      const std::string_view close = ClosestMatch(name, known);
       p_.warnings.push_back(plan::Warning{
           absl::StrCat(name, " is not a known variable for log format \"",
-                       p_.log_format, "\"; did you mean bareword ",
-                       name.substr(1), "?"),
+                       p_.log_format, "\"; did you mean ",
+                       close.empty() ? absl::StrCat("bareword ", name.substr(1))
+                                     : std::string(close),
+                       "?"),
           FirstSpanOf(name)});
     }
   }

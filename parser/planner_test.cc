@@ -141,7 +141,7 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
                           "select a logformat nginx\n"
                           "                   ^~~~~\n"
                           "hint: known log formats: clf, combined, csv, default, "
-       "fields, generic, generickv, json, logfmt, ndjson, regex, "
+       "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
        "syslog")));
 }
 
@@ -738,6 +738,21 @@ TEST(PlannerTest, WarnsAboutUnknownVariables) {
   EXPECT_EQ(p.warnings[0].span, (ast::Span{18, 8}));
 }
 
+TEST(PlannerTest, UnknownVariableHintsTheClosestKnownOne) {
+  ASSERT_OK_AND_ASSIGN(plan::Plan p,
+                       PlanOf("select count($lines) group by $hostnam"));
+  EXPECT_THAT(Warnings(p),
+              ElementsAre("$hostnam is not a known variable for log format "
+                          "\"generic\"; did you mean $hostname?",
+                          "$lines is not a known variable for log format "
+                          "\"generic\"; did you mean $line?"));
+  ASSERT_OK_AND_ASSIGN(
+      p, PlanOf("select count($line) group by $goroutine logformat default"));
+  EXPECT_THAT(Warnings(p),
+              ElementsAre("$goroutine is not a known variable for log format "
+                          "\"default\"; did you mean $goroutines?"));
+}
+
 TEST(PlannerTest, WarningCases) {
   struct Case {
     std::string_view query;
@@ -818,7 +833,7 @@ TEST(PlannerTest, CollectsEveryError) {
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
                   "interval y\n"
                   "                                         ^~~\n"
-                  "hint: known functions: md5sum, maskdigits, regex, time, bucket\n"
+                  "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes\n"
                   "\n"
                   "1:55: 'limit' needs a non-negative integer, found 'x'\n"
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "

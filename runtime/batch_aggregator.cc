@@ -12,6 +12,7 @@
 #include "runtime/log_formats.h"
 #include "runtime/result_builder.h"
 #include "runtime/time_functions.h"
+#include "runtime/unit_functions.h"
 #include "util/run_on_threads.h"
 #include "util/scan.h"
 #include "util/status_macros.h"
@@ -380,9 +381,14 @@ std::string_view BatchAggregator::ApplyTimeFunction(const plan::FunctionStep& f,
     return std::string_view(out, v.size());
   }
   char buffer[kMaxBinTextSize];
+  static_assert(kMaxBinTextSize >= kMaxUnitTextSize);
   size_t size = 0;
   if (f.kind == FunctionKind::kBucket) {
     size = BucketNumber(v, bins, buffer);
+  } else if (f.kind == FunctionKind::kDuration) {
+    size = ReadDuration(v, buffer);
+  } else if (f.kind == FunctionKind::kBytes) {
+    size = ReadByteSize(v, buffer);
   } else {
     Timestamp t;
     if (f.layout.empty() ? time_reader_.Read(v, &t)
@@ -427,7 +433,9 @@ void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
           if (v.data() == nullptr) break;
           continue;
         }
-        if (f.kind == FunctionKind::kTime || f.kind == FunctionKind::kBucket) {
+        if (f.kind == FunctionKind::kTime || f.kind == FunctionKind::kBucket ||
+            f.kind == FunctionKind::kDuration ||
+            f.kind == FunctionKind::kBytes) {
           v = ApplyTimeFunction(f, bin_widths_[j], v);
           if (v.data() == nullptr) {
             ++unparsed;  // Once per line and step, even if nested.

@@ -114,7 +114,8 @@ class BatchAggregator {
   void FillCommonVariables(uint64_t source);
   absl::StatusOr<LogFormatParser*> ParserFor(uint64_t source);
   void RunSets(const std::vector<plan::SetStep>& steps);
-  // time() or bucket() of `v`; a missing view if `v` cannot be read.
+  // time(), bucket(), duration() or bytes() of `v`; a missing view if `v`
+  // cannot be read.
   std::string_view ApplyTimeFunction(const plan::FunctionStep& f,
                                      const BinWidth& bins, std::string_view v);
   absl::Status Aggregate();

@@ -117,6 +117,8 @@ size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept {
     case FunctionKind::kRegex:  // Applied by RegexExtract, not here.
     case FunctionKind::kTime:   // Applied through runtime/time_functions.h.
     case FunctionKind::kBucket:
+    case FunctionKind::kDuration:  // runtime/unit_functions.h
+    case FunctionKind::kBytes:
       return input_size;
   }
   return 0;
@@ -133,6 +135,8 @@ void ApplyFunction(FunctionKind kind, std::string_view in, char* out) noexcept {
     case FunctionKind::kRegex:  // Needs its pattern: RegexExtract.
     case FunctionKind::kTime:   // runtime/time_functions.h
     case FunctionKind::kBucket:
+    case FunctionKind::kDuration:  // runtime/unit_functions.h
+    case FunctionKind::kBytes:
       if (!in.empty()) std::memmove(out, in.data(), in.size());
       return;
   }

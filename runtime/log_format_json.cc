@@ -1,4 +1,4 @@
-// The `json` log format and its alias `ndjson` (docs/query-language.md,
+// The `json` log format and its aliases `ndjson`, `jsonl` (docs/query-language.md,
 // "json"): one JSON object per line, parsed with simdjson's On-Demand API.
 //
 // Fields. A requested name is looked up as a path: at each object, the
@@ -444,12 +444,8 @@ class JsonLogFormat : public LogFormat {
 
 }  // namespace
 
-std::shared_ptr<const LogFormat> NewJsonLogFormat() {
-  return std::make_shared<JsonLogFormat>("json");
-}
-
-std::shared_ptr<const LogFormat> NewNdjsonLogFormat() {
-  return std::make_shared<JsonLogFormat>("ndjson");
+std::shared_ptr<const LogFormat> NewJsonLogFormat(std::string name) {
+  return std::make_shared<JsonLogFormat>(std::move(name));
 }
 
 uint64_t JsonFastPathGiveUpsForTesting() { return fast_path_give_ups; }

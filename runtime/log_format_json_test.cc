@@ -165,7 +165,7 @@ INSTANTIATE_TEST_SUITE_P(
 // ------------------------------------------------------------ registration
 
 TEST(JsonLogFormatRegistryTest, JsonAndNdjsonAreRegistered) {
-  for (const char* name : {"json", "ndjson", "JSON", "NDJSON"}) {
+  for (const char* name : {"json", "ndjson", "jsonl", "JSON", "NDJSON"}) {
     std::shared_ptr<const LogFormat> format = FindLogFormat(name);
     ASSERT_NE(format, nullptr) << name;
     EXPECT_FALSE(format->description().empty());
@@ -174,6 +174,7 @@ TEST(JsonLogFormatRegistryTest, JsonAndNdjsonAreRegistered) {
   }
   EXPECT_EQ(FindLogFormat("json")->name(), "json");
   EXPECT_EQ(FindLogFormat("ndjson")->name(), "ndjson");
+  EXPECT_EQ(FindLogFormat("jsonl")->name(), "jsonl");
 }
 
 TEST(JsonLogFormatRegistryTest, NdjsonParsesLikeJson) {
@@ -592,6 +593,36 @@ TEST_P(JsonLogFormatTest, WholeKeyFirstAppliesAtEveryLevel) {
   // The whole key wins even when its value is null (missing).
   row = One({"a.b"}, R"({"a":{"b":1},"a.b":null})");
   EXPECT_THAT(row.fields, IsEmpty());
+}
+
+TEST_P(JsonLogFormatTest, QuotedSegmentsAreOneKeyDotsAndAll) {
+  // nginx plus's status JSON: zone names are host names.
+  const std::string line =
+      R"({"server_zones":{"hg.nginx.org":{"responses":{"5xx":3,"2xx":9}},)"
+      R"("hg":{"nginx.org":{"responses":{"5xx":-1}}}},"a.b":{"c":1},)"
+      R"("a":{"b.c":2},"q\"x":{"y":5}})";
+  const std::vector<std::string> fields = {
+      R"(server_zones."hg.nginx.org".responses.5xx)",
+      R"(server_zones."hg.nginx.org".responses."2xx")",
+      R"("a.b".c)", R"(a."b.c")", R"("a.b")", R"(server_zones."hg")",
+      R"(server_zones."nope.org".responses.5xx)"};
+  Row row = One(fields, line);
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(
+      row.fields,
+      UnorderedElementsAre(
+          Pair(fields[0], "3"), Pair(fields[1], "9"), Pair(fields[2], "1"),
+          Pair(fields[3], "2"), Pair(fields[4], R"({"c":1})"),
+          Pair(fields[5], R"({"nginx.org":{"responses":{"5xx":-1}}})")));
+  // Without quotes neither zone is reached: after "hg" the rest is tried
+  // whole ("nginx.org.responses.5xx") or split at its first dot ("nginx").
+  row = One({"server_zones.hg.nginx.org.responses.5xx"}, line);
+  EXPECT_EQ(row.outcome, LineOutcome::kParsed);
+  EXPECT_THAT(row.fields, IsEmpty());
+  // A quote that does not close a segment is part of the key.
+  row = One({R"("a.b)", R"("a.b"c)"}, R"({"\"a":{"b":7},"\"a.b\"c":8})");
+  EXPECT_THAT(row.fields, UnorderedElementsAre(Pair(R"("a.b)", "7"),
+                                               Pair(R"("a.b"c)", "8")));
 }
 
 TEST_P(JsonLogFormatTest, AFieldAndAPathInsideItAreBothServed) {

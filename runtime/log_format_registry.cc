@@ -29,7 +29,8 @@ Registry& GetRegistry() {
           runtime::NewRegexLogFormat(), runtime::NewFieldsLogFormat(),
           runtime::NewClfLogFormat(), runtime::NewCombinedLogFormat(),
           runtime::NewLogfmtLogFormat(), runtime::NewSyslogLogFormat(),
-          runtime::NewJsonLogFormat(), runtime::NewNdjsonLogFormat()}) {
+          runtime::NewJsonLogFormat(), runtime::NewJsonLogFormat("ndjson"),
+          runtime::NewJsonLogFormat("jsonl")}) {
       r->formats[f->name()] = f;
     }
     return r;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "mapr/log_format.h"
@@ -58,10 +59,9 @@ std::shared_ptr<const LogFormat> NewLogfmtLogFormat();
 // writes to /var/log/syslog), told apart per line.
 std::shared_ptr<const LogFormat> NewSyslogLogFormat();
 // One JSON object per line, parsed with simdjson On-Demand; fields are keys
-// or dotted paths (`request.method`, `tags.0`). `json`, and the same format
-// under the name `ndjson`.
-std::shared_ptr<const LogFormat> NewJsonLogFormat();
-std::shared_ptr<const LogFormat> NewNdjsonLogFormat();
+// or dotted paths (`request.method`, `tags.0`, `zones."a.b".hits`). `json`,
+// and the same format under the names `ndjson` and `jsonl`.
+std::shared_ptr<const LogFormat> NewJsonLogFormat(std::string name = "json");
 // Tests: as UseBaselineDefaultParserForTesting, for the json parser's fast
 // path (its byte scans are 32 bytes wide on AVX2 CPUs, 16 otherwise).
 bool UseBaselineJsonParserForTesting(bool baseline);

@@ -8,6 +8,7 @@
 
 #include "absl/time/time.h"
 #include "util/civil_time.h"
+#include "util/exact_sum.h"
 #include "util/number.h"
 #include "util/strings.h"
 
@@ -107,10 +108,15 @@ inline int MonthName(const char* p) {
   }
 }
 
-// A fraction ".ddd" at in[*i]: up to nine digits count, more are read and
-// dropped. Returns false for a '.' without digits.
+// A fraction ".ddd" at in[*i] (or ",ddd" with kComma: ISO 8601's other
+// decimal sign, which log4j and Python's logging write): up to nine digits
+// count, more are read and dropped. Returns false for a separator without
+// digits.
+template <bool kComma = false>
 inline bool Fraction(std::string_view in, size_t* i, Timestamp* t) {
-  if (*i >= in.size() || in[*i] != '.') return true;
+  if (*i >= in.size() || (in[*i] != '.' && (!kComma || in[*i] != ','))) {
+    return true;
+  }
   size_t j = *i + 1;
   uint32_t nanos = 0;
   size_t digits = 0;
@@ -269,7 +275,7 @@ bool TimeReader::ReadRfc3339(std::string_view in, Timestamp* t) {
   const int sec = Clock(p + 11, false);
   if (sec < 0) return false;
   size_t i = 19;
-  if (!Fraction(in, &i, t)) return false;
+  if (!Fraction<true>(in, &i, t)) return false;
   int32_t offset = 0;
   if (i < in.size()) {
     if (in[i] == 'Z' || in[i] == 'z') {
@@ -440,7 +446,8 @@ bool BucketTime(TimeReader& reader, std::string_view in, int64_t width_seconds,
 namespace {
 
 // A plain decimal "-12.345": its digits as an integer and the number of
-// decimals; false for anything else or more than 18 digits.
+// decimals; false for anything else, more than 18 significant digits
+// (leading zeros do not count) or more than 18 decimals.
 bool PlainDecimal(std::string_view s, int64_t* mantissa, int* scale) {
   size_t i = 0;
   bool negative = false;
@@ -449,7 +456,8 @@ bool PlainDecimal(std::string_view s, int64_t* mantissa, int* scale) {
     ++i;
   }
   uint64_t v = 0;
-  int digits = 0;
+  int digits = 0;  // significant
+  bool any_digit = false;
   int decimals = -1;
   for (; i < s.size(); ++i) {
     const char c = s[i];
@@ -458,20 +466,16 @@ bool PlainDecimal(std::string_view s, int64_t* mantissa, int* scale) {
       decimals = 0;
       continue;
     }
-    if (!IsDigit(c) || ++digits > 18) return false;
+    if (!IsDigit(c)) return false;
+    any_digit = true;
+    if ((v != 0 || c != '0') && ++digits > 18) return false;
     v = v * 10 + static_cast<uint64_t>(c - '0');
-    if (decimals >= 0) ++decimals;
+    if (decimals >= 0 && ++decimals > 18) return false;
   }
-  if (digits == 0) return false;
+  if (!any_digit) return false;
   *mantissa = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
   *scale = decimals < 0 ? 0 : decimals;
   return true;
-}
-
-// Floor division for a positive divisor.
-inline int64_t FloorDiv(int64_t a, int64_t b) {
-  const int64_t q = a / b;
-  return q - (a % b != 0 && a < 0);
 }
 
 }  // namespace
@@ -517,35 +521,35 @@ size_t BucketNumber(std::string_view in, const BinWidth& width,
   int64_t x;
   int x_scale;
   if (width.exact && PlainDecimal(in, &x, &x_scale)) {
-    // Both as integers in units of 10^-m: exact.
+    // Both as 128-bit integers in units of 10^-m: exact for every plain
+    // decimal of up to 18 digits (|xs|, ws < 10^36 < 2^127 / 2).
     const int m = x_scale > width.scale ? x_scale : width.scale;
-    int64_t xs, ws, bin;
-    if (!__builtin_mul_overflow(x, static_cast<int64_t>(kPow10[m - x_scale]),
-                                &xs) &&
-        !__builtin_mul_overflow(width.mantissa,
-                                static_cast<int64_t>(kPow10[m - width.scale]),
-                                &ws) &&
-        !__builtin_mul_overflow(FloorDiv(xs, ws), ws, &bin)) {
-      // bin is a multiple of 10^(m - scale): render `scale` decimals.
-      const int64_t drop = static_cast<int64_t>(kPow10[m - width.scale]);
-      const int64_t v = bin / drop;  // exact
-      char* p = out;
-      const uint64_t mag = v < 0 ? 0 - static_cast<uint64_t>(v)
-                                 : static_cast<uint64_t>(v);
-      if (v < 0) *p++ = '-';
-      const uint64_t unit = kPow10[width.scale];
-      p = std::to_chars(p, out + kMaxBinTextSize, mag / unit).ptr;
-      if (width.scale > 0) {
-        *p++ = '.';
-        uint64_t f = mag % unit;
-        for (int i = width.scale - 1; i >= 0; --i) {
-          p[i] = static_cast<char>('0' + f % 10);
-          f /= 10;
-        }
-        p += width.scale;
-      }
-      return static_cast<size_t>(p - out);
+    const util::int128 xs =
+        static_cast<util::int128>(x) * kPow10[m - x_scale];
+    const util::int128 ws =
+        static_cast<util::int128>(width.mantissa) * kPow10[m - width.scale];
+    const util::int128 q = xs / ws;
+    const util::int128 bin = (q - (xs % ws != 0 && xs < 0)) * ws;
+    // bin is a multiple of 10^(m - scale): render `scale` decimals.
+    const util::int128 v = bin / static_cast<util::int128>(
+                                     kPow10[m - width.scale]);  // exact
+    char* p = out;
+    if (v < 0) *p++ = '-';
+    util::uint128 mag = v < 0 ? -static_cast<util::uint128>(v)
+                              : static_cast<util::uint128>(v);
+    // Digits right to left, at least scale + 1 of them.
+    char digits[48];
+    int nd = 0;
+    do {
+      digits[nd++] = static_cast<char>('0' + static_cast<int>(mag % 10));
+      mag /= 10;
+    } while (mag != 0);
+    while (nd <= width.scale) digits[nd++] = '0';
+    for (int i = nd - 1; i >= 0; --i) {
+      if (i == width.scale - 1) *p++ = '.';
+      *p++ = digits[i];
     }
+    return static_cast<size_t>(p - out);
   }
   double v;
   if (!util::ParseNumber(in, &v) || !std::isfinite(v)) return 0;

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "util/civil_time.h"
+#include "util/exact_sum.h"
 
 namespace mapr::runtime {
 namespace {
@@ -107,6 +109,16 @@ TEST(TimeTest, ReadsRfc3339WithOffsetsAndFractions) {
   EXPECT_EQ(Time("2026-12-01T14:07:31.000Z"), std::to_string(base) + ".000");
   EXPECT_EQ(Time("2026-12-01T14:07:31.123456789Z"),
             std::to_string(base) + ".123456789");
+  // ISO 8601's other decimal sign, as log4j and Python's logging write it;
+  // bucket() keeps the comma.
+  EXPECT_EQ(Time("2015-07-29 17:41:44,747"),
+            std::to_string(LibcSeconds(2015, 7, 29, 17, 41, 44)) + ".747");
+  EXPECT_EQ(Time("2026-12-01T14:07:31,5Z"), std::to_string(base) + ".5");
+  EXPECT_EQ(Bucket("2015-07-29 17:41:44,747", 60), "2015-07-29 17:41:00,000");
+  EXPECT_EQ(Time("2026-12-01T14:07:31,Z"), std::string(kMissing));
+  EXPECT_EQ(Time("2026-12-01T14:07:31,"), std::string(kMissing));
+  // A comma is no fraction of an epoch.
+  EXPECT_EQ(Time("1700000000,5"), std::string(kMissing));
   // More than nine digits: the first nine count.
   EXPECT_EQ(Time("2026-12-01T14:07:31.1234567891Z"),
             std::to_string(base) + ".123456789");
@@ -317,6 +329,20 @@ TEST(BinTest, FloorsTowardMinusInfinity) {
   EXPECT_EQ(Bin("7", "2.50"), "5.0");  // 2.50 bins like 2.5
   EXPECT_EQ(Bin("1e3", "300"), "900");
   EXPECT_EQ(Bin("1234", "1e2"), "1200");
+  // 17 and 18 digits: exact in 128-bit integers, whatever the width.
+  EXPECT_EQ(Bin("12345678901234567", "0.001"), "12345678901234567.000");
+  EXPECT_EQ(Bin("99999999999999999", "0.25"), "99999999999999999.00");
+  EXPECT_EQ(Bin("999999999999999999", "0.000000000000000001"),
+            "999999999999999999.000000000000000000");
+  EXPECT_EQ(Bin("-999999999999999999", "7"), "-999999999999999999");
+  EXPECT_EQ(Bin("-999999999999999999", "10"), "-1000000000000000000");
+  EXPECT_EQ(Bin("-999999999999999998", "7"), "-999999999999999999");
+  EXPECT_EQ(Bin("-99999999999999999.9", "0.25"), "-100000000000000000.00");
+  EXPECT_EQ(Bin("0.000000000000000001", "0.000000000000000001"),
+            "0.000000000000000001");
+  EXPECT_EQ(Bin("-0.000000000000000001", "1"), "-1");
+  EXPECT_EQ(Bin("123456789012345678", "100000000000000000"),
+            "100000000000000000");
   // Beyond 18 digits: doubles.
   EXPECT_EQ(Bin("1234567890123456789012", "1"), "1234567890123456774144");
   for (std::string_view bad : {"abc", "", "inf", "nan", "-inf", "1,5"}) {
@@ -337,6 +363,52 @@ TEST(BinTest, MatchesFloorOnRandomIntegers) {
     ASSERT_EQ(Bin(std::to_string(x), std::to_string(w)),
               std::to_string(q * w))
         << x << " " << w;
+  }
+}
+
+TEST(BinTest, MatchesExactIntegerArithmeticAtEighteenDigits) {
+  // x and w as 18-digit decimals with random decimal points: the bin
+  // computed here in 128-bit integers at a common scale.
+  std::mt19937_64 rng(18);
+  using I = util::int128;
+  auto text = [](I units, int scale) {
+    const bool neg = units < 0;
+    util::uint128 m = neg ? -static_cast<util::uint128>(units)
+                              : static_cast<util::uint128>(units);
+    std::string d;
+    do {
+      d.insert(d.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
+      m /= 10;
+    } while (m != 0);
+    while (static_cast<int>(d.size()) <= scale) d.insert(d.begin(), '0');
+    if (scale > 0) d.insert(d.end() - scale, '.');
+    return (neg ? "-" : "") + d;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const I x = static_cast<I>(rng() % 1000000000000000000ULL) *
+                ((rng() & 1) ? -1 : 1);
+    const int xs = static_cast<int>(rng() % 19);
+    I w = 0;
+    while (w == 0) {
+      w = static_cast<I>(rng() % (rng() & 1 ? 1000ULL : 1000000000000000000ULL));
+    }
+    int ws = static_cast<int>(rng() % 19);
+    const std::string wtext = text(w, ws);
+    while (ws > 0 && w % 10 == 0) {  // The width's own scale: 0.50 -> 0.5.
+      w /= 10;
+      --ws;
+    }
+    const int m = std::max(xs, ws);
+    I p10 = 1;
+    for (int k = 0; k < m - xs; ++k) p10 *= 10;
+    const I xu = x * p10;
+    p10 = 1;
+    for (int k = 0; k < m - ws; ++k) p10 *= 10;
+    const I wu = w * p10;
+    I q = xu / wu;
+    if (xu % wu != 0 && xu < 0) --q;
+    ASSERT_EQ(Bin(text(x, xs), wtext), text(q * wu / p10, ws))
+        << text(x, xs) << " " << wtext;
   }
 }
 

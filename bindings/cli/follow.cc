@@ -368,6 +368,7 @@ class Follower {
     if (at_end && st.st_size > 0) {
       in.offset = static_cast<uint64_t>(st.st_size);
       lseek(fd, st.st_size, SEEK_SET);
+      in.splitter.ContinueStream();  // Not the file's start.
       char last = '\n';
       in.skip_fragment =
           pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';

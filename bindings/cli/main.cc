@@ -143,7 +143,7 @@ bool PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
 
 // Prints the notes on a probably wrong result (bindings/cli/notes.h).
 void PrintNotes(const Query& query, const LineCounters& stats,
-                std::vector<FieldCount> fields, uint64_t lines_with_nul,
+                std::vector<FieldCount> fields, const FilesReport& report,
                 size_t max_line_bytes) {
   ResultFacts facts;
   facts.table = query.table();
@@ -159,7 +159,8 @@ void PrintNotes(const Query& query, const LineCounters& stats,
                        });
   });
   facts.fields = std::move(fields);
-  facts.lines_with_nul = lines_with_nul;
+  facts.lines_with_nul = report.lines_with_nul;
+  facts.inputs_without_parsed_lines = report.inputs_without_parsed_lines;
   facts.max_line_bytes = max_line_bytes;
   for (const std::string& note : ResultNotes(facts)) {
     std::fprintf(stderr, "warning: %s\n", note.c_str());
@@ -169,7 +170,7 @@ void PrintNotes(const Query& query, const LineCounters& stats,
 }  // namespace
 
 int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
-               const LineCounters& stats, uint64_t lines_with_nul,
+               const LineCounters& stats, const FilesReport& report,
                int exit_code) {
   std::optional<OutputFormat> format = flags.output;
   if (query.outfile().has_value()) {
@@ -190,7 +191,7 @@ int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
   }
   if (flags.stats) PrintStats(stats, table.total_groups());
   if (!flags.quiet) {
-    PrintNotes(query, stats, table.field_counts(), lines_with_nul,
+    PrintNotes(query, stats, table.field_counts(), report,
                flags.max_line_bytes);
   }
   return exit_code;
@@ -273,8 +274,8 @@ int RunFollow(const Flags& flags, const Query& query) {
   if (flags.stats) PrintStats(run->stats, final_groups);
   if (!flags.quiet) {
     // (Followed input is not checked for NUL bytes.)
-    PrintNotes(query, run->stats, std::move(final_fields),
-               /*lines_with_nul=*/0, flags.max_line_bytes);
+    PrintNotes(query, run->stats, std::move(final_fields), FilesReport(),
+               flags.max_line_bytes);
   }
   return glob_errors || run->inputs_failed > 0 || output_failed.load()
              ? kExitInputError
@@ -374,8 +375,7 @@ int Run(int argc, char** argv) {
     return kExitInputError;
   }
 
-  return EmitResult(*flags, *query, run->table, run->stats,
-                    run->report.lines_with_nul,
+  return EmitResult(*flags, *query, run->table, run->stats, run->report,
                     input_errors ? kExitInputError : kExitOk);
 }
 

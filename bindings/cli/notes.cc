@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace mapr::cli {
 namespace {
@@ -112,12 +113,33 @@ std::vector<std::string> ResultNotes(const ResultFacts& f) {
       if (!note.empty()) notes.push_back(std::move(note));
     }
   }
+  // Some lines aggregated, but a share of the rest could not be parsed:
+  // an answer over part of the input, which must not pass unnoticed.
+  const uint64_t unparsable = s.lines_malformed + s.lines_unmatched;
+  const uint64_t matched = s.lines_matched();
+  if (s.lines_aggregated > 0 && unparsable > 0 && unparsable * 100 > matched) {
+    notes.push_back(absl::StrCat(
+        unparsable, " of ", matched, " lines (",
+        absl::StrFormat("%.1f", 100.0 * static_cast<double>(unparsable) /
+                                    static_cast<double>(matched)),
+        " %) could not be parsed by log format ", f.log_format,
+        " and are not in the result; are other logs mixed in?"));
+  }
+  // (When no line parsed at all, the note above already says so.)
+  for (const std::string& input : s.lines_parsed() > 0
+                                      ? f.inputs_without_parsed_lines
+                                      : std::vector<std::string>()) {
+    notes.push_back(absl::StrCat("no line of ", input,
+                                 " could be parsed by log format ",
+                                 f.log_format, "; is that its format?"));
+  }
   if (s.values_unparsed > 0) {
     notes.push_back(absl::StrCat(
         s.values_unparsed,
         s.values_unparsed == 1 ? " value was" : " values were",
-        " not a time or number that time() or bucket() could read, and "
-        "stayed missing; check the layout (time(x, '%Y-%m-%d ...'))"));
+        " not a time, number, duration or size that time(), bucket(), "
+        "duration() or bytes() could read, and stayed missing; check the "
+        "layout (time(x, '%Y-%m-%d ...')) or the unit"));
   }
   const uint64_t parsed = s.lines_parsed();
   if (parsed > 0) {

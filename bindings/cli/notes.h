@@ -38,6 +38,8 @@ struct ResultFacts {
   std::vector<FieldCount> fields;
   // Lines that contained a NUL byte.
   uint64_t lines_with_nul = 0;
+  // Inputs with lines but none parsed (FilesReport).
+  std::vector<std::string> inputs_without_parsed_lines;
   // The --max-line-bytes limit.
   size_t max_line_bytes = 0;
 };
@@ -49,6 +51,9 @@ struct ResultFacts {
 //   - no line aggregated: the rule that rejected the most lines, named,
 //     with its count and the fix (never `where`: a condition that matches
 //     nothing is an answer);
+//   - else, more than 1 % of the matched lines malformed or unmatched
+//     (lines of another format mixed in), with the count and the share;
+//   - every input none of whose lines could be parsed, named;
 //   - every extracted field that no parsed line had.
 std::vector<std::string> ResultNotes(const ResultFacts& facts);
 

@@ -34,6 +34,41 @@ TEST(ResultNotesTest, AHealthyRunHasNone) {
   EXPECT_THAT(ResultNotes(Facts(LineCounters())), IsEmpty());
 }
 
+TEST(ResultNotesTest, AShareOfUnparsableLinesIsNamed) {
+  // The case: 500 access lines read, 2000 ssh lines dropped.
+  LineCounters s;
+  s.lines_read = 2500;
+  s.lines_malformed = 2000;
+  s.lines_aggregated = 500;
+  ResultFacts f = Facts(s);
+  f.log_format = "combined";
+  f.inputs_without_parsed_lines = {"OpenSSH_2k.log"};
+  EXPECT_THAT(
+      ResultNotes(f),
+      ElementsAre("2000 of 2500 lines (80.0 %) could not be parsed by log "
+                  "format combined and are not in the result; are other "
+                  "logs mixed in?",
+                  "no line of OpenSSH_2k.log could be parsed by log format "
+                  "combined; is that its format?"));
+  // 1 % exactly is tolerated; just over it is not. Unmatched lines count.
+  s = LineCounters();
+  s.lines_read = 1000;
+  s.lines_unmatched = 10;
+  s.lines_aggregated = 990;
+  EXPECT_THAT(ResultNotes(Facts(s)), IsEmpty());
+  s.lines_read = 1001;
+  s.lines_unmatched = 11;
+  EXPECT_THAT(ResultNotes(Facts(s)),
+              ElementsAre(testing::StartsWith("11 of 1001 lines (1.1 %)")));
+  // Lines of another table or ignored by the format are not unparsable.
+  s = LineCounters();
+  s.lines_read = 100;
+  s.lines_ignored = 50;
+  s.lines_table_mismatch = 40;
+  s.lines_aggregated = 10;
+  EXPECT_THAT(ResultNotes(Facts(s)), IsEmpty());
+}
+
 TEST(ResultNotesTest, UnreadableTimes) {
   LineCounters s;
   s.lines_read = 10;
@@ -41,9 +76,10 @@ TEST(ResultNotesTest, UnreadableTimes) {
   s.values_unparsed = 1;
   EXPECT_THAT(ResultNotes(Facts(s)),
               testing::ElementsAre(
-                  "1 value was not a time or number that time() or bucket() "
-                  "could read, and stayed missing; check the layout (time(x, "
-                  "'%Y-%m-%d ...'))"));
+                  "1 value was not a time, number, duration or size that "
+                  "time(), bucket(), duration() or bytes() could read, and "
+                  "stayed missing; check the layout (time(x, '%Y-%m-%d ...')) "
+                  "or the unit"));
   s.values_unparsed = 3;
   EXPECT_THAT(ResultNotes(Facts(s)),
               testing::ElementsAre(testing::StartsWith("3 values were not")));

@@ -301,8 +301,8 @@ int RunReduce(const Flags& flags) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
   }
-  return EmitResult(flags, query, *table, table->stats(),
-                    /*lines_with_nul=*/0, kExitOk);
+  return EmitResult(flags, query, *table, table->stats(), FilesReport(),
+                    kExitOk);
 }
 
 int RunInspect(const Flags& flags) {

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "bindings/cli/flags.h"
+#include "mapr/files.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
 
@@ -35,8 +36,10 @@ void PrintStats(const LineCounters& c, uint64_t groups);
 // main.cc: writes the outfile and/or prints `table` per --output, then
 // --stats and the notes; returns `exit_code`, or kExitInputError if an
 // output failed.
+// `report` holds what the input layer saw (NUL bytes, inputs without a
+// parsed line); empty for partials.
 int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
-               const LineCounters& stats, uint64_t lines_with_nul,
+               const LineCounters& stats, const FilesReport& report,
                int exit_code);
 
 // A usage problem with an option given to the wrong subcommand ("--range

@@ -4,8 +4,9 @@
 //
 // x^2 is kept exactly as the pair hi + lo (hi = x * x rounded, lo its
 // rounding error by Dekker's product), each summed exactly; at the end
-// n Σx² - (Σx)² is formed from the exact sums with one more rounding, so a
-// large mean over a small spread (timestamps, say) keeps its precision. A
+// n Σx² - (Σx)² is formed exactly from the exact sums and divided by
+// n (n - 1) or n² with one rounding, so any offset (timestamps, say) keeps
+// full precision. A
 // group of fewer than 2 values renders 0, as other empty aggregates do.
 #include <algorithm>
 #include <cmath>
@@ -50,6 +51,34 @@ double ProductError(double a, double b, double product) {
   const double ahi = ca - (ca - a), alo = a - ahi;
   const double bhi = cb - (cb - b), blo = b - bhi;
   return ((ahi * bhi - product) + ahi * blo + alo * bhi) + alo * blo;
+}
+
+// An exact sum splits into at most this many non-overlapping doubles (the
+// WideSum spans 2^-1088 to 2^1087, 53 bits a double).
+constexpr int kMaxParts = 48;
+
+// Writes `w` as doubles d[0] + d[1] + ... (largest first, each the rounding
+// of what the ones before left) and returns their count; the sum of the
+// doubles is w exactly.
+int SplitIntoDoubles(util::WideSum w, double d[kMaxParts]) {
+  int k = 0;
+  while (k < kMaxParts && !w.IsZero()) {
+    d[k] = w.Round();
+    w.Add(-d[k]);
+    ++k;
+  }
+  return k;
+}
+
+// Adds factor * a * b to `*out` exactly (factor is 1, -1 or -2); false if
+// the product overflows.
+bool AddProduct(double a, double b, double factor, util::WideSum* out) {
+  const double p = a * b;
+  if (!std::isfinite(factor * p)) return false;
+  const double e = ProductError(a, b, p);
+  out->Add(factor * p);
+  out->Add(factor * e);
+  return true;
 }
 
 class MomentsState : public AggregateState {
@@ -117,35 +146,44 @@ class MomentsState : public AggregateState {
   double Variance(uint32_t g, bool sample) const {
     const int64_t count = count_[g];
     if (count < 2) return 0;
-    const double n = static_cast<double>(count);
-    // NaN or infinite values make the variance NaN.
+    // NaN or infinite values (or squares) make the variance NaN.
     if (!std::isfinite(sum_.Value(g)) || !std::isfinite(square_hi_.Value(g)) ||
         !std::isfinite(square_lo_.Value(g))) {
       return std::nan("");
     }
-    // S = Σx = s + e (s rounded, e the rest); numerator Σx² - S²/n.
+    // The numerator n Σx² - (Σx)² exactly, from the exact sums split into
+    // doubles: each product of two doubles is exact as a rounded product
+    // plus its rounding error. Only the final quotient is rounded, so a
+    // large mean over a small spread (1.7e15 + [0, 100), 8e15 + 1) keeps
+    // every digit.
     util::WideSum total;
     sum_.AddTo(g, &total);
-    const double s = total.Round();
-    total.Add(-s);
-    const double e = total.Round();
+    util::WideSum squares;
+    square_hi_.AddTo(g, &squares);
+    square_lo_.AddTo(g, &squares);
+    double s[kMaxParts], q[kMaxParts];
+    const int ns = SplitIntoDoubles(total, s);
+    const int nq = SplitIntoDoubles(squares, q);
+    const double n = static_cast<double>(count);  // exact: count < 2^53
     util::WideSum numerator;
-    square_hi_.AddTo(g, &numerator);
-    square_lo_.AddTo(g, &numerator);
-    // S² = p + pl + t (+ e², negligible); divided by n: q + rest / n with
-    // q = p / n and p - q n = r exactly.
-    const double p = s * s;
-    if (!std::isfinite(p)) return std::nan("");
-    const double pl = ProductError(s, s, p);
-    const double t = 2 * s * e;
-    const double q = p / n;
-    const double qn = q * n;
-    const double r = (p - qn) - ProductError(q, n, qn);
-    numerator.Add(-q);
-    numerator.Add(-((r + pl + t) / n));
-    const double m2 = numerator.Round();
-    if (m2 <= 0) return 0;
-    return m2 / (sample ? n - 1 : n);
+    for (int i = 0; i < nq; ++i) {
+      if (!AddProduct(n, q[i], 1, &numerator)) return std::nan("");
+    }
+    for (int i = 0; i < ns; ++i) {
+      if (!AddProduct(s[i], s[i], -1, &numerator)) return std::nan("");
+      for (int j = i + 1; j < ns; ++j) {
+        if (!AddProduct(s[i], s[j], -2, &numerator)) return std::nan("");
+      }
+    }
+    if (numerator.Round() <= 0) return 0;
+    // Divided by n (n - 1) or n², rounded once when the divisor fits.
+    const uint64_t un = static_cast<uint64_t>(count);
+    const uint64_t other = sample ? un - 1 : un;
+    uint64_t divisor;
+    if (!__builtin_mul_overflow(un, other, &divisor)) {
+      return numerator.RoundDividedBy(divisor);
+    }
+    return numerator.Round() / (n * static_cast<double>(other));
   }
 
  private:

@@ -235,7 +235,7 @@ TEST(BadQueryTest, UnknownFunctionListsTheKnownOnes) {
       s, StatusIs(kInvalid, Eq("1:20-22: unknown function 'foo'\n"
                                "select $m set $m = foo($time)\n"
                                "                   ^~~\n"
-                               "hint: known functions: md5sum, maskdigits, regex, time, bucket")));
+                               "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{19, 3, 1, 20}));
 }
 
@@ -285,7 +285,7 @@ TEST(BadQueryTest, UnknownLogFormatListsTheKnownOnes) {
                              "                              ^~~~\n"
                              "hint: known log formats: clf, combined, csv, "
                              "default, fields, generic, generickv, json, "
-                             "logfmt, ndjson, regex, syslog")));
+                             "jsonl, logfmt, ndjson, regex, syslog")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{30, 4, 1, 31}));
 }
 

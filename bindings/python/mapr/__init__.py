@@ -227,7 +227,8 @@ _mapr._set_error_types(MaprError, QueryError, PartialError)
 class Stats:
     """What happened to the input lines. Every line read is counted once in
     exactly one of the lines_* fields (lines_read is their sum);
-    values_unparsed counts values time() or bucket() could not read.
+    values_unparsed counts values time(), bucket(), duration() or bytes()
+    could not read.
 
     The fields are those of the C++ mapr::LineCounters, in its order
     (mapr/result.h, kLineCounterFields; _mapr.line_counters names them, and
@@ -243,7 +244,7 @@ class Stats:
     lines_filtered: int = 0
     lines_without_value: int = 0
     lines_aggregated: int = 0
-    # Not a line outcome: values time() or bucket() could not read.
+    # Not a line outcome: values time(), bucket(), duration() or bytes() could not read.
     values_unparsed: int = 0
 
     @property
