@@ -81,6 +81,48 @@ void ClearExprSpans(Expr* e) {
   for (Expr& c : e->children) ClearExprSpans(&c);
 }
 
+void ClearSetExprSpans(SetExpr* e) {
+  e->token.span = {};
+  for (SetExpr& a : e->args) ClearSetExprSpans(&a);
+}
+
+// 2 for * and /, 1 for + and -.
+int Precedence(const SetExpr& e) {
+  return e.token.text == "*" || e.token.text == "/" ? 2 : 1;
+}
+
+// Writes `e` with the fewest parentheses that parse back to the same tree
+// (operators of equal precedence group to the left).
+void AppendSetExpr(const SetExpr& e, std::string* out) {
+  switch (e.kind) {
+    case SetExpr::Kind::kOperand:
+      AppendToken(e.token, out);
+      return;
+    case SetExpr::Kind::kCall:
+      absl::StrAppend(out, e.token.text, "(");
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        if (i > 0) out->append(", ");
+        AppendSetExpr(e.args[i], out);
+      }
+      out->push_back(')');
+      return;
+    case SetExpr::Kind::kBinary: {
+      const int p = Precedence(e);
+      for (size_t i = 0; i < 2; ++i) {
+        const SetExpr& side = e.args[i];
+        const bool wrap = side.kind == SetExpr::Kind::kBinary &&
+                          (Precedence(side) < p ||
+                           (i == 1 && Precedence(side) == p));
+        if (i == 1) absl::StrAppend(out, " ", e.token.text, " ");
+        if (wrap) out->push_back('(');
+        AppendSetExpr(side, out);
+        if (wrap) out->push_back(')');
+      }
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 bool IsReservedWord(std::string_view word) {
@@ -159,6 +201,10 @@ std::string Unparse(const Query& q) {
       if (i > 0) out.append(", ");
       AppendToken(a.target, &out);
       out.append(" = ");
+      if (a.expr) {
+        AppendSetExpr(*a.expr, &out);
+        continue;
+      }
       for (const Token& f : a.functions) absl::StrAppend(&out, f.text, "(");
       AppendToken(a.operand, &out);
       for (size_t f = a.functions.size(); f-- > 0;) {
@@ -249,6 +295,7 @@ void ClearSpans(Query* q) {
   if (q->having) ClearExprSpans(&*q->having);
   for (Assignment& a : q->set) {
     a.span = a.target.span = a.operand.span = {};
+    if (a.expr) ClearSetExprSpans(&*a.expr);
     for (Token& f : a.functions) f.span = {};
     for (std::vector<Token>& args : a.function_args) {
       for (Token& arg : args) arg.span = {};

@@ -63,8 +63,24 @@ struct Expr {
   friend bool operator==(const Expr&, const Expr&) = default;
 };
 
+// A `set` value with arithmetic or coalesce(): `(end - start) * 1000`.
+struct SetExpr {
+  enum class Kind : uint8_t {
+    kOperand,  // token: a field, a number or a string
+    kCall,     // token: the function's name; args: its arguments
+    kBinary,   // token: the operator (+ - * /); args: {left, right}
+  };
+  Kind kind = Kind::kOperand;
+  Token token;
+  std::vector<SetExpr> args;
+  friend bool operator==(const SetExpr&, const SetExpr&) = default;
+};
+
 struct Assignment {
   Token target;
+  // Set when the value is an expression (then functions, function_args and
+  // operand are empty); a chain of calls on one value uses those instead.
+  std::optional<SetExpr> expr;
   // Function names, outermost first: md5sum(maskdigits(x)) = {md5sum,
   // maskdigits}.
   std::vector<Token> functions;

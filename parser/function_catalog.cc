@@ -29,6 +29,22 @@ constexpr FunctionInfo kFunctions[] = {
      "bytes of a size (512, 10KB, 1.5MiB; K=1000, Ki=1024; exact); missing "
      "and counted if unreadable",
      "bytes(x)", 0},
+    {"lower", FunctionKind::kLower,
+     "the value with ASCII letters in lower case", "lower(x)", 0},
+    {"upper", FunctionKind::kUpper,
+     "the value with ASCII letters in upper case", "upper(x)", 0},
+    {"len", FunctionKind::kLen, "the length of the value in bytes", "len(x)",
+     0},
+    {"substr", FunctionKind::kSubstr,
+     "the bytes of the value from start (1-based; negative: from the end), "
+     "len of them or to the end",
+     "substr(x, start) or substr(x, start, len)", 1, 1},
+    {"split", FunctionKind::kSplit,
+     "piece i (1-based; negative: from the end) of the value split at "
+     "'sep'; missing if there is none",
+     "split(x, 'sep', i)", 2},
+    {"coalesce", FunctionKind::kCoalesce,
+     "the first of its values that is not missing", "coalesce(a, b, ...)", 0},
 };
 
 }  // namespace

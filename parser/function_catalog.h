@@ -16,6 +16,11 @@
 //   duration(x)    seconds of a duration such as 1.5s, 18ms, 1h2m
 //   bytes(x)       bytes of a size such as 10KB, 1.5MiB
 //                  (runtime/unit_functions.h)
+//   lower(x), upper(x)   ASCII letters in lower or upper case
+//   len(x)         the length of x in bytes
+//   substr(x, start, len), split(x, 'sep', i)   a part of x (1-based)
+//   coalesce(a, b, ...)  the first value that is not missing (set
+//                  expressions only, beside + - * /)
 //
 // Calls nest (`maskdigits(md5sum($line))`) and are applied innermost first.
 #ifndef MAPR_PARSER_FUNCTION_CATALOG_H_
@@ -36,6 +41,12 @@ enum class FunctionKind : uint8_t {
   kBucket,
   kDuration,
   kBytes,
+  kLower,
+  kUpper,
+  kLen,
+  kSubstr,
+  kSplit,
+  kCoalesce,
 };
 
 struct FunctionInfo {

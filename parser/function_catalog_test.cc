@@ -25,7 +25,10 @@ TEST(LookupFunctionTest, NamesRoundTrip) {
   for (FunctionKind kind : {FunctionKind::kMd5Sum, FunctionKind::kMaskDigits,
                             FunctionKind::kRegex, FunctionKind::kTime,
                             FunctionKind::kBucket, FunctionKind::kDuration,
-                            FunctionKind::kBytes}) {
+                            FunctionKind::kBytes, FunctionKind::kLower,
+                            FunctionKind::kUpper, FunctionKind::kLen,
+                            FunctionKind::kSubstr, FunctionKind::kSplit,
+                            FunctionKind::kCoalesce}) {
     EXPECT_EQ(LookupFunction(FunctionName(kind)), kind);
   }
   EXPECT_EQ(FunctionName(FunctionKind::kMd5Sum), "md5sum");
@@ -33,7 +36,7 @@ TEST(LookupFunctionTest, NamesRoundTrip) {
 }
 
 TEST(LookupFunctionTest, CatalogListsEveryKindOnce) {
-  ASSERT_EQ(Functions().size(), 7u);
+  ASSERT_EQ(Functions().size(), 13u);
   for (const FunctionInfo& f : Functions()) {
     EXPECT_EQ(LookupFunction(f.name), f.kind);
     EXPECT_FALSE(f.summary.empty()) << f.name;

@@ -197,9 +197,46 @@ struct func_call : seq<func_open, sp, must<func_arg>, sp, star<func_more_args>,
                        must<func_close>> {};
 struct set_value : sor<tok_string, func_call, tok_tick, tok_bare> {};
 struct func_arg : set_value {};
+
+// Set expressions: + - * / (the usual precedence, left to right) and
+// parentheses over values and calls, and coalesce(a, b, ...). An operator
+// stands alone between spaces (or before '('): `a-b` is one bareword, as
+// field names and timestamps have dashes.
+struct arith_follow : sor<space, one<'('>, eof> {};
+struct add_op : seq<one<'+', '-'>, at<arith_follow>> {};
+struct mul_op : seq<one<'*', '/'>, at<arith_follow>> {};
+struct expr_inner;
+struct expr_paren_close : one<')'> {};
+struct expr_paren
+    : seq<one<'('>, sp, must<expr_inner>, sp, must<expr_paren_close>> {};
+struct expr_func_open : seq<func_name, one<'('>> {};
+struct expr_call_arg;
+struct expr_more_args : seq<one<','>, sp, must<expr_call_arg>, sp> {};
+struct expr_call : seq<expr_func_open, sp, must<expr_call_arg>, sp,
+                       star<expr_more_args>, must<func_close>> {};
+struct expr_operand : sor<tok_string, tok_tick, tok_bare> {};
+struct expr_atom : sor<expr_paren, expr_call, expr_operand> {};
+struct mul_operand : expr_atom {};
+struct mul_tail : seq<sp, mul_op, sp, must<mul_operand>> {};
+struct expr_product : seq<expr_atom, star<mul_tail>> {};
+struct add_operand : expr_product {};
+struct add_tail : seq<sp, add_op, sp, must<add_operand>> {};
+struct expr_sum : seq<expr_product, star<add_tail>> {};
+struct expr_inner : expr_sum {};
+struct expr_call_arg : expr_sum {};
+struct set_expr : expr_sum {};
+// What makes a value an expression (looked at without actions): an
+// opening '(', coalesce(, a call whose argument is one, or a value
+// followed by an operator.
+struct expr_start;
+struct expr_start
+    : sor<one<'('>, seq<TAO_PEGTL_STRING("coalesce"), one<'('>>,
+          seq<func_name, one<'('>, sp, expr_start>,
+          seq<set_value, sp, sor<add_op, mul_op>>> {};
+
 struct set_target : sor<tok_tick, tok_bare> {};
 struct set_equals : one<'='> {};
-struct set_rhs : set_value {};
+struct set_rhs : sor<seq<at<expr_start>, set_expr>, set_value> {};
 struct assignment : seq<set_target, sp, must<set_equals>, sp, must<set_rhs>> {};
 struct first_assignment : assignment {};
 struct set_clause

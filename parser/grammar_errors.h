@@ -58,6 +58,16 @@ MAPR_GRAMMAR_ERROR(func_extra_arg, "a function argument after ','",
 MAPR_GRAMMAR_ERROR(func_close, "')' to close the function call",
                    "arguments are separated by ',', for example: "
                    "regex(path, '^/api/(\\w+)')");
+MAPR_GRAMMAR_ERROR(expr_inner, "a value after '('",
+                   "for example: set $ms = (end - start) * 1000");
+MAPR_GRAMMAR_ERROR(expr_paren_close, "')' to close '('",
+                   "operators stand alone between spaces: (end - start)");
+MAPR_GRAMMAR_ERROR(expr_call_arg, "a function argument",
+                   "for example: coalesce(user, \"-\")");
+MAPR_GRAMMAR_ERROR(mul_operand, "a value after the operator",
+                   "an operator stands between two values: bytes * 8");
+MAPR_GRAMMAR_ERROR(add_operand, "a value after the operator",
+                   "an operator stands between two values: end - start");
 MAPR_GRAMMAR_ERROR(set_equals, "'=' in the 'set' assignment",
                    "for example: set $mask = maskdigits($time)");
 MAPR_GRAMMAR_ERROR(set_rhs, "a value after '='",

@@ -386,7 +386,7 @@ TEST(GrammarTest, SetClauseErrors) {
   EXPECT_TRUE(VerifyRaises<set_clause>("set $x 1", "set_equals"));
   EXPECT_TRUE(VerifyRaises<set_clause>("set $x =", "set_rhs"));
   EXPECT_TRUE(VerifyRaises<set_clause>("set $x == 1", "set_rhs"));
-  EXPECT_TRUE(VerifyRaises<set_clause>("set $x = ()", "set_rhs"));
+  EXPECT_TRUE(VerifyRaises<set_clause>("set $x = ()", "expr_inner"));
   EXPECT_TRUE(VerifyRaises<set_clause>("set $x = md5sum(", "func_arg"));
   EXPECT_TRUE(VerifyRaises<set_clause>("set $x = md5sum()", "func_arg"));
   EXPECT_TRUE(VerifyRaises<set_clause>("set $x = md5sum(y", "func_close"));

@@ -71,6 +71,13 @@ struct State {
   std::vector<std::vector<ast::Token>> function_args;
   // Indexes into `functions` of the calls whose ')' is still to come.
   std::vector<size_t> open_calls;
+  // A set expression being built: finished subexpressions, the operators
+  // met, and per open call its name and where its arguments start in
+  // `expr_stack`.
+  std::vector<ast::SetExpr> expr_stack;
+  std::vector<ast::Token> expr_ops;
+  std::vector<std::pair<ast::Token, size_t>> expr_calls;
+  std::optional<ast::SetExpr> set_expr;
   std::optional<ast::Token> direction;
   std::vector<ast::OrderKey> order_keys;
   bool reverse = false;
@@ -322,6 +329,10 @@ template <>
 struct Control<g::negation> : OpenerControl<g::negation> {};
 template <>
 struct Control<g::func_call> : OpenerControl<g::func_call> {};
+template <>
+struct Control<g::expr_paren> : OpenerControl<g::expr_paren> {};
+template <>
+struct Control<g::expr_call> : OpenerControl<g::expr_call> {};
 
 template <typename Rule>
 struct DepthControl : BaseControl<Rule> {
@@ -356,6 +367,10 @@ template <>
 struct Control<g::not_operand> : DepthControl<g::not_operand> {};
 template <>
 struct Control<g::func_arg> : DepthControl<g::func_arg> {};
+template <>
+struct Control<g::expr_inner> : DepthControl<g::expr_inner> {};
+template <>
+struct Control<g::expr_call_arg> : DepthControl<g::expr_call_arg> {};
 
 // ---- Actions ---------------------------------------------------------------
 
@@ -643,6 +658,102 @@ struct Action<g::func_call> {
     st.open_calls.pop_back();
   }
 };
+// An expression without an operator or coalesce() (`(a)`, `(md5sum(a))`)
+// is a plain value or chain of calls: stored as one, it has one canonical
+// text. Fills a's chain and returns true if `e` is such a value.
+bool ToChain(const ast::SetExpr& e, ast::Assignment* a) {
+  std::vector<ast::Token> functions;
+  std::vector<std::vector<ast::Token>> args;
+  const ast::SetExpr* at = &e;
+  while (at->kind == ast::SetExpr::Kind::kCall && at->token.text != "coalesce") {
+    functions.push_back(at->token);
+    args.emplace_back();
+    for (size_t i = 1; i < at->args.size(); ++i) {
+      if (at->args[i].kind != ast::SetExpr::Kind::kOperand) return false;
+      args.back().push_back(at->args[i].token);
+    }
+    at = &at->args[0];
+  }
+  if (at->kind != ast::SetExpr::Kind::kOperand) return false;
+  a->functions = std::move(functions);
+  a->function_args = std::move(args);
+  a->operand = at->token;
+  return true;
+}
+
+// Set expressions, built bottom-up on st.expr_stack.
+template <>
+struct Action<g::expr_operand> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    ast::SetExpr e;
+    e.token = st.tok;
+    st.expr_stack.push_back(std::move(e));
+  }
+};
+template <>
+struct Action<g::expr_func_open> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.expr_calls.emplace_back(
+        ast::Token{ast::TokenKind::kBareword,
+                   std::string(in.begin(), in.size() - 1),
+                   st.SpanOf(in.begin(), in.size() - 1)},
+        st.expr_stack.size());
+  }
+};
+template <>
+struct Action<g::expr_call> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    ast::SetExpr call;
+    call.kind = ast::SetExpr::Kind::kCall;
+    call.token = std::move(st.expr_calls.back().first);
+    const size_t first = st.expr_calls.back().second;
+    st.expr_calls.pop_back();
+    call.args.assign(std::make_move_iterator(st.expr_stack.begin() + first),
+                     std::make_move_iterator(st.expr_stack.end()));
+    st.expr_stack.resize(first);
+    CheckItemCount(st, call.args.size(), st.SpanOf(in), "function arguments");
+    st.expr_stack.push_back(std::move(call));
+  }
+};
+template <>
+struct Action<g::add_op> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.expr_ops.push_back(
+        ast::Token{ast::TokenKind::kBareword, in.string(), st.SpanOf(in)});
+  }
+};
+template <>
+struct Action<g::mul_op> : Action<g::add_op> {};
+template <>
+struct Action<g::mul_tail> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    ast::SetExpr e;
+    e.kind = ast::SetExpr::Kind::kBinary;
+    e.token = std::move(st.expr_ops.back());
+    st.expr_ops.pop_back();
+    e.args.resize(2);
+    e.args[1] = std::move(st.expr_stack.back());
+    st.expr_stack.pop_back();
+    e.args[0] = std::move(st.expr_stack.back());
+    st.expr_stack.back() = std::move(e);
+  }
+};
+template <>
+struct Action<g::add_tail> : Action<g::mul_tail> {};
+template <>
+struct Action<g::set_expr> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.set_expr = std::move(st.expr_stack.back());
+    st.expr_stack.clear();
+  }
+};
+
 template <>
 struct Action<g::set_rhs> {
   template <typename Input>
@@ -659,6 +770,10 @@ struct Action<g::assignment> {
     a.functions = std::move(st.functions);
     a.function_args = std::move(st.function_args);
     a.operand = std::move(st.operand);
+    a.expr = std::move(st.set_expr);
+    st.set_expr.reset();
+    if (a.expr && ToChain(*a.expr, &a)) a.expr.reset();
+    if (a.expr) a.operand = ast::Token();
     a.span = st.SpanOf(in);
     st.functions.clear();
     st.function_args.clear();

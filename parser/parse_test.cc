@@ -813,7 +813,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "1:19-21: unknown function 'foo'\n"
        "select a set $x = foo(y)\n"
        "                  ^~~\n"
-       "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes"},
+       "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, coalesce"},
       {"select a set $x = md5sum(makedigits($line))", kInvalid,
        "1:26-35: unknown function 'makedigits'\n"
        "select a set $x = md5sum(makedigits($line))\n"
@@ -830,11 +830,10 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "                           ^~\n"
        "hint: separate items with a space or a comma"},
       {"select a set $x = ()", kInvalid,
-       "1:19-20: expected a value after '=', found '()'\n"
+       "1:20: expected a value after '(', found ')'\n"
        "select a set $x = ()\n"
-       "                  ^~\n"
-       "hint: a field, a number, a \"string\" or md5sum(...) / "
-       "maskdigits(...)"},
+       "                   ^\n"
+       "hint: for example: set $ms = (end - start) * 1000"},
       {"select a set $x = md5sum(", kInvalid,
        "1:26: expected a function argument, found end of query\n"
        "select a set $x = md5sum(\n"
@@ -867,6 +866,109 @@ TEST(ParseTest, RejectsEmptyWhere) {
 // Queries DTail silently misreads (extra tokens after a clause, a broken
 // outfile, an unknown log format): mapr rejects them with a positioned
 // error (docs/compatibility.md, "Grammar").
+TEST(ParseTest, SetExpressions) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select $x set $x = (a - b) * 2 + coalesce(c, 'n/a') / "
+                 "lower(d), $y = e"));
+  ASSERT_EQ(q.set.size(), 2u);
+  ASSERT_TRUE(q.set[0].expr.has_value());
+  const ast::SetExpr& sum = *q.set[0].expr;
+  EXPECT_EQ(sum.kind, ast::SetExpr::Kind::kBinary);
+  EXPECT_EQ(sum.token.text, "+");
+  ASSERT_EQ(sum.args.size(), 2u);
+  EXPECT_EQ(sum.args[0].token.text, "*");
+  EXPECT_EQ(sum.args[0].args[0].token.text, "-");
+  EXPECT_EQ(sum.args[1].token.text, "/");
+  EXPECT_EQ(sum.args[1].args[0].kind, ast::SetExpr::Kind::kCall);
+  EXPECT_EQ(sum.args[1].args[0].token.text, "coalesce");
+  ASSERT_EQ(sum.args[1].args[0].args.size(), 2u);
+  EXPECT_EQ(sum.args[1].args[0].args[1].token, Str("n/a"));
+  EXPECT_TRUE(q.set[0].functions.empty());
+  EXPECT_EQ(q.set[0].operand.text, "");
+  // A plain value or chain keeps the old form.
+  EXPECT_FALSE(q.set[1].expr.has_value());
+  EXPECT_EQ(q.set[1].operand.text, "e");
+  EXPECT_EQ(ast::Unparse(q),
+            "select $x set $x = (a - b) * 2 + coalesce(c, \"n/a\") / lower(d), "
+            "$y = e");
+  // Left to right at equal precedence; parentheses kept where needed.
+  for (std::string_view text :
+       {"select $x set $x = a - b - c", "select $x set $x = a - (b - c)",
+        "select $x set $x = a / (b * c)", "select $x set $x = a * b / c",
+        "select $x set $x = len(split(p, '/', 2)) * 8",
+        "select $x set $x = md5sum(a + b)",
+        "select $x set $x = coalesce(a, b, c)",
+        "select $x set $x = (a)", "select $x set $x = (md5sum((a)))"}) {
+    ASSERT_OK_AND_ASSIGN(ast::Query parsed, ParseClean(text));
+    ASSERT_OK_AND_ASSIGN(ast::Query again, ParseClean(ast::Unparse(parsed)));
+    ast::ClearSpans(&parsed);
+    ast::ClearSpans(&again);
+    EXPECT_EQ(again, parsed) << text;
+  }
+  // Parentheses around a plain value or chain leave the plain form.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select $x set $x = (md5sum((a)))"));
+  EXPECT_FALSE(q.set[0].expr.has_value());
+  EXPECT_EQ(ast::Unparse(q), "select $x set $x = md5sum(a)");
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select $x set $x = a - b - c"));
+  EXPECT_EQ(q.set[0].expr->args[0].token.text, "-");  // (a - b) - c
+  EXPECT_EQ(ast::Unparse(q), "select $x set $x = a - b - c");
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select $x set $x = a - (b - c)"));
+  EXPECT_EQ(ast::Unparse(q), "select $x set $x = a - (b - c)");
+  // An operator stands alone: a-b is one bareword.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select $x set $x = a-b"));
+  EXPECT_FALSE(q.set[0].expr.has_value());
+  EXPECT_EQ(q.set[0].operand.text, "a-b");
+}
+
+TEST(ParseTest, RejectsBadSetExpressions) {
+  CheckErrors({
+      {"select $x set $x = a +", kInvalid,
+       "1:23: expected a value after the operator, found end of query\n"
+       "select $x set $x = a +\n"
+       "                      ^\n"
+       "hint: an operator stands between two values: end - start"},
+      {"select $x set $x = a * (b", kInvalid,
+       "1:26: expected ')' to close '(', found end of query\n"
+       "select $x set $x = a * (b\n"
+       "                         ^\n"
+       "hint: operators stand alone between spaces: (end - start)"},
+      {"select $x set $x = coalesce(a)", kInvalid,
+       "1:20-27: coalesce() takes two or more values\n"
+       "select $x set $x = coalesce(a)\n"
+       "                   ^~~~~~~~\n"
+       "hint: for example: coalesce(user, remote_user, \"-\")"},
+      {"select $x set $x = regex(a + b, c + d)", kInvalid,
+       "1:33-37: the arguments of regex() after its value are literals, not "
+       "expressions\n"
+       "select $x set $x = regex(a + b, c + d)\n"
+       "                                ^~~~~\n"
+       "hint: compute the value in a set step of its own"},
+      {"select $x set $x = substr(a, 0)", kInvalid,
+       "1:30: expected a whole number other than 0 as an argument of "
+       "substr(), found '0'\n"
+       "select $x set $x = substr(a, 0)\n"
+       "                             ^\n"
+       "hint: positions count from 1; negative ones from the end: "
+       "substr(x, -3) is the last three bytes"},
+      {"select $x set $x = split(a, b, 1)", kInvalid,
+       "1:29: the separator of split() must be a non-empty 'quoted' string\n"
+       "select $x set $x = split(a, b, 1)\n"
+       "                            ^\n"
+       "hint: write: split(x, 'sep', i)"},
+      {"select $x set $x = substr(a, 1, -2)", kInvalid,
+       "1:33-34: the length of substr() cannot be negative\n"
+       "select $x set $x = substr(a, 1, -2)\n"
+       "                                ^~\n"
+       "hint: write: substr(x, start, length)"},
+      {"select $x set $x = lower(a, 1)", kInvalid,
+       "1:29: lower() takes 1 argument, not 2\n"
+       "select $x set $x = lower(a, 1)\n"
+       "                            ^\n"
+       "hint: write: lower(x)"},
+  });
+}
+
 TEST(ParseTest, RejectsSilentDTailMisreadings) {
   CheckErrors({
       {"select percentile(latency, 95) group by *", kInvalid,

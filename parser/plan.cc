@@ -119,19 +119,69 @@ std::string ConditionString(const Plan& p, const Condition& c) {
   return "";
 }
 
-std::string SetString(const Plan& p, const SetStep& s) {
-  std::string value = OperandString(p, s.source);
-  for (const FunctionStep& f : s.functions) {
-    std::string args;
-    if (f.regex != nullptr) args = absl::StrCat(", '", f.regex->pattern(), "'");
-    if (!f.layout.empty()) args = absl::StrCat(", '", f.layout, "'");
-    if (f.kind == FunctionKind::kBucket) {
-      args = f.bucket_seconds > 0 ? absl::StrCat(", ", f.bucket_seconds, "s")
-                                  : absl::StrCat(", ", f.bin_width);
-    }
-    value = absl::StrCat(util::ToAbsl(plan::FunctionName(f.kind)), "(", value,
-                         args, ")");
+// f applied to `value`, as the plan's text writes it.
+std::string CallString(const FunctionStep& f, const std::string& value) {
+  std::string args;
+  if (f.regex != nullptr) args = absl::StrCat(", '", f.regex->pattern(), "'");
+  if (!f.layout.empty()) args = absl::StrCat(", '", f.layout, "'");
+  if (f.kind == FunctionKind::kBucket) {
+    args = f.bucket_seconds > 0 ? absl::StrCat(", ", f.bucket_seconds, "s")
+                                : absl::StrCat(", ", f.bin_width);
   }
+  if (f.kind == FunctionKind::kSubstr) {
+    args = absl::StrCat(", ", f.start);
+    if (f.length >= 0) absl::StrAppend(&args, ", ", f.length);
+  }
+  if (f.kind == FunctionKind::kSplit) {
+    args = absl::StrCat(", '", f.separator, "', ", f.start);
+  }
+  return absl::StrCat(util::ToAbsl(plan::FunctionName(f.kind)), "(", value,
+                      args, ")");
+}
+
+// A set expression's postfix program, written back in prefix form:
+// add(a, mul(b, 2)).
+std::string ProgramString(const Plan& p, const std::vector<ExprOp>& program) {
+  std::vector<std::string> stack;
+  for (const ExprOp& op : program) {
+    switch (op.kind) {
+      case ExprOp::Kind::kField:
+        stack.push_back(FieldName(p, op.field));
+        break;
+      case ExprOp::Kind::kLiteral:
+        stack.push_back(absl::StrCat("'", op.text, "'"));
+        break;
+      case ExprOp::Kind::kFunction:
+        stack.back() = CallString(op.function, stack.back());
+        break;
+      default: {
+        const size_t n = op.kind == ExprOp::Kind::kCoalesce ? op.args : 2;
+        const char* name = op.kind == ExprOp::Kind::kAdd        ? "add"
+                           : op.kind == ExprOp::Kind::kSubtract ? "sub"
+                           : op.kind == ExprOp::Kind::kMultiply ? "mul"
+                           : op.kind == ExprOp::Kind::kDivide   ? "div"
+                                                                : "coalesce";
+        std::string call = absl::StrCat(
+            name, "(",
+            absl::StrJoin(stack.end() - static_cast<ptrdiff_t>(n), stack.end(),
+                          ", "),
+            ")");
+        stack.resize(stack.size() - n);
+        stack.push_back(std::move(call));
+        break;
+      }
+    }
+  }
+  return stack.empty() ? "" : stack.back();
+}
+
+std::string SetString(const Plan& p, const SetStep& s) {
+  if (!s.program.empty()) {
+    return absl::StrCat(FieldName(p, s.target), " = ",
+                        ProgramString(p, s.program));
+  }
+  std::string value = OperandString(p, s.source);
+  for (const FunctionStep& f : s.functions) value = CallString(f, value);
   return absl::StrCat(FieldName(p, s.target), " = ", value);
 }
 

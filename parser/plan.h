@@ -134,6 +134,31 @@ struct FunctionStep {
   // for numeric bins of `bin_width` (the width as written).
   int64_t bucket_seconds = 0;
   std::string bin_width;
+  // kSubstr: the first byte (1-based; negative counts from the end) and
+  // the length (-1: to the end). kSplit: the separator and the piece
+  // (1-based; negative counts from the end) in `start`.
+  int64_t start = 0;
+  int64_t length = -1;
+  std::string separator;
+};
+
+// One operation of a set expression's postfix program.
+struct ExprOp {
+  enum class Kind : uint8_t {
+    kField,     // pushes a field's value
+    kLiteral,   // pushes `text` (a number or a string)
+    kAdd,       // pops two values, pushes their sum (and so on)
+    kSubtract,
+    kMultiply,
+    kDivide,
+    kCoalesce,  // pops `args` values, pushes the first that is not missing
+    kFunction,  // applies `function` to the value on top
+  };
+  Kind kind = Kind::kLiteral;
+  FieldId field = 0;
+  std::string text;
+  uint32_t args = 0;
+  FunctionStep function;
 };
 
 struct SetStep {
@@ -148,6 +173,26 @@ struct SetStep {
   // LineCounters::values_unparsed. False for a step whose copy in
   // Plan::sets_before_where already counted them on every parsed line.
   bool count_unparsed = true;
+  // A set expression (arithmetic, coalesce()) as a postfix program; then
+  // `functions` is empty and `source` is not used.
+  std::vector<ExprOp> program;
+
+  // Calls fn(FieldId&) for every field the step reads.
+  template <typename Fn>
+  void ForEachSource(Fn fn) {
+    if (program.empty()) {
+      if (source.kind == Operand::Kind::kField) fn(source.field);
+      return;
+    }
+    for (ExprOp& op : program) {
+      if (op.kind == ExprOp::Kind::kField) fn(op.field);
+    }
+  }
+  template <typename Fn>
+  void ForEachSource(Fn fn) const {
+    const_cast<SetStep*>(this)->ForEachSource(
+        [&](FieldId& id) { fn(static_cast<FieldId>(id)); });
+  }
 };
 
 enum class TableFilter : uint8_t {

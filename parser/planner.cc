@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -598,6 +599,185 @@ class Planner {
     if (q_.having) p_.having = PlanCondition(*q_.having, /*having=*/true);
   }
 
+  // The function `name` called with the literal arguments `args` after its
+  // value; false (after reporting why) if it cannot be.
+  bool MakeFunctionStep(const ast::Token& name,
+                        const std::vector<ast::Token>& args,
+                        plan::FunctionStep* fs) {
+    static const std::vector<std::string_view> kNames = [] {
+      std::vector<std::string_view> names;
+      for (const plan::FunctionInfo& f : plan::Functions()) {
+        names.push_back(f.name);
+      }
+      return names;
+    }();
+    std::optional<plan::FunctionKind> f = plan::LookupFunction(name.text);
+    if (!f) {
+      std::string_view close = ClosestMatch(name.text, kNames);
+      Error(name.span, absl::StrCat("unknown function '", name.text, "'"),
+            close.empty()
+                ? absl::StrCat("known functions: ",
+                               absl::StrJoin(kNames, ", ",
+                                             [](std::string* out,
+                                                std::string_view n) {
+                                               out->append(n);
+                                             }))
+                : absl::StrCat("did you mean '", util::ToAbsl(close), "'?"));
+      return false;
+    }
+    const plan::FunctionInfo& info = plan::GetFunctionInfo(*f);
+    const size_t max_args = info.extra_args + info.optional_args;
+    if (*f == plan::FunctionKind::kCoalesce ||
+        args.size() < info.extra_args || args.size() > max_args) {
+      ast::Span span = name.span;
+      if (args.size() > max_args) span = args[max_args].span;
+      std::string takes = absl::StrCat(info.extra_args + 1);
+      if (info.optional_args > 0) {
+        absl::StrAppend(&takes, " or ", max_args + 1);
+      }
+      Error(span,
+            *f == plan::FunctionKind::kCoalesce
+                ? std::string("coalesce() takes two or more values")
+                : absl::StrCat(name.text, "() takes ", takes,
+                               max_args == 0 ? " argument" : " arguments",
+                               ", not ", args.size() + 1),
+            absl::StrCat("write: ", util::ToAbsl(info.usage)));
+      return false;
+    }
+    fs->kind = *f;
+    switch (*f) {
+      case plan::FunctionKind::kRegex:
+        fs->regex = Pattern(args[0], "regex()");
+        return fs->regex != nullptr;
+      case plan::FunctionKind::kTime:
+        return args.empty() || TimeLayout(args[0], &fs->layout);
+      case plan::FunctionKind::kBucket:
+        return BucketWidth(args[0], fs);
+      case plan::FunctionKind::kSubstr:
+        return IntegerArg(args[0], name, /*nonzero=*/true, &fs->start) &&
+               (args.size() < 2 ||
+                (IntegerArg(args[1], name, /*nonzero=*/false, &fs->length) &&
+                 NonNegative(args[1], name, fs->length)));
+      case plan::FunctionKind::kSplit:
+        if (args[0].kind != ast::TokenKind::kString || args[0].text.empty()) {
+          Error(args[0].span,
+                "the separator of split() must be a non-empty 'quoted' string",
+                absl::StrCat("write: ", util::ToAbsl(info.usage)));
+          return false;
+        }
+        fs->separator = args[0].text;
+        return IntegerArg(args[1], name, /*nonzero=*/true, &fs->start);
+      default:
+        return true;
+    }
+  }
+
+  // A whole-number argument of `fn` (substr's start, split's piece).
+  bool IntegerArg(const ast::Token& t, const ast::Token& fn, bool nonzero,
+                  int64_t* out) {
+    int64_t v;
+    if (t.kind != ast::TokenKind::kBareword ||
+        !absl::SimpleAtoi(util::ToAbsl(t.text), &v) || (nonzero && v == 0) ||
+        v > (int64_t{1} << 40) || v < -(int64_t{1} << 40)) {
+      Error(t.span,
+            absl::StrCat("expected a whole number", nonzero ? " other than 0" : "",
+                         " as an argument of ", fn.text, "(), found '", t.text,
+                         "'"),
+            "positions count from 1; negative ones from the end: "
+            "substr(x, -3) is the last three bytes");
+      return false;
+    }
+    *out = v;
+    return true;
+  }
+  bool NonNegative(const ast::Token& t, const ast::Token& fn, int64_t v) {
+    if (v >= 0) return true;
+    Error(t.span,
+          absl::StrCat("the length of ", fn.text, "() cannot be negative"),
+          "write: substr(x, start, length)");
+    return false;
+  }
+
+  // The span from the first to the last token of `e` (a call's closing
+  // parenthesis is not a token: one byte is added for it).
+  static ast::Span SetExprSpan(const ast::SetExpr& e) {
+    uint32_t begin = e.token.span.offset;
+    uint32_t end = e.token.span.offset + e.token.span.length;
+    for (const ast::SetExpr& a : e.args) {
+      const ast::Span s = SetExprSpan(a);
+      begin = std::min(begin, s.offset);
+      end = std::max(end, s.offset + s.length);
+    }
+    if (e.kind == ast::SetExpr::Kind::kCall) ++end;
+    return ast::Span{begin, end - begin};
+  }
+
+  // Compiles the set expression `e` into postfix `out`; false (after
+  // reporting why) if it cannot be.
+  bool CompileExpr(const ast::SetExpr& e, std::vector<plan::ExprOp>* out) {
+    plan::ExprOp op;
+    switch (e.kind) {
+      case ast::SetExpr::Kind::kOperand: {
+        double v;
+        if (e.token.kind == ast::TokenKind::kString ||
+            (e.token.kind == ast::TokenKind::kBareword &&
+             util::ParseNumber(e.token.text, &v))) {
+          op.kind = plan::ExprOp::Kind::kLiteral;
+          op.text = e.token.text;
+        } else {
+          op.kind = plan::ExprOp::Kind::kField;
+          op.field = Intern(e.token.text);
+        }
+        out->push_back(std::move(op));
+        return true;
+      }
+      case ast::SetExpr::Kind::kBinary: {
+        bool ok = CompileExpr(e.args[0], out);
+        ok &= CompileExpr(e.args[1], out);
+        const std::string& o = e.token.text;
+        op.kind = o == "+"   ? plan::ExprOp::Kind::kAdd
+                  : o == "-" ? plan::ExprOp::Kind::kSubtract
+                  : o == "*" ? plan::ExprOp::Kind::kMultiply
+                             : plan::ExprOp::Kind::kDivide;
+        out->push_back(std::move(op));
+        return ok;
+      }
+      case ast::SetExpr::Kind::kCall:
+        break;
+    }
+    if (e.token.text == "coalesce") {
+      bool ok = true;
+      for (const ast::SetExpr& arg : e.args) ok &= CompileExpr(arg, out);
+      if (e.args.size() < 2) {
+        Error(e.token.span, "coalesce() takes two or more values",
+              "for example: coalesce(user, remote_user, \"-\")");
+        return false;
+      }
+      op.kind = plan::ExprOp::Kind::kCoalesce;
+      op.args = static_cast<uint32_t>(e.args.size());
+      out->push_back(std::move(op));
+      return ok;
+    }
+    // A catalog function: its value may be an expression, the arguments
+    // after it are literals.
+    bool ok = CompileExpr(e.args[0], out);
+    std::vector<ast::Token> args;
+    for (size_t i = 1; i < e.args.size(); ++i) {
+      if (e.args[i].kind != ast::SetExpr::Kind::kOperand) {
+        Error(SetExprSpan(e.args[i]),
+              absl::StrCat("the arguments of ", e.token.text,
+                           "() after its value are literals, not expressions"),
+              "compute the value in a set step of its own");
+        return false;
+      }
+      args.push_back(e.args[i].token);
+    }
+    op.kind = plan::ExprOp::Kind::kFunction;
+    ok &= MakeFunctionStep(e.token, args, &op.function);
+    out->push_back(std::move(op));
+    return ok;
+  }
+
   void PlanSet() {
     for (const ast::Assignment& a : q_.set) {
       plan::SetStep step;
@@ -614,66 +794,20 @@ class Planner {
                          " = ..."));
         ok = false;
       }
+      if (a.expr) {
+        ok &= CompileExpr(*a.expr, &step.program);
+        if (!ok) continue;
+        step.target = Intern(a.target.text);
+        p_.fields[step.target].assigned = true;
+        p_.sets.push_back(std::move(step));
+        continue;
+      }
       for (size_t k = a.functions.size(); k-- > 0;) {
-        const ast::Token& name = a.functions[k];
-        static const std::vector<std::string_view> kNames = [] {
-          std::vector<std::string_view> names;
-          for (const plan::FunctionInfo& f : plan::Functions()) {
-            names.push_back(f.name);
-          }
-          return names;
-        }();
-        std::optional<plan::FunctionKind> f = plan::LookupFunction(name.text);
-        if (!f) {
-          std::string_view close = ClosestMatch(name.text, kNames);
-          Error(name.span, absl::StrCat("unknown function '", name.text, "'"),
-                close.empty()
-                    ? absl::StrCat("known functions: ",
-                                   absl::StrJoin(kNames, ", ",
-                                                 [](std::string* out,
-                                                    std::string_view n) {
-                                                   out->append(n);
-                                                 }))
-                    : absl::StrCat("did you mean '", util::ToAbsl(close),
-                                   "'?"));
-          ok = false;
-          continue;
-        }
-        const plan::FunctionInfo& info = plan::GetFunctionInfo(*f);
         static const std::vector<ast::Token> kNoArgs;
         const std::vector<ast::Token>& args =
             k < a.function_args.size() ? a.function_args[k] : kNoArgs;
-        const size_t max_args = info.extra_args + info.optional_args;
-        if (args.size() < info.extra_args || args.size() > max_args) {
-          ast::Span span = name.span;
-          if (args.size() > max_args) span = args[max_args].span;
-          std::string takes = absl::StrCat(info.extra_args + 1);
-          if (info.optional_args > 0) {
-            absl::StrAppend(&takes, " or ", max_args + 1);
-          }
-          Error(span,
-                absl::StrCat(name.text, "() takes ", takes,
-                             max_args == 0 ? " argument" : " arguments",
-                             ", not ", args.size() + 1),
-                absl::StrCat("write: ", util::ToAbsl(info.usage)));
-          ok = false;
-          continue;
-        }
         plan::FunctionStep fs;
-        fs.kind = *f;
-        if (*f == plan::FunctionKind::kRegex) {
-          fs.regex = Pattern(args[0], "regex()");
-          if (fs.regex == nullptr) {
-            ok = false;
-            continue;
-          }
-        }
-        if (*f == plan::FunctionKind::kTime && !args.empty() &&
-            !TimeLayout(args[0], &fs.layout)) {
-          ok = false;
-          continue;
-        }
-        if (*f == plan::FunctionKind::kBucket && !BucketWidth(args[0], &fs)) {
+        if (!MakeFunctionStep(a.functions[k], args, &fs)) {
           ok = false;
           continue;
         }
@@ -1005,19 +1139,16 @@ class Planner {
       if (!live.contains(step.target)) continue;
       needed[i] = true;
       live.erase(step.target);
-      if (step.source.kind == plan::Operand::Kind::kField) {
-        live.insert(step.source.field);
-      }
+      step.ForEachSource([&](FieldId id) { live.insert(id); });
     }
     // The needed steps, renamed onto private copies of their targets.
     std::vector<FieldId> shadow(p_.fields.size(), kNoField);
     for (size_t i = 0; i < p_.sets.size(); ++i) {
       if (!needed[i]) continue;
       plan::SetStep step = p_.sets[i];
-      if (step.source.kind == plan::Operand::Kind::kField &&
-          shadow[step.source.field] != kNoField) {
-        step.source.field = shadow[step.source.field];
-      }
+      step.ForEachSource([&](FieldId& id) {
+        if (shadow[id] != kNoField) id = shadow[id];
+      });
       if (shadow[step.target] == kNoField) {
         plan::Field copy;
         copy.name = p_.fields[step.target].name;
@@ -1049,7 +1180,7 @@ class Planner {
     };
     auto run_sets = [&](const std::vector<plan::SetStep>& steps) {
       for (const plan::SetStep& s : steps) {
-        if (s.source.kind == plan::Operand::Kind::kField) read(s.source.field);
+        s.ForEachSource([&](FieldId id) { read(id); });
         written[s.target] = true;
       }
     };
@@ -1089,9 +1220,8 @@ class Planner {
     if (p_.where) CollectConditionFields(*p_.where, &where_fields);
     for (FieldId id : where_fields) check(p_.fields[id].name);
     for (const plan::SetStep& s : p_.sets) {
-      if (s.source.kind == plan::Operand::Kind::kField) {
-        check(p_.fields[s.source.field].name);
-      }
+      s.ForEachSource(
+          [&](FieldId id) { check(p_.fields[id].name); });
     }
     // A known variable close to the name ($lines: $line) is the likelier
     // fix; else a field of the line without the '$'.
@@ -1130,8 +1260,27 @@ class Planner {
     }
     for (const ast::Assignment& a : q_.set) {
       if (a.operand.text == name) return a.operand.span;
+      if (a.expr) {
+        if (std::optional<ast::Span> span = FindInSetExpr(*a.expr, name)) {
+          return *span;
+        }
+      }
     }
     return ast::Span{};
+  }
+
+  static std::optional<ast::Span> FindInSetExpr(const ast::SetExpr& e,
+                                                const std::string& name) {
+    if (e.kind == ast::SetExpr::Kind::kOperand) {
+      if (e.token.kind != ast::TokenKind::kString && e.token.text == name) {
+        return e.token.span;
+      }
+      return std::nullopt;
+    }
+    for (const ast::SetExpr& a : e.args) {
+      if (std::optional<ast::Span> span = FindInSetExpr(a, name)) return span;
+    }
+    return std::nullopt;
   }
 
   static std::optional<ast::Span> FindInExpr(const ast::Expr& e,

@@ -11,6 +11,7 @@
 #include "runtime/functions.h"
 #include "runtime/log_formats.h"
 #include "runtime/result_builder.h"
+#include "runtime/arithmetic.h"
 #include "runtime/time_functions.h"
 #include "runtime/unit_functions.h"
 #include "util/run_on_threads.h"
@@ -402,52 +403,133 @@ std::string_view BatchAggregator::ApplyTimeFunction(const plan::FunctionStep& f,
   return std::string_view(out, size);
 }
 
+std::string_view BatchAggregator::ApplyFunctionStep(
+    const plan::FunctionStep& f, const BinWidth& bins, std::string_view v,
+    bool* unreadable) {
+  switch (f.kind) {
+    case FunctionKind::kRegex:  // Parts of the value: no copy.
+      return RegexExtract(*f.regex, v);
+    case FunctionKind::kSubstr:
+      return Substr(v, f.start, f.length);
+    case FunctionKind::kSplit:
+      return SplitPiece(v, f.separator, f.start);
+    case FunctionKind::kTime:
+    case FunctionKind::kBucket:
+    case FunctionKind::kDuration:
+    case FunctionKind::kBytes:
+      v = ApplyTimeFunction(f, bins, v);
+      if (v.data() == nullptr) *unreadable = true;
+      return v;
+    default: {
+      const size_t size = FunctionOutputSize(f.kind, v.size());
+      char* out = arena_.Allocate(size == 0 ? 1 : size);
+      ApplyFunction(f.kind, v, out);
+      return std::string_view(out, size);
+    }
+  }
+}
+
+std::string_view BatchAggregator::EvalProgram(const plan::SetStep& step,
+                                              uint32_t r, bool* unreadable) {
+  std::vector<std::string_view>& stack = expr_stack_;
+  stack.clear();
+  for (size_t j = 0; j < step.program.size(); ++j) {
+    const plan::ExprOp& op = step.program[j];
+    switch (op.kind) {
+      case plan::ExprOp::Kind::kField:
+        stack.push_back(batch_.column(op.field)[r]);
+        break;
+      case plan::ExprOp::Kind::kLiteral:
+        stack.push_back(op.text);
+        break;
+      case plan::ExprOp::Kind::kFunction: {
+        std::string_view& v = stack.back();
+        if (v.data() != nullptr) {
+          v = ApplyFunctionStep(op.function, bin_widths_[j], v, unreadable);
+        }
+        break;
+      }
+      case plan::ExprOp::Kind::kCoalesce: {
+        const size_t first = stack.size() - op.args;
+        std::string_view pick;
+        for (size_t k = first; k < stack.size(); ++k) {
+          if (stack[k].data() != nullptr) {
+            pick = stack[k];
+            break;
+          }
+        }
+        stack.resize(first);
+        stack.push_back(pick);
+        break;
+      }
+      default: {
+        const std::string_view b = stack.back();
+        stack.pop_back();
+        std::string_view& a = stack.back();
+        if (a.data() == nullptr || b.data() == nullptr) {
+          a = std::string_view();  // Missing in, missing out.
+          break;
+        }
+        const ArithmeticOp aop =
+            op.kind == plan::ExprOp::Kind::kAdd        ? ArithmeticOp::kAdd
+            : op.kind == plan::ExprOp::Kind::kSubtract ? ArithmeticOp::kSubtract
+            : op.kind == plan::ExprOp::Kind::kMultiply ? ArithmeticOp::kMultiply
+                                                       : ArithmeticOp::kDivide;
+        char buffer[kMaxArithmeticTextSize];
+        size_t size = 0;
+        if (Arithmetic(aop, a, b, buffer, &size) != ArithmeticOutcome::kOk) {
+          *unreadable = true;  // Not a number, or a division by zero.
+          a = std::string_view();
+          break;
+        }
+        char* out = arena_.Allocate(size);
+        std::memcpy(out, buffer, size);
+        a = std::string_view(out, size);
+        break;
+      }
+    }
+  }
+  return stack.back();
+}
+
 void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
   for (const plan::SetStep& step : steps) {
     std::string_view* target = batch_.column(step.target);
-    const std::string_view* source = step.source.kind == Operand::Kind::kField
-                                         ? batch_.column(step.source.field)
-                                         : nullptr;
+    const bool program = !step.program.empty();
+    const std::string_view* source =
+        !program && step.source.kind == Operand::Kind::kField
+            ? batch_.column(step.source.field)
+            : nullptr;
     // The numeric bin widths of this step's bucket() calls, read once.
-    bin_widths_.assign(step.functions.size(), BinWidth());
-    for (size_t j = 0; j < step.functions.size(); ++j) {
-      const plan::FunctionStep& f = step.functions[j];
-      if (f.kind == FunctionKind::kBucket && f.bucket_seconds == 0) {
+    const size_t calls = program ? step.program.size() : step.functions.size();
+    bin_widths_.assign(calls, BinWidth());
+    for (size_t j = 0; j < calls; ++j) {
+      const plan::FunctionStep& f =
+          program ? step.program[j].function : step.functions[j];
+      if ((!program ||
+           step.program[j].kind == plan::ExprOp::Kind::kFunction) &&
+          f.kind == FunctionKind::kBucket && f.bucket_seconds == 0) {
         ParseBinWidth(f.bin_width, &bin_widths_[j]);
       }
     }
     uint64_t unparsed = 0;
     for (size_t i = 0; i < batch_.sel_size; ++i) {
       uint32_t r = batch_.sel[i];
-      std::string_view v =
-          source != nullptr ? source[r] : std::string_view(step.source.text);
-      if (v.data() == nullptr) {
-        target[r] = std::string_view();
-        continue;
-      }
-      for (size_t j = 0; j < step.functions.size(); ++j) {
-        const plan::FunctionStep& f = step.functions[j];
-        if (f.kind == FunctionKind::kRegex) {
-          // A part of the value: no copy.
-          v = RegexExtract(*f.regex, v);
-          if (v.data() == nullptr) break;
-          continue;
+      // Set when a value could not be read or computed: counted once per
+      // line and step, however many calls failed.
+      bool unreadable = false;
+      std::string_view v;
+      if (program) {
+        v = EvalProgram(step, r, &unreadable);
+      } else {
+        v = source != nullptr ? source[r] : std::string_view(step.source.text);
+        for (size_t j = 0; j < step.functions.size() && v.data() != nullptr;
+             ++j) {
+          v = ApplyFunctionStep(step.functions[j], bin_widths_[j], v,
+                                &unreadable);
         }
-        if (f.kind == FunctionKind::kTime || f.kind == FunctionKind::kBucket ||
-            f.kind == FunctionKind::kDuration ||
-            f.kind == FunctionKind::kBytes) {
-          v = ApplyTimeFunction(f, bin_widths_[j], v);
-          if (v.data() == nullptr) {
-            ++unparsed;  // Once per line and step, even if nested.
-            break;
-          }
-          continue;
-        }
-        size_t size = FunctionOutputSize(f.kind, v.size());
-        char* out = arena_.Allocate(size == 0 ? 1 : size);
-        ApplyFunction(f.kind, v, out);
-        v = std::string_view(out, size);
       }
+      unparsed += unreadable;
       if (v.data() != nullptr && v.empty()) v = FieldBatch::kEmptyValue;
       target[r] = v;
     }

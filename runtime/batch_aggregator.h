@@ -114,6 +114,16 @@ class BatchAggregator {
   void FillCommonVariables(uint64_t source);
   absl::StatusOr<LogFormatParser*> ParserFor(uint64_t source);
   void RunSets(const std::vector<plan::SetStep>& steps);
+  // f applied to `v` (not missing); a missing view if f gives none, with
+  // *unreadable set when time(), bucket(), duration() or bytes() could not
+  // read `v`.
+  std::string_view ApplyFunctionStep(const plan::FunctionStep& f,
+                                     const BinWidth& bins, std::string_view v,
+                                     bool* unreadable);
+  // The value of a set expression's program on row r; *unreadable is set
+  // as above, and when an operand is not a number or a divisor is 0.
+  std::string_view EvalProgram(const plan::SetStep& step, uint32_t r,
+                               bool* unreadable);
   // time(), bucket(), duration() or bytes() of `v`; a missing view if `v`
   // cannot be read.
   std::string_view ApplyTimeFunction(const plan::FunctionStep& f,
@@ -167,6 +177,7 @@ class BatchAggregator {
   // time()/bucket(): the date memo, and a step's numeric bin widths.
   TimeReader time_reader_;
   std::vector<BinWidth> bin_widths_;
+  std::vector<std::string_view> expr_stack_;  // EvalProgram's values.
 
   // ---- State.
   GroupTable groups_;

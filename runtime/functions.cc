@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <charconv>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -119,7 +120,17 @@ size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept {
     case FunctionKind::kBucket:
     case FunctionKind::kDuration:  // runtime/unit_functions.h
     case FunctionKind::kBytes:
+    case FunctionKind::kLower:
+    case FunctionKind::kUpper:
+    case FunctionKind::kSubstr:    // Substr, SplitPiece: views, no copy.
+    case FunctionKind::kSplit:
+    case FunctionKind::kCoalesce:  // Applied by the expression evaluator.
       return input_size;
+    case FunctionKind::kLen: {
+      size_t digits = 1;
+      for (size_t n = input_size; n >= 10; n /= 10) ++digits;
+      return digits;
+    }
   }
   return 0;
 }
@@ -135,8 +146,24 @@ void ApplyFunction(FunctionKind kind, std::string_view in, char* out) noexcept {
     case FunctionKind::kRegex:  // Needs its pattern: RegexExtract.
     case FunctionKind::kTime:   // runtime/time_functions.h
     case FunctionKind::kBucket:
+    case FunctionKind::kLower:
+    case FunctionKind::kUpper: {
+      const bool upper = kind == FunctionKind::kUpper;
+      for (size_t i = 0; i < in.size(); ++i) {
+        const char c = in[i];
+        out[i] = upper ? (c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c)
+                       : (c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
+      }
+      return;
+    }
+    case FunctionKind::kLen:
+      std::to_chars(out, out + FunctionOutputSize(kind, in.size()), in.size());
+      return;
     case FunctionKind::kDuration:  // runtime/unit_functions.h
     case FunctionKind::kBytes:
+    case FunctionKind::kSubstr:
+    case FunctionKind::kSplit:
+    case FunctionKind::kCoalesce:
       if (!in.empty()) std::memmove(out, in.data(), in.size());
       return;
   }
@@ -171,6 +198,42 @@ void MaskDigits(std::string_view in, char* out) noexcept {
     const char c = in[i];
     out[i] = (c >= '0' && c <= '9') ? '.' : c;
   }
+}
+
+std::string_view Substr(std::string_view in, int64_t start,
+                        int64_t length) noexcept {
+  const int64_t size = static_cast<int64_t>(in.size());
+  int64_t begin = start > 0 ? start - 1 : size + start;
+  if (begin < 0) begin = 0;
+  if (begin > size) begin = size;
+  int64_t end = length < 0 ? size : begin + length;
+  if (end > size) end = size;
+  return in.substr(static_cast<size_t>(begin),
+                   static_cast<size_t>(end - begin));
+}
+
+std::string_view SplitPiece(std::string_view in, std::string_view separator,
+                            int64_t piece) noexcept {
+  if (piece < 0) {  // From the end: -1 is the last of the n pieces.
+    int64_t n = 1;
+    for (size_t at = in.find(separator); at != std::string_view::npos;
+         at = in.find(separator, at + separator.size())) {
+      ++n;
+    }
+    piece += n + 1;
+    if (piece < 1) return std::string_view();
+  }
+  size_t at = 0;
+  for (int64_t k = 1; k < piece; ++k) {
+    const size_t next = in.find(separator, at);
+    if (next == std::string_view::npos) return std::string_view();
+    at = next + separator.size();
+  }
+  const size_t end = in.find(separator, at);
+  // (A view into `in`, never null: in.data() + at.)
+  return std::string_view(in.data() + at, (end == std::string_view::npos
+                                               ? in.size()
+                                               : end) - at);
 }
 
 }  // namespace mapr::runtime

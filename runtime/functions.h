@@ -59,6 +59,20 @@ void Md5Hex(std::string_view in, char out[kMd5HexSize]) noexcept;
 // `out` may be `in.data()` (in-place); no other overlap is allowed.
 void MaskDigits(std::string_view in, char* out) noexcept;
 
+// substr(s, start, length): the bytes of `in` from `start` (1-based; a
+// negative start counts from the end, -1 is the last byte), `length` of
+// them or, if length < 0, to the end; clamped to the value (never
+// missing). A view into `in`.
+std::string_view Substr(std::string_view in, int64_t start,
+                        int64_t length) noexcept;
+
+// split(s, 'sep', i): piece `piece` of `in` cut at every `separator`
+// (1-based; negative counts from the end, -1 is the last piece); a missing
+// view (data() == nullptr) if there are fewer pieces. A view into `in`.
+// REQUIRES: separator is not empty, piece != 0.
+std::string_view SplitPiece(std::string_view in, std::string_view separator,
+                            int64_t piece) noexcept;
+
 // regex(s, 're'): the part of `in` that capture group 1 of the first match
 // of `re` covers, or the whole match when `re` has no group; a missing view
 // (data() == nullptr) when nothing matches or group 1 took no part in the

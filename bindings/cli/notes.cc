@@ -138,8 +138,9 @@ std::vector<std::string> ResultNotes(const ResultFacts& f) {
         s.values_unparsed,
         s.values_unparsed == 1 ? " value was" : " values were",
         " not a time, number, duration or size that time(), bucket(), "
-        "duration() or bytes() could read, and stayed missing; check the "
-        "layout (time(x, '%Y-%m-%d ...')) or the unit"));
+        "duration() or bytes() could read, or not numbers for + - * / (or a "
+        "divisor of 0), and stayed missing; check the layout (time(x, "
+        "'%Y-%m-%d ...')), the unit or the operands"));
   }
   const uint64_t parsed = s.lines_parsed();
   if (parsed > 0) {

@@ -77,9 +77,10 @@ TEST(ResultNotesTest, UnreadableTimes) {
   EXPECT_THAT(ResultNotes(Facts(s)),
               testing::ElementsAre(
                   "1 value was not a time, number, duration or size that "
-                  "time(), bucket(), duration() or bytes() could read, and "
-                  "stayed missing; check the layout (time(x, '%Y-%m-%d ...')) "
-                  "or the unit"));
+                  "time(), bucket(), duration() or bytes() could read, or not "
+                  "numbers for + - * / (or a divisor of 0), and stayed "
+                  "missing; check the layout (time(x, '%Y-%m-%d ...')), the "
+                  "unit or the operands"));
   s.values_unparsed = 3;
   EXPECT_THAT(ResultNotes(Facts(s)),
               testing::ElementsAre(testing::StartsWith("3 values were not")));

@@ -81,7 +81,13 @@ std::string GenerateQuery(Choices& c) {
         "time(@, '%Y-%m-%d %H:%M:%S')",       "bucket(@, 1m)",
         "bucket(@, 5m)",    "bucket(@, 1h)",   "bucket(@, 1d)",
         "bucket(@, 30s)",   "bucket(@, 100)",  "bucket(@, 0.5)",
-        "bucket(time(@), 5m)"};
+        "bucket(time(@), 5m)",
+        "duration(@)",      "bytes(@)",        "lower(@)",
+        "upper(@)",         "len(@)",          "substr(@, 2, 3)",
+        "substr(@, -2)",    "split(@, '.', 2)", "split(@, '=', -1)",
+        "@ + 1",            "@ * 2 - 0.5",     "(@ - y) / 4",
+        "@ / 0",            "coalesce(@, 'none')", "coalesce(@, x) * b",
+        "len(@) + duration(b)", "bucket(@ * 10, 0.5)"};
     std::string call = kCalls[c.Pick(std::size(kCalls))];
     call.replace(call.find('@'), 1, field());
     q += " set $s = " + call;
