@@ -17,6 +17,7 @@
 #include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
 #include "runtime/partial_codec.h"
+#include "runtime/result_notes.h"
 #include "util/status_macros.h"
 #include "util/strings.h"
 
@@ -594,6 +595,18 @@ absl::Status AggregatorInternal::PushPaddedBytes(Aggregator& aggregator,
 void AggregatorInternal::CountTooLongLines(Aggregator& aggregator, uint64_t n) {
   if (aggregator.rep_ == nullptr || n == 0) return;
   aggregator.rep_->engine->CountTooLong(n);
+}
+
+std::vector<ResultNote> ResultNotesFor(const Query& query,
+                                       const LineCounters& stats,
+                                       const std::vector<FieldCount>& fields,
+                                       size_t max_line_bytes,
+                                       const InputFacts& input) {
+  runtime::ResultFacts facts = runtime::FactsOf(
+      QueryInternal::GetPlan(query), stats, fields, max_line_bytes);
+  facts.lines_with_nul = input.lines_with_nul;
+  facts.inputs_without_parsed_lines = input.inputs_without_parsed_lines;
+  return runtime::ResultNotes(facts);
 }
 
 }  // namespace mapr

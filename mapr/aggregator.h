@@ -56,6 +56,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -252,6 +253,24 @@ MAPR_EXPORT absl::StatusOr<ResultTable> RunQuery(
 MAPR_EXPORT absl::StatusOr<ResultTable> RunQuery(
     std::string_view query, std::span<const std::string> lines,
     const AggregatorOptions& options = {});
+
+// What the input layer saw beside the counters, for ResultNotesFor.
+struct InputFacts {
+  // Lines that contained a NUL byte (FilesReport::lines_with_nul).
+  uint64_t lines_with_nul = 0;
+  // FilesReport::inputs_without_parsed_lines.
+  std::vector<std::string> inputs_without_parsed_lines;
+};
+
+// The notes (ResultNote) on a result of `query` with counters `stats` and
+// field counts `fields`, read with lines of at most `max_line_bytes`: what
+// ResultTable::notes() holds, for a host that keeps counters of its own
+// (cumulative counters beside delta results, say). mapr::QueryFiles and
+// the `mapr` command add `input` with what their input layer saw.
+MAPR_EXPORT std::vector<ResultNote> ResultNotesFor(
+    const Query& query, const LineCounters& stats,
+    const std::vector<FieldCount>& fields,
+    size_t max_line_bytes = 1024 * 1024, const InputFacts& input = {});
 
 }  // namespace mapr
 

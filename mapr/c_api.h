@@ -642,6 +642,19 @@ MAPR_EXPORT const char* mapr_result_cell(const mapr_result_t* result,
 MAPR_EXPORT double mapr_result_value(const mapr_result_t* result, size_t row,
                                      size_t col) MAPR_C_NOEXCEPT;
 
+/* The notes on a result that is probably not what was meant (lines
+ * skipped or unparsable, a field never found, values that were not
+ * numbers, an empty input; mapr::ResultNote): their number, and note i's
+ * code ("lines_unparsable", "values_not_numeric", ...) and one-sentence
+ * text, owned by `result` (NULL when out of range). The `mapr` command
+ * prints each text as "warning: <text>". */
+MAPR_EXPORT size_t mapr_result_note_count(const mapr_result_t* result)
+    MAPR_C_NOEXCEPT;
+MAPR_EXPORT const char* mapr_result_note_code(const mapr_result_t* result,
+                                              size_t i) MAPR_C_NOEXCEPT;
+MAPR_EXPORT const char* mapr_result_note_text(const mapr_result_t* result,
+                                              size_t i) MAPR_C_NOEXCEPT;
+
 /* Stores the line counters at the time the result was produced in
  * *counters (zeros for NULL). */
 MAPR_EXPORT void mapr_result_counters(

@@ -833,6 +833,13 @@ absl::StatusOr<ResultTable> QueryFiles(const Query& query,
     // formats the result.
     agg = absl::CancelledError();
     malloc_trim(0);
+    if (table.ok()) {
+      // The notes, with what the input layer saw.
+      table->set_notes(ResultNotesFor(
+          query, table->stats(), table->field_counts(),
+          options.aggregator.max_line_bytes,
+          InputFacts{out.lines_with_nul, out.inputs_without_parsed_lines}));
+    }
     return table;
   });
 }

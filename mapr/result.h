@@ -149,7 +149,26 @@ struct MAPR_EXPORT ResultColumn {
 struct MAPR_EXPORT FieldCount {
   std::string name;
   uint64_t lines = 0;
+  // For a field a numeric aggregate reads (sum, avg, min, ...): the values
+  // that were there but not numbers (`18ms`, `n/a`; not empty ones), on the
+  // lines that passed `where`, and the smallest of them (bytewise, its first
+  // 64 bytes) as an example. Such values count as missing for the aggregate.
+  uint64_t not_numeric = 0;
+  std::string not_numeric_example;
   friend bool operator==(const FieldCount&, const FieldCount&) = default;
+};
+
+// A sentence on a result that is probably not what the user meant: lines
+// skipped, rejected or unparsable, a field never found, values that were
+// not numbers. `mapr` prints each as `warning: <text>` on stderr.
+struct MAPR_EXPORT ResultNote {
+  // What it is about, for programs: lines_too_long, lines_with_nul,
+  // no_line_aggregated, lines_unparsable, input_without_parsed_lines,
+  // values_unparsed, values_not_numeric, field_not_found, empty_input.
+  std::string code;
+  // One sentence, without a final newline.
+  std::string text;
+  friend bool operator==(const ResultNote&, const ResultNote&) = default;
 };
 
 struct MAPR_EXPORT ResultRow {
@@ -245,6 +264,13 @@ class MAPR_EXPORT ResultTable {
   // Number of groups that `having` kept, before `limit` was applied.
   uint64_t total_groups() const { return total_groups_; }
 
+  // The notes on this result (ResultNote), in the order `mapr` prints them;
+  // empty when nothing looks wrong. Made by the library from the counters,
+  // the field counts and (for mapr::QueryFiles) what the input layer saw.
+  // Not compared by operator==.
+  const std::vector<ResultNote>& notes() const { return notes_; }
+  void set_notes(std::vector<ResultNote> notes) { notes_ = std::move(notes); }
+
   // The DTail terminal table: each cell is a space, the text right-aligned
   // to the column width, a space; cells joined by '|'; a separator line of
   // '-' after the header; every line ends in '\n'. Column widths consider
@@ -285,6 +311,7 @@ class MAPR_EXPORT ResultTable {
   LineCounters stats_;
   uint64_t total_groups_ = 0;
   std::vector<FieldCount> field_counts_;
+  std::vector<ResultNote> notes_;
 };
 
 }  // namespace mapr

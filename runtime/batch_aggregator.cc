@@ -12,6 +12,7 @@
 #include "runtime/log_formats.h"
 #include "runtime/result_builder.h"
 #include "runtime/arithmetic.h"
+#include "runtime/result_notes.h"
 #include "runtime/time_functions.h"
 #include "runtime/unit_functions.h"
 #include "util/run_on_threads.h"
@@ -130,6 +131,18 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
     extracted_names_.push_back(plan_->fields[id].name);
   }
   field_lines_.assign(extracted_names_.size(), 0);
+  field_not_numeric_.assign(extracted_names_.size(), 0);
+  field_example_.assign(extracted_names_.size(), std::string());
+  for (size_t i = 0; i < plan_->extracted_fields.size(); ++i) {
+    const FieldId id = plan_->extracted_fields[i];
+    for (const plan::StateSlot& s : plan_->slots) {
+      if (s.field == id &&
+          s.aggregate->argument == plan::ArgumentKind::kNumber) {
+        numeric_fields_.emplace_back(id, i);
+        break;
+      }
+    }
+  }
   hostname_ = options_.hostname.empty() ? LocalHostname() : options_.hostname;
   const LocalZone& zone = GetLocalZone();
   timezone_ = zone.name;
@@ -544,6 +557,33 @@ void BatchAggregator::ResizeStates() {
   }
 }
 
+void BatchAggregator::CountNotNumeric() {
+  for (const auto& [field, index] : numeric_fields_) {
+    const std::string_view* col = batch_.column(field);
+    const uint8_t* numeric = batch_.numeric_of(field);
+    uint64_t found = 0;
+    for (size_t i = 0; i < batch_.sel_size; ++i) {
+      const uint32_t r = batch_.sel[i];
+      if (numeric[r] || col[r].empty()) continue;  // Missing, or empty.
+      ++found;
+      const std::string_view v = col[r].substr(0, kMaxExampleBytes);
+      if (field_not_numeric_[index] + found == 1 || v < field_example_[index]) {
+        field_example_[index].assign(v.data(), v.size());
+      }
+    }
+    field_not_numeric_[index] += found;
+  }
+}
+
+void BatchAggregator::MergeNotNumeric(size_t index, uint64_t count,
+                                      std::string_view example) {
+  if (count == 0) return;
+  if (field_not_numeric_[index] == 0 || example < field_example_[index]) {
+    field_example_[index].assign(example.data(), example.size());
+  }
+  field_not_numeric_[index] += count;
+}
+
 absl::Status BatchAggregator::Aggregate() {
   const plan::Plan& p = *plan_;
   // Keep rows from which at least one select item takes a value.
@@ -552,6 +592,7 @@ absl::Status BatchAggregator::Aggregate() {
       batch_.EnsureNumeric(s.field);
     }
   }
+  CountNotNumeric();
   size_t kept = batch_.sel_size;
   if (!every_row_contributes_) {
     kept = 0;
@@ -664,6 +705,7 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later,
   counters_ += later.counters_;
   for (size_t i = 0; i < field_lines_.size(); ++i) {
     field_lines_[i] += later.field_lines_[i];
+    MergeNotNumeric(i, later.field_not_numeric_[i], later.field_example_[i]);
   }
   return absl::OkStatus();
 }
@@ -676,6 +718,8 @@ void BatchAggregator::Reset() {
   }
   counters_ = LineCounters();
   std::fill(field_lines_.begin(), field_lines_.end(), 0);
+  std::fill(field_not_numeric_.begin(), field_not_numeric_.end(), 0);
+  for (std::string& e : field_example_) e.clear();
 }
 
 void BatchAggregator::SwapState(BatchAggregator& other) {
@@ -683,6 +727,8 @@ void BatchAggregator::SwapState(BatchAggregator& other) {
   std::swap(states_, other.states_);
   std::swap(counters_, other.counters_);
   std::swap(field_lines_, other.field_lines_);
+  std::swap(field_not_numeric_, other.field_not_numeric_);
+  std::swap(field_example_, other.field_example_);
   // The lookup memo points at groups of the table it was filled from.
   lookup_.Reset();
   other.lookup_.Reset();
@@ -695,8 +741,11 @@ ResultTable BatchAggregator::Result(size_t threads,
                   threads, min_groups_per_thread);
   std::vector<FieldCount> fields(field_lines_.size());
   for (size_t i = 0; i < fields.size(); ++i) {
-    fields[i] = {extracted_names_[i], field_lines_[i]};
+    fields[i] = {extracted_names_[i], field_lines_[i], field_not_numeric_[i],
+                 field_example_[i]};
   }
+  table.set_notes(ResultNotes(
+      FactsOf(*plan_, counters_, fields, options_.max_line_bytes)));
   table.set_field_counts(std::move(fields));
   return table;
 }

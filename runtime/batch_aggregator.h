@@ -129,6 +129,13 @@ class BatchAggregator {
   std::string_view ApplyTimeFunction(const plan::FunctionStep& f,
                                      const BinWidth& bins, std::string_view v);
   absl::Status Aggregate();
+  // Counts the selected rows' values that are not numbers, per field a
+  // numeric aggregate reads (FieldCount::not_numeric).
+  void CountNotNumeric();
+  // Adds `count` values not numeric with the smallest `example` to
+  // extracted field `index` (merges, partials).
+  void MergeNotNumeric(size_t index, uint64_t count, std::string_view example);
+  static constexpr size_t kMaxExampleBytes = 64;
   // Makes room in every state for the groups created so far.
   void ResizeStates();
   // Combines groups [0, groups) of `later` into merge_to_'s groups, on up
@@ -192,6 +199,13 @@ class BatchAggregator {
   LineCounters counters_;
   // Per extracted field (extracted_names_): parsed lines with a value.
   std::vector<uint64_t> field_lines_;
+  // Per extracted field: values that were not numbers where a numeric
+  // aggregate reads it (FieldCount::not_numeric), and the smallest of them
+  // (its first kMaxExampleBytes bytes), which is merge-order independent.
+  std::vector<uint64_t> field_not_numeric_;
+  std::vector<std::string> field_example_;
+  // The (field, extracted index) pairs that numeric aggregates read.
+  std::vector<std::pair<plan::FieldId, size_t>> numeric_fields_;
   absl::Status sticky_error_;
 };
 

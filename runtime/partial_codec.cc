@@ -109,6 +109,8 @@ const char* SectionName(PartialSection kind) {
       return "distinct states";
     case PartialSection::kMomentsStates:
       return "moments states";
+    case PartialSection::kNotNumeric:
+      return "values not numeric";
   }
   return "?";
 }
@@ -309,6 +311,7 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   f.slots = sections[3];
   f.field_counts = sections[4];
   f.group_bytes = sections[5];
+  if (seen[10]) f.not_numeric = sections[10];
   const bool state_sections =
       (LoadU64(b, kFlagsAt) & kPartialFlagStateSections) != 0;
   for (uint32_t kind = 7; kind <= 9; ++kind) {
@@ -409,8 +412,12 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   }
   std::string out;
   out.append(kPartialMagic);
+  const bool not_numeric =
+      std::any_of(agg.field_not_numeric_.begin(), agg.field_not_numeric_.end(),
+                  [](uint64_t n) { return n != 0; });
   AppendU16(&out, kPartialMajor);
-  AppendU16(&out, state_sections ? 2 : 1);
+  // The oldest minor that has every section written.
+  AppendU16(&out, not_numeric ? 3 : state_sections ? 2 : 1);
   AppendU32(&out, kPartialHeaderBytes);
   AppendU64(&out, state_sections ? kPartialFlagStateSections : 0);
   AppendU64(&out, 0);  // frame size, below
@@ -460,6 +467,18 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
     AppendU64(&out, agg.field_lines_[i]);
   }
   EndSection(&out, at);
+
+  if (not_numeric) {
+    at = BeginSection(&out, PartialSection::kNotNumeric);
+    AppendU32(&out, static_cast<uint32_t>(agg.field_not_numeric_.size()));
+    for (size_t i = 0; i < agg.field_not_numeric_.size(); ++i) {
+      AppendU64(&out, agg.field_not_numeric_[i]);
+      AppendBytes(&out, agg.field_not_numeric_[i] == 0
+                            ? std::string_view()
+                            : std::string_view(agg.field_example_[i]));
+    }
+    EndSection(&out, at);
+  }
 
   // Groups in key byte order; per group the key, the presence bits of the
   // stored slots of the groups section, then the state bytes of each
@@ -548,6 +567,23 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
     }
   }
   if (!in.empty()) return Malformed("field counts section");
+  std::vector<uint64_t> not_numeric(n, 0);
+  std::vector<std::string_view> examples(n);
+  if (f.not_numeric) {
+    in = *f.not_numeric;
+    uint32_t m;
+    if (!ReadU32(&in, &m) || m != n) {
+      return Malformed("values not numeric do not match the query");
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      if (!ReadU64(&in, &not_numeric[i]) || !ReadBytes(&in, &examples[i]) ||
+          examples[i].size() > BatchAggregator::kMaxExampleBytes ||
+          (not_numeric[i] == 0 && !examples[i].empty())) {
+        return Malformed("values not numeric section");
+      }
+    }
+    if (!in.empty()) return Malformed("values not numeric section");
+  }
 
   in = f.group_bytes;
   uint32_t parts;
@@ -656,6 +692,9 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
   }
   agg->counters_ = f.counters;
   agg->field_lines_ = std::move(field_lines);
+  for (uint32_t i = 0; i < n; ++i) {
+    agg->MergeNotNumeric(i, not_numeric[i], examples[i]);
+  }
   return absl::OkStatus();
 }
 

@@ -26,7 +26,7 @@
 namespace mapr::runtime {
 
 inline constexpr uint16_t kPartialMajor = 1;
-inline constexpr uint16_t kPartialMinor = 2;
+inline constexpr uint16_t kPartialMinor = 3;
 // Header flag bit 0 (v1.2): the frame holds aggregate states in sections of
 // kinds 7-9 (quantile, distinct, moments), which a reader must not skip; a
 // v1.0 or v1.1 reader refuses it by this flag. Frames without such states
@@ -50,8 +50,11 @@ enum class PartialSection : uint32_t {
   kQuantileStates = 7,
   kDistinctStates = 8,
   kMomentsStates = 9,
+  // v1.3: per extracted field, values that were not numbers (written only
+  // when there are any, so other frames stay as v1.2 wrote them).
+  kNotNumeric = 10,
 };
-inline constexpr uint32_t kLastPartialSection = 9;
+inline constexpr uint32_t kLastPartialSection = 10;
 
 // A validated frame: its header facts and views of its sections (into the
 // decoded bytes).
@@ -69,6 +72,7 @@ struct PartialFrame {
   std::string_view slots;         // the kSlots payload
   std::string_view field_counts;  // the kFieldCounts payload
   std::string_view group_bytes;   // the kGroups payload
+  std::optional<std::string_view> not_numeric;  // the kNotNumeric payload
   // The kQuantileStates..kMomentsStates payloads, by kind - 7 (empty when
   // absent).
   std::array<std::optional<std::string_view>, 3> state_sections;

@@ -1127,6 +1127,22 @@ uint64_t mapr_result_total_groups(const mapr_result_t* result) noexcept {
   return result == nullptr ? 0 : result->table.total_groups();
 }
 
+size_t mapr_result_note_count(const mapr_result_t* result) noexcept {
+  return result == nullptr ? 0 : result->table.notes().size();
+}
+
+const char* mapr_result_note_code(const mapr_result_t* result,
+                                  size_t i) noexcept {
+  if (result == nullptr || i >= result->table.notes().size()) return nullptr;
+  return result->table.notes()[i].code.c_str();
+}
+
+const char* mapr_result_note_text(const mapr_result_t* result,
+                                  size_t i) noexcept {
+  if (result == nullptr || i >= result->table.notes().size()) return nullptr;
+  return result->table.notes()[i].text.c_str();
+}
+
 const char* mapr_result_cell(const mapr_result_t* result, size_t row,
                              size_t col, size_t* len) noexcept {
   if (result == nullptr || row >= result->table.num_rows() ||

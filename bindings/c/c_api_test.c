@@ -342,6 +342,15 @@ static void TestPushBytesInPieces(void) {
   CHECK(mapr_result_column_type(r, 3) == MAPR_VALUE_TEXT);
   CHECK(mapr_result_row_count(r) == 3);
   CHECK(mapr_result_total_groups(r) == 3);
+  /* c's latency "x" is not a number: a note names the field. */
+  CHECK(mapr_result_note_count(r) == 1);
+  CHECK_STREQ(mapr_result_note_code(r, 0), "values_not_numeric");
+  CHECK_STREQ(mapr_result_note_text(r, 0),
+              "1 value of field 'latency' was not a number (such as 'x') and "
+              "counted as missing in its numeric aggregates; read durations "
+              "and sizes with duration() and bytes() in a set");
+  CHECK(mapr_result_note_code(r, 1) == NULL);
+  CHECK(mapr_result_note_text(r, 1) == NULL);
   size_t len = 0;
   CHECK_STREQ(mapr_result_cell(r, 0, 0, &len), "a");
   CHECK(len == 1);
@@ -580,10 +589,16 @@ static void TestRun(void) {
   CHECK_NO_ERROR(err);
   CheckCsv(r, "count($line)\n3\n");
   mapr_result_free(r);
-  /* Empty input. */
+  /* Empty input: no rows, and a note that says so. */
   r = mapr_run(query, strlen(query), NULL, 0, &err);
   CHECK_NO_ERROR(err);
   CHECK(mapr_result_row_count(r) == 0);
+  CHECK(mapr_result_note_count(r) == 1);
+  CHECK_STREQ(mapr_result_note_code(r, 0), "empty_input");
+  CHECK_STREQ(mapr_result_note_text(r, 0),
+              "the input had no lines, so the result is empty; is it the "
+              "file you meant?");
+  CHECK(mapr_result_note_text(r, 1) == NULL);
   mapr_result_free(r);
   /* A query error keeps its position. */
   query = "select count($line) group by * limit x";
@@ -603,6 +618,9 @@ static void TestRun(void) {
   CHECK(mapr_result_column_type(NULL, 0) == MAPR_VALUE_TEXT);
   CHECK(mapr_result_row_count(NULL) == 0);
   CHECK(mapr_result_total_groups(NULL) == 0);
+  CHECK(mapr_result_note_count(NULL) == 0);
+  CHECK(mapr_result_note_code(NULL, 0) == NULL);
+  CHECK(mapr_result_note_text(NULL, 0) == NULL);
   CHECK(mapr_result_cell(NULL, 0, 0, NULL) == NULL);
   CHECK(isnan(mapr_result_value(NULL, 0, 0)));
   err = NULL;

@@ -25,10 +25,10 @@
 #include "bindings/cli/flags.h"
 #include "bindings/cli/follow.h"
 #include "bindings/cli/huge_pages.h"
-#include "bindings/cli/notes.h"
 #include "bindings/cli/runner.h"
 #include "bindings/cli/steps.h"
 #include "util/strings.h"
+#include "mapr/aggregator.h"
 #include "mapr/options.h"
 #include "mapr/outfile.h"
 #include "mapr/query.h"
@@ -141,29 +141,10 @@ bool PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
   return true;
 }
 
-// Prints the notes on a probably wrong result (bindings/cli/notes.h).
-void PrintNotes(const Query& query, const LineCounters& stats,
-                std::vector<FieldCount> fields, const FilesReport& report,
-                size_t max_line_bytes) {
-  ResultFacts facts;
-  facts.table = query.table();
-  facts.log_format = query.log_format();
-  facts.stats = stats;
-  // A field the compile warnings named already ("$service is not a known
-  // variable ...") is not named twice.
-  const std::vector<std::string> warnings = query.warnings();
-  std::erase_if(fields, [&](const FieldCount& f) {
-    return std::any_of(warnings.begin(), warnings.end(),
-                       [&](const std::string& w) {
-                         return absl::StartsWith(w, absl::StrCat(f.name, " "));
-                       });
-  });
-  facts.fields = std::move(fields);
-  facts.lines_with_nul = report.lines_with_nul;
-  facts.inputs_without_parsed_lines = report.inputs_without_parsed_lines;
-  facts.max_line_bytes = max_line_bytes;
-  for (const std::string& note : ResultNotes(facts)) {
-    std::fprintf(stderr, "warning: %s\n", note.c_str());
+// Prints the notes on a probably wrong result (ResultNote).
+void PrintNotes(const std::vector<ResultNote>& notes) {
+  for (const ResultNote& note : notes) {
+    std::fprintf(stderr, "warning: %s\n", note.text.c_str());
   }
 }
 
@@ -191,8 +172,11 @@ int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
   }
   if (flags.stats) PrintStats(stats, table.total_groups());
   if (!flags.quiet) {
-    PrintNotes(query, stats, table.field_counts(), report,
-               flags.max_line_bytes);
+    // The table's notes, with what the input layer saw (QueryFiles
+    // results have it already; other results get it here).
+    PrintNotes(ResultNotesFor(
+        query, stats, table.field_counts(), flags.max_line_bytes,
+        InputFacts{report.lines_with_nul, report.inputs_without_parsed_lines}));
   }
   return exit_code;
 }
@@ -274,8 +258,8 @@ int RunFollow(const Flags& flags, const Query& query) {
   if (flags.stats) PrintStats(run->stats, final_groups);
   if (!flags.quiet) {
     // (Followed input is not checked for NUL bytes.)
-    PrintNotes(query, run->stats, std::move(final_fields), FilesReport(),
-               flags.max_line_bytes);
+    PrintNotes(ResultNotesFor(query, run->stats, final_fields,
+                              flags.max_line_bytes));
   }
   return glob_errors || run->inputs_failed > 0 || output_failed.load()
              ? kExitInputError

@@ -161,6 +161,20 @@ class RunTest(unittest.TestCase):
                              if k.startswith("lines_") and k != "lines_read"),
                          s.lines_read)
 
+    def test_notes(self):
+        r = mapr.run("select at, avg(service) group by at logformat logfmt",
+                     lines=["at=info service=18ms", "at=info service=3"])
+        self.assertEqual(r.notes, [mapr.Note(
+            "values_not_numeric",
+            "1 value of field 'service' was not a number (such as '18ms') "
+            "and counted as missing in its numeric aggregates; read "
+            "durations and sizes with duration() and bytes() in a set")])
+        self.assertEqual(mapr.run("select count($line) group by *",
+                                  lines=["a"]).notes, [])
+        self.assertEqual([n.code for n in mapr.run(
+            "select count($line) group by *", lines=[]).notes],
+            ["empty_input"])
+
     def test_unmatched_lines_of_the_regex_format(self):
         r = mapr.run("select k, count($line) group by k logformat regex "
                      "'^(?P<k>[a-z]+)='", lines=["a=1", "b=2", "=3", "4"])
@@ -456,6 +470,17 @@ class RunFilesTest(TempDirTestCase):
         return (self.write("a.csv", csv),
                 self.write("b.csv", b"host,status,latency\na,302,5\nd,200,7\n"),
                 self.write("c.csv.gz", gzip.compress(csv)))
+
+    def test_notes_name_inputs_without_a_parsed_line(self):
+        a = self.write("a.log", b'{"host":"a"}\n{"host":"b"}\n')
+        bad = self.write("b.log", b"not json\n")
+        r = mapr.run_files("select count($line) group by * "
+                           "logformat json", [bad, a])
+        self.assertEqual([n.code for n in r.notes],
+                         ["lines_unparsable", "input_without_parsed_lines"])
+        self.assertEqual(r.notes[1].text,
+                         f"no line of {bad} could be parsed by log format "
+                         "json; is that its format?")
 
     def test_globs_gzip_and_any_thread_count(self):
         a, b, gz = self.write_logs()

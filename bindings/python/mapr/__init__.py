@@ -75,6 +75,7 @@ __all__ = [
     "InputError",
     "InputProblem",
     "MaprError",
+    "Note",
     "PartialError",
     "PartialInfo",
     "Progress",
@@ -221,6 +222,22 @@ class InputError(MaprError):
 
 
 _mapr._set_error_types(MaprError, QueryError, PartialError)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A note on a result that is probably not what was meant.
+
+    Attributes:
+        code: what it is about: "lines_too_long", "lines_with_nul",
+            "empty_input", "no_line_aggregated", "lines_unparsable",
+            "input_without_parsed_lines", "values_unparsed",
+            "values_not_numeric" or "field_not_found".
+        text: one sentence, as `mapr` prints it after "warning: ".
+    """
+
+    code: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -377,6 +394,10 @@ class Result:
         values: list of tuples of float: the number that orders each cell.
         stats: a Stats with the line counters.
         total_groups: number of groups before `limit`.
+        notes: list of Note(code, text): what looks wrong about the result
+            (lines skipped or unparsable, a field never found, values that
+            were not numbers, no input); the `mapr` command prints each
+            text as "warning: <text>".
     """
 
     __slots__ = ("_r", "_rows")
@@ -414,6 +435,10 @@ class Result:
     @property
     def total_groups(self) -> int:
         return self._r.total_groups
+
+    @property
+    def notes(self) -> List["Note"]:
+        return [Note(code, text) for code, text in self._r.notes]
 
     def to_dicts(self) -> List[dict]:
         """The rows as dicts keyed by column name (typed values, as rows)."""

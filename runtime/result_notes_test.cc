@@ -1,4 +1,4 @@
-#include "bindings/cli/notes.h"
+#include "runtime/result_notes.h"
 
 #include <string>
 #include <vector>
@@ -7,11 +7,18 @@
 #include "gtest/gtest.h"
 #include "mapr/result.h"
 
-namespace mapr::cli {
+namespace mapr::runtime {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+
+// The notes' texts.
+std::vector<std::string> Texts(const ResultFacts& f) {
+  std::vector<std::string> out;
+  for (const ResultNote& n : ResultNotes(f)) out.push_back(n.text);
+  return out;
+}
 
 ResultFacts Facts(LineCounters stats) {
   ResultFacts f;
@@ -28,10 +35,38 @@ TEST(ResultNotesTest, AHealthyRunHasNone) {
   s.lines_aggregated = 7;
   ResultFacts f = Facts(s);
   f.table = "STATS";
-  f.fields = {{"x", 7}};
-  EXPECT_THAT(ResultNotes(f), IsEmpty());
-  // No input at all is not a problem either.
-  EXPECT_THAT(ResultNotes(Facts(LineCounters())), IsEmpty());
+  f.fields = {{"x", 7, 0, ""}};
+  EXPECT_THAT(Texts(f), IsEmpty());
+}
+
+TEST(ResultNotesTest, NoInputAtAllIsSaid) {
+  const std::vector<ResultNote> notes = ResultNotes(Facts(LineCounters()));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0].code, "empty_input");
+  EXPECT_EQ(notes[0].text,
+            "the input had no lines, so the result is empty; is it the file "
+            "you meant?");
+}
+
+TEST(ResultNotesTest, ValuesThatAreNotNumbersAreNamedPerField) {
+  LineCounters s;
+  s.lines_read = 10;
+  s.lines_aggregated = 10;
+  ResultFacts f = Facts(s);
+  f.log_format = "logfmt";
+  f.fields = {{"service", 10, 9, "18ms"}, {"status", 10, 0, ""},
+              {"bytes", 10, 1, "-"}};
+  const std::vector<ResultNote> notes = ResultNotes(f);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_EQ(notes[0].code, "values_not_numeric");
+  EXPECT_EQ(notes[0].text,
+            "9 values of field 'service' were not a number (such as '18ms') "
+            "and counted as missing in its numeric aggregates; read durations "
+            "and sizes with duration() and bytes() in a set");
+  EXPECT_EQ(notes[1].text,
+            "1 value of field 'bytes' was not a number (such as '-') and "
+            "counted as missing in its numeric aggregates; read durations and "
+            "sizes with duration() and bytes() in a set");
 }
 
 TEST(ResultNotesTest, AShareOfUnparsableLinesIsNamed) {
@@ -44,7 +79,7 @@ TEST(ResultNotesTest, AShareOfUnparsableLinesIsNamed) {
   f.log_format = "combined";
   f.inputs_without_parsed_lines = {"OpenSSH_2k.log"};
   EXPECT_THAT(
-      ResultNotes(f),
+      Texts(f),
       ElementsAre("2000 of 2500 lines (80.0 %) could not be parsed by log "
                   "format combined and are not in the result; are other "
                   "logs mixed in?",
@@ -55,10 +90,10 @@ TEST(ResultNotesTest, AShareOfUnparsableLinesIsNamed) {
   s.lines_read = 1000;
   s.lines_unmatched = 10;
   s.lines_aggregated = 990;
-  EXPECT_THAT(ResultNotes(Facts(s)), IsEmpty());
+  EXPECT_THAT(Texts(Facts(s)), IsEmpty());
   s.lines_read = 1001;
   s.lines_unmatched = 11;
-  EXPECT_THAT(ResultNotes(Facts(s)),
+  EXPECT_THAT(Texts(Facts(s)),
               ElementsAre(testing::StartsWith("11 of 1001 lines (1.1 %)")));
   // Lines of another table or ignored by the format are not unparsable.
   s = LineCounters();
@@ -66,7 +101,7 @@ TEST(ResultNotesTest, AShareOfUnparsableLinesIsNamed) {
   s.lines_ignored = 50;
   s.lines_table_mismatch = 40;
   s.lines_aggregated = 10;
-  EXPECT_THAT(ResultNotes(Facts(s)), IsEmpty());
+  EXPECT_THAT(Texts(Facts(s)), IsEmpty());
 }
 
 TEST(ResultNotesTest, UnreadableTimes) {
@@ -74,7 +109,7 @@ TEST(ResultNotesTest, UnreadableTimes) {
   s.lines_read = 10;
   s.lines_aggregated = 10;
   s.values_unparsed = 1;
-  EXPECT_THAT(ResultNotes(Facts(s)),
+  EXPECT_THAT(Texts(Facts(s)),
               testing::ElementsAre(
                   "1 value was not a time, number, duration or size that "
                   "time(), bucket(), duration() or bytes() could read, or not "
@@ -82,7 +117,7 @@ TEST(ResultNotesTest, UnreadableTimes) {
                   "missing; check the layout (time(x, '%Y-%m-%d ...')), the "
                   "unit or the operands"));
   s.values_unparsed = 3;
-  EXPECT_THAT(ResultNotes(Facts(s)),
+  EXPECT_THAT(Texts(Facts(s)),
               testing::ElementsAre(testing::StartsWith("3 values were not")));
 }
 
@@ -92,13 +127,13 @@ TEST(ResultNotesTest, EveryLineOfAnotherTable) {
   s.lines_table_mismatch = 6117;
   ResultFacts f = Facts(s);
   f.table = "DPKG";
-  f.fields = {{"x", 0}};  // No line parsed: no field note on top.
-  EXPECT_THAT(ResultNotes(f),
+  f.fields = {{"x", 0, 0, ""}};  // No line parsed: no field note on top.
+  EXPECT_THAT(Texts(f),
               ElementsAre("6117 of 6117 lines are not DTail "
                           "`|MAPREDUCE:DPKG|` lines; drop `from` for plain "
                           "logs"));
   f.table = "*";
-  EXPECT_THAT(ResultNotes(f),
+  EXPECT_THAT(Texts(f),
               ElementsAre("6117 of 6117 lines have no DTail "
                           "`|MAPREDUCE:NAME|` table; drop `from *` for "
                           "plain logs"));
@@ -112,7 +147,7 @@ TEST(ResultNotesTest, NamesTheRuleThatRejectedTheMostLines) {
   s.lines_malformed = 3;
   s.lines_filtered = 1;  // Never named, however many.
   EXPECT_THAT(
-      ResultNotes(Facts(s)),
+      Texts(Facts(s)),
       ElementsAre("2 lines were longer than 1M and skipped; raise "
                   "--max-line-bytes to read them",
                   "6 of 10 lines are not DTail INFO lines with a MAPREDUCE: "
@@ -123,7 +158,7 @@ TEST(ResultNotesTest, NamesTheRuleThatRejectedTheMostLines) {
   s.lines_ignored = 0;
   ResultFacts kv = Facts(s);
   kv.log_format = "generickv";
-  EXPECT_THAT(ResultNotes(kv),
+  EXPECT_THAT(Texts(kv),
               ElementsAre(::testing::StartsWith("2 lines were longer"),
                           "3 of 10 lines could not be parsed by log format "
                           "generickv; is that the logs' format?"));
@@ -133,10 +168,10 @@ TEST(ResultNotesTest, WhereAndValuelessLines) {
   LineCounters s;
   s.lines_read = 5;
   s.lines_filtered = 5;
-  EXPECT_THAT(ResultNotes(Facts(s)), IsEmpty());  // An answer: nothing matched.
+  EXPECT_THAT(Texts(Facts(s)), IsEmpty());  // An answer: nothing matched.
   s.lines_filtered = 1;
   s.lines_without_value = 4;
-  EXPECT_THAT(ResultNotes(Facts(s)),
+  EXPECT_THAT(Texts(Facts(s)),
               ElementsAre("4 of 5 lines gave no select item a value (fields "
                           "missing or not numeric)"));
 }
@@ -147,14 +182,14 @@ TEST(ResultNotesTest, FieldsNeverFound) {
   s.lines_aggregated = 3;
   ResultFacts f = Facts(s);
   f.log_format = "generickv";
-  f.fields = {{"a", 3}, {"hots", 0}, {"b", 1}};
-  EXPECT_THAT(ResultNotes(f),
+  f.fields = {{"a", 3, 0, ""}, {"hots", 0, 0, ""}, {"b", 1, 0, ""}};
+  EXPECT_THAT(Texts(f),
               ElementsAre("field 'hots' was not found in any of the 3 parsed "
                           "lines (log format generickv); check its name and "
                           "the log format"));
   s.lines_read = s.lines_aggregated = 1;
   f.stats = s;
-  EXPECT_THAT(ResultNotes(f),
+  EXPECT_THAT(Texts(f),
               ElementsAre(::testing::HasSubstr("any of the 1 parsed line ")));
 }
 
@@ -166,7 +201,7 @@ TEST(ResultNotesTest, NulBytesAndOneTooLongLine) {
   ResultFacts f = Facts(s);
   f.lines_with_nul = 1;
   f.max_line_bytes = 4096;
-  EXPECT_THAT(ResultNotes(f),
+  EXPECT_THAT(Texts(f),
               ElementsAre("1 line was longer than 4K and skipped; raise "
                           "--max-line-bytes to read them",
                           "1 line contains NUL bytes; is the input a binary "
@@ -182,4 +217,4 @@ TEST(FormatByteSizeTest, UsesTheLargestWholeUnit) {
 }
 
 }  // namespace
-}  // namespace mapr::cli
+}  // namespace mapr::runtime

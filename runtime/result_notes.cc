@@ -1,4 +1,4 @@
-#include "bindings/cli/notes.h"
+#include "runtime/result_notes.h"
 
 #include <cstdint>
 #include <string>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace mapr::cli {
+namespace mapr::runtime {
 namespace {
 
 // "1 line is" / "3 lines are".
@@ -77,18 +77,56 @@ std::string FormatByteSize(uint64_t bytes) {
   return absl::StrCat(bytes);
 }
 
-std::vector<std::string> ResultNotes(const ResultFacts& f) {
-  std::vector<std::string> notes;
+ResultFacts FactsOf(const plan::Plan& plan, const LineCounters& stats,
+                    const std::vector<FieldCount>& fields,
+                    size_t max_line_bytes) {
+  ResultFacts f;
+  switch (plan.table_filter) {
+    case plan::TableFilter::kNone:
+      break;
+    case plan::TableFilter::kAny:
+      f.table = "*";
+      break;
+    case plan::TableFilter::kTable:
+      f.table = plan.table;
+      break;
+  }
+  f.log_format = plan.log_format;
+  f.stats = stats;
+  // A field a compile warning named already ("$service is not a known
+  // variable ...") is not named twice.
+  for (const FieldCount& field : fields) {
+    bool warned = false;
+    for (const plan::Warning& w : plan.warnings) {
+      warned |= w.message.starts_with(field.name + " ");
+    }
+    if (!warned) f.fields.push_back(field);
+  }
+  f.max_line_bytes = max_line_bytes;
+  return f;
+}
+
+std::vector<ResultNote> ResultNotes(const ResultFacts& f) {
+  std::vector<ResultNote> notes;
+  auto add = [&](const char* code, std::string text) {
+    notes.push_back(ResultNote{code, std::move(text)});
+  };
   const LineCounters& s = f.stats;
   if (s.lines_too_long > 0) {
-    notes.push_back(absl::StrCat(
-        Lines(s.lines_too_long, "was", "were"), " longer than ",
-        FormatByteSize(f.max_line_bytes),
-        " and skipped; raise --max-line-bytes to read them"));
+    add("lines_too_long",
+        absl::StrCat(Lines(s.lines_too_long, "was", "were"), " longer than ",
+                     FormatByteSize(f.max_line_bytes),
+                     " and skipped; raise --max-line-bytes to read them"));
   }
   if (f.lines_with_nul > 0) {
-    notes.push_back(absl::StrCat(Lines(f.lines_with_nul, "contains", "contain"),
-                                 " NUL bytes; is the input a binary file?"));
+    add("lines_with_nul",
+        absl::StrCat(Lines(f.lines_with_nul, "contains", "contain"),
+                     " NUL bytes; is the input a binary file?"));
+  }
+  if (s.lines_read == 0) {
+    add("empty_input",
+        "the input had no lines, so the result is empty; is it the file "
+        "you meant?");
   }
   if (s.lines_read > s.lines_too_long && s.lines_aggregated == 0) {
     // The rule that rejected the most of the lines that were not too long.
@@ -110,7 +148,7 @@ std::vector<std::string> ResultNotes(const ResultFacts& f) {
     }
     if (worst_count > 0) {
       std::string note = RejectionNote(f, worst, worst_count, read);
-      if (!note.empty()) notes.push_back(std::move(note));
+      if (!note.empty()) add("no_line_aggregated", std::move(note));
     }
   }
   // Some lines aggregated, but a share of the rest could not be parsed:
@@ -118,41 +156,55 @@ std::vector<std::string> ResultNotes(const ResultFacts& f) {
   const uint64_t unparsable = s.lines_malformed + s.lines_unmatched;
   const uint64_t matched = s.lines_matched();
   if (s.lines_aggregated > 0 && unparsable > 0 && unparsable * 100 > matched) {
-    notes.push_back(absl::StrCat(
-        unparsable, " of ", matched, " lines (",
-        absl::StrFormat("%.1f", 100.0 * static_cast<double>(unparsable) /
-                                    static_cast<double>(matched)),
-        " %) could not be parsed by log format ", f.log_format,
-        " and are not in the result; are other logs mixed in?"));
+    add("lines_unparsable",
+        absl::StrCat(
+            unparsable, " of ", matched, " lines (",
+            absl::StrFormat("%.1f", 100.0 * static_cast<double>(unparsable) /
+                                        static_cast<double>(matched)),
+            " %) could not be parsed by log format ", f.log_format,
+            " and are not in the result; are other logs mixed in?"));
   }
   // (When no line parsed at all, the note above already says so.)
-  for (const std::string& input : s.lines_parsed() > 0
-                                      ? f.inputs_without_parsed_lines
-                                      : std::vector<std::string>()) {
-    notes.push_back(absl::StrCat("no line of ", input,
-                                 " could be parsed by log format ",
-                                 f.log_format, "; is that its format?"));
+  if (s.lines_parsed() > 0) {
+    for (const std::string& input : f.inputs_without_parsed_lines) {
+      add("input_without_parsed_lines",
+          absl::StrCat("no line of ", input, " could be parsed by log format ",
+                       f.log_format, "; is that its format?"));
+    }
   }
   if (s.values_unparsed > 0) {
-    notes.push_back(absl::StrCat(
-        s.values_unparsed,
-        s.values_unparsed == 1 ? " value was" : " values were",
-        " not a time, number, duration or size that time(), bucket(), "
-        "duration() or bytes() could read, or not numbers for + - * / (or a "
-        "divisor of 0), and stayed missing; check the layout (time(x, "
-        "'%Y-%m-%d ...')), the unit or the operands"));
+    add("values_unparsed",
+        absl::StrCat(
+            s.values_unparsed,
+            s.values_unparsed == 1 ? " value was" : " values were",
+            " not a time, number, duration or size that time(), bucket(), "
+            "duration() or bytes() could read, or not numbers for + - * / (or "
+            "a divisor of 0), and stayed missing; check the layout (time(x, "
+            "'%Y-%m-%d ...')), the unit or the operands"));
+  }
+  for (const FieldCount& field : f.fields) {
+    if (field.not_numeric == 0) continue;
+    add("values_not_numeric",
+        absl::StrCat(
+            field.not_numeric,
+            field.not_numeric == 1 ? " value" : " values", " of field '",
+            field.name, "' ", field.not_numeric == 1 ? "was" : "were",
+            " not a number (such as '", field.not_numeric_example,
+            "') and counted as missing in its numeric aggregates; read "
+            "durations and sizes with duration() and bytes() in a set"));
   }
   const uint64_t parsed = s.lines_parsed();
   if (parsed > 0) {
     for (const FieldCount& field : f.fields) {
       if (field.lines != 0) continue;
-      notes.push_back(absl::StrCat(
-          "field '", field.name, "' was not found in any of the ", parsed,
-          parsed == 1 ? " parsed line" : " parsed lines", " (log format ",
-          f.log_format, "); check its name and the log format"));
+      add("field_not_found",
+          absl::StrCat("field '", field.name, "' was not found in any of the ",
+                       parsed, parsed == 1 ? " parsed line" : " parsed lines",
+                       " (log format ", f.log_format,
+                       "); check its name and the log format"));
     }
   }
   return notes;
 }
 
-}  // namespace mapr::cli
+}  // namespace mapr::runtime
