@@ -63,7 +63,12 @@ class FdStream final : public ByteStream {
     offset_ = begin;
     end_ = end;
   }
-  void SetHead(std::string head) { head_ = std::move(head); }
+  // `at_end`: the probe's read() returned 0. A terminal's Ctrl-D is such a
+  // 0 once, and a later read() would wait for more: the end is remembered.
+  void SetHead(std::string head, bool at_end) {
+    head_ = std::move(head);
+    at_end_ = at_end;
+  }
   // Makes Read() wait for the descriptor with poll(), beside `fd`, and
   // fail with Cancelled once `fd` is readable: for a pipe read on a
   // DecoderThread, whose destructor must not wait for the pipe's writer.
@@ -76,6 +81,7 @@ class FdStream final : public ByteStream {
       head_pos_ += k;
       return k;
     }
+    if (at_end_) return 0;
     if (ranged_) {
       if (offset_ >= end_) return 0;
       n = static_cast<size_t>(std::min<uint64_t>(n, end_ - offset_));
@@ -119,6 +125,7 @@ class FdStream final : public ByteStream {
   uint64_t end_ = 0;
   std::string head_;
   size_t head_pos_ = 0;
+  bool at_end_ = false;
 };
 
 // `path` as one shell word.
@@ -280,17 +287,21 @@ absl::StatusOr<std::unique_ptr<ByteStream>> OpenInput(const InputSpec& spec,
   // Probe the magic bytes; the first reads return them again.
   std::string head(kCompressionMagicBytes, '\0');
   size_t have = 0;
+  bool at_end = false;
   while (have < head.size()) {
     absl::StatusOr<size_t> r =
         stream->Read(head.data() + have, head.size() - have);
     if (!r.ok()) return r.status();
-    if (*r == 0) break;
+    if (*r == 0) {
+      at_end = true;
+      break;
+    }
     have += *r;
   }
   head.resize(have);
   const Compression compression = DetectCompression(head);
   if (!CanRead(compression)) return Refusal(compression, spec);
-  stream->SetHead(std::move(head));
+  stream->SetHead(std::move(head), at_end);
   if (compression == Compression::kNone) {
     return std::unique_ptr<ByteStream>(std::move(stream));
   }

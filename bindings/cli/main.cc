@@ -333,6 +333,15 @@ int Run(int argc, char** argv) {
     }
   }
 
+  // Waiting for a terminal's lines looks like a hang: say what it waits for.
+  if (!flags->quiet && isatty(STDIN_FILENO) == 1 &&
+      (flags->files.empty() ||
+       std::find(flags->files.begin(), flags->files.end(), "-") !=
+           flags->files.end())) {
+    std::fprintf(stderr,
+                 "mapr: reading log lines from standard input, a terminal; "
+                 "end them with Ctrl-D, or name a FILE\n");
+  }
   if (flags->follow) return RunFollow(*flags, *query);
   if (flags->command == Command::kMap) {
     return RunMap(*flags, *query, DefaultThreads());

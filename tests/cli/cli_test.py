@@ -252,6 +252,53 @@ class GoldenVectorsTest(MaprTestCase):
         self.assertEqual(out, b"count($line)\n4\n")
 
 
+class TerminalInputTest(MaprTestCase):
+
+    def run_with_terminal_stdin(self, *args):
+        """Runs mapr with a pseudo-terminal as stdin, writes two lines and
+        Ctrl-D to it; returns (exit code, stdout, stderr)."""
+        import pty
+        master, slave = pty.openpty()
+        try:
+            p = subprocess.Popen([os.path.abspath(MAPR_BIN)] + list(args),
+                                 stdin=slave, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, cwd=self.tmp)
+            os.close(slave)
+            slave = -1
+            os.write(master, b"a\nb\n\x04")
+            out, err = p.communicate(timeout=30)
+            return p.returncode, out, err
+        finally:
+            os.close(master)
+            if slave >= 0:
+                os.close(slave)
+
+    def test_reading_a_terminal_says_so(self):
+        code, out, err = self.run_with_terminal_stdin(
+            "-o", "csv", "select count($line) group by *")
+        self.assertEqual(code, 0)
+        self.assertEqual(out, b"count($line)\n2\n")
+        self.assertIn(b"mapr: reading log lines from standard input, a "
+                      b"terminal; end them with Ctrl-D, or name a FILE\n",
+                      err)
+        # Not with --quiet, nor when the input is a file.
+        code, out, err = self.run_with_terminal_stdin(
+            "-q", "-o", "csv", "select count($line) group by *")
+        self.assertNotIn(b"terminal", err)
+        self.write("x.log", b"x\n")
+        code, out, err = self.run_with_terminal_stdin(
+            "-o", "csv", "select count($line) group by *", "x.log")
+        self.assertEqual(out, b"count($line)\n1\n")
+        self.assertNotIn(b"terminal", err)
+
+    def test_an_empty_input_gets_a_note(self):
+        out, err = self.mapr("-o", "csv", "select count($line) group by *",
+                             stdin=b"")
+        self.assertEqual(out, b"count($line)\n")
+        self.assertEqual(err, b"warning: the input had no lines, so the "
+                              b"result is empty; is it the file you meant?\n")
+
+
 class OutputTest(MaprTestCase):
 
     def test_terminal_table(self):
