@@ -43,6 +43,10 @@ constexpr FunctionInfo kFunctions[] = {
      "piece i (1-based; negative: from the end) of the value split at "
      "'sep'; missing if there is none",
      "split(x, 'sep', i)", 2},
+    {"format_time", FunctionKind::kFormatTime,
+     "a time (epoch seconds as time() gives, or a fixed layout) written in "
+     "a strftime layout, in UTC; missing and counted if unreadable",
+     "format_time(t, '%Y-%m-%d %H:%M')", 1},
     {"coalesce", FunctionKind::kCoalesce,
      "the first of its values that is not missing", "coalesce(a, b, ...)", 0},
 };

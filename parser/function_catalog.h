@@ -19,6 +19,8 @@
 //   lower(x), upper(x)   ASCII letters in lower or upper case
 //   len(x)         the length of x in bytes
 //   substr(x, start, len), split(x, 'sep', i)   a part of x (1-based)
+//   format_time(t, 'layout')  a time (epoch seconds, or a fixed layout)
+//                  written in a strftime layout, in UTC
 //   coalesce(a, b, ...)  the first value that is not missing (set
 //                  expressions only, beside + - * /)
 //
@@ -47,6 +49,7 @@ enum class FunctionKind : uint8_t {
   kSubstr,
   kSplit,
   kCoalesce,
+  kFormatTime,
 };
 
 struct FunctionInfo {

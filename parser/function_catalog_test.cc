@@ -28,7 +28,8 @@ TEST(LookupFunctionTest, NamesRoundTrip) {
                             FunctionKind::kBytes, FunctionKind::kLower,
                             FunctionKind::kUpper, FunctionKind::kLen,
                             FunctionKind::kSubstr, FunctionKind::kSplit,
-                            FunctionKind::kCoalesce}) {
+                            FunctionKind::kCoalesce,
+                            FunctionKind::kFormatTime}) {
     EXPECT_EQ(LookupFunction(FunctionName(kind)), kind);
   }
   EXPECT_EQ(FunctionName(FunctionKind::kMd5Sum), "md5sum");
@@ -36,7 +37,7 @@ TEST(LookupFunctionTest, NamesRoundTrip) {
 }
 
 TEST(LookupFunctionTest, CatalogListsEveryKindOnce) {
-  ASSERT_EQ(Functions().size(), 13u);
+  ASSERT_EQ(Functions().size(), 14u);
   for (const FunctionInfo& f : Functions()) {
     EXPECT_EQ(LookupFunction(f.name), f.kind);
     EXPECT_FALSE(f.summary.empty()) << f.name;

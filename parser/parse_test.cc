@@ -813,7 +813,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "1:19-21: unknown function 'foo'\n"
        "select a set $x = foo(y)\n"
        "                  ^~~\n"
-       "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, coalesce"},
+       "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, format_time, coalesce"},
       {"select a set $x = md5sum(makedigits($line))", kInvalid,
        "1:26-35: unknown function 'makedigits'\n"
        "select a set $x = md5sum(makedigits($line))\n"

@@ -651,6 +651,8 @@ class Planner {
         return fs->regex != nullptr;
       case plan::FunctionKind::kTime:
         return args.empty() || TimeLayout(args[0], &fs->layout);
+      case plan::FunctionKind::kFormatTime:
+        return TimeLayout(args[0], &fs->layout, /*writes=*/true);
       case plan::FunctionKind::kBucket:
         return BucketWidth(args[0], fs);
       case plan::FunctionKind::kSubstr:
@@ -836,10 +838,16 @@ class Planner {
 
   // The layout of time(x, 'layout'): a quoted strftime layout whose every
   // conversion absl::ParseTime knows, and which reads back its own output.
-  bool TimeLayout(const ast::Token& t, std::string* layout) {
+  // format_time()'s layout (`writes`) need not read back.
+  bool TimeLayout(const ast::Token& t, std::string* layout,
+                  bool writes = false) {
+    const std::string_view fn = writes ? "format_time()" : "time()";
     if (t.kind != ast::TokenKind::kString) {
-      Error(t.span, "the layout of time() must be a 'quoted' string",
-            "for example: time($when, '%d.%m.%Y %H:%M:%S')");
+      Error(t.span,
+            absl::StrCat("the layout of ", util::ToAbsl(fn),
+                         " must be a 'quoted' string"),
+            writes ? "for example: format_time($t, '%Y-%m-%d %H:%M')"
+                   : "for example: time($when, '%d.%m.%Y %H:%M:%S')");
       return false;
     }
     const std::string& text = t.text;
@@ -867,13 +875,17 @@ class Planner {
             static_cast<uint32_t>(std::min(j + 1, text.size()) - i);
         Error(ast::Span{at, length},
               absl::StrCat("unknown conversion '", text.substr(i, length),
-                           "' in the layout of time()"),
+                           "' in the layout of ", util::ToAbsl(fn)),
               "layouts use strftime conversions such as %Y %m %d %H %M %S "
               "%z %b %e %s %E*S (write %% for a '%')");
         return false;
       }
       any |= text[j] != '%' && text[j] != 'n' && text[j] != 't';
       i = j;
+    }
+    if (writes) {
+      *layout = text;
+      return true;
     }
     // Read back a formatted time: catches layouts such as "%Y%Y".
     const absl::Time probe = absl::FromUnixSeconds(1764598051);

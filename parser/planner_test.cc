@@ -833,7 +833,7 @@ TEST(PlannerTest, CollectsEveryError) {
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
                   "interval y\n"
                   "                                         ^~~\n"
-                  "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, coalesce\n"
+                  "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, format_time, coalesce\n"
                   "\n"
                   "1:55: 'limit' needs a non-negative integer, found 'x'\n"
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "

@@ -403,6 +403,15 @@ std::string_view BatchAggregator::ApplyTimeFunction(const plan::FunctionStep& f,
     size = ReadDuration(v, buffer);
   } else if (f.kind == FunctionKind::kBytes) {
     size = ReadByteSize(v, buffer);
+  } else if (f.kind == FunctionKind::kFormatTime) {
+    Timestamp t;
+    if (ReadEpochSeconds(v, &t) || time_reader_.Read(v, &t)) {
+      const std::string text = FormatTimeLayout(f.layout, t);
+      if (text.empty()) return std::string_view();
+      char* out = arena_.Allocate(text.size());
+      std::memcpy(out, text.data(), text.size());
+      return std::string_view(out, text.size());
+    }
   } else {
     Timestamp t;
     if (f.layout.empty() ? time_reader_.Read(v, &t)
@@ -430,6 +439,7 @@ std::string_view BatchAggregator::ApplyFunctionStep(
     case FunctionKind::kBucket:
     case FunctionKind::kDuration:
     case FunctionKind::kBytes:
+    case FunctionKind::kFormatTime:
       v = ApplyTimeFunction(f, bins, v);
       if (v.data() == nullptr) *unreadable = true;
       return v;

@@ -125,6 +125,7 @@ size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept {
     case FunctionKind::kSubstr:    // Substr, SplitPiece: views, no copy.
     case FunctionKind::kSplit:
     case FunctionKind::kCoalesce:  // Applied by the expression evaluator.
+    case FunctionKind::kFormatTime:  // runtime/time_functions.h
       return input_size;
     case FunctionKind::kLen: {
       size_t digits = 1;
@@ -164,6 +165,7 @@ void ApplyFunction(FunctionKind kind, std::string_view in, char* out) noexcept {
     case FunctionKind::kSubstr:
     case FunctionKind::kSplit:
     case FunctionKind::kCoalesce:
+    case FunctionKind::kFormatTime:
       if (!in.empty()) std::memmove(out, in.data(), in.size());
       return;
   }

@@ -359,6 +359,36 @@ bool TimeReader::Read(std::string_view in, Timestamp* t) noexcept {
   return false;
 }
 
+bool ReadEpochSeconds(std::string_view in, Timestamp* t) noexcept {
+  *t = Timestamp();
+  size_t i = 0;
+  const bool negative = !in.empty() && in[0] == '-';
+  if (negative || (!in.empty() && in[0] == '+')) ++i;
+  int64_t whole = 0;
+  const size_t start = i;
+  while (i < in.size() && IsDigit(in[i])) {
+    // More digits are milliseconds and finer, as time(x) reads them.
+    if (i - start == 10) return false;
+    whole = whole * 10 + (in[i] - '0');
+    ++i;
+  }
+  if (i == start) return false;
+  if (!Fraction(in, &i, t) || i != in.size()) return false;
+  t->layout = TimeLayout::kEpoch;
+  t->seconds = negative ? -whole : whole;
+  if (negative && t->nanos > 0) {  // -0.5: -1 s + 0.5 s.
+    t->seconds -= 1;
+    t->nanos = 1000000000 - t->nanos;
+  }
+  return true;
+}
+
+std::string FormatTimeLayout(std::string_view layout, const Timestamp& t) {
+  const absl::Time time =
+      absl::FromUnixSeconds(t.seconds) + absl::Nanoseconds(t.nanos);
+  return absl::FormatTime(util::ToAbsl(layout), time, absl::UTCTimeZone());
+}
+
 bool ReadWithLayout(std::string_view layout, std::string_view in,
                     Timestamp* t) noexcept {
   *t = Timestamp();

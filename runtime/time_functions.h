@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace mapr::runtime {
@@ -100,6 +101,16 @@ class TimeReader {
 // allocates.
 bool ReadWithLayout(std::string_view layout, std::string_view in,
                     Timestamp* out) noexcept;
+
+// Reads `in` as epoch seconds with an optional sign and fraction
+// ("1700000000", "-0.5", "1700000000.123456789"), as time() writes them:
+// at most 10 digits before the fraction (more are milliseconds and finer,
+// which TimeReader reads). False for anything else.
+bool ReadEpochSeconds(std::string_view in, Timestamp* out) noexcept;
+
+// format_time(t, layout): `t` written with the strftime `layout` in UTC
+// (absl::FormatTime, which allocates); empty if it cannot be.
+std::string FormatTimeLayout(std::string_view layout, const Timestamp& t);
 
 // Longest text FormatEpoch writes.
 inline constexpr size_t kMaxEpochTextSize = 32;

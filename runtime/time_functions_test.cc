@@ -256,6 +256,31 @@ TEST(TimeTest, ReadsStrftimeLayouts) {
   EXPECT_EQ(TimeWith("%Y", "infinite-future"), kMissing);
 }
 
+TEST(FormatTimeTest, EpochSecondsAndFixedLayoutsInAnyLayout) {
+  auto format = [](std::string_view in, std::string_view layout) {
+    Timestamp t;
+    TimeReader reader;
+    if (!ReadEpochSeconds(in, &t) && !reader.Read(in, &t)) {
+      return std::string(kMissing);
+    }
+    return FormatTimeLayout(layout, t);
+  };
+  EXPECT_EQ(format("1796130451", "%Y-%m-%d %H:%M:%S"), "2026-12-01 13:07:31");
+  EXPECT_EQ(format("1796130451.123", "%H:%M:%E3S"), "13:07:31.123");
+  EXPECT_EQ(format("-0.5", "%Y-%m-%d %H:%M:%E*S"), "1969-12-31 23:59:59.5");
+  EXPECT_EQ(format("-1.5", "%S.%E3f"), "58.500");
+  EXPECT_EQ(format("+7", "%s"), "7");
+  // 13 digits are milliseconds, as time(x) reads them.
+  EXPECT_EQ(format("1700000000123", "%Y-%m-%d %E3S"), "2023-11-14 20.123");
+  EXPECT_EQ(format("2026-12-01T14:07:31+01:00", "%d/%m/%Y %H:%M"),
+            "01/12/2026 13:07");
+  EXPECT_EQ(format("2015-07-29 17:41:44,747", "%a %b %e %E3S"),
+            "Wed Jul 29 44.747");
+  for (std::string_view bad : {"", "-", "1.", ".5", "1e3", "12:00", "x"}) {
+    EXPECT_EQ(format(bad, "%Y"), kMissing) << bad;
+  }
+}
+
 TEST(BucketTest, KeepsTheLayout) {
   EXPECT_EQ(Bucket("2026-12-01T14:07:31.123+01:00", 300),
             "2026-12-01T14:05:00.000+01:00");

@@ -235,7 +235,7 @@ TEST(BadQueryTest, UnknownFunctionListsTheKnownOnes) {
       s, StatusIs(kInvalid, Eq("1:20-22: unknown function 'foo'\n"
                                "select $m set $m = foo($time)\n"
                                "                   ^~~\n"
-                               "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, coalesce")));
+                               "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, format_time, coalesce")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{19, 3, 1, 20}));
 }
 

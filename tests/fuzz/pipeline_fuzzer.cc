@@ -87,7 +87,9 @@ std::string GenerateQuery(Choices& c) {
         "substr(@, -2)",    "split(@, '.', 2)", "split(@, '=', -1)",
         "@ + 1",            "@ * 2 - 0.5",     "(@ - y) / 4",
         "@ / 0",            "coalesce(@, 'none')", "coalesce(@, x) * b",
-        "len(@) + duration(b)", "bucket(@ * 10, 0.5)"};
+        "len(@) + duration(b)", "bucket(@ * 10, 0.5)",
+        "format_time(@, '%Y-%m-%d %H:%M')",
+        "format_time(bucket(time(@), 1h), '%a %E3S')"};
     std::string call = kCalls[c.Pick(std::size(kCalls))];
     call.replace(call.find('@'), 1, field());
     q += " set $s = " + call;
