@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "re2/re2.h"
+#include "runtime/time_functions.h"
 #include "util/format_number.h"
 #include "util/number.h"
 #include "util/run_on_threads.h"
@@ -337,6 +338,68 @@ void ApplyHaving(const plan::Plan& p, const GroupStates& states,
   *order = std::move(kept);
 }
 
+// True if `field` holds time buckets: the last `set` step that assigns it
+// ends in bucket(x, <duration>). Their texts keep each input's layout, which
+// does not sort by time as text (Apr 1 < Mar 31, offsets, CLF months), so
+// they are ordered by the instant.
+bool IsTimeBucket(const plan::Plan& p, plan::FieldId field) {
+  const plan::SetStep* last = nullptr;
+  for (const plan::SetStep& s : p.sets) {
+    if (s.target == field) last = &s;
+  }
+  if (last == nullptr) return false;
+  const plan::FunctionStep* f = nullptr;
+  if (!last->program.empty()) {
+    if (last->program.back().kind == plan::ExprOp::Kind::kFunction) {
+      f = &last->program.back().function;
+    }
+  } else if (!last->functions.empty()) {
+    f = &last->functions.back();
+  }
+  return f != nullptr && f->kind == plan::FunctionKind::kBucket &&
+         f->bucket_seconds > 0;
+}
+
+// A time bucket's instant, or nothing for a missing or unreadable text.
+struct Instant {
+  int64_t seconds = 0;
+  uint32_t nanos = 0;
+  bool ok = false;
+  // Missing first, then by instant.
+  int Compare(const Instant& o) const {
+    if (ok != o.ok) return ok ? 1 : -1;
+    if (!ok) return 0;
+    if (seconds != o.seconds) return seconds < o.seconds ? -1 : 1;
+    return nanos == o.nanos ? 0 : (nanos < o.nanos ? -1 : 1);
+  }
+};
+
+Instant InstantOf(TimeReader& reader, std::string_view text) {
+  Timestamp t;
+  if (text.data() == nullptr || !reader.Read(text, &t)) return Instant();
+  return Instant{t.seconds, t.nanos, true};
+}
+
+// Without `order by`, groups whose first key is a time bucket come in time
+// order (ties, such as one instant in two layouts, in key order).
+void SortByTimeKey(const plan::Plan& p, const GroupStates& states,
+                   std::vector<uint32_t>* order) {
+  TimeReader reader;
+  std::vector<Instant> instants(order->size());
+  for (size_t i = 0; i < order->size(); ++i) {
+    instants[i] = InstantOf(
+        reader, KeyPart(states.groups.key((*order)[i]), p.group_by.size(), 0));
+  }
+  std::vector<uint32_t> pos(order->size());
+  std::iota(pos.begin(), pos.end(), 0);
+  std::stable_sort(pos.begin(), pos.end(), [&](uint32_t a, uint32_t b) {
+    return instants[a].Compare(instants[b]) < 0;
+  });
+  std::vector<uint32_t> sorted(order->size());
+  for (size_t i = 0; i < pos.size(); ++i) sorted[i] = (*order)[pos[i]];
+  *order = std::move(sorted);
+}
+
 // Sorts `order` (in key-tuple order) stably by the `order by` keys, so ties
 // keep the key order. NaN sorts last whatever the direction.
 //
@@ -351,14 +414,32 @@ void SortByKeys(const plan::Plan& p, const GroupStates& states,
       p.order_by.size() == 1 && p.order_by[0].value < p.columns.size();
   ValueCache cache(p, states, *order);
   std::vector<const Values*> keys;
-  for (const plan::Plan::OrderKey& k : p.order_by) {
-    keys.push_back(&cache.Get(k.value));
+  // Per key: the instants of a time bucket's values (else empty).
+  std::vector<std::vector<Instant>> instants(p.order_by.size());
+  TimeReader reader;
+  for (size_t k = 0; k < p.order_by.size(); ++k) {
+    const uint32_t value = p.order_by[k].value;
+    keys.push_back(&cache.Get(value));
+    const Values& v = *keys.back();
+    if (v.type != ValueType::kText ||
+        !IsTimeBucket(p, plan::ValueColumn(p, value).field)) {
+      continue;
+    }
+    instants[k].resize(order->size());
+    for (size_t i = 0; i < order->size(); ++i) {
+      instants[k][i] = InstantOf(reader, v.text[i]);
+    }
   }
   // Positions in `order`; sorted, then mapped back to group ids.
   std::vector<uint32_t> pos(order->size());
   std::iota(pos.begin(), pos.end(), 0);
   std::stable_sort(pos.begin(), pos.end(), [&](uint32_t a, uint32_t b) {
     for (size_t k = 0; k < keys.size(); ++k) {
+      if (!instants[k].empty()) {
+        const int cmp = instants[k][a].Compare(instants[k][b]);
+        if (cmp != 0) return p.order_by[k].descending ? cmp > 0 : cmp < 0;
+        continue;
+      }
       const Values& v = *keys[k];
       const bool na = dtail || v.numeric[a];
       const bool nb = dtail || v.numeric[b];
@@ -419,7 +500,11 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
       KeyOrder(states.groups, p.group_by.size(), threads);
   if (p.having) ApplyHaving(p, states, &order);
   const size_t ngroups = order.size();
-  if (!p.order_by.empty()) SortByKeys(p, states, &order);
+  if (!p.order_by.empty()) {
+    SortByKeys(p, states, &order);
+  } else if (!p.group_by.empty() && IsTimeBucket(p, p.group_by[0])) {
+    SortByTimeKey(p, states, &order);
+  }
   if (p.limit >= 0 && order.size() > static_cast<size_t>(p.limit)) {
     order.resize(static_cast<size_t>(p.limit));
   }
