@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "util/decimal.h"
 #include "util/exact_sum.h"
 #include "util/number.h"
 
@@ -22,35 +23,8 @@ struct Decimal {
   int scale = 0;
 };
 
-// "-12.50": an optional sign, digits with at most one '.', at least one
-// digit, at most kMaxDigits significant ones and kMaxDigits decimals.
 bool ReadDecimal(std::string_view s, Decimal* d) {
-  size_t i = 0;
-  bool negative = false;
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
-    negative = s[i] == '-';
-    ++i;
-  }
-  int128 v = 0;
-  int digits = 0, decimals = -1;
-  bool any = false;
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '.') {
-      if (decimals >= 0) return false;
-      decimals = 0;
-      continue;
-    }
-    if (c < '0' || c > '9') return false;
-    any = true;
-    if ((v != 0 || c != '0') && ++digits > kMaxDigits) return false;
-    v = v * 10 + (c - '0');
-    if (decimals >= 0 && ++decimals > kMaxDigits) return false;
-  }
-  if (!any) return false;
-  d->mantissa = negative ? -v : v;
-  d->scale = decimals < 0 ? 0 : decimals;
-  return true;
+  return util::ReadPlainDecimal(s, kMaxDigits, &d->mantissa, &d->scale);
 }
 
 bool Pow10(int n, int128* out) {

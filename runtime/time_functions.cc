@@ -8,6 +8,7 @@
 
 #include "absl/time/time.h"
 #include "util/civil_time.h"
+#include "util/decimal.h"
 #include "util/exact_sum.h"
 #include "util/number.h"
 #include "util/strings.h"
@@ -479,32 +480,9 @@ namespace {
 // decimals; false for anything else, more than 18 significant digits
 // (leading zeros do not count) or more than 18 decimals.
 bool PlainDecimal(std::string_view s, int64_t* mantissa, int* scale) {
-  size_t i = 0;
-  bool negative = false;
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
-    negative = s[i] == '-';
-    ++i;
-  }
-  uint64_t v = 0;
-  int digits = 0;  // significant
-  bool any_digit = false;
-  int decimals = -1;
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '.') {
-      if (decimals >= 0) return false;
-      decimals = 0;
-      continue;
-    }
-    if (!IsDigit(c)) return false;
-    any_digit = true;
-    if ((v != 0 || c != '0') && ++digits > 18) return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-    if (decimals >= 0 && ++decimals > 18) return false;
-  }
-  if (!any_digit) return false;
-  *mantissa = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
-  *scale = decimals < 0 ? 0 : decimals;
+  util::int128 m;
+  if (!util::ReadPlainDecimal(s, 18, &m, scale)) return false;
+  *mantissa = static_cast<int64_t>(m);
   return true;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "util/decimal.h"
 #include "util/exact_sum.h"
 
 namespace mapr::runtime {
@@ -14,38 +15,15 @@ using util::uint128;
 // Both results are kept in units of 10^-18 (of a second, of a byte).
 constexpr int kScale = 18;
 
-inline bool IsDigit(char c) {
-  return static_cast<unsigned char>(c) - unsigned{'0'} <= 9;
-}
-
 int128 Pow10(int n) {
   int128 v = 1;
   while (n-- > 0) v *= 10;
   return v;
 }
 
-// A decimal "12.5" at in[*i]: its digits as an integer and the number of
-// decimals. False without a digit, or past 36 significant digits.
+// A decimal "12.5" at in[*i]: up to 36 significant digits.
 bool Decimal(std::string_view in, size_t* i, int128* mantissa, int* scale) {
-  int128 v = 0;
-  int digits = 0, decimals = -1;
-  bool any = false;
-  for (; *i < in.size(); ++*i) {
-    const char c = in[*i];
-    if (c == '.') {
-      if (decimals >= 0) return false;
-      decimals = 0;
-      continue;
-    }
-    if (!IsDigit(c)) break;
-    any = true;
-    if ((v != 0 || c != '0') && ++digits > 36) return false;
-    v = v * 10 + (c - '0');
-    if (decimals >= 0) ++decimals;
-  }
-  *mantissa = v;
-  *scale = decimals < 0 ? 0 : decimals;
-  return any;
+  return util::ReadDecimalPrefix(in, i, 36, mantissa, scale);
 }
 
 // mantissa / 10^scale * factor in units of 10^-18, if exact and in range.
