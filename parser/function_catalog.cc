@@ -19,7 +19,8 @@ constexpr FunctionInfo kFunctions[] = {
      "time(x) or time(x, '%d.%m.%Y %H:%M:%S')", 0, 1},
     {"bucket", FunctionKind::kBucket,
      "the start of the value's time bucket in its own layout (width 30s, 5m, "
-     "1h, 1d dividing a day), or its numeric bin floor(x/w)*w",
+     "1h, 1d dividing a day, or 1w from Monday), or its numeric bin "
+     "floor(x/w)*w",
      "bucket(x, 5m) or bucket(x, 100)", 1},
     {"duration", FunctionKind::kDuration,
      "seconds of a duration (1.5s, 18ms, 250us, 1h2m; exact); missing and "

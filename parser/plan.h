@@ -122,6 +122,9 @@ struct Condition {
   std::vector<Condition> children;
 };
 
+// bucket(x, 1w)'s width: weeks start on Monday at 00:00.
+inline constexpr int64_t kWeekSeconds = 7 * 86400;
+
 // One function call of a `set` step.
 struct FunctionStep {
   FunctionKind kind;

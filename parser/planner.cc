@@ -911,8 +911,8 @@ class Planner {
   // day, or a positive number for numeric bins.
   bool BucketWidth(const ast::Token& t, plan::FunctionStep* fs) {
     constexpr std::string_view kHint =
-        "give a duration that divides a day (30s, 5m, 1h, 1d) for time "
-        "buckets, or a positive number (100, 0.5) for numeric bins";
+        "give a duration that divides a day (30s, 5m, 1h, 1d) or 1w for "
+        "time buckets, or a positive number (100, 0.5) for numeric bins";
     if (t.kind == ast::TokenKind::kString) {
       Error(t.span, "the width of bucket() is written bare, not quoted",
             "write: bucket(x, 5m) or bucket(x, 100)");
@@ -936,6 +936,11 @@ class Planner {
     std::string_view unit = std::string_view(s).substr(digits);
     std::optional<int64_t> n = ParseCount(std::string_view(s).substr(0, digits));
     int64_t scale = 0;
+    if (unit == "w" && s == "1w") {
+      // Weeks from Monday 00:00 (ISO 8601), in the timestamp's offset.
+      fs->bucket_seconds = plan::kWeekSeconds;
+      return true;
+    }
     if (unit == "s") scale = 1;
     if (unit == "m") scale = 60;
     if (unit == "h") scale = 3600;

@@ -1305,13 +1305,20 @@ TEST(PlannerTest, TimeAndBucketErrors) {
                        Eq("1:30-31: invalid bucket width '5x'\n"
                           "select $b set $b = bucket(a, 5x)\n"
                           "                             ^~\n"
-                          "hint: give a duration that divides a day (30s, 5m, 1h, 1d) for time buckets, or a positive number (100, 0.5) for numeric bins")));
+                          "hint: give a duration that divides a day (30s, 5m, 1h, 1d) or 1w for time buckets, or a positive number (100, 0.5) for numeric bins")));
   EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 0)"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        Eq("1:30: invalid bucket width '0'\n"
                           "select $b set $b = bucket(a, 0)\n"
                           "                             ^\n"
-                          "hint: give a duration that divides a day (30s, 5m, 1h, 1d) for time buckets, or a positive number (100, 0.5) for numeric bins")));
+                          "hint: give a duration that divides a day (30s, 5m, 1h, 1d) or 1w for time buckets, or a positive number (100, 0.5) for numeric bins")));
+  // Weeks: exactly 1w.
+  ASSERT_OK_AND_ASSIGN(plan::Plan week,
+                       PlanOf("select $b set $b = bucket(a, 1w)"));
+  EXPECT_EQ(week.sets[0].functions[0].bucket_seconds, plan::kWeekSeconds);
+  EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 2w)"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("invalid bucket width '2w'")));
   EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 7m)"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        Eq("1:30-31: bucket width 7m does not divide a day\n"

@@ -384,6 +384,8 @@ void BatchAggregator::FillCommonVariables(uint64_t source) {
   }
 }
 
+static_assert(plan::kWeekSeconds == kWeekSecondsBucket);
+
 std::string_view BatchAggregator::ApplyTimeFunction(const plan::FunctionStep& f,
                                                     const BinWidth& bins,
                                                     std::string_view v) {

@@ -158,6 +158,7 @@ inline bool Offset(std::string_view in, size_t i, int32_t* offset) {
 inline void Finish(int64_t days, int local_second, int32_t offset,
                    Timestamp* t) {
   t->local_second = local_second;
+  t->offset = offset;
   t->seconds = days * kSecondsPerDay + local_second - offset;
 }
 
@@ -444,17 +445,63 @@ size_t FormatEpoch(const Timestamp& t, char out[kMaxEpochTextSize]) noexcept {
   return static_cast<size_t>(p - out);
 }
 
+namespace {
+
+// Writes the date of the Monday that starts t's week over the date in
+// `out`, a copy of t's text (the clock is the caller's). False for a layout
+// without a year or a year past 9999.
+bool WeekStartDate(const Timestamp& t, char* out) {
+  const int64_t local_days =
+      (t.seconds + t.offset - t.local_second) / kSecondsPerDay;
+  // 1970-01-01 was a Thursday: Monday is 3 days earlier.
+  const int64_t monday = local_days - (((local_days + 3) % 7) + 7) % 7;
+  const util::CivilDay d = util::CivilFromDays(monday);
+  if (d.year < 0 || d.year > 9999) return false;
+  const int year = static_cast<int>(d.year);
+  switch (t.layout) {
+    case TimeLayout::kRfc3339:  // YYYY-MM-DD
+      PutTwo(out, year / 100);
+      PutTwo(out + 2, year % 100);
+      PutTwo(out + 5, d.month);
+      PutTwo(out + 8, d.day);
+      return true;
+    case TimeLayout::kDtailLong:  // YYYYMMDD-
+      PutTwo(out, year / 100);
+      PutTwo(out + 2, year % 100);
+      PutTwo(out + 4, d.month);
+      PutTwo(out + 6, d.day);
+      return true;
+    case TimeLayout::kClf: {  // [dd/Mon/yyyy:
+      constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+      char* p = out + (out[0] == '[' ? 1 : 0);
+      PutTwo(p, d.day);
+      std::memcpy(p + 3, kMonths.data() + 3 * (d.month - 1), 3);
+      PutTwo(p + 7, year / 100);
+      PutTwo(p + 9, year % 100);
+      return true;
+    }
+    default:  // MMDD-HHMMSS and syslog: no year, so no weekday.
+      return false;
+  }
+}
+
+}  // namespace
+
 bool BucketTime(TimeReader& reader, std::string_view in, int64_t width_seconds,
                 char* out) noexcept {
   Timestamp t;
   if (!reader.Read(in, &t)) return false;
   std::memcpy(out, in.data(), in.size());
+  const bool week = width_seconds == kWeekSecondsBucket;
   if (t.layout == TimeLayout::kEpoch) {
     // Whole units, floored to the width in the same unit; the fraction of
-    // whole seconds (1700000000.5) becomes zeros.
-    const uint64_t w =
-        static_cast<uint64_t>(width_seconds) * kPow10[t.unit_exponent];
-    uint64_t v = t.epoch_value - t.epoch_value % w;
+    // whole seconds (1700000000.5) becomes zeros. Weeks count from Monday
+    // 1969-12-29, three days before the epoch.
+    const uint64_t unit = kPow10[t.unit_exponent];
+    const uint64_t w = static_cast<uint64_t>(width_seconds) * unit;
+    const uint64_t shift = week ? 3 * kSecondsPerDay * unit : 0;
+    uint64_t v = t.epoch_value - (t.epoch_value + shift) % w;
+    if (v > t.epoch_value) return false;  // Before the first week.
     for (int i = t.epoch_digits - 1; i >= 0; --i) {
       out[i] = static_cast<char>('0' + v % 10);
       v /= 10;
@@ -462,7 +509,8 @@ bool BucketTime(TimeReader& reader, std::string_view in, int64_t width_seconds,
     for (size_t i = t.epoch_digits + 1; i < in.size(); ++i) out[i] = '0';
     return true;
   }
-  const int64_t s = t.local_second - t.local_second % width_seconds;
+  if (week && !WeekStartDate(t, out)) return false;
+  const int64_t s = week ? 0 : t.local_second - t.local_second % width_seconds;
   char* clock = out + t.clock_at;
   const int step = t.compact_clock ? 2 : 3;
   PutTwo(clock, static_cast<int>(s / 3600));

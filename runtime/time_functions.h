@@ -59,8 +59,10 @@ struct Timestamp {
   bool compact_clock = false;
   uint8_t fraction_at = 0;
   uint8_t fraction_size = 0;
-  // Civil layouts: the second of the day as written (in the written offset).
+  // Civil layouts: the second of the day as written (in the written offset),
+  // and that offset east of UTC in seconds.
   int32_t local_second = 0;
+  int32_t offset = 0;
   // kEpoch: the integer as written, its digit count and its unit
   // (10^unit_exponent per second: 0, 3, 6 or 9).
   uint64_t epoch_value = 0;
@@ -119,6 +121,12 @@ inline constexpr size_t kMaxEpochTextSize = 32;
 // by '.' and `t.fraction_digits` digits when the value had a fraction.
 // Returns the size written.
 size_t FormatEpoch(const Timestamp& t, char out[kMaxEpochTextSize]) noexcept;
+
+// Weeks (width kWeekSecondsBucket) start on Monday at 00:00 in the written
+// offset, and are written in layouts with a year only (RFC 3339, DTail's
+// YYYYMMDD-HHMMSS, CLF, epochs): a year-less layout (MMDD-HHMMSS, syslog) is
+// not bucketed into weeks (false), its weekday being unknown.
+inline constexpr int64_t kWeekSecondsBucket = 7 * 86400;
 
 // bucket(in, width) for a time width (seconds; it divides a day): writes the
 // start of `in`'s bucket to out[0, in.size()), in `in`'s own layout. Buckets

@@ -281,6 +281,29 @@ TEST(FormatTimeTest, EpochSecondsAndFixedLayoutsInAnyLayout) {
   }
 }
 
+TEST(BucketTest, WeeksStartOnMonday) {
+  constexpr int64_t kWeek = kWeekSecondsBucket;
+  EXPECT_EQ(Bucket("2026-12-03T14:07:31.5+01:00", kWeek),
+            "2026-11-30T00:00:00.0+01:00");
+  EXPECT_EQ(Bucket("2026-11-29T23:59:59Z", kWeek), "2026-11-23T00:00:00Z");
+  EXPECT_EQ(Bucket("2026-11-30 00:00:00", kWeek), "2026-11-30 00:00:00");
+  EXPECT_EQ(Bucket("2027-01-02T10:00:00Z", kWeek), "2026-12-28T00:00:00Z");
+  EXPECT_EQ(Bucket("20261203-140731", kWeek), "20261130-000000");
+  EXPECT_EQ(Bucket("[03/Dec/2026:14:07:31 -0700]", kWeek),
+            "[30/Nov/2026:00:00:00 -0700]");
+  EXPECT_EQ(Bucket("01/Mar/2024:01:00:00 +0000", kWeek),
+            "26/Feb/2024:00:00:00 +0000");
+  // Epochs: Monday 1969-12-29 is where weeks count from.
+  EXPECT_EQ(Bucket("1796130451", kWeek), "1795996800");
+  EXPECT_EQ(Bucket("1796130451123", kWeek), "1795996800000");
+  EXPECT_EQ(Bucket("1796130451.75", kWeek), "1795996800.00");
+  EXPECT_EQ(Bucket("345600", kWeek), "345600");  // 1970-01-05, a Monday.
+  EXPECT_EQ(Bucket("86400", kWeek), kMissing);   // Before the first Monday.
+  // No year, no weekday.
+  EXPECT_EQ(Bucket("1002-071947", kWeek), kMissing);
+  EXPECT_EQ(Bucket("Oct  1 22:14:15", kWeek), kMissing);
+}
+
 TEST(BucketTest, KeepsTheLayout) {
   EXPECT_EQ(Bucket("2026-12-01T14:07:31.123+01:00", 300),
             "2026-12-01T14:05:00.000+01:00");
