@@ -416,6 +416,20 @@ absl::Status CheckSameQuery(const runtime::PartialFrame& frame,
       "another log format catalog"));
 }
 
+// Why partials of runs `mine` and `theirs` cannot merge, if they cannot.
+absl::Status CheckSameRun(std::string_view mine, std::string_view theirs) {
+  if (mine == theirs) return absl::OkStatus();
+  auto name = [](std::string_view run) {
+    return run.empty() ? std::string("no run id")
+                       : absl::StrCat("run '", util::ToAbsl(run), "'");
+  };
+  return absl::InvalidArgumentError(absl::StrCat(
+      "partial of another run: ", name(theirs), " cannot merge with ",
+      name(mine),
+      "; a partial left by an earlier run? write each run's partials to a "
+      "fresh folder"));
+}
+
 std::string SplitList(uint64_t lo, uint64_t hi) {  // [lo, hi), non-empty
   return hi - lo == 1 ? absl::StrCat("split ", lo)
                       : absl::StrCat("splits ", lo, "-", hi - 1);
@@ -461,6 +475,7 @@ absl::Status Aggregator::MergeSerialized(std::string_view frame) {
   MAPR_ASSIGN_OR_RETURN(runtime::PartialFrame f,
                         runtime::DecodePartialFrame(frame));
   MAPR_RETURN_IF_ERROR(CheckSameQuery(f, engine));
+  MAPR_RETURN_IF_ERROR(CheckSameRun(engine.options().run_id, f.run_id));
   MAPR_ASSIGN_OR_RETURN(const bool later, CheckAdjacent(rep_->coverage, f.splits));
   MAPR_ASSIGN_OR_RETURN(
       std::unique_ptr<runtime::BatchAggregator> other,
@@ -503,6 +518,7 @@ absl::StatusOr<Aggregator> Aggregator::FromPartial(
   }
   AggregatorOptions with = options;
   with.splits = f.splits;
+  with.run_id = std::string(f.run_id);
   with.max_line_bytes = f.max_line_bytes;
   MAPR_ASSIGN_OR_RETURN(Aggregator agg, Create(*query, with));
   runtime::BatchAggregator& engine = *agg.rep_->engine;

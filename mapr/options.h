@@ -62,6 +62,14 @@ struct MAPR_EXPORT AggregatorOptions {
   // Default: {0, 1}, the whole input as one split.
   SplitRange splits;
 
+  // The run the aggregator's partials belong to (a job id, a timestamp):
+  // partials record it, and partials of different runs refuse to merge
+  // (InvalidArgument naming both), so that a stale partial left by an
+  // earlier run (a rerun with fewer blocks in the same folder) cannot join
+  // this one. A partial read with Aggregator::FromPartial takes its run.
+  // Default: empty, no run (such partials merge only with each other).
+  std::string run_id;
+
   // ---- Limits and performance
 
   // Lines longer than this (after removing the line ending) are rejected

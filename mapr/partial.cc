@@ -17,6 +17,7 @@ absl::StatusOr<PartialInfo> InspectPartial(std::string_view frame) {
   info.log_format = std::string(f.log_format);
   info.fingerprint = f.fingerprint;
   info.splits = f.splits;
+  info.run_id = std::string(f.run_id);
   info.counters = f.counters;
   info.groups = f.groups;
   info.frame_bytes = f.frame_bytes;

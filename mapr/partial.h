@@ -67,6 +67,8 @@ struct PartialInfo {
   std::array<uint64_t, 2> fingerprint{};
   // The input splits the partial covers, [begin, end).
   SplitRange splits;
+  // AggregatorOptions::run_id of its aggregator; empty without one.
+  std::string run_id;
   // The line counters of those splits.
   LineCounters counters;
   // Groups held (every group: partials are never ordered or limited).

@@ -577,6 +577,57 @@ TEST(PartialTest, NamedErrors) {
   }
 }
 
+// A run id travels in the frame; partials of different runs refuse to
+// merge, naming both, and leave the aggregator as it was.
+TEST(PartialTest, PartialsOfDifferentRunsRefuseToMerge) {
+  using testing::StatusIs;
+  ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
+  const std::vector<std::string> lines = SmallLines();
+  auto partial = [&](size_t lo, size_t hi, SplitRange splits,
+                     const std::string& run) {
+    AggregatorOptions o = Options(splits);
+    o.run_id = run;
+    absl::StatusOr<Aggregator> agg = Aggregator::Create(q, o);
+    EXPECT_OK(agg);
+    std::vector<std::string_view> views(lines.begin() + lo,
+                                        lines.begin() + hi);
+    EXPECT_OK(agg->PushLines(views));
+    EXPECT_OK(agg->FinishInput());
+    absl::StatusOr<std::string> p = agg->SerializePartial();
+    EXPECT_OK(p);
+    return p.ok() ? *p : std::string();
+  };
+  const std::string a0 = partial(0, 5, {0, 1}, "run-a");
+  const std::string a1 = partial(5, 10, {1, 2}, "run-a");
+  const std::string b1 = partial(5, 10, {1, 2}, "run-b");
+  const std::string none1 = partial(5, 10, {1, 2}, "");
+  ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(a0));
+  EXPECT_EQ(info.run_id, "run-a");
+  EXPECT_EQ(info.minor, 3);
+  ASSERT_OK_AND_ASSIGN(info, InspectPartial(none1));
+  EXPECT_EQ(info.run_id, "");
+
+  ASSERT_OK_AND_ASSIGN(Aggregator open, Aggregator::FromPartial(a0, Options()));
+  EXPECT_THAT(open.MergeSerialized(b1),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("partial of another run: run 'run-b' cannot "
+                                 "merge with run 'run-a'")));
+  EXPECT_THAT(open.MergeSerialized(none1),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("no run id cannot merge with run 'run-a'")));
+  ASSERT_OK(open.MergeSerialized(a1));
+  ASSERT_OK(open.FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable r, open.TakeResult());
+  EXPECT_EQ(r.stats().lines_read, 10u);
+  // The merged partial keeps the run.
+  ASSERT_OK_AND_ASSIGN(Aggregator again, Aggregator::FromPartial(a0, Options()));
+  ASSERT_OK(again.MergeSerialized(a1));
+  ASSERT_OK(again.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string both, again.SerializePartial());
+  ASSERT_OK_AND_ASSIGN(info, InspectPartial(both));
+  EXPECT_EQ(info.run_id, "run-a");
+}
+
 TEST(PartialTest, MergeChecksQueryAndCoverageAndLeavesAggregatorUntouched) {
   using testing::StatusIs;
   ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));

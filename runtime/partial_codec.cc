@@ -111,6 +111,8 @@ const char* SectionName(PartialSection kind) {
       return "moments states";
     case PartialSection::kNotNumeric:
       return "values not numeric";
+    case PartialSection::kRun:
+      return "run";
   }
   return "?";
 }
@@ -312,6 +314,12 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   f.field_counts = sections[4];
   f.group_bytes = sections[5];
   if (seen[10]) f.not_numeric = sections[10];
+  if (seen[11]) {
+    std::string_view in11 = sections[11];
+    if (!ReadBytes(&in11, &f.run_id) || f.run_id.empty() || !in11.empty()) {
+      return Malformed("run section");
+    }
+  }
   const bool state_sections =
       (LoadU64(b, kFlagsAt) & kPartialFlagStateSections) != 0;
   for (uint32_t kind = 7; kind <= 9; ++kind) {
@@ -417,7 +425,8 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
                   [](uint64_t n) { return n != 0; });
   AppendU16(&out, kPartialMajor);
   // The oldest minor that has every section written.
-  AppendU16(&out, not_numeric ? 3 : state_sections ? 2 : 1);
+  const std::string& run_id = agg.options_.run_id;
+  AppendU16(&out, not_numeric || !run_id.empty() ? 3 : state_sections ? 2 : 1);
   AppendU32(&out, kPartialHeaderBytes);
   AppendU64(&out, state_sections ? kPartialFlagStateSections : 0);
   AppendU64(&out, 0);  // frame size, below
@@ -468,6 +477,11 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   }
   EndSection(&out, at);
 
+  if (!run_id.empty()) {
+    at = BeginSection(&out, PartialSection::kRun);
+    AppendBytes(&out, run_id);
+    EndSection(&out, at);
+  }
   if (not_numeric) {
     at = BeginSection(&out, PartialSection::kNotNumeric);
     AppendU32(&out, static_cast<uint32_t>(agg.field_not_numeric_.size()));

@@ -53,8 +53,10 @@ enum class PartialSection : uint32_t {
   // v1.3: per extracted field, values that were not numbers (written only
   // when there are any, so other frames stay as v1.2 wrote them).
   kNotNumeric = 10,
+  // v1.3: AggregatorOptions::run_id (written only when it is set).
+  kRun = 11,
 };
-inline constexpr uint32_t kLastPartialSection = 10;
+inline constexpr uint32_t kLastPartialSection = 11;
 
 // A validated frame: its header facts and views of its sections (into the
 // decoded bytes).
@@ -73,6 +75,7 @@ struct PartialFrame {
   std::string_view field_counts;  // the kFieldCounts payload
   std::string_view group_bytes;   // the kGroups payload
   std::optional<std::string_view> not_numeric;  // the kNotNumeric payload
+  std::string_view run_id;  // the kRun payload; empty without one
   // The kQuantileStates..kMomentsStates payloads, by kind - 7 (empty when
   // absent).
   std::array<std::optional<std::string_view>, 3> state_sections;

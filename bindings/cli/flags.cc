@@ -167,6 +167,12 @@ absl::Status SetHostname(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+absl::Status SetRunId(Flags& flags, std::string_view value) {
+  if (value.empty()) return Usage("--run-id needs a non-empty ID");
+  flags.run_id = std::string(value);
+  return absl::OkStatus();
+}
+
 absl::Status SetQuery(Flags& flags, std::string_view value) {
   flags.query = std::string(value);
   return absl::OkStatus();
@@ -245,6 +251,11 @@ constexpr FlagSpec kFlagSpecs[] = {
      "in its bytes [LO, HI) (Hadoop's TextInputFormat\n"
      "rule); plain files, not for logformat csv",
      Parse<&Flags::range, ParseRange>},
+    {"--run-id", 0, "ID", FlagSection::kDistributed,
+     "map: the partial belongs to run ID; partials of\n"
+     "different runs (a stale one of an earlier run) refuse\n"
+     "to merge in combine and reduce",
+     SetRunId},
     {"--b64", 0, "", FlagSection::kDistributed,
      "map, combine: write a text line <split>TAB<base64>\n"
      "instead of a binary partial (Hadoop Streaming)",

@@ -64,6 +64,8 @@ struct Flags {
   // `mapr map`: the split this run covers, and the byte range it reads.
   std::optional<SplitFlag> split;
   std::optional<std::pair<uint64_t, uint64_t>> range;
+  // `mapr map`: the run its partial belongs to (AggregatorOptions::run_id).
+  std::string run_id;
   // `mapr map` and `combine`: write `<split>\t<base64>` lines.
   bool b64 = false;
   // `mapr reduce`: the partials must cover [0, N); 0: not checked.

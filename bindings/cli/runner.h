@@ -50,6 +50,8 @@ struct RunOptions {
   bool progress = false;
   // AggregatorOptions::splits of every aggregator (`mapr map --split`).
   SplitRange splits;
+  // AggregatorOptions::run_id.
+  std::string run_id;
   // `mapr map --range`: read only these bytes of the first input, which
   // must be a plain regular file (made by LineAlignedRange()).
   std::optional<LineRange> range;

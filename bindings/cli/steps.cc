@@ -193,6 +193,7 @@ std::string MisplacedOption(const Flags& flags) {
   const Rule rules[] = {
       {flags.split.has_value(), "--split", c == Command::kMap, "map"},
       {flags.range.has_value(), "--range", c == Command::kMap, "map"},
+      {!flags.run_id.empty(), "--run-id", c == Command::kMap, "map"},
       {flags.b64, "--b64", c == Command::kMap || c == Command::kCombine,
        "map and combine"},
       {flags.expect_splits > 0, "--expect-splits", c == Command::kReduce,
@@ -223,6 +224,7 @@ int RunMap(const Flags& flags, const Query& query, int default_threads) {
   } else if (flags.split.has_value()) {
     options.splits = {flags.split->index, flags.split->index + 1};
   }
+  options.run_id = flags.run_id;
   if (flags.range.has_value()) {
     if (!LogFormatIsStateless(query.log_format())) {
       return UsageError(absl::StrCat(
@@ -322,6 +324,7 @@ int RunInspect(const Flags& flags) {
                     "\n");
     absl::StrAppend(&out, "splits: [", i.splits.begin, ", ", i.splits.end,
                     ")\n");
+    if (!i.run_id.empty()) absl::StrAppend(&out, "run_id: ", i.run_id, "\n");
     absl::StrAppend(&out, "groups: ", i.groups, "\n");
     absl::StrAppend(&out, "frame_bytes: ", i.frame_bytes, "\n");
     for (const LineCounterField& c : kLineCounterFields) {

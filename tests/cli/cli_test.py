@@ -1592,17 +1592,44 @@ class DistributedTest(MaprTestCase):
         out, _ = self.mapr("--query", Q1A, "map")
         self.assertEqual(out, want)
 
+    def pipepart(self, run, block):
+        """docs/distributed.md's --pipepart recipe into folder `run`; returns
+        the partials written."""
+        env = dict(os.environ, MAPR=os.path.abspath(MAPR_BIN), Q=Q2, RUN=run)
+        os.makedirs(os.path.join(self.tmp, run), exist_ok=True)
+        subprocess.run(
+            ["parallel", "--will-cite", "--pipepart", "-a", LOG, "--block",
+             block, '"$MAPR" map --run-id "$RUN" --split auto "$Q" - > '
+             '"$RUN"/{#}.part'],
+            cwd=self.tmp, env=env, check=True, timeout=120,
+            stdin=subprocess.DEVNULL)
+        return sorted(os.path.join(run, f)
+                      for f in os.listdir(os.path.join(self.tmp, run))
+                      if f.endswith(".part"))
+
     @unittest.skipUnless(shutil.which("parallel"), "GNU parallel not installed")
     def test_gnu_parallel_pipepart(self):
         want, _ = self.mapr("-o", "csv", Q2, LOG)
-        env = dict(os.environ, MAPR=os.path.abspath(MAPR_BIN), Q=Q2)
-        subprocess.run(
-            ["parallel", "--will-cite", "--pipepart", "-a", LOG, "--block",
-             "7k", '"$MAPR" map --split auto "$Q" - > {#}.part'],
-            cwd=self.tmp, env=env, check=True, timeout=120,
-            stdin=subprocess.DEVNULL)
-        parts = sorted(f for f in os.listdir(self.tmp) if f.endswith(".part"))
+        parts = self.pipepart("run1", "7k")
         self.assertGreater(len(parts), 3)
+        out, _ = self.mapr("reduce", "-o", "csv", "--expect-splits",
+                           str(len(parts)), *parts)
+        self.assertEqual(out, want)
+        # A rerun with fewer blocks in the same folder (as run id) leaves
+        # the earlier run's higher splits behind: reduce names them rather
+        # than counting their lines twice.
+        env_parts = self.pipepart("run2", "20k")
+        self.assertLess(len(env_parts), len(parts))
+        for p in env_parts:
+            os.replace(os.path.join(self.tmp, p),
+                       os.path.join(self.tmp, "run1", os.path.basename(p)))
+        # (run2's partials now overwrite run1's first ones.)
+        stale = sorted(os.path.join("run1", f)
+                       for f in os.listdir(os.path.join(self.tmp, "run1")))
+        _, err = self.mapr("reduce", "-o", "csv", *stale, code=1)
+        self.assertIn(b"partial of another run: run 'run", err)
+        # A fresh folder, another run id: the right answer again.
+        parts = self.pipepart("run3", "20k")
         out, _ = self.mapr("reduce", "-o", "csv", "--expect-splits",
                            str(len(parts)), *parts)
         self.assertEqual(out, want)
