@@ -8,10 +8,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/arithmetic.h"
 #include "runtime/functions.h"
 #include "runtime/log_formats.h"
 #include "runtime/result_builder.h"
-#include "runtime/arithmetic.h"
 #include "runtime/result_notes.h"
 #include "runtime/time_functions.h"
 #include "runtime/unit_functions.h"
