@@ -51,9 +51,9 @@ struct Aggregator::Rep {
 absl::StatusOr<Aggregator> Aggregator::Create(
     const Query& query, const AggregatorOptions& options) {
   if (options.splits.begin >= options.splits.end) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "AggregatorOptions::splits [", options.splits.begin, ", ",
-        options.splits.end, ") is empty"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("AggregatorOptions::splits [", options.splits.begin, ", ",
+                     options.splits.end, ") is empty"));
   }
   MAPR_ASSIGN_OR_RETURN(std::unique_ptr<runtime::BatchAggregator> engine,
                         runtime::BatchAggregator::Create(
@@ -178,7 +178,8 @@ absl::Status Aggregator::CheckFinished(const char* method,
         absl::StrCat(method, " called before FinishInput()"));
   }
   if (rep_->phase == Rep::Phase::kResultTaken) {
-    return absl::FailedPreconditionError(absl::StrCat(method, " ", after_taken));
+    return absl::FailedPreconditionError(
+        absl::StrCat(method, " ", after_taken));
   }
   return absl::OkStatus();
 }
@@ -445,12 +446,12 @@ absl::StatusOr<bool> CheckAdjacent(SplitRange have, SplitRange frame) {
         " would be counted twice (partial covers [", frame.begin, ", ",
         frame.end, "), the aggregator [", have.begin, ", ", have.end, "))"));
   }
-  return absl::DataLossError(absl::StrCat(
-      "missing ",
-      frame.begin > have.end ? SplitList(have.end, frame.begin)
-                             : SplitList(frame.end, have.begin),
-      " between the aggregator's [", have.begin, ", ", have.end,
-      ") and the partial's [", frame.begin, ", ", frame.end, ")"));
+  return absl::DataLossError(
+      absl::StrCat("missing ",
+                   frame.begin > have.end ? SplitList(have.end, frame.begin)
+                                          : SplitList(frame.end, have.begin),
+                   " between the aggregator's [", have.begin, ", ", have.end,
+                   ") and the partial's [", frame.begin, ", ", frame.end, ")"));
 }
 
 }  // namespace
@@ -476,7 +477,8 @@ absl::Status Aggregator::MergeSerialized(std::string_view frame) {
                         runtime::DecodePartialFrame(frame));
   MAPR_RETURN_IF_ERROR(CheckSameQuery(f, engine));
   MAPR_RETURN_IF_ERROR(CheckSameRun(engine.options().run_id, f.run_id));
-  MAPR_ASSIGN_OR_RETURN(const bool later, CheckAdjacent(rep_->coverage, f.splits));
+  MAPR_ASSIGN_OR_RETURN(const bool later,
+                        CheckAdjacent(rep_->coverage, f.splits));
   MAPR_ASSIGN_OR_RETURN(
       std::unique_ptr<runtime::BatchAggregator> other,
       runtime::BatchAggregator::Create(QueryInternal::SharedPlan(query_),
@@ -525,8 +527,8 @@ absl::StatusOr<Aggregator> Aggregator::FromPartial(
   if (f.fingerprint != runtime::PartialCodec::Fingerprint(engine)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the partial's fingerprint does not match its query '",
-        util::ToAbsl(f.query),
-        "' as this mapr compiles it (log format '", util::ToAbsl(f.log_format),
+        util::ToAbsl(f.query), "' as this mapr compiles it (log format '",
+        util::ToAbsl(f.log_format),
         "'): it was written by a mapr with other aggregates or formats"));
   }
   MAPR_RETURN_IF_ERROR(runtime::PartialCodec::Load(f, &engine));
@@ -618,8 +620,8 @@ std::vector<ResultNote> ResultNotesFor(const Query& query,
                                        const std::vector<FieldCount>& fields,
                                        size_t max_line_bytes,
                                        const InputFacts& input) {
-  runtime::ResultFacts facts = runtime::FactsOf(
-      QueryInternal::GetPlan(query), stats, fields, max_line_bytes);
+  runtime::ResultFacts facts = runtime::FactsOf(QueryInternal::GetPlan(query),
+                                                stats, fields, max_line_bytes);
   facts.lines_with_nul = input.lines_with_nul;
   facts.inputs_without_parsed_lines = input.inputs_without_parsed_lines;
   return runtime::ResultNotes(facts);

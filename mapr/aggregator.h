@@ -100,9 +100,8 @@ class MAPR_EXPORT Aggregator {
                          SourceId source = 0);
   absl::Status PushLines(std::initializer_list<std::string_view> lines,
                          SourceId source = 0) {
-    return PushLines(std::span<const std::string_view>(lines.begin(),
-                                                       lines.size()),
-                     source);
+    return PushLines(
+        std::span<const std::string_view>(lines.begin(), lines.size()), source);
   }
 
   // Names `source` (a file's path, say) for the `$file` variable. A source
@@ -127,10 +126,10 @@ class MAPR_EXPORT Aggregator {
   // Adds the state of `later` (a partial of the same query whose lines come
   // after this one's: its last() values win) and consumes it. If `later`'s
   // splits follow this one's (later.begin == this.end) the coverage grows
-  // to include them; Merge checks no adjacency (MergeSerialized does); `later` may be
-  // finished or not (its unfinished PushBytes lines are completed first).
-  // Returns InvalidArgument if it was created from a different query (then
-  // `later` is left untouched) or is this aggregator itself;
+  // to include them; Merge checks no adjacency (MergeSerialized does); `later`
+  // may be finished or not (its unfinished PushBytes lines are completed
+  // first). Returns InvalidArgument if it was created from a different query
+  // (then `later` is left untouched) or is this aggregator itself;
   // FailedPrecondition after this aggregator's FinishInput(), or if
   // `later`'s result was already taken; the error of either aggregator if it
   // has failed (both untouched); ResourceExhausted if the merged groups
@@ -218,8 +217,7 @@ class MAPR_EXPORT Aggregator {
   absl::Status CheckOpen(const char* method) const;
   // FailedPrecondition unless FinishInput() was called and the result not
   // taken; `after_taken` ends the message for the latter ("called twice").
-  absl::Status CheckFinished(const char* method,
-                             const char* after_taken) const;
+  absl::Status CheckFinished(const char* method, const char* after_taken) const;
   absl::Status FlushSource(SourceId source);
   // PushLines() and PushBytes() with FieldBatch::line_padding()
   // (mapr/log_format.h): the public calls pass 0, AggregatorInternal's
@@ -269,8 +267,8 @@ struct InputFacts {
 // the `mapr` command add `input` with what their input layer saw.
 MAPR_EXPORT std::vector<ResultNote> ResultNotesFor(
     const Query& query, const LineCounters& stats,
-    const std::vector<FieldCount>& fields,
-    size_t max_line_bytes = 1024 * 1024, const InputFacts& input = {});
+    const std::vector<FieldCount>& fields, size_t max_line_bytes = 1024 * 1024,
+    const InputFacts& input = {});
 
 }  // namespace mapr
 

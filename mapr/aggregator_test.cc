@@ -141,7 +141,8 @@ TEST(AggregatorTest, SetSourceNameFillsFile) {
   ASSERT_OK(agg.PushLines({"c"}, 8));
   ASSERT_OK(agg.FinishInput());
   EXPECT_THAT(agg.SetSourceName(7, "x"),
-              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("SetSourceName called after FinishInput()")));
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("SetSourceName called after FinishInput()")));
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
   EXPECT_EQ(r.ToCsv(), "$file,count($line)\n,1\n/var/log/app.log,2\n");
 }

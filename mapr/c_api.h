@@ -117,9 +117,9 @@ typedef enum mapr_value_type_t {
  *              + lines_malformed + lines_unmatched + lines_header
  *              + lines_filtered + lines_without_value + lines_aggregated
  * values_unparsed counts values, not lines: those time(), bucket(),
- * duration() or bytes() could not read. (lines_unmatched is new in 0.2.0 and values_unparsed, appended
- * at the end, later: check mapr_version() against MAPR_VERSION_STRING
- * before trusting the layout.) */
+ * duration() or bytes() could not read. (lines_unmatched is new in 0.2.0 and
+ * values_unparsed, appended at the end, later: check mapr_version() against
+ * MAPR_VERSION_STRING before trusting the layout.) */
 typedef struct mapr_counters_t {
   uint64_t lines_read;           /* handed to the aggregator */
   uint64_t lines_too_long;       /* longer than max_line_bytes */
@@ -440,8 +440,8 @@ typedef struct mapr_partial_info_t {
   uint64_t split_begin; /* the coverage [split_begin, split_end) */
   uint64_t split_end;
   uint64_t groups;
-  uint64_t frame_bytes;      /* the size of the (first) frame */
-  uint64_t fingerprint_low;  /* XXH3-128 of query, format, layout, options */
+  uint64_t frame_bytes;     /* the size of the (first) frame */
+  uint64_t fingerprint_low; /* XXH3-128 of query, format, layout, options */
   uint64_t fingerprint_high;
   mapr_counters_t counters;
 } mapr_partial_info_t;
@@ -452,10 +452,9 @@ typedef struct mapr_partial_info_t {
  * then returns its final result. NULL on failure: MAPR_FAILED_PRECONDITION
  * once the result was taken (or the input ended by another call), or the
  * error of a failed aggregator. */
-MAPR_EXPORT char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator,
-                                                 size_t* len,
-                                                 mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT char* mapr_aggregator_finish_partial(
+    mapr_aggregator_t* aggregator, size_t* len,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* Validates the partial data[0, len) completely, then adds its state:
  * mapr::Aggregator::MergeSerialized. Its splits must be adjacent to the
@@ -491,11 +490,9 @@ MAPR_EXPORT char* mapr_aggregator_take_delta_partial(
  * canonical query text stored in it (NUL-terminated; free with mapr_free);
  * likewise `log_format`. Returns MAPR_OK, or the codes listed above (then
  * nothing is stored). */
-MAPR_EXPORT mapr_code_t mapr_partial_inspect(const char* data, size_t len,
-                                             mapr_partial_info_t* info,
-                                             char** query, char** log_format,
-                                             mapr_error_t** errptr)
-    MAPR_C_NOEXCEPT;
+MAPR_EXPORT mapr_code_t mapr_partial_inspect(
+    const char* data, size_t len, mapr_partial_info_t* info, char** query,
+    char** log_format, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* ------------------------------------------------------------------ Files
  *

@@ -27,8 +27,8 @@
 #include "mapr/aggregator_internal.h"
 #include "mapr/input.h"
 #include "mapr/input_internal.h"
-#include "mapr/log_format.h"
 #include "mapr/line_splitter.h"
+#include "mapr/log_format.h"
 #include "mapr/options.h"
 #include "util/strings.h"
 
@@ -355,7 +355,8 @@ Plan MakePlan(const Query& query, const std::vector<FileInput>& inputs,
   // that is not a regular file) named twice makes the run single-threaded.
   const uint64_t threads =
       shared_stream ? 1 : static_cast<uint64_t>(std::max(1, options.threads));
-  const bool can_cut = threads > 1 && LogFormatIsLineIndependent(query.log_format());
+  const bool can_cut =
+      threads > 1 && LogFormatIsLineIndependent(query.log_format());
   Grouper grouper(static_cast<size_t>(threads),
                   (total_weight + threads - 1) / threads,
                   std::max<uint64_t>(options.min_chunk_bytes, 1));
@@ -538,9 +539,8 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     if (!out.engine_error.ok()) return out;
     const LineCounters after = agg->stats();
     out.lines.emplace_back(
-        piece.input,
-        InputLines{after.lines_read - before.lines_read,
-                   after.lines_parsed() - before.lines_parsed()});
+        piece.input, InputLines{after.lines_read - before.lines_read,
+                                after.lines_parsed() - before.lines_parsed()});
   }
   // Counted inside the aggregator, so a partial's counters include them.
   AggregatorInternal::CountTooLongLines(*agg, splitter.too_long_lines());
@@ -663,8 +663,8 @@ std::vector<FileInput> ExpandFileNames(const std::vector<std::string>& names,
   return out;
 }
 
-absl::StatusOr<LineRange> LineAlignedRange(const std::string& path,
-                                           uint64_t lo, uint64_t hi) {
+absl::StatusOr<LineRange> LineAlignedRange(const std::string& path, uint64_t lo,
+                                           uint64_t hi) {
   int fd;
   do {
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -815,33 +815,33 @@ absl::StatusOr<ResultTable> QueryFiles(const Query& query,
                                        const std::vector<std::string>& names,
                                        const FilesOptions& options,
                                        FilesReport* report) {
-  return Guarded<ResultTable>(options, report, [&](Problems& problems,
-                                                   FilesReport& out)
-                                 -> absl::StatusOr<ResultTable> {
-    std::vector<InputProblem> pattern_problems;
-    const std::vector<FileInput> inputs =
-        ExpandFileNames(names, &pattern_problems);
-    for (InputProblem& p : pattern_problems) problems.Add(std::move(p));
-    absl::StatusOr<Aggregator> agg =
-        Aggregate(query, inputs, options, problems, out);
-    if (!agg.ok()) return agg.status();
-    // Glob patterns that matched nothing count as inputs that failed.
-    out.inputs_failed += pattern_problems.size();
-    if (absl::Status s = agg->FinishInput(); !s.ok()) return s;
-    absl::StatusOr<ResultTable> table = agg->TakeResult();
-    // The groups are rendered: their memory goes back before the caller
-    // formats the result.
-    agg = absl::CancelledError();
-    malloc_trim(0);
-    if (table.ok()) {
-      // The notes, with what the input layer saw.
-      table->set_notes(ResultNotesFor(
-          query, table->stats(), table->field_counts(),
-          options.aggregator.max_line_bytes,
-          InputFacts{out.lines_with_nul, out.inputs_without_parsed_lines}));
-    }
-    return table;
-  });
+  return Guarded<ResultTable>(
+      options, report,
+      [&](Problems& problems, FilesReport& out) -> absl::StatusOr<ResultTable> {
+        std::vector<InputProblem> pattern_problems;
+        const std::vector<FileInput> inputs =
+            ExpandFileNames(names, &pattern_problems);
+        for (InputProblem& p : pattern_problems) problems.Add(std::move(p));
+        absl::StatusOr<Aggregator> agg =
+            Aggregate(query, inputs, options, problems, out);
+        if (!agg.ok()) return agg.status();
+        // Glob patterns that matched nothing count as inputs that failed.
+        out.inputs_failed += pattern_problems.size();
+        if (absl::Status s = agg->FinishInput(); !s.ok()) return s;
+        absl::StatusOr<ResultTable> table = agg->TakeResult();
+        // The groups are rendered: their memory goes back before the caller
+        // formats the result.
+        agg = absl::CancelledError();
+        malloc_trim(0);
+        if (table.ok()) {
+          // The notes, with what the input layer saw.
+          table->set_notes(ResultNotesFor(
+              query, table->stats(), table->field_counts(),
+              options.aggregator.max_line_bytes,
+              InputFacts{out.lines_with_nul, out.inputs_without_parsed_lines}));
+        }
+        return table;
+      });
 }
 
 }  // namespace mapr

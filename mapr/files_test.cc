@@ -44,11 +44,11 @@ constexpr char kQuery[] =
 std::string StatsLines(int first, int n) {
   std::string out;
   for (int i = first; i < first + n; ++i) {
-    absl::StrAppend(&out,
-                    Stats(absl::StrCat("host=h", i % 7, "|seq=", i,
-                                       "|goroutines=", i % 13,
-                                       "|conns=", i * 7 % 101)),
-                    "\n");
+    absl::StrAppend(
+        &out,
+        Stats(absl::StrCat("host=h", i % 7, "|seq=", i, "|goroutines=", i % 13,
+                           "|conns=", i * 7 % 101)),
+        "\n");
   }
   return out;
 }
@@ -57,10 +57,9 @@ class FilesTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
-           absl::StrCat("mapr_files_test_", getpid(), "_",
-                        ::testing::UnitTest::GetInstance()
-                            ->current_test_info()
-                            ->name());
+           absl::StrCat(
+               "mapr_files_test_", getpid(), "_",
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -142,14 +141,15 @@ TEST_F(FilesTest, AByteOrderMarkAtAFileStartIsSkippedForEveryFormat) {
     const char* want;
   } cases[] = {
       {"select host,sum(n) group by host logformat csv",
-       bom + "host,n\na,1\nb,2\na,3\n", "host,sum(n)\na,4.000000\nb,2.000000\n"},
+       bom + "host,n\na,1\nb,2\na,3\n",
+       "host,sum(n)\na,4.000000\nb,2.000000\n"},
       {"select host,sum(n) group by host logformat json",
        bom + "{\"host\":\"a\",\"n\":1}\n{\"host\":\"a\",\"n\":2}\n",
        "host,sum(n)\na,3.000000\n"},
       {"select host,count($line) group by host logformat generickv",
        bom + "host=a\nhost=a\n", "host,count($line)\na,2\n"},
-      {"select $line,count($line) group by $line logformat generic",
-       bom + "x", "$line,count($line)\nx,1\n"},
+      {"select $line,count($line) group by $line logformat generic", bom + "x",
+       "$line,count($line)\nx,1\n"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.query);
@@ -167,28 +167,28 @@ TEST_F(FilesTest, AByteOrderMarkAtAFileStartIsSkippedForEveryFormat) {
   // for any cut of the file into ranges.
   std::string lines;
   for (int i = 0; i < 4000; ++i) absl::StrAppend(&lines, bom, "k", i % 3, "\n");
-  const Query query = Compile(
-      "select $line,count($line) group by $line logformat generic");
+  const Query query =
+      Compile("select $line,count($line) group by $line logformat generic");
   const std::string path = Write("marks.log", bom + "k0\n" + lines);
   const std::string want = Reference(query, {path});
   EXPECT_THAT(want, HasSubstr(bom + "k0,1334\n"));
   EXPECT_THAT(want, HasSubstr("\nk0,1\n"));  // The first line, unmarked.
   for (int threads : {1, 2, 3}) {
-    absl::StatusOr<ResultTable> r =
-        QueryFiles(query, {path}, Options(threads));
+    absl::StatusOr<ResultTable> r = QueryFiles(query, {path}, Options(threads));
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->ToCsv(), want) << threads;
   }
 }
 
 TEST_F(FilesTest, InputsWithoutAParsedLineAreNamed) {
-  const std::string access = Write(
-      "access.log",
-      "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 9\n");
+  const std::string access =
+      Write("access.log",
+            "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 9\n");
   std::string ssh_lines;
   for (int i = 0; i < 3000; ++i) {
-    absl::StrAppend(&ssh_lines, "Dec 10 06:55:46 LabSZ sshd[24200]: reverse "
-                                "mapping checking failed\n");
+    absl::StrAppend(&ssh_lines,
+                    "Dec 10 06:55:46 LabSZ sshd[24200]: reverse "
+                    "mapping checking failed\n");
   }
   const std::string ssh = Write("ssh.log", ssh_lines);
   const std::string empty = Write("empty.log", "");
@@ -245,7 +245,8 @@ TEST_F(FilesTest, ProblemsAreReportedOnceAndTheRunGoesOn) {
     EXPECT_THAT(seen[2].status, StatusIs(absl::StatusCode::kFailedPrecondition,
                                          "Is a directory"));
     EXPECT_EQ(seen[3].name, cut);
-    EXPECT_THAT(seen[3].status, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("gzip")));
+    EXPECT_THAT(seen[3].status,
+                StatusIs(absl::StatusCode::kDataLoss, HasSubstr("gzip")));
     EXPECT_EQ(report.problems.size(), 4u);
     EXPECT_EQ(report.inputs_ok, 1u);
     EXPECT_EQ(report.inputs_failed, 4u);
@@ -319,8 +320,8 @@ TEST_F(FilesTest, RangesThatTileAFileReadEveryLineOnce) {
   const uint64_t size = std::filesystem::file_size(path);
   const Query query = Compile("from STATS select count($line),sum(seq)");
   const std::string want = Reference(query, {path});
-  for (uint64_t cut : {uint64_t{0}, uint64_t{1}, size / 3, size / 2 + 7,
-                       size - 1, size}) {
+  for (uint64_t cut :
+       {uint64_t{0}, uint64_t{1}, size / 3, size / 2 + 7, size - 1, size}) {
     SCOPED_TRACE(cut);
     std::optional<Aggregator> merged;
     for (const auto& [lo, hi] :
@@ -329,8 +330,7 @@ TEST_F(FilesTest, RangesThatTileAFileReadEveryLineOnce) {
       ASSERT_TRUE(range.ok()) << range.status();
       FilesOptions options = Options(2);
       options.range = *range;
-      absl::StatusOr<Aggregator> agg =
-          AggregateFiles(query, {{path}}, options);
+      absl::StatusOr<Aggregator> agg = AggregateFiles(query, {{path}}, options);
       ASSERT_TRUE(agg.ok()) << agg.status();
       if (!merged.has_value()) {
         merged = std::move(*agg);
@@ -351,20 +351,19 @@ TEST_F(FilesTest, RangesNeedAPlainFileAndALineIndependentFormat) {
   EXPECT_THAT(LineAlignedRange(gz, 0, 10).status(),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr("gzip-compressed")));
-  EXPECT_THAT(LineAlignedRange(Path("missing"), 0, 10).status(),
-              StatusIs(absl::StatusCode::kNotFound,
-                       "No such file or directory"));
+  EXPECT_THAT(
+      LineAlignedRange(Path("missing"), 0, 10).status(),
+      StatusIs(absl::StatusCode::kNotFound, "No such file or directory"));
   FilesOptions options = Options(1);
   options.range = LineRange{0, 10};
   EXPECT_THAT(AggregateFiles(Compile(), {{"-", true}}, options).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("not standard input")));
-  EXPECT_THAT(
-      AggregateFiles(Compile("select count($line) logformat csv"), {{path}},
-                     options)
-          .status(),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("keeps no state between lines")));
+  EXPECT_THAT(AggregateFiles(Compile("select count($line) logformat csv"),
+                             {{path}}, options)
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("keeps no state between lines")));
 }
 
 TEST_F(FilesTest, ExpandFileNames) {
@@ -374,12 +373,11 @@ TEST_F(FilesTest, ExpandFileNames) {
   std::vector<InputProblem> problems;
   const std::vector<FileInput> inputs = ExpandFileNames(
       {Path("*.log"), "-", Path("[x].log"), Path("*.none")}, &problems);
-  EXPECT_THAT(inputs,
-              ElementsAre(Field(&FileInput::path, Path("[x].log")),
-                          Field(&FileInput::path, Path("a.log")),
-                          Field(&FileInput::path, Path("b.log")),
-                          Field(&FileInput::is_stdin, true),
-                          Field(&FileInput::path, Path("[x].log"))));
+  EXPECT_THAT(inputs, ElementsAre(Field(&FileInput::path, Path("[x].log")),
+                                  Field(&FileInput::path, Path("a.log")),
+                                  Field(&FileInput::path, Path("b.log")),
+                                  Field(&FileInput::is_stdin, true),
+                                  Field(&FileInput::path, Path("[x].log"))));
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].name, Path("*.none"));
   const std::vector<FileInput> none = ExpandFileNames({});

@@ -383,9 +383,8 @@ absl::Status ReadLines(ByteStream& stream, LineSplitter& splitter,
         // the next read) hold a NUL byte?
         const size_t tail = chunk.rfind('\n') + 1;  // 0 if there is none.
         const bool tail_nul =
-            tail < chunk.size() &&
-            std::memchr(chunk.data() + tail, '\0', chunk.size() - tail) !=
-                nullptr;
+            tail < chunk.size() && std::memchr(chunk.data() + tail, '\0',
+                                               chunk.size() - tail) != nullptr;
         carried_nul = tail_nul || (carried_nul && tail == 0);
       }
       counters->lines.fetch_add(

@@ -25,8 +25,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <new>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -145,9 +145,10 @@ class GzipDecoder final : public Decoder {
         if (pending_.empty()) return absl::OkStatus();
         if (absl::Status s = StartMember(); !s.ok()) return s;
       }
-      absl::Status s = member_ == Member::kIsal
-                           ? InflateIsal(out + produced, n - produced, produced)
-                           : InflateZlib(out + produced, n - produced, produced);
+      absl::Status s =
+          member_ == Member::kIsal
+              ? InflateIsal(out + produced, n - produced, produced)
+              : InflateZlib(out + produced, n - produced, produced);
       if (!s.ok() || produced > 0) return s;
     }
   }
@@ -208,8 +209,8 @@ class GzipDecoder final : public Decoder {
     }
     if (allow_isal_ && gzip_member) {
       if (isal_ == nullptr) {
-        isal_ = std::unique_ptr<inflate_state>(new (std::nothrow)
-                                                   inflate_state);
+        isal_ =
+            std::unique_ptr<inflate_state>(new (std::nothrow) inflate_state);
         if (isal_ == nullptr) {
           return absl::ResourceExhaustedError("out of memory in ISA-L");
         }

@@ -460,16 +460,16 @@ TEST(InputTest, OsErrorsCarryTheReasonOnly) {
 // XORed with the given masks.
 std::string GzipMember(std::string_view data, uint8_t flags,
                        uint32_t crc_mask = 0, uint32_t size_mask = 0) {
-  std::string out = {'\x1f', '\x8b', '\x08', static_cast<char>(flags),
-                     0, 0, 0, 0, 0, '\x03'};
+  std::string out = {'\x1f', '\x8b', '\x08', static_cast<char>(flags), 0, 0, 0,
+                     0,      0,      '\x03'};
   if (flags & 4) out += std::string("\x05\x00XY\x01\x00Z", 7);
   if (flags & 8) out += std::string("app.log\0", 8);
   if (flags & 16) out += std::string("a comment\0", 10);
   out += Deflate(data, -15);
-  const uint32_t crc =
-      static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(data.data()),
-                                  static_cast<uInt>(data.size()))) ^
-      crc_mask;
+  const uint32_t crc = static_cast<uint32_t>(
+                           crc32(0, reinterpret_cast<const Bytef*>(data.data()),
+                                 static_cast<uInt>(data.size()))) ^
+                       crc_mask;
   const uint32_t size = static_cast<uint32_t>(data.size()) ^ size_mask;
   for (uint32_t v : {crc, size}) {
     for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -488,8 +488,8 @@ const Format& GzipWith(bool zlib_only) {
 
 TEST(InputTest, GzipHeaderFieldsAreSkippedByBothLibraries) {
   const std::string text = SampleText();
-  const std::string packed = GzipMember(text, 4 | 8 | 16) +
-                             GzipMember("more\n", 8) + Gzip("last\n");
+  const std::string packed =
+      GzipMember(text, 4 | 8 | 16) + GzipMember("more\n", 8) + Gzip("last\n");
   const std::string path = WriteTemp("fields.gz", packed);
   for (bool zlib_only : {false, true}) {
     const Format& f = GzipWith(zlib_only);
@@ -504,8 +504,7 @@ TEST(InputTest, GzipReadInAnyPiecesDecodesTheSame) {
   // point of the first member's header and at some points beyond.
   const std::string text = SampleText().substr(0, 100000);
   const std::string packed =
-      GzipMember(text, 4 | 8 | 16) + GzipMember("more\n", 8) +
-      Gzip("last\n");
+      GzipMember(text, 4 | 8 | 16) + GzipMember("more\n", 8) + Gzip("last\n");
   for (bool zlib_only : {false, true}) {
     const Format& f = GzipWith(zlib_only);
     const GzipLibrary library(f);
@@ -651,8 +650,7 @@ TEST(InputTest, ReadLinesOverADecoderThreadCutsTheSameLines) {
     ASSERT_OK(s);
     EXPECT_TRUE(lines == want_lines) << f.label;
     EXPECT_EQ(got.lines.load(), want.lines.load()) << f.label;
-    EXPECT_EQ(got.lines_with_nul.load(), want.lines_with_nul.load())
-        << f.label;
+    EXPECT_EQ(got.lines_with_nul.load(), want.lines_with_nul.load()) << f.label;
     EXPECT_GT(got.lines_with_nul.load(), 0u) << f.label;
     EXPECT_EQ(splitter.too_long_lines(), want_splitter.too_long_lines())
         << f.label;
@@ -1015,8 +1013,8 @@ TEST(InputTest, PushFileNamesTheSourceForFile) {
   ASSERT_OK(PushFile(agg, b, /*source=*/2));
   ASSERT_OK(agg.FinishInput());
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
-  EXPECT_EQ(r.ToCsv(), absl::StrCat("$file,count($line)\n", a, ",2\n", b,
-                                    ",1\n"));
+  EXPECT_EQ(r.ToCsv(),
+            absl::StrCat("$file,count($line)\n", a, ",2\n", b, ",1\n"));
 }
 
 }  // namespace

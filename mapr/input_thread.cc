@@ -135,8 +135,8 @@ absl::StatusOr<std::string_view> DecoderThread::Borrow(size_t n) {
         return error_;
       }
     }
-    absl::StatusOr<size_t> r = decoder_->Read(
-        slot.data.get(), std::min(n, kDecoderThreadBufferBytes));
+    absl::StatusOr<size_t> r =
+        decoder_->Read(slot.data.get(), std::min(n, kDecoderThreadBufferBytes));
     if (!r.ok()) {
       error_ = r.status();
       return error_;

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "util/out_of_memory.h"
 #include "runtime/outfile.h"
+#include "util/out_of_memory.h"
 
 namespace mapr {
 
@@ -26,8 +26,8 @@ absl::Status WriteOutfile(std::string_view path, bool append,
     request.query = query_text;
     return runtime::WriteOutfile(request);
   } catch (const std::bad_alloc&) {
-    return util::OutOfMemoryError(
-        "writing outfile", absl::string_view(path.data(), path.size()));
+    return util::OutOfMemoryError("writing outfile",
+                                  absl::string_view(path.data(), path.size()));
   }
 }
 

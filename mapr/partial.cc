@@ -1,7 +1,6 @@
 #include "mapr/partial.h"
 
 #include "absl/strings/str_cat.h"
-
 #include "runtime/partial_codec.h"
 #include "util/status_macros.h"
 

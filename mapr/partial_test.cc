@@ -96,17 +96,16 @@ std::vector<std::string> StatsLines(size_t n) {
         buf, sizeof(buf),
         "%s|20261130-04%02d%02d|%" PRIu64
         "|stats.go:%d|8|%d|%d|%.2f|%dh|%s%s|hostname=server%02d|"
-        "currentConnections=%" PRIu64 "|bytes=%" PRIu64
-        "|latency_ms=%" PRIu64 ".%03" PRIu64
-        "|status=%s|path=/%s/%s/%d|session=%016" PRIx64,
+        "currentConnections=%" PRIu64 "|bytes=%" PRIu64 "|latency_ms=%" PRIu64
+        ".%03" PRIu64 "|status=%s|path=/%s/%s/%d|session=%016" PRIx64,
         severity, static_cast<int>(i / 60000 % 60),
         static_cast<int>(i / 1000 % 60), 1000 + below(9000),
         static_cast<int>(100 + below(900)), static_cast<int>(10 + below(90)),
-        static_cast<int>(below(1000)), unit() * 4,
-        static_cast<int>(below(100)), marker ? "MAPREDUCE:" : "STATS:",
-        marker ? table : "", host, below(500), below(1000000), below(1000),
-        below(1000), kStatus[below(10)], kSegments[path % 10],
-        kSegments[(path / 10) % 10], path, static_cast<uint64_t>(below(300) * 2654435761ULL));
+        static_cast<int>(below(1000)), unit() * 4, static_cast<int>(below(100)),
+        marker ? "MAPREDUCE:" : "STATS:", marker ? table : "", host, below(500),
+        below(1000000), below(1000), below(1000), kStatus[below(10)],
+        kSegments[path % 10], kSegments[(path / 10) % 10], path,
+        static_cast<uint64_t>(below(300) * 2654435761ULL));
     lines.emplace_back(buf);
   }
   return lines;
@@ -128,10 +127,10 @@ std::vector<Case> Cases() {
       Lines(ReadFile(golden / "dtail" / "mapr_testdata.log"));
   for (const char* name : {"dmap1a", "dmap1b", "dmap1c", "dmap1d", "dmap2",
                            "dmap3", "dmap4", "dserver1"}) {
-    cases.push_back({name,
-                     ReadFile(golden / "dtail" /
-                              absl::StrCat(name, ".csv.query.expected")),
-                     log});
+    cases.push_back(
+        {name,
+         ReadFile(golden / "dtail" / absl::StrCat(name, ".csv.query.expected")),
+         log});
   }
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(golden)) {
@@ -163,9 +162,9 @@ std::vector<Case> Cases() {
       "min(latency_ms),max(latency_ms) group by hostname";
   const std::vector<std::string> stats = StatsLines(3000);
   cases.push_back({"Q1", q1, stats});
-  cases.push_back(
-      {"Q2", q1 + " where latency_ms >= 100 and path contains \"orders\"",
-       stats});
+  cases.push_back({"Q2",
+                   q1 + " where latency_ms >= 100 and path contains \"orders\"",
+                   stats});
   cases.push_back({"Q3",
                    "from STATS select path,count($line) group by path order "
                    "by count($line) limit 10",
@@ -181,8 +180,8 @@ std::vector<Case> Cases() {
 
 // One aggregator over lines [lo, hi) covering `splits`, finished.
 absl::StatusOr<Aggregator> RunLines(const Query& q,
-                               const std::vector<std::string>& lines,
-                               size_t lo, size_t hi, SplitRange splits) {
+                                    const std::vector<std::string>& lines,
+                                    size_t lo, size_t hi, SplitRange splits) {
   absl::StatusOr<Aggregator> agg = Aggregator::Create(q, Options(splits));
   if (!agg.ok()) return agg.status();
   std::vector<std::string_view> views(lines.begin() + lo, lines.begin() + hi);
@@ -248,7 +247,8 @@ TEST(PartialTest, SplitInvariance) {
     ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(c.query));
     const size_t n_lines = c.lines.size();
     // The one-pass result, directly and through its own partial.
-    ASSERT_OK_AND_ASSIGN(Aggregator direct, RunLines(q, c.lines, 0, n_lines, {}));
+    ASSERT_OK_AND_ASSIGN(Aggregator direct,
+                         RunLines(q, c.lines, 0, n_lines, {}));
     ASSERT_OK_AND_ASSIGN(ResultTable one, direct.TakeResult());
     for (uint64_t n : {1, 2, 3, 7}) {
       SCOPED_TRACE(absl::StrCat("N=", n));
@@ -355,8 +355,7 @@ TEST(PartialTest, RoundTripKeepsBytesAndResult) {
   EXPECT_EQ(again, p);
   ASSERT_OK_AND_ASSIGN(ResultTable r, agg.TakeResult());
   const std::vector<std::string> lines = SmallLines();
-  ASSERT_OK_AND_ASSIGN(ResultTable want,
-                       RunQuery(kQuery, lines, Options()));
+  ASSERT_OK_AND_ASSIGN(ResultTable want, RunQuery(kQuery, lines, Options()));
   EXPECT_EQ(r.ToCsv(), want.ToCsv());
   EXPECT_EQ(r.stats(), want.stats());
 }
@@ -370,9 +369,9 @@ TEST(PartialTest, FramesConcatenate) {
   ASSERT_EQ(frames.size(), 2u);
   EXPECT_EQ(frames[0], a);
   EXPECT_EQ(frames[1], b);
-  EXPECT_THAT(SplitPartialFrames(a + b.substr(0, 30)),
-              testing::StatusIs(absl::StatusCode::kDataLoss,
-                                HasSubstr("truncated")));
+  EXPECT_THAT(
+      SplitPartialFrames(a + b.substr(0, 30)),
+      testing::StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated")));
   EXPECT_THAT(InspectPartial(a + b),
               testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                 HasSubstr("SplitPartialFrames")));
@@ -413,7 +412,8 @@ void Reseal(std::string* frame) {
 }
 
 void PutU64(std::string* frame, size_t at, uint64_t v) {
-  for (int i = 0; i < 8; ++i) (*frame)[at + i] = static_cast<char>(v >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    (*frame)[at + i] = static_cast<char>(v >> (8 * i));
 }
 
 // Every way a frame may fail: a named code, never OK, never a crash.
@@ -430,9 +430,9 @@ void ExpectRefusedEverywhere(const std::string& bytes, const std::string& what,
     ASSERT_OK(r);
     EXPECT_EQ(r->ToCsv(), open_csv);
   }
-  const auto named = AnyOf(absl::StatusCode::kInvalidArgument,
-                           absl::StatusCode::kDataLoss,
-                           absl::StatusCode::kFailedPrecondition);
+  const auto named =
+      AnyOf(absl::StatusCode::kInvalidArgument, absl::StatusCode::kDataLoss,
+            absl::StatusCode::kFailedPrecondition);
   absl::StatusOr<PartialInfo> info = InspectPartial(bytes);
   ASSERT_FALSE(info.ok());
   EXPECT_THAT(info.status().code(), named);
@@ -455,8 +455,8 @@ TEST(PartialTest, EveryByteFlipIsANamedError) {
     for (uint8_t mask : {0x01, 0x80, 0xff}) {
       std::string bad = p;
       bad[i] = static_cast<char>(bad[i] ^ mask);
-      ExpectRefusedEverywhere(bad, absl::StrCat("byte ", i, " ^ ", mask),
-                              &open, csv);
+      ExpectRefusedEverywhere(bad, absl::StrCat("byte ", i, " ^ ", mask), &open,
+                              csv);
     }
   }
 }
@@ -483,7 +483,8 @@ TEST(PartialTest, LaterStatesHaveTheirOwnSectionsBehindAFlag) {
   ASSERT_OK_AND_ASSIGN(
       Query q, Query::Compile("from STATS select y,p99(x),median(x),dcount(x),"
                               "stddev(x),count($line) group by y"));
-  ASSERT_OK_AND_ASSIGN(std::string p, Partial(q, lines, 0, lines.size(), {0, 1}));
+  ASSERT_OK_AND_ASSIGN(std::string p,
+                       Partial(q, lines, 0, lines.size(), {0, 1}));
   EXPECT_EQ(p[10], 2);  // minor
   EXPECT_EQ(p[16], 1);  // flags
   ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(p));
@@ -511,8 +512,10 @@ TEST(PartialTest, LaterStatesHaveTheirOwnSectionsBehindAFlag) {
   CompileOptions exact;
   exact.percentile_exact_values = 10;
   ASSERT_OK_AND_ASSIGN(
-      Query q10, Query::Compile("from STATS select y,p99(x),median(x),dcount(x),"
-                                "stddev(x),count($line) group by y", exact));
+      Query q10,
+      Query::Compile("from STATS select y,p99(x),median(x),dcount(x),"
+                     "stddev(x),count($line) group by y",
+                     exact));
   ASSERT_OK_AND_ASSIGN(std::string p10,
                        Partial(q10, lines, 0, lines.size(), {1, 2}));
   ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::FromPartial(p, Options()));
@@ -557,8 +560,9 @@ TEST(PartialTest, NamedErrors) {
     EXPECT_THAT(InspectPartial(huge),
                 StatusIs(absl::StatusCode::kDataLoss,
                          HasSubstr("group count 1152921504606846976")));
-    EXPECT_THAT(Aggregator::FromPartial(huge, Options()),
-                StatusIs(absl::StatusCode::kDataLoss, HasSubstr("group count")));
+    EXPECT_THAT(
+        Aggregator::FromPartial(huge, Options()),
+        StatusIs(absl::StatusCode::kDataLoss, HasSubstr("group count")));
   }
   {
     // One group more than the body holds, sealed: refused by the reader.
@@ -589,8 +593,7 @@ TEST(PartialTest, PartialsOfDifferentRunsRefuseToMerge) {
     o.run_id = run;
     absl::StatusOr<Aggregator> agg = Aggregator::Create(q, o);
     EXPECT_OK(agg);
-    std::vector<std::string_view> views(lines.begin() + lo,
-                                        lines.begin() + hi);
+    std::vector<std::string_view> views(lines.begin() + lo, lines.begin() + hi);
     EXPECT_OK(agg->PushLines(views));
     EXPECT_OK(agg->FinishInput());
     absl::StatusOr<std::string> p = agg->SerializePartial();
@@ -620,7 +623,8 @@ TEST(PartialTest, PartialsOfDifferentRunsRefuseToMerge) {
   ASSERT_OK_AND_ASSIGN(ResultTable r, open.TakeResult());
   EXPECT_EQ(r.stats().lines_read, 10u);
   // The merged partial keeps the run.
-  ASSERT_OK_AND_ASSIGN(Aggregator again, Aggregator::FromPartial(a0, Options()));
+  ASSERT_OK_AND_ASSIGN(Aggregator again,
+                       Aggregator::FromPartial(a0, Options()));
   ASSERT_OK(again.MergeSerialized(a1));
   ASSERT_OK(again.FinishInput());
   ASSERT_OK_AND_ASSIGN(std::string both, again.SerializePartial());
@@ -635,28 +639,30 @@ TEST(PartialTest, MergeChecksQueryAndCoverageAndLeavesAggregatorUntouched) {
   ASSERT_OK_AND_ASSIGN(Aggregator agg, RunLines(q, lines, 0, 10, {2, 4}));
   // Run() finished it; an open one is needed for merging.
   ASSERT_OK_AND_ASSIGN(std::string mine, agg.SerializePartial());
-  ASSERT_OK_AND_ASSIGN(Aggregator open, Aggregator::FromPartial(mine, Options()));
+  ASSERT_OK_AND_ASSIGN(Aggregator open,
+                       Aggregator::FromPartial(mine, Options()));
   ASSERT_OK_AND_ASSIGN(ResultTable before, open.Snapshot());
 
-  ASSERT_OK_AND_ASSIGN(Query other, Query::Compile("select count($line) group by $hostname"));
+  ASSERT_OK_AND_ASSIGN(
+      Query other, Query::Compile("select count($line) group by $hostname"));
   ASSERT_OK_AND_ASSIGN(std::string foreign,
                        Partial(other, lines, 0, 5, {4, 5}));
-  EXPECT_THAT(open.MergeSerialized(foreign),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       AllOf(HasSubstr(other.ToString()),
-                             HasSubstr(q.ToString()))));
+  EXPECT_THAT(
+      open.MergeSerialized(foreign),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr(other.ToString()), HasSubstr(q.ToString()))));
   ASSERT_OK_AND_ASSIGN(std::string overlap, Partial(q, lines, 0, 5, {3, 5}));
   EXPECT_THAT(open.MergeSerialized(overlap),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("split 3 would be counted twice")));
   ASSERT_OK_AND_ASSIGN(std::string gap, Partial(q, lines, 0, 5, {6, 8}));
-  EXPECT_THAT(open.MergeSerialized(gap),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("missing splits 4-5")));
+  EXPECT_THAT(
+      open.MergeSerialized(gap),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("missing splits 4-5")));
   ASSERT_OK_AND_ASSIGN(std::string gap1, Partial(q, lines, 0, 5, {0, 1}));
-  EXPECT_THAT(open.MergeSerialized(gap1),
-              StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("missing split 1 ")));
+  EXPECT_THAT(
+      open.MergeSerialized(gap1),
+      StatusIs(absl::StatusCode::kDataLoss, HasSubstr("missing split 1 ")));
   AggregatorOptions shorter = Options({4, 5});
   shorter.max_line_bytes = 100;
   ASSERT_OK_AND_ASSIGN(Aggregator short_agg, Aggregator::Create(q, shorter));
@@ -687,9 +693,9 @@ TEST(PartialTest, MaxGroupsIsEnforcedWhileMerging) {
   const std::string p = RealPartial();  // 5 groups
   AggregatorOptions small = Options();
   small.max_groups = 4;
-  EXPECT_THAT(Aggregator::FromPartial(p, small),
-              StatusIs(absl::StatusCode::kResourceExhausted,
-                       HasSubstr("max_groups")));
+  EXPECT_THAT(
+      Aggregator::FromPartial(p, small),
+      StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("max_groups")));
   small.max_groups = 5;
   ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
   ASSERT_OK_AND_ASSIGN(Aggregator open, Aggregator::FromPartial(p, small));
@@ -698,9 +704,9 @@ TEST(PartialTest, MaxGroupsIsEnforcedWhileMerging) {
       "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
       "x=1|y=new"};
   ASSERT_OK_AND_ASSIGN(std::string more, Partial(q2, lines, 0, 1, {1, 2}));
-  EXPECT_THAT(open.MergeSerialized(more),
-              StatusIs(absl::StatusCode::kResourceExhausted,
-                       HasSubstr("max_groups")));
+  EXPECT_THAT(
+      open.MergeSerialized(more),
+      StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("max_groups")));
   // The aggregator has failed, as with Merge.
   EXPECT_THAT(open.Snapshot(),
               StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("")));
@@ -713,7 +719,8 @@ TEST(PartialTest, UnknownSectionsAndLongerHeadersOfAMinorAreSkipped) {
                       p.substr(72, p.size() - 72 - 8);
   std::string section;
   for (uint32_t v : {99u}) {
-    for (int i = 0; i < 4; ++i) section.push_back(static_cast<char>(v >> (8 * i)));
+    for (int i = 0; i < 4; ++i)
+      section.push_back(static_cast<char>(v >> (8 * i)));
   }
   const std::string payload = "future data";
   for (int i = 0; i < 8; ++i) {
@@ -728,7 +735,8 @@ TEST(PartialTest, UnknownSectionsAndLongerHeadersOfAMinorAreSkipped) {
   Reseal(&later);
   ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(later));
   EXPECT_EQ(info.minor, 1);
-  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::FromPartial(later, Options()));
+  ASSERT_OK_AND_ASSIGN(Aggregator agg,
+                       Aggregator::FromPartial(later, Options()));
   ASSERT_OK(agg.FinishInput());
   ASSERT_OK_AND_ASSIGN(std::string again, agg.SerializePartial());
   EXPECT_EQ(again, p);
@@ -784,10 +792,10 @@ TEST(PartialTest, FuzzerFindingsAreRefused) {
     // Refused with a named code, or loaded and re-serialized to itself.
     absl::StatusOr<Aggregator> agg = Aggregator::FromPartial(frame, Options());
     if (!agg.ok()) {
-      EXPECT_THAT(agg.status().code(),
-                  AnyOf(absl::StatusCode::kInvalidArgument,
-                        absl::StatusCode::kDataLoss,
-                        absl::StatusCode::kFailedPrecondition));
+      EXPECT_THAT(
+          agg.status().code(),
+          AnyOf(absl::StatusCode::kInvalidArgument, absl::StatusCode::kDataLoss,
+                absl::StatusCode::kFailedPrecondition));
       continue;
     }
     ASSERT_OK(agg->FinishInput());
@@ -820,8 +828,8 @@ TEST(PartialTest, GoldenV1PartialStillReads) {
     ASSERT_OK_AND_ASSIGN(ResultTable r, a.TakeResult());
     std::ofstream(csv, std::ios::binary) << r.ToCsv();
     // Seeds of tests/fuzz/partial_fuzzer.cc: mode byte 1 (reseal), a frame.
-    const fs::path seeds = fs::path(MAPR_GOLDEN_DIR) / ".." / "fuzz" /
-                           "corpus" / "partial";
+    const fs::path seeds =
+        fs::path(MAPR_GOLDEN_DIR) / ".." / "fuzz" / "corpus" / "partial";
     fs::create_directories(seeds);
     std::ofstream(seeds / "golden_v1", std::ios::binary) << '\x01' << p;
     const std::vector<std::string> stats = StatsLines(60);
@@ -829,7 +837,8 @@ TEST(PartialTest, GoldenV1PartialStillReads) {
     for (const Case& c : Cases()) {
       if (c.name[0] != 'Q' && c.name != "dmap1d" && c.name != "dmap2") continue;
       ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(c.query));
-      const std::vector<std::string>& lines = c.name[0] == 'Q' ? stats : c.lines;
+      const std::vector<std::string>& lines =
+          c.name[0] == 'Q' ? stats : c.lines;
       ASSERT_OK_AND_ASSIGN(
           std::string f,
           Partial(q, lines, 0, std::min<size_t>(lines.size(), 60), {0, 1}));

@@ -4,12 +4,12 @@
 #include <cstddef>
 #include <utility>
 
-#include "util/status_macros.h"
 #include "mapr/log_format.h"
 #include "parser/parse.h"
 #include "parser/plan.h"
 #include "parser/planner.h"
 #include "runtime/planner_context.h"
+#include "util/status_macros.h"
 
 namespace mapr {
 namespace {
@@ -31,21 +31,20 @@ absl::StatusOr<Query> Query::Compile(std::string_view text,
   parser::PlannerContext context = runtime::RegistryPlannerContext();
   context.max_regex_memory = options.max_regex_memory;
   if (options.percentile_exact_values > (uint32_t{1} << 20)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "CompileOptions::percentile_exact_values is ",
-        options.percentile_exact_values, "; the most is 1048576"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("CompileOptions::percentile_exact_values is ",
+                     options.percentile_exact_values, "; the most is 1048576"));
   }
   if (!(options.percentile_accuracy >= 0.0001 &&
         options.percentile_accuracy <= 0.2)) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "CompileOptions::percentile_accuracy is ",
-        options.percentile_accuracy, "; it must be from 0.0001 to 0.2"));
+        "CompileOptions::percentile_accuracy is ", options.percentile_accuracy,
+        "; it must be from 0.0001 to 0.2"));
   }
   context.state_options.percentile_exact_values =
       options.percentile_exact_values;
   context.state_options.percentile_accuracy = options.percentile_accuracy;
-  MAPR_ASSIGN_OR_RETURN(plan::Plan p,
-                        parser::BuildPlan(ast, text, context));
+  MAPR_ASSIGN_OR_RETURN(plan::Plan p, parser::BuildPlan(ast, text, context));
   return Query(std::make_shared<const plan::Plan>(std::move(p)));
 }
 

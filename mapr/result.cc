@@ -22,8 +22,8 @@ namespace {
 
 bool SameColumn(const ResultColumn& a, const ResultColumn& b) {
   return a.name == b.name && a.aggregate == b.aggregate && a.type == b.type &&
-         a.field == b.field &&
-         a.is_group_key == b.is_group_key && a.is_order_key == b.is_order_key;
+         a.field == b.field && a.is_group_key == b.is_group_key &&
+         a.is_order_key == b.is_order_key;
 }
 
 // Bitwise equality, except that every NaN equals every NaN.

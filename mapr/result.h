@@ -75,8 +75,8 @@ struct MAPR_EXPORT LineCounters {
   }
   // Lines the log format turned into fields.
   uint64_t lines_parsed() const {
-    return lines_matched() - lines_ignored - lines_malformed -
-           lines_unmatched - lines_header;
+    return lines_matched() - lines_ignored - lines_malformed - lines_unmatched -
+           lines_header;
   }
 
   LineCounters& operator+=(const LineCounters& o);

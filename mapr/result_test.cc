@@ -367,8 +367,8 @@ TEST(ResultTableEqualityTest, EveryColumnFieldMatters) {
   };
   EXPECT_TRUE(with_column([](ResultColumn&) {}) == base);
   EXPECT_FALSE(with_column([](ResultColumn& c) { c.name = "$t"; }) == base);
-  EXPECT_FALSE(
-      with_column([](ResultColumn& c) { c.aggregate = "sum"; }) == base);
+  EXPECT_FALSE(with_column([](ResultColumn& c) { c.aggregate = "sum"; }) ==
+               base);
   EXPECT_FALSE(with_column([](ResultColumn& c) {
                  c.type = ValueType::kNumber;
                }) == base);
@@ -437,9 +437,8 @@ TEST(ResultTableTest, RowWiseConstructorPadsAndTrimsRowsToTheColumns) {
   EXPECT_EQ(a.cell(0, 0), "x");
   EXPECT_EQ(a.value(0, 0), 1.0);
 
-  ResultTable short_row(
-      {Col("a", "last"), Col("b", "sum")}, {Row({"y"})},
-      {}, 1);
+  ResultTable short_row({Col("a", "last"), Col("b", "sum")}, {Row({"y"})}, {},
+                        1);
   ASSERT_EQ(short_row.num_rows(), 1u);
   EXPECT_EQ(short_row.cell(0, 1), "");
   EXPECT_EQ(short_row.value(0, 0), 0.0);
@@ -449,8 +448,7 @@ TEST(ResultTableTest, RowWiseConstructorPadsAndTrimsRowsToTheColumns) {
 }
 
 TEST(ResultTableTest, AppendCellBuildsRowMajorRowsWithNulTerminatedCells) {
-  ResultTable t({Col("k", "last"), Col("n", "count")}, {},
-                7);
+  ResultTable t({Col("k", "last"), Col("n", "count")}, {}, 7);
   t.AppendCell("a", 0);
   t.AppendCell("1", 1);
   EXPECT_EQ(t.num_rows(), 1u);
@@ -471,8 +469,7 @@ TEST(ResultTableTest, WritersStreamTheSameBytesInBoundedChunks) {
     rows.push_back(Row({"key" + std::to_string(i), std::to_string(i)},
                        {0, static_cast<double>(i)}));
   }
-  ResultTable t({Col("k", "last"), Col("n", "count")},
-                rows, {}, rows.size());
+  ResultTable t({Col("k", "last"), Col("n", "count")}, rows, {}, rows.size());
   auto collect = [](auto write) {
     std::string all;
     size_t chunks = 0;
@@ -553,8 +550,7 @@ TEST(ToTableTest, ZeroRowsGivesHeaderAndSeparator) {
 }
 
 TEST(ToTableTest, EmptyCellsAndEmptyNames) {
-  ResultTable t({Col("", "last"), Col("b", "last")},
-                {Row({"", ""})}, {}, 1);
+  ResultTable t({Col("", "last"), Col("b", "last")}, {Row({"", ""})}, {}, 1);
   EXPECT_EQ(t.ToTable(),
             "  | b \n"
             "--|---\n"
@@ -563,8 +559,7 @@ TEST(ToTableTest, EmptyCellsAndEmptyNames) {
 
 TEST(ToTableTest, WidthIsByteLength) {
   // "é" is two bytes; DTail pads by bytes (Go's len()).
-  ResultTable t({Col("k", "last")}, {Row({"\xc3\xa9"}), Row({"a"})},
-                {}, 2);
+  ResultTable t({Col("k", "last")}, {Row({"\xc3\xa9"}), Row({"a"})}, {}, 2);
   EXPECT_EQ(t.ToTable(),
             "  k \n"
             "----\n"
@@ -576,8 +571,7 @@ TEST(ToTableTest, RowWithMissingCellsRendersThemEmpty) {
   ResultRow short_row;
   short_row.cells = {"1"};
   short_row.values = {1};
-  ResultTable t({Col("a", "count"), Col("b", "last")},
-                {short_row}, {}, 1);
+  ResultTable t({Col("a", "count"), Col("b", "last")}, {short_row}, {}, 1);
   EXPECT_EQ(t.ToTable(),
             " a | b \n"
             "---|---\n"
@@ -594,8 +588,7 @@ TEST(ToCsvTest, MatchesDtail) {
 }
 
 TEST(ToCsvTest, ZeroRowsIsHeaderOnly) {
-  ResultTable t({Col("a", "count"), Col("b", "last")}, {},
-                {}, 0);
+  ResultTable t({Col("a", "count"), Col("b", "last")}, {}, {}, 0);
   EXPECT_EQ(t.ToCsv(), "a,b\n");
 }
 
@@ -662,9 +655,9 @@ TEST(ToCsvTest, WholeRowCopiesMatchCellByCellQuoting) {
 }
 
 TEST(ToCsvTest, QuotesHeaderNames) {
-  ResultTable t({Col("sum($a),x", "sum"),
-                 Col("q\"", "last"), Col("ok", "last")},
-                {Row({"1.000000", "v", "w"})}, {}, 1);
+  ResultTable t(
+      {Col("sum($a),x", "sum"), Col("q\"", "last"), Col("ok", "last")},
+      {Row({"1.000000", "v", "w"})}, {}, 1);
   EXPECT_EQ(t.ToCsv(),
             "\"sum($a),x\",\"q\"\"\",ok\n"
             "1.000000,v,w\n");
@@ -701,11 +694,9 @@ TEST(ToJsonTest, EmptyResults) {
 
 TEST(ToJsonTest, EveryNumericKindIsANumber) {
   ResultTable t(
-      {Col("count", "count"), Col("sum", "sum"),
-       Col("min", "min"), Col("max", "max"),
-       Col("avg", "avg"), Col("len", "len"),
-       Col("pct", "percentage"), Col("p99", "percentile"),
-       Col("last", "last")},
+      {Col("count", "count"), Col("sum", "sum"), Col("min", "min"),
+       Col("max", "max"), Col("avg", "avg"), Col("len", "len"),
+       Col("pct", "percentage"), Col("p99", "percentile"), Col("last", "last")},
       {Row({"7", "-1.500000", "0.000000", "-0.000000", "14.000000", "3.000000",
             "50.000000", "99.000000", "42"})},
       {}, 1);
@@ -716,8 +707,7 @@ TEST(ToJsonTest, EveryNumericKindIsANumber) {
 }
 
 TEST(ToJsonTest, NanAndInfinitiesBecomeStrings) {
-  ResultTable t({Col("a", "avg"), Col("b", "sum"),
-                 Col("c", "max")},
+  ResultTable t({Col("a", "avg"), Col("b", "sum"), Col("c", "max")},
                 {Row({"NaN", "+Inf", "-Inf"},
                      {std::nan(""), std::numeric_limits<double>::infinity(),
                       -std::numeric_limits<double>::infinity()})},
@@ -762,9 +752,8 @@ TEST(ToJsonTest, EscapesQuotesBackslashesAndControlCharacters) {
 }
 
 TEST(ToJsonTest, KeysAreEscapedToo) {
-  ResultTable t(
-      {Col("a\"b", "count"), Col("c\\\n", "last")},
-      {Row({"1", "v"})}, {}, 1);
+  ResultTable t({Col("a\"b", "count"), Col("c\\\n", "last")}, {Row({"1", "v"})},
+                {}, 1);
   EXPECT_EQ(t.ToNdjson(), "{\"a\\\"b\":1,\"c\\\\\\u000a\":\"v\"}\n");
 }
 
@@ -811,8 +800,8 @@ TEST(ToJsonTest, InvalidUtf8IsReplacedLikePython) {
 }
 
 TEST(ToJsonTest, DuplicateColumnNamesKeepBothKeysInOrder) {
-  ResultTable t({Col("$a", "last"), Col("$a", "count")},
-                {Row({"x", "2"})}, {}, 1);
+  ResultTable t({Col("$a", "last"), Col("$a", "count")}, {Row({"x", "2"})}, {},
+                1);
   EXPECT_EQ(t.ToJson(), "[{\"$a\":\"x\",\"$a\":2}]\n");
 }
 
@@ -838,8 +827,8 @@ TEST(ToJsonTest, RandomBytesAlwaysGiveValidJsonThatRoundTrips) {
                                : static_cast<char>(byte_dist(rng)));
       }
     }
-    ResultTable t({Col(key, "last"), Col("n", "avg")},
-                  {Row({cell, cell})}, {}, 1);
+    ResultTable t({Col(key, "last"), Col("n", "avg")}, {Row({cell, cell})}, {},
+                  1);
     const std::string json = t.ToJson();
     JsonChecker checker(json);
     ASSERT_TRUE(checker.ParseDocument()) << json;

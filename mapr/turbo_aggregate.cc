@@ -626,11 +626,11 @@ absl::Status TurboAggregate::Producer::Finish() {
     std::optional<std::string_view> last = splitter_->Finish();
     const uint64_t dropped = splitter_->too_long_lines() - too_long;
     if (last.has_value() || dropped > 0) {
-      status = core_->Push(
-          state_,
-          last.has_value() ? std::span<const std::string_view>(&*last, 1)
-                           : std::span<const std::string_view>(),
-          dropped, /*wait_for_room=*/false);
+      status = core_->Push(state_,
+                           last.has_value()
+                               ? std::span<const std::string_view>(&*last, 1)
+                               : std::span<const std::string_view>(),
+                           dropped, /*wait_for_room=*/false);
     }
     splitter_.reset();
   }

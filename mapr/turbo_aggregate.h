@@ -203,11 +203,12 @@ class MAPR_EXPORT TurboAggregate {
 
   // Registers one input. `source` is handed to the log format with the
   // lines (per-source state such as the CSV header is kept per producer in
-  // any case); `source_name` (a file's path, say) is its `$file` value. Producers are numbered in registration order, which is the
-  // order reports merge them in. The producer must be finished
-  // (Finish() or destruction) even if it never pushes a line, or
-  // FinishInput() waits for it. Returns FailedPrecondition after
-  // FinishInput() sealed the producer set, or the aggregate's sticky error.
+  // any case); `source_name` (a file's path, say) is its `$file` value.
+  // Producers are numbered in registration order, which is the order reports
+  // merge them in. The producer must be finished (Finish() or destruction) even
+  // if it never pushes a line, or FinishInput() waits for it. Returns
+  // FailedPrecondition after FinishInput() sealed the producer set, or the
+  // aggregate's sticky error.
   absl::StatusOr<std::unique_ptr<Producer>> AddProducer(
       SourceId source = 0, std::string_view source_name = {});
 

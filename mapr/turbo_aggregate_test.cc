@@ -295,8 +295,8 @@ TEST(TurboAggregateTest, PushBytesSplitsLikeAggregatorPushBytes) {
       ASSERT_OK_AND_ASSIGN(auto producer,
                            turbo->AddProducer(s, absl::StrCat("f", s)));
       for (size_t at = 0; at < bytes.size(); at += 97 + s) {
-        ASSERT_OK(producer->PushBytes(
-            std::string_view(bytes).substr(at, 97 + s)));
+        ASSERT_OK(
+            producer->PushBytes(std::string_view(bytes).substr(at, 97 + s)));
       }
       if (s == 1) {
         ASSERT_OK(producer->Finish());

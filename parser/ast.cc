@@ -11,7 +11,6 @@
 namespace mapr::ast {
 namespace {
 
-
 bool IsNameChar(unsigned char c) {
   if (c < 32 || c == 127) return false;
   switch (c) {
@@ -110,9 +109,9 @@ void AppendSetExpr(const SetExpr& e, std::string* out) {
       const int p = Precedence(e);
       for (size_t i = 0; i < 2; ++i) {
         const SetExpr& side = e.args[i];
-        const bool wrap = side.kind == SetExpr::Kind::kBinary &&
-                          (Precedence(side) < p ||
-                           (i == 1 && Precedence(side) == p));
+        const bool wrap =
+            side.kind == SetExpr::Kind::kBinary &&
+            (Precedence(side) < p || (i == 1 && Precedence(side) == p));
         if (i == 1) absl::StrAppend(out, " ", e.token.text, " ");
         if (wrap) out->push_back('(');
         AppendSetExpr(side, out);

@@ -5,8 +5,8 @@ namespace {
 
 constexpr FunctionInfo kFunctions[] = {
     {"md5sum", FunctionKind::kMd5Sum,
-     "the lowercase hex MD5 digest of the value (32 characters)",
-     "md5sum(x)", 0},
+     "the lowercase hex MD5 digest of the value (32 characters)", "md5sum(x)",
+     0},
     {"maskdigits", FunctionKind::kMaskDigits,
      "the value with every digit 0-9 replaced by '.'", "maskdigits(x)", 0},
     {"regex", FunctionKind::kRegex,

@@ -22,14 +22,12 @@ TEST(LookupFunctionTest, RejectsUnknownAndMiscasedNames) {
 }
 
 TEST(LookupFunctionTest, NamesRoundTrip) {
-  for (FunctionKind kind : {FunctionKind::kMd5Sum, FunctionKind::kMaskDigits,
-                            FunctionKind::kRegex, FunctionKind::kTime,
-                            FunctionKind::kBucket, FunctionKind::kDuration,
-                            FunctionKind::kBytes, FunctionKind::kLower,
-                            FunctionKind::kUpper, FunctionKind::kLen,
-                            FunctionKind::kSubstr, FunctionKind::kSplit,
-                            FunctionKind::kCoalesce,
-                            FunctionKind::kFormatTime}) {
+  for (FunctionKind kind :
+       {FunctionKind::kMd5Sum, FunctionKind::kMaskDigits, FunctionKind::kRegex,
+        FunctionKind::kTime, FunctionKind::kBucket, FunctionKind::kDuration,
+        FunctionKind::kBytes, FunctionKind::kLower, FunctionKind::kUpper,
+        FunctionKind::kLen, FunctionKind::kSubstr, FunctionKind::kSplit,
+        FunctionKind::kCoalesce, FunctionKind::kFormatTime}) {
     EXPECT_EQ(LookupFunction(FunctionName(kind)), kind);
   }
   EXPECT_EQ(FunctionName(FunctionKind::kMd5Sum), "md5sum");

@@ -79,9 +79,8 @@ struct kw_desc : keyword<istring<'d', 'e', 's', 'c'>> {};
 struct kw_append : keyword<istring<'a', 'p', 'p', 'e', 'n', 'd'>> {};
 
 struct clause_keyword
-    : sor<kw_select, kw_from, kw_where, kw_set, kw_group, kw_having,
-          kw_order, kw_rorder, kw_interval, kw_limit, kw_outfile,
-          kw_logformat> {};
+    : sor<kw_select, kw_from, kw_where, kw_set, kw_group, kw_having, kw_order,
+          kw_rorder, kw_interval, kw_limit, kw_outfile, kw_logformat> {};
 struct reserved : sor<clause_keyword, kw_and, kw_or, kw_not, kw_as> {};
 
 // A bareword that is not a reserved word. It may contain a single quote
@@ -114,7 +113,8 @@ struct field : sor<tok_tick, tok_bare> {};
 // ---- select ----------------------------------------------------------------
 
 // p99.9: a name may end in a decimal fraction.
-struct agg_name : seq<plus<ident_char>, opt<one<'.'>, plus<ranges<'0', '9'>>>> {};
+struct agg_name : seq<plus<ident_char>, opt<one<'.'>, plus<ranges<'0', '9'>>>> {
+};
 struct agg_open : seq<agg_name, one<'('>> {};
 struct agg_close : one<')'> {};
 struct agg_call : seq<agg_open, sp, opt<field>, sp, must<agg_close>> {};
@@ -143,9 +143,10 @@ struct cmp_word : sor<istring<'n', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
                       istring<'n', 'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
                       istring<'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
                       istring<'e', 'q'>, istring<'n', 'e'>> {};
-struct cmp_symbol : sor<string<'=', '~'>, string<'!', '~'>, string<'=', '='>, string<'!', '='>, string<'<', '='>,
-                        string<'=', '<'>, string<'>', '='>, string<'=', '>'>,
-                        one<'<'>, one<'>'>> {};
+struct cmp_symbol
+    : sor<string<'=', '~'>, string<'!', '~'>, string<'=', '='>,
+          string<'!', '='>, string<'<', '='>, string<'=', '<'>,
+          string<'>', '='>, string<'=', '>'>, one<'<'>, one<'>'>> {};
 struct compare_op : sor<cmp_symbol, keyword<cmp_word>> {};
 // An aggregation call is an operand of `having` (select items); the planner
 // rejects it in `where`. A reserved word before '(' is not one: `or(a > 1)`.
@@ -229,10 +230,9 @@ struct set_expr : expr_sum {};
 // opening '(', coalesce(, a call whose argument is one, or a value
 // followed by an operator.
 struct expr_start;
-struct expr_start
-    : sor<one<'('>, seq<TAO_PEGTL_STRING("coalesce"), one<'('>>,
-          seq<func_name, one<'('>, sp, expr_start>,
-          seq<set_value, sp, sor<add_op, mul_op>>> {};
+struct expr_start : sor<one<'('>, seq<TAO_PEGTL_STRING("coalesce"), one<'('>>,
+                        seq<func_name, one<'('>, sp, expr_start>,
+                        seq<set_value, sp, sor<add_op, mul_op>>> {};
 
 struct set_target : sor<tok_tick, tok_bare> {};
 struct set_equals : one<'='> {};
@@ -284,8 +284,9 @@ struct outfile_clause : seq<kw_outfile, sp, must<outfile_target>> {};
 struct logformat_name : sor<tok_tick, tok_bare> {};
 // `logformat regex '(?P<ip>\S+) ...'`, `logformat fields ','`.
 struct logformat_argument : sor<tok_string> {};
-struct logformat_clause : seq<kw_logformat, sp, must<logformat_name>,
-                              opt<sp, logformat_argument>> {};
+struct logformat_clause
+    : seq<kw_logformat, sp, must<logformat_name>, opt<sp, logformat_argument>> {
+};
 
 // ---- query -----------------------------------------------------------------
 

@@ -12,12 +12,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "util/out_of_memory.h"
-#include "util/strings.h"
 #include "parser/grammar.h"
 #include "parser/grammar_errors.h"
 #include "parser/keywords.h"
 #include "parser/source_span.h"
+#include "util/out_of_memory.h"
+#include "util/strings.h"
 
 namespace mapr::parser {
 namespace {
@@ -155,8 +155,9 @@ std::string PercentileHint(std::string_view text, size_t offset) {
     return "";
   }
   size_t name = open;
-  while (name > 0 && (std::isalnum(static_cast<unsigned char>(text[name - 1])) ||
-                      text[name - 1] == '_')) {
+  while (name > 0 &&
+         (std::isalnum(static_cast<unsigned char>(text[name - 1])) ||
+          text[name - 1] == '_')) {
     --name;
   }
   if (!absl::EqualsIgnoreCase(ToAbsl(text.substr(name, open - name)),
@@ -665,7 +666,8 @@ bool ToChain(const ast::SetExpr& e, ast::Assignment* a) {
   std::vector<ast::Token> functions;
   std::vector<std::vector<ast::Token>> args;
   const ast::SetExpr* at = &e;
-  while (at->kind == ast::SetExpr::Kind::kCall && at->token.text != "coalesce") {
+  while (at->kind == ast::SetExpr::Kind::kCall &&
+         at->token.text != "coalesce") {
     functions.push_back(at->token);
     args.emplace_back();
     for (size_t i = 1; i < at->args.size(); ++i) {

@@ -14,8 +14,8 @@
 #include "mapr/status.h"
 #include "parser/ast.h"
 #include "parser/planner.h"
-#include "runtime/planner_context.h"
 #include "parser/source_span.h"
+#include "runtime/planner_context.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr::parser {
@@ -719,7 +719,8 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "query\n"
        "select a logformat\n"
        "                  ^\n"
-       "hint: for example: logformat json, or logformat regex '(?P<ip>\\S+) (?P<rest>.*)'"},
+       "hint: for example: logformat json, or logformat regex '(?P<ip>\\S+) "
+       "(?P<rest>.*)'"},
       {"select a order by b", kInvalid,
        "1:19: 'b' is not a select item or group field\n"
        "select a order by b\n"
@@ -813,7 +814,9 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "1:19-21: unknown function 'foo'\n"
        "select a set $x = foo(y)\n"
        "                  ^~~\n"
-       "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, format_time, coalesce"},
+       "hint: known functions: md5sum, maskdigits, regex, time, bucket, "
+       "duration, bytes, lower, upper, len, substr, split, format_time, "
+       "coalesce"},
       {"select a set $x = md5sum(makedigits($line))", kInvalid,
        "1:26-35: unknown function 'makedigits'\n"
        "select a set $x = md5sum(makedigits($line))\n"
@@ -843,7 +846,8 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "1:28-29: expected ')' to close the function call, found 'z)'\n"
        "select a set $x = md5sum(y z)\n"
        "                           ^~\n"
-       "hint: arguments are separated by ',', for example: regex(path, '^/api/(\\w+)')"},
+       "hint: arguments are separated by ',', for example: regex(path, "
+       "'^/api/(\\w+)')"},
   });
 }
 
@@ -898,8 +902,8 @@ TEST(ParseTest, SetExpressions) {
         "select $x set $x = a / (b * c)", "select $x set $x = a * b / c",
         "select $x set $x = len(split(p, '/', 2)) * 8",
         "select $x set $x = md5sum(a + b)",
-        "select $x set $x = coalesce(a, b, c)",
-        "select $x set $x = (a)", "select $x set $x = (md5sum((a)))"}) {
+        "select $x set $x = coalesce(a, b, c)", "select $x set $x = (a)",
+        "select $x set $x = (md5sum((a)))"}) {
     ASSERT_OK_AND_ASSIGN(ast::Query parsed, ParseClean(text));
     ASSERT_OK_AND_ASSIGN(ast::Query again, ParseClean(ast::Unparse(parsed)));
     ast::ClearSpans(&parsed);
@@ -1038,7 +1042,8 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "1:28: unexpected 'x'\n"
        "select a logformat generic x\n"
        "                           ^\n"
-       "hint: 'logformat' takes a format name and, for some formats, one 'quoted' argument: logformat fields ','"},
+       "hint: 'logformat' takes a format name and, for some formats, one "
+       "'quoted' argument: logformat fields ','"},
       // B14: DTail's outfile errors said "Invalid query: Invalid query: ".
       {"select a outfile x y", kInvalid,
        "1:20: unexpected 'y'\n"
@@ -1110,19 +1115,24 @@ TEST(ParseTest, RejectsHavingAndOrderErrors) {
        "1:40-42: 'foo' is not a select item, alias or group field\n"
        "select count(a) as n group by a having foo > 1\n"
        "                                       ^~~\n"
-       "hint: 'having' compares select items, their aliases, group fields, aggregations such as count($line), numbers and \"strings\"; here: n, a"},
+       "hint: 'having' compares select items, their aliases, group fields, "
+       "aggregations such as count($line), numbers and \"strings\"; here: n, "
+       "a"},
       {"select count(a) as n group by a having n > 1 and nn eq \"x\"", kInvalid,
        "1:50-51: 'nn' is not a select item, alias or group field\n"
        "select count(a) as n group by a having n > 1 and nn eq \"x\"\n"
        "                                                 ^~\n"
-       "hint: 'having' compares select items, their aliases, group fields, aggregations such as count($line), numbers and \"strings\"; here: n, a"},
+       "hint: 'having' compares select items, their aliases, group fields, "
+       "aggregations such as count($line), numbers and \"strings\"; here: n, "
+       "a"},
       {"select count(a) having coun(a) > 1", kInvalid,
        "1:24-27: unknown aggregation 'coun'\n"
        "select count(a) having coun(a) > 1\n"
        "                       ^~~~\n"
        "hint: did you mean 'count'?"},
       {"select count(a) having count(a) > \"1\"", kInvalid,
-       "1:35-37: \"1\" is a string; numeric comparisons take numbers or fields\n"
+       "1:35-37: \"1\" is a string; numeric comparisons take numbers or "
+       "fields\n"
        "select count(a) having count(a) > \"1\"\n"
        "                                  ^~~\n"
        "hint: compare strings with eq, ne, contains, hasprefix or hassuffix"},
@@ -1132,7 +1142,8 @@ TEST(ParseTest, RejectsHavingAndOrderErrors) {
        "                                   ^~~~~~\n"
        "hint: for example: $hostname =~ '^web'"},
       {"select a where count(a) > 1", kInvalid,
-       "1:16-23: an aggregation cannot be a 'where' operand: 'where' filters lines before they are aggregated\n"
+       "1:16-23: an aggregation cannot be a 'where' operand: 'where' filters "
+       "lines before they are aggregated\n"
        "select a where count(a) > 1\n"
        "               ^~~~~~~~\n"
        "hint: to filter groups, use 'having': having count(a) > ..."},
@@ -1140,22 +1151,26 @@ TEST(ParseTest, RejectsHavingAndOrderErrors) {
        "1:28-31: 'desc' contradicts 'rorder'\n"
        "select a, b rorder by a, b desc\n"
        "                           ^~~~\n"
-       "hint: 'rorder' sorts ascending; write 'order by ... desc', or drop 'desc'"},
+       "hint: 'rorder' sorts ascending; write 'order by ... desc', or drop "
+       "'desc'"},
       {"select a, b order by a, c", kInvalid,
        "1:25: 'c' is not a select item or group field\n"
        "select a, b order by a, c\n"
        "                        ^\n"
-       "hint: order by 'c' must name a select item, an alias or a group field: a, b"},
+       "hint: order by 'c' must name a select item, an alias or a group field: "
+       "a, b"},
       {"select a order by a b", kInvalid,
        "1:21: unexpected 'b'\n"
        "select a order by a b\n"
        "                    ^\n"
-       "hint: 'order by' takes keys separated by commas, each optionally followed by asc or desc"},
+       "hint: 'order by' takes keys separated by commas, each optionally "
+       "followed by asc or desc"},
       {"select count(b), a order by count(a)", kInvalid,
        "1:29-36: 'count(a)' is not a select item or group field\n"
        "select count(b), a order by count(a)\n"
        "                            ^~~~~~~~\n"
-       "hint: did you mean 'count(b)'? order by 'count(a)' must name a select item, an alias or a group field: count(b), a, b"},
+       "hint: did you mean 'count(b)'? order by 'count(a)' must name a select "
+       "item, an alias or a group field: count(b), a, b"},
   });
 }
 
@@ -1653,7 +1668,8 @@ TEST(ParseTest, EndOfQueryHintsDependOnTheContext) {
        "1:24: unexpected 'x'\n"
        "select a logformat csv x\n"
        "                       ^\n"
-       "hint: 'logformat' takes a format name and, for some formats, one 'quoted' argument: logformat fields ','"},
+       "hint: 'logformat' takes a format name and, for some formats, one "
+       "'quoted' argument: logformat fields ','"},
       // DEL is a control character too; the snippet shows it as a space.
       {"select a limit 1\x7f", kInvalid,
        "1:17: unexpected control character 0x7F\n"

@@ -161,11 +161,11 @@ std::string ProgramString(const Plan& p, const std::vector<ExprOp>& program) {
                            : op.kind == ExprOp::Kind::kMultiply ? "mul"
                            : op.kind == ExprOp::Kind::kDivide   ? "div"
                                                                 : "coalesce";
-        std::string call = absl::StrCat(
-            name, "(",
-            absl::StrJoin(stack.end() - static_cast<ptrdiff_t>(n), stack.end(),
-                          ", "),
-            ")");
+        std::string call =
+            absl::StrCat(name, "(",
+                         absl::StrJoin(stack.end() - static_cast<ptrdiff_t>(n),
+                                       stack.end(), ", "),
+                         ")");
         stack.resize(stack.size() - n);
         stack.push_back(std::move(call));
         break;
@@ -193,8 +193,7 @@ std::string DebugString(const Plan& p) {
   if (p.log_format_argument) {
     absl::StrAppend(&out, " '", *p.log_format_argument, "'");
   }
-  absl::StrAppend(&out,
-                  p.log_format_given ? " (logformat)" : " (default rule)",
+  absl::StrAppend(&out, p.log_format_given ? " (logformat)" : " (default rule)",
                   "\n");
   switch (p.table_filter) {
     case TableFilter::kNone:
@@ -229,8 +228,8 @@ std::string DebugString(const Plan& p) {
   out.append("columns:\n");
   for (size_t i = 0; i < p.columns.size(); ++i) {
     const Column& c = p.columns[i];
-    absl::StrAppend(&out, "  ", c.name, ": ", util::ToAbsl(c.aggregate->name), "(",
-                    p.fields[c.field].name, ") slot ", c.slot,
+    absl::StrAppend(&out, "  ", c.name, ": ", util::ToAbsl(c.aggregate->name),
+                    "(", p.fields[c.field].name, ") slot ", c.slot,
                     c.is_group_key ? " [group key]" : "", "\n");
   }
   for (const Column& c : p.hidden_columns) {

@@ -106,10 +106,10 @@ struct Operand {
   // kValue only in `having`: a group's final value (ValueColumn()).
   enum class Kind : uint8_t { kField, kNumber, kString, kValue };
   Kind kind = Kind::kField;
-  FieldId field = 0;  // kField
+  FieldId field = 0;   // kField
   uint32_t value = 0;  // kValue
-  double number = 0;  // kNumber
-  std::string text;   // kString; for kNumber the number as written
+  double number = 0;   // kNumber
+  std::string text;    // kString; for kNumber the number as written
 };
 
 struct Condition {
@@ -148,9 +148,9 @@ struct FunctionStep {
 // One operation of a set expression's postfix program.
 struct ExprOp {
   enum class Kind : uint8_t {
-    kField,     // pushes a field's value
-    kLiteral,   // pushes `text` (a number or a string)
-    kAdd,       // pops two values, pushes their sum (and so on)
+    kField,    // pushes a field's value
+    kLiteral,  // pushes `text` (a number or a string)
+    kAdd,      // pops two values, pushes their sum (and so on)
     kSubtract,
     kMultiply,
     kDivide,

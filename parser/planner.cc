@@ -16,11 +16,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
-#include "util/strings.h"
 #include "parser/regex.h"
 #include "parser/source_span.h"
 #include "re2/re2.h"
 #include "util/number.h"
+#include "util/strings.h"
 
 namespace mapr::parser {
 namespace {
@@ -134,19 +134,18 @@ class Planner {
     if (arg != nullptr) p_.log_format_argument = arg->text;
     if (info->format == nullptr) {
       if (arg != nullptr) {
-        Error(arg->span,
-              absl::StrCat("log format '", p_.log_format,
-                           "' takes no argument"));
+        Error(arg->span, absl::StrCat("log format '", p_.log_format,
+                                      "' takes no argument"));
       }
       return;
     }
     FormatOptions options;
     options.max_regex_memory = context_.max_regex_memory;
     absl::StatusOr<std::shared_ptr<const LogFormat>> configured =
-        info->format->Configure(
-            arg != nullptr ? std::optional<std::string_view>(arg->text)
-                           : std::nullopt,
-            options);
+        info->format->Configure(arg != nullptr
+                                    ? std::optional<std::string_view>(arg->text)
+                                    : std::nullopt,
+                                options);
     if (!configured.ok()) {
       std::string message(configured.status().message());
       Error(arg != nullptr ? arg->span : span, message,
@@ -322,8 +321,7 @@ class Planner {
       return o;
     }
     double v;
-    if (t.kind == ast::TokenKind::kBareword &&
-        util::ParseNumber(t.text, &v)) {
+    if (t.kind == ast::TokenKind::kBareword && util::ParseNumber(t.text, &v)) {
       o.kind = plan::Operand::Kind::kNumber;
       o.number = v;
       o.text = t.text;
@@ -535,9 +533,9 @@ class Planner {
                             const ast::Token& field) {
     // Up to and including the ')' after the field (`count()`: the field is
     // empty, at the ')').
-    return ast::Span{aggregation.span.offset,
-                     field.span.offset + field.span.length + 1 -
-                         aggregation.span.offset};
+    return ast::Span{
+        aggregation.span.offset,
+        field.span.offset + field.span.length + 1 - aggregation.span.offset};
   }
 
   // An operand of `having`: a select item, an alias, a group field, an
@@ -616,19 +614,19 @@ class Planner {
       std::string_view close = ClosestMatch(name.text, kNames);
       Error(name.span, absl::StrCat("unknown function '", name.text, "'"),
             close.empty()
-                ? absl::StrCat("known functions: ",
-                               absl::StrJoin(kNames, ", ",
-                                             [](std::string* out,
-                                                std::string_view n) {
-                                               out->append(n);
-                                             }))
+                ? absl::StrCat(
+                      "known functions: ",
+                      absl::StrJoin(kNames, ", ",
+                                    [](std::string* out, std::string_view n) {
+                                      out->append(n);
+                                    }))
                 : absl::StrCat("did you mean '", util::ToAbsl(close), "'?"));
       return false;
     }
     const plan::FunctionInfo& info = plan::GetFunctionInfo(*f);
     const size_t max_args = info.extra_args + info.optional_args;
-    if (*f == plan::FunctionKind::kCoalesce ||
-        args.size() < info.extra_args || args.size() > max_args) {
+    if (*f == plan::FunctionKind::kCoalesce || args.size() < info.extra_args ||
+        args.size() > max_args) {
       ast::Span span = name.span;
       if (args.size() > max_args) span = args[max_args].span;
       std::string takes = absl::StrCat(info.extra_args + 1);
@@ -682,9 +680,9 @@ class Planner {
         !absl::SimpleAtoi(util::ToAbsl(t.text), &v) || (nonzero && v == 0) ||
         v > (int64_t{1} << 40) || v < -(int64_t{1} << 40)) {
       Error(t.span,
-            absl::StrCat("expected a whole number", nonzero ? " other than 0" : "",
-                         " as an argument of ", fn.text, "(), found '", t.text,
-                         "'"),
+            absl::StrCat("expected a whole number",
+                         nonzero ? " other than 0" : "", " as an argument of ",
+                         fn.text, "(), found '", t.text, "'"),
             "positions count from 1; negative ones from the end: "
             "substr(x, -3) is the last three bytes");
       return false;
@@ -864,7 +862,8 @@ class Planner {
           while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
         }
       }
-      constexpr std::string_view kConversions = "YmdeHMSzZsaAbBhpIjyCDFTRnt%fEuUVwWgGcxXr";
+      constexpr std::string_view kConversions =
+          "YmdeHMSzZsaAbBhpIjyCDFTRnt%fEuUVwWgGcxXr";
       const bool known = j < text.size() &&
                          kConversions.find(text[j]) != std::string_view::npos &&
                          text[j] != 'E';
@@ -895,12 +894,11 @@ class Planner {
                                  absl::FormatTime(util::ToAbsl(text), probe,
                                                   absl::UTCTimeZone()),
                                  &back, &err)) {
-      Error(t.span,
-            absl::StrCat("the layout of time() cannot read a time: '", text,
-                         "'"),
-            any ? absl::StrCat("it does not read back its own output (", err,
-                               ")")
-                : "a layout needs conversions such as %Y-%m-%d %H:%M:%S");
+      Error(
+          t.span,
+          absl::StrCat("the layout of time() cannot read a time: '", text, "'"),
+          any ? absl::StrCat("it does not read back its own output (", err, ")")
+              : "a layout needs conversions such as %Y-%m-%d %H:%M:%S");
       return false;
     }
     *layout = text;
@@ -934,7 +932,8 @@ class Planner {
       ++digits;
     }
     std::string_view unit = std::string_view(s).substr(digits);
-    std::optional<int64_t> n = ParseCount(std::string_view(s).substr(0, digits));
+    std::optional<int64_t> n =
+        ParseCount(std::string_view(s).substr(0, digits));
     int64_t scale = 0;
     if (unit == "w" && s == "1w") {
       // Weeks from Monday 00:00 (ISO 8601), in the timestamp's offset.
@@ -967,8 +966,7 @@ class Planner {
           break;
         }
       }
-      Error(t.span,
-            absl::StrCat("bucket width ", s, " does not divide a day"),
+      Error(t.span, absl::StrCat("bucket width ", s, " does not divide a day"),
             absl::StrCat("time buckets start at midnight, so the width must "
                          "divide 24h",
                          near.empty() ? "" : "; nearest: ",
@@ -989,10 +987,10 @@ class Planner {
       p_.group_by.push_back(p_.columns[0].field);
     }
     for (plan::Column& c : p_.columns) {
-      c.is_group_key = c.aggregate->name == "last" &&
-                       c.storage == p_.fields[c.field].name &&
-                       std::find(p_.group_by.begin(), p_.group_by.end(),
-                                 c.field) != p_.group_by.end();
+      c.is_group_key =
+          c.aggregate->name == "last" && c.storage == p_.fields[c.field].name &&
+          std::find(p_.group_by.begin(), p_.group_by.end(), c.field) !=
+              p_.group_by.end();
     }
   }
 
@@ -1002,8 +1000,9 @@ class Planner {
     if (!q_.order) return;
     const ast::OrderClause& o = *q_.order;
     for (const ast::OrderKey& k : o.keys) {
-      std::string key = k.aggregation ? AggregateStorage(*k.aggregation, k.field)
-                                      : k.field.text;
+      std::string key = k.aggregation
+                            ? AggregateStorage(*k.aggregation, k.field)
+                            : k.field.text;
       std::optional<uint32_t> found;
       for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
         if (p_.columns[i].name == key) found = static_cast<uint32_t>(i);
@@ -1237,8 +1236,7 @@ class Planner {
     if (p_.where) CollectConditionFields(*p_.where, &where_fields);
     for (FieldId id : where_fields) check(p_.fields[id].name);
     for (const plan::SetStep& s : p_.sets) {
-      s.ForEachSource(
-          [&](FieldId id) { check(p_.fields[id].name); });
+      s.ForEachSource([&](FieldId id) { check(p_.fields[id].name); });
     }
     // A known variable close to the name ($lines: $line) is the likelier
     // fix; else a field of the line without the '$'.

@@ -1,5 +1,4 @@
 #include "parser/planner.h"
-#include "runtime/planner_context.h"
 
 #include <cmath>
 #include <optional>
@@ -17,10 +16,11 @@
 #include "mapr/query.h"
 #include "mapr/query_internal.h"
 #include "parser/ast.h"
+#include "parser/function_catalog.h"
 #include "parser/parse.h"
 #include "parser/plan.h"
-#include "parser/function_catalog.h"
 #include "re2/re2.h"
+#include "runtime/planner_context.h"
 #include "tests/testing/status_matchers.h"
 #include "util/strings.h"
 
@@ -36,10 +36,10 @@ using ::testing::IsEmpty;
 using ::testing::UnorderedElementsAre;
 
 using plan::CompareOp;
+using plan::FunctionKind;
 using plan::Operand;
 using plan::StateSlot;
 using plan::TableFilter;
-using plan::FunctionKind;
 
 absl::StatusOr<plan::Plan> PlanWith(std::string_view text,
                                     const PlannerContext& context) {
@@ -135,14 +135,16 @@ TEST(PlannerTest, FormatChoice) {
 }
 
 TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
-  EXPECT_THAT(PlanOf("select a logformat nginx"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       Eq("1:20-24: unknown log format 'nginx'\n"
-                          "select a logformat nginx\n"
-                          "                   ^~~~~\n"
-                          "hint: known log formats: clf, combined, csv, default, "
-       "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
-       "syslog")));
+  EXPECT_THAT(
+      PlanOf("select a logformat nginx"),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          Eq("1:20-24: unknown log format 'nginx'\n"
+             "select a logformat nginx\n"
+             "                   ^~~~~\n"
+             "hint: known log formats: clf, combined, csv, default, "
+             "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
+             "syslog")));
 }
 
 TEST(PlannerTest, HostContextSuppliesFormats) {
@@ -524,8 +526,7 @@ TEST(PlannerTest, IdenticalItemsShareASlot) {
   ASSERT_EQ(p.columns.size(), 3u);
   EXPECT_EQ(p.columns[0].slot, p.columns[1].slot);
   EXPECT_NE(p.columns[0].slot, p.columns[2].slot);
-  EXPECT_THAT(SlotNames(p), ElementsAre("sum(x)",
-                                   "sum(y)"));
+  EXPECT_THAT(SlotNames(p), ElementsAre("sum(x)", "sum(y)"));
 }
 
 TEST(PlannerTest, SumPercentageAndPercentileShareTheSumSlot) {
@@ -542,11 +543,9 @@ TEST(PlannerTest, SumPercentageAndPercentileShareTheSumSlot) {
   EXPECT_EQ(p.columns[9].slot, p.columns[7].slot);
   EXPECT_EQ(p.columns[9].aggregate->name, "last");
   EXPECT_EQ(p.columns[2].aggregate->name, "percentile");
-  EXPECT_THAT(SlotNames(p), ElementsAre("sum(x)", "avg(x)",
-                  "count(x)",
-                  "min(x)", "max(x)",
-                  "last(x)",
-                  "len(x)"));
+  EXPECT_THAT(SlotNames(p),
+              ElementsAre("sum(x)", "avg(x)", "count(x)", "min(x)", "max(x)",
+                          "last(x)", "len(x)"));
 }
 
 // ---- Columns
@@ -833,7 +832,9 @@ TEST(PlannerTest, CollectsEveryError) {
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
                   "interval y\n"
                   "                                         ^~~\n"
-                  "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, format_time, coalesce\n"
+                  "hint: known functions: md5sum, maskdigits, regex, time, "
+                  "bucket, duration, bytes, lower, upper, len, substr, split, "
+                  "format_time, coalesce\n"
                   "\n"
                   "1:55: 'limit' needs a non-negative integer, found 'x'\n"
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "
@@ -1122,9 +1123,8 @@ TEST(PlannerTest, WarningSpansPointAtTheFirstUse) {
 
 TEST(PlannerTest, RegexOperators) {
   ASSERT_OK_AND_ASSIGN(
-      plan::Plan p,
-      PlanOf("select count($line) where path =~ '^/api/(v\\d+)' "
-             "and agent !~ \"(?i)bot\" logformat generickv"));
+      plan::Plan p, PlanOf("select count($line) where path =~ '^/api/(v\\d+)' "
+                           "and agent !~ \"(?i)bot\" logformat generickv"));
   ASSERT_TRUE(p.where.has_value());
   ASSERT_EQ(p.where->children.size(), 2u);
   const plan::Condition& match = p.where->children[0];
@@ -1139,9 +1139,9 @@ TEST(PlannerTest, RegexOperators) {
 }
 
 TEST(PlannerTest, LiteralPatternsUseTheSubstringSearch) {
-  ASSERT_OK_AND_ASSIGN(
-      plan::Plan p, PlanOf("select count($line) where $line =~ 'GET /a\\.b' "
-                           "and $line !~ 'x'"));
+  ASSERT_OK_AND_ASSIGN(plan::Plan p,
+                       PlanOf("select count($line) where $line =~ 'GET /a\\.b' "
+                              "and $line !~ 'x'"));
   ASSERT_EQ(p.where->children.size(), 2u);
   EXPECT_EQ(p.where->children[0].op, CompareOp::kContains);
   EXPECT_EQ(p.where->children[0].rhs.text, "GET /a.b");
@@ -1222,14 +1222,14 @@ TEST(PlannerTest, FunctionArity) {
 }
 
 TEST(PlannerTest, FormatArguments) {
-  ASSERT_OK_AND_ASSIGN(plan::Plan p,
-                       PlanOf("select f2 logformat fields ','"));
+  ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf("select f2 logformat fields ','"));
   EXPECT_EQ(p.log_format, "fields");
   EXPECT_EQ(p.log_format_argument, ",");
   ASSERT_NE(p.format, nullptr);
   EXPECT_EQ(p.canonical, "select f2 logformat fields \",\"");
   ASSERT_OK_AND_ASSIGN(
-      p, PlanOf("select ip logformat regex '^(?<ip>\\S+) \"(?P<req>[^\"]*)\"'"));
+      p,
+      PlanOf("select ip logformat regex '^(?<ip>\\S+) \"(?P<req>[^\"]*)\"'"));
   EXPECT_EQ(p.log_format, "regex");
   EXPECT_EQ(p.canonical,
             "select ip logformat regex '^(?<ip>\\S+) \"(?P<req>[^\"]*)\"'");
@@ -1274,7 +1274,8 @@ TEST(PlannerTest, TimeAndBucketArguments) {
   EXPECT_EQ(p.canonical,
             "select $b set $b = bucket(time(t, \"%d.%m.%Y\"), 5m), "
             "$n = bucket(x, 0.5), $t = time(t)");
-  for (std::string_view w : {"1s", "30s", "5m", "90m", "1h", "8h", "24h", "1d"}) {
+  for (std::string_view w :
+       {"1s", "30s", "5m", "90m", "1h", "8h", "24h", "1d"}) {
     EXPECT_OK(PlanOf("select $b set $b = bucket(t, " + std::string(w) + ")"))
         << w;
   }
@@ -1288,12 +1289,13 @@ TEST(PlannerTest, TimeAndBucketArguments) {
 }
 
 TEST(PlannerTest, TimeAndBucketErrors) {
-  EXPECT_THAT(PlanOf("select $t set $t = time(a, '%Y', b)"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       Eq("1:34: time() takes 1 or 2 arguments, not 3\n"
-                          "select $t set $t = time(a, '%Y', b)\n"
-                          "                                 ^\n"
-                          "hint: write: time(x) or time(x, '%d.%m.%Y %H:%M:%S')")));
+  EXPECT_THAT(
+      PlanOf("select $t set $t = time(a, '%Y', b)"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:34: time() takes 1 or 2 arguments, not 3\n"
+                  "select $t set $t = time(a, '%Y', b)\n"
+                  "                                 ^\n"
+                  "hint: write: time(x) or time(x, '%d.%m.%Y %H:%M:%S')")));
   EXPECT_THAT(PlanOf("select $b set $b = bucket(a)"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        Eq("1:20-25: bucket() takes 2 arguments, not 1\n"
@@ -1305,13 +1307,17 @@ TEST(PlannerTest, TimeAndBucketErrors) {
                        Eq("1:30-31: invalid bucket width '5x'\n"
                           "select $b set $b = bucket(a, 5x)\n"
                           "                             ^~\n"
-                          "hint: give a duration that divides a day (30s, 5m, 1h, 1d) or 1w for time buckets, or a positive number (100, 0.5) for numeric bins")));
+                          "hint: give a duration that divides a day (30s, 5m, "
+                          "1h, 1d) or 1w for time buckets, or a positive "
+                          "number (100, 0.5) for numeric bins")));
   EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 0)"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        Eq("1:30: invalid bucket width '0'\n"
                           "select $b set $b = bucket(a, 0)\n"
                           "                             ^\n"
-                          "hint: give a duration that divides a day (30s, 5m, 1h, 1d) or 1w for time buckets, or a positive number (100, 0.5) for numeric bins")));
+                          "hint: give a duration that divides a day (30s, 5m, "
+                          "1h, 1d) or 1w for time buckets, or a positive "
+                          "number (100, 0.5) for numeric bins")));
   // Weeks: exactly 1w.
   ASSERT_OK_AND_ASSIGN(plan::Plan week,
                        PlanOf("select $b set $b = bucket(a, 1w)"));
@@ -1324,38 +1330,45 @@ TEST(PlannerTest, TimeAndBucketErrors) {
                        Eq("1:30-31: bucket width 7m does not divide a day\n"
                           "select $b set $b = bucket(a, 7m)\n"
                           "                             ^~\n"
-                          "hint: time buckets start at midnight, so the width must divide 24h; nearest: 6m or 8m")));
+                          "hint: time buckets start at midnight, so the width "
+                          "must divide 24h; nearest: 6m or 8m")));
   EXPECT_THAT(PlanOf("select $b set $b = bucket(a, 2d)"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        Eq("1:30-31: bucket width 2d does not divide a day\n"
                           "select $b set $b = bucket(a, 2d)\n"
                           "                             ^~\n"
-                          "hint: time buckets start at midnight, so the width must divide 24h; nearest: 1d")));
-  EXPECT_THAT(PlanOf("select $b set $b = bucket(a, '5m')"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       Eq("1:30-33: the width of bucket() is written bare, not quoted\n"
-                          "select $b set $b = bucket(a, '5m')\n"
-                          "                             ^~~~\n"
-                          "hint: write: bucket(x, 5m) or bucket(x, 100)")));
-  EXPECT_THAT(PlanOf("select $t set $t = time(a, '%Y-%Q')"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       Eq("1:32-33: unknown conversion '%Q' in the layout of time()\n"
-                          "select $t set $t = time(a, '%Y-%Q')\n"
-                          "                               ^~\n"
-                          "hint: layouts use strftime conversions such as %Y %m %d %H %M %S %z %b %e %s %E*S (write %% for a '%')")));
-  EXPECT_THAT(PlanOf("select $t set $t = time(a, x)"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       Eq("1:28: the layout of time() must be a 'quoted' string\n"
-                          "select $t set $t = time(a, x)\n"
-                          "                           ^\n"
-                          "hint: for example: time($when, '%d.%m.%Y %H:%M:%S')")));
-  EXPECT_THAT(PlanOf("select $t set $t = time(a, 'abc')"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       Eq("1:28-32: the layout of time() cannot read a time: 'abc'\n"
-                          "select $t set $t = time(a, 'abc')\n"
-                          "                           ^~~~~\n"
-                          "hint: a layout needs conversions such as %Y-%m-%d %H:%M:%S")));
-
+                          "hint: time buckets start at midnight, so the width "
+                          "must divide 24h; nearest: 1d")));
+  EXPECT_THAT(
+      PlanOf("select $b set $b = bucket(a, '5m')"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:30-33: the width of bucket() is written bare, not quoted\n"
+                  "select $b set $b = bucket(a, '5m')\n"
+                  "                             ^~~~\n"
+                  "hint: write: bucket(x, 5m) or bucket(x, 100)")));
+  EXPECT_THAT(
+      PlanOf("select $t set $t = time(a, '%Y-%Q')"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:32-33: unknown conversion '%Q' in the layout of time()\n"
+                  "select $t set $t = time(a, '%Y-%Q')\n"
+                  "                               ^~\n"
+                  "hint: layouts use strftime conversions such as %Y %m %d %H "
+                  "%M %S %z %b %e %s %E*S (write %% for a '%')")));
+  EXPECT_THAT(
+      PlanOf("select $t set $t = time(a, x)"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:28: the layout of time() must be a 'quoted' string\n"
+                  "select $t set $t = time(a, x)\n"
+                  "                           ^\n"
+                  "hint: for example: time($when, '%d.%m.%Y %H:%M:%S')")));
+  EXPECT_THAT(
+      PlanOf("select $t set $t = time(a, 'abc')"),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          Eq("1:28-32: the layout of time() cannot read a time: 'abc'\n"
+             "select $t set $t = time(a, 'abc')\n"
+             "                           ^~~~~\n"
+             "hint: a layout needs conversions such as %Y-%m-%d %H:%M:%S")));
 }
 
 }  // namespace

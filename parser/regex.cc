@@ -71,8 +71,9 @@ std::string RewriteNamedGroups(std::string_view pattern) {
       }
       continue;
     }
-    if (c == '(' && pattern.substr(i + 1, 2) == "?<" && i + 3 < pattern.size() &&
-        pattern[i + 3] != '=' && pattern[i + 3] != '!') {
+    if (c == '(' && pattern.substr(i + 1, 2) == "?<" &&
+        i + 3 < pattern.size() && pattern[i + 3] != '=' &&
+        pattern[i + 3] != '!') {
       out.append("?P<");
       i += 2;
     }
@@ -89,9 +90,9 @@ absl::StatusOr<std::shared_ptr<const re2::RE2>> CompilePattern(
   auto re = std::make_shared<const re2::RE2>(rewritten, options);
   if (re->ok()) return re;
   if (re->error_code() == RE2::ErrorPatternTooLarge) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "regular expression needs more than ", max_memory,
-        " bytes to compile (RE2: ", re->error(), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("regular expression needs more than ", max_memory,
+                     " bytes to compile (RE2: ", re->error(), ")"));
   }
   return absl::InvalidArgumentError(
       absl::StrCat("invalid regular expression: ", re->error()));

@@ -29,8 +29,8 @@ TEST(RewriteNamedGroups, RewritesOnlyNamedGroups) {
 }
 
 TEST(CompilePattern, NamedGroupsInBothSpellings) {
-  absl::StatusOr<std::shared_ptr<const re2::RE2>> re =
-      CompilePattern("(?<method>[A-Z]+) (?P<path>\\S+)", kDefaultMaxRegexMemory);
+  absl::StatusOr<std::shared_ptr<const re2::RE2>> re = CompilePattern(
+      "(?<method>[A-Z]+) (?P<path>\\S+)", kDefaultMaxRegexMemory);
   ASSERT_TRUE(re.ok()) << re.status();
   EXPECT_EQ((*re)->NamedCapturingGroups().at("method"), 1);
   EXPECT_EQ((*re)->NamedCapturingGroups().at("path"), 2);
@@ -70,7 +70,8 @@ TEST(CompilePattern, MemoryBound) {
 }
 
 TEST(LiteralPattern, PlainTextAndEscapedPunctuation) {
-  EXPECT_THAT(LiteralPattern("GET /index"), Optional(std::string("GET /index")));
+  EXPECT_THAT(LiteralPattern("GET /index"),
+              Optional(std::string("GET /index")));
   EXPECT_THAT(LiteralPattern("a\\.b\\/c"), Optional(std::string("a.b/c")));
   EXPECT_THAT(LiteralPattern(""), Optional(std::string("")));
   EXPECT_EQ(LiteralPattern("a.b"), std::nullopt);

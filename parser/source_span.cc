@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "util/strings.h"
 #include "mapr/status.h"
+#include "util/strings.h"
 
 namespace mapr::parser {
 

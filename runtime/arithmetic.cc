@@ -76,8 +76,8 @@ bool Exact(ArithmeticOp op, Decimal a, Decimal b, Decimal* r) {
         num = -num;
         den = -den;
       }
-      uint128 x = num < 0 ? -static_cast<uint128>(num)
-                          : static_cast<uint128>(num);
+      uint128 x =
+          num < 0 ? -static_cast<uint128>(num) : static_cast<uint128>(num);
       uint128 y = static_cast<uint128>(den);
       while (y != 0) {  // gcd
         const uint128 t = x % y;

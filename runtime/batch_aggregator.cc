@@ -161,7 +161,8 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
       key_part_[i] = static_cast<int32_t>(it - by.begin());
       continue;
     }
-    states_[i] = FindAggregate(*slots[i].aggregate)->new_state(plan_->state_options);
+    states_[i] =
+        FindAggregate(*slots[i].aggregate)->new_state(plan_->state_options);
   }
 
   auto per_batch_value = [&](FieldId id) {
@@ -427,9 +428,10 @@ std::string_view BatchAggregator::ApplyTimeFunction(const plan::FunctionStep& f,
   return std::string_view(out, size);
 }
 
-std::string_view BatchAggregator::ApplyFunctionStep(
-    const plan::FunctionStep& f, const BinWidth& bins, std::string_view v,
-    bool* unreadable) {
+std::string_view BatchAggregator::ApplyFunctionStep(const plan::FunctionStep& f,
+                                                    const BinWidth& bins,
+                                                    std::string_view v,
+                                                    bool* unreadable) {
   switch (f.kind) {
     case FunctionKind::kRegex:  // Parts of the value: no copy.
       return RegexExtract(*f.regex, v);
@@ -531,8 +533,7 @@ void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
     for (size_t j = 0; j < calls; ++j) {
       const plan::FunctionStep& f =
           program ? step.program[j].function : step.functions[j];
-      if ((!program ||
-           step.program[j].kind == plan::ExprOp::Kind::kFunction) &&
+      if ((!program || step.program[j].kind == plan::ExprOp::Kind::kFunction) &&
           f.kind == FunctionKind::kBucket && f.bucket_seconds == 0) {
         ParseBinWidth(f.bin_width, &bin_widths_[j]);
       }
@@ -756,8 +757,8 @@ ResultTable BatchAggregator::Result(size_t threads,
     fields[i] = {extracted_names_[i], field_lines_[i], field_not_numeric_[i],
                  field_example_[i]};
   }
-  table.set_notes(ResultNotes(
-      FactsOf(*plan_, counters_, fields, options_.max_line_bytes)));
+  table.set_notes(
+      ResultNotes(FactsOf(*plan_, counters_, fields, options_.max_line_bytes)));
   table.set_field_counts(std::move(fields));
   return table;
 }

@@ -61,9 +61,8 @@ class BatchAggregator {
   ResultTable Result() const { return Result(options_.result_threads); }
   // The same on up to `threads` threads (AggregatorOptions::result_threads),
   // one per `min_groups_per_thread` groups (BuildResult).
-  ResultTable Result(
-      size_t threads,
-      size_t min_groups_per_thread = kMinGroupsPerResultThread) const;
+  ResultTable Result(size_t threads, size_t min_groups_per_thread =
+                                         kMinGroupsPerResultThread) const;
   // Forgets all groups and counters.
   void Reset();
   // Exchanges the groups, states, counters and field counts with `other`
@@ -146,8 +145,7 @@ class BatchAggregator {
   // [lo, hi): the group's id in this table, or GroupTable::kNotFound. Reads
   // the table only and writes only those slots, so disjoint slices may run
   // on several threads at once.
-  void FindMergeTargets(const BatchAggregator& later, uint32_t lo,
-                        uint32_t hi);
+  void FindMergeTargets(const BatchAggregator& later, uint32_t lo, uint32_t hi);
 
   std::shared_ptr<const plan::Plan> plan_;
   AggregatorOptions options_;

@@ -382,8 +382,8 @@ TEST(BatchAggregatorTest, MergeOnThreadsIsTheSerialMerge) {
     std::vector<std::string> out;
     for (int i = 0; i < n; ++i) {
       out.push_back(Stats(absl::StrCat(
-          "h=k", rng() % 12000, "|v=", rng() % 1000, "|w=",
-          static_cast<int>(rng() % 2000) - 1000, ".", rng() % 100)));
+          "h=k", rng() % 12000, "|v=", rng() % 1000,
+          "|w=", static_cast<int>(rng() % 2000) - 1000, ".", rng() % 100)));
     }
     return out;
   };
@@ -1041,9 +1041,9 @@ TEST(BatchAggregatorTest, FileIsTheSourcesNameAndEmptyWhenUnnamed) {
 // Group keys and count(*) of per-batch values (`*`, $file, ...) skip the
 // per-row work; a `set` that assigns such a variable makes it per row again.
 TEST(BatchAggregatorTest, PerBatchGroupKeysAndValues) {
-  absl::StatusOr<std::unique_ptr<BatchAggregator>> agg =
-      Make("select $file,count(*),count(v),sum(v) group by $file "
-           "logformat generickv");
+  absl::StatusOr<std::unique_ptr<BatchAggregator>> agg = Make(
+      "select $file,count(*),count(v),sum(v) group by $file "
+      "logformat generickv");
   ASSERT_TRUE(agg.ok()) << agg.status();
   (*agg)->SetSourceName(1, "a.log");
   (*agg)->SetSourceName(2, "b.log");
@@ -1080,8 +1080,8 @@ TEST(BatchAggregatorTest, PerBatchGroupKeysAndValues) {
        {"select count($line) group by * logformat generickv",
         "select count($line) set $line = v group by * logformat generickv"}) {
     SCOPED_TRACE(query);
-    const bool assigned = std::string_view(query).find("set") !=
-                          std::string_view::npos;
+    const bool assigned =
+        std::string_view(query).find("set") != std::string_view::npos;
     absl::StatusOr<std::unique_ptr<BatchAggregator>> lines = Make(query);
     ASSERT_TRUE(lines.ok()) << lines.status();
     ASSERT_TRUE(Push(**lines, {"v=1", "w=2", "", "v=3"}).ok());

@@ -1,8 +1,8 @@
 #include "runtime/functions.h"
 
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <charconv>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -122,9 +122,9 @@ size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept {
     case FunctionKind::kBytes:
     case FunctionKind::kLower:
     case FunctionKind::kUpper:
-    case FunctionKind::kSubstr:    // Substr, SplitPiece: views, no copy.
+    case FunctionKind::kSubstr:  // Substr, SplitPiece: views, no copy.
     case FunctionKind::kSplit:
-    case FunctionKind::kCoalesce:  // Applied by the expression evaluator.
+    case FunctionKind::kCoalesce:    // Applied by the expression evaluator.
     case FunctionKind::kFormatTime:  // runtime/time_functions.h
       return input_size;
     case FunctionKind::kLen: {
@@ -233,9 +233,8 @@ std::string_view SplitPiece(std::string_view in, std::string_view separator,
   }
   const size_t end = in.find(separator, at);
   // (A view into `in`, never null: in.data() + at.)
-  return std::string_view(in.data() + at, (end == std::string_view::npos
-                                               ? in.size()
-                                               : end) - at);
+  return std::string_view(
+      in.data() + at, (end == std::string_view::npos ? in.size() : end) - at);
 }
 
 }  // namespace mapr::runtime

@@ -92,8 +92,8 @@ absl::Status GroupLookup::Assign(const std::vector<FieldId>& group_by,
                                  BatchColumns& batch, uint64_t max_groups,
                                  GroupTable& groups, uint32_t* gids,
                                  bool one_key) {
-  const size_t rows = one_key ? std::min<size_t>(batch.sel_size, 1)
-                              : batch.sel_size;
+  const size_t rows =
+      one_key ? std::min<size_t>(batch.sel_size, 1) : batch.sel_size;
   MAPR_RETURN_IF_ERROR(
       group_by.size() == 1
           ? AssignSingleKey(batch.column(group_by[0]), batch, rows, max_groups,

@@ -23,7 +23,9 @@ void GroupTable::Reserve(size_t n) {
   }
 }
 
-void GroupTable::Grow() { Rebuild(buckets_.empty() ? 16 : buckets_.size() * 2); }
+void GroupTable::Grow() {
+  Rebuild(buckets_.empty() ? 16 : buckets_.size() * 2);
+}
 
 void GroupTable::Rebuild(size_t capacity) {
   {

@@ -169,9 +169,13 @@ void BM_RegexPathological(benchmark::State& state, std::string_view pattern) {
                           state.range(0));
 }
 BENCHMARK_CAPTURE(BM_RegexPathological, nested_plus, "^(a+)+$")
-    ->RangeMultiplier(4)->Range(1 << 10, 1 << 20)->Complexity(benchmark::oN);
+    ->RangeMultiplier(4)
+    ->Range(1 << 10, 1 << 20)
+    ->Complexity(benchmark::oN);
 BENCHMARK_CAPTURE(BM_RegexPathological, alternation, "^(a|aa)*c$")
-    ->RangeMultiplier(4)->Range(1 << 10, 1 << 20)->Complexity(benchmark::oN);
+    ->RangeMultiplier(4)
+    ->Range(1 << 10, 1 << 20)
+    ->Complexity(benchmark::oN);
 
 }  // namespace
 }  // namespace mapr::runtime

@@ -61,9 +61,9 @@ std::vector<Row> ParseOnce(std::string_view format_name,
   }
   std::vector<std::string_view> views;
   for (size_t i = 0; i < lines.size(); ++i) {
-    views.emplace_back(padded ? std::string_view(copies[i]).substr(
-                                    0, lines[i].size())
-                              : std::string_view(lines[i]));
+    views.emplace_back(
+        padded ? std::string_view(copies[i]).substr(0, lines[i].size())
+               : std::string_view(lines[i]));
   }
   std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
   (*parser)->ParseBatch(views, batch, outcomes.data());
@@ -94,8 +94,8 @@ std::vector<Row> Parse(std::string_view format_name,
                        size_t* allocations = nullptr) {
   std::vector<Row> rows =
       ParseOnce(format_name, fields, lines, /*padded=*/false, allocations);
-  EXPECT_TRUE(rows == ParseOnce(format_name, fields, lines, /*padded=*/true,
-                                nullptr))
+  EXPECT_TRUE(rows ==
+              ParseOnce(format_name, fields, lines, /*padded=*/true, nullptr))
       << "a padded batch parses differently";
   return rows;
 }

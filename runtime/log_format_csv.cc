@@ -25,9 +25,9 @@
 
 #include "absl/status/statusor.h"
 #include "mapr/log_format.h"
-#include "util/arena.h"
 #include "runtime/csv.h"
 #include "runtime/log_formats.h"
+#include "util/arena.h"
 
 namespace mapr::runtime {
 namespace {

@@ -101,7 +101,8 @@ namespace avx2 {
 class DefaultLogFormat : public LogFormat {
  public:
   std::string example() const override {
-    return "INFO|1002-071143|1|s.go:56|8|13|7|0.21|471h|MAPREDUCE:STATS|conns=11";
+    return "INFO|1002-071143|1|s.go:56|8|13|7|0.21|471h|MAPREDUCE:STATS|conns="
+           "11";
   }
   bool line_independent() const override { return true; }
   std::string name() const override { return "default"; }

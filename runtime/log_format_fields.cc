@@ -28,7 +28,8 @@ namespace {
 uint32_t FieldPosition(std::string_view name) {
   if (name.size() < 2 || name[0] != 'f' || name[1] == '0') return 0;
   uint32_t k = 0;
-  auto [end, ec] = std::from_chars(name.data() + 1, name.data() + name.size(), k);
+  auto [end, ec] =
+      std::from_chars(name.data() + 1, name.data() + name.size(), k);
   if (ec != std::errc() || end != name.data() + name.size()) return 0;
   return k;
 }
@@ -117,8 +118,9 @@ class FieldsParser : public LogFormatParser {
       if (p == end) return;
       const char* start = p;
       p = FindBlank(p, end);
-      if (!Store(++position, std::string_view(start, static_cast<size_t>(p - start)),
-                 row, &next)) {
+      if (!Store(++position,
+                 std::string_view(start, static_cast<size_t>(p - start)), row,
+                 &next)) {
         return;
       }
     }
@@ -131,9 +133,8 @@ class FieldsParser : public LogFormatParser {
     // A blank line has no fields (awk: NF == 0).
     if (line.empty()) return;
     while (true) {
-      size_t cut = delimiter_.size() == 1
-                       ? line.find(delimiter_[0], start)
-                       : line.find(delimiter_, start);
+      size_t cut = delimiter_.size() == 1 ? line.find(delimiter_[0], start)
+                                          : line.find(delimiter_, start);
       const size_t stop = cut == std::string_view::npos ? line.size() : cut;
       // line.data() is non-null here, so an empty field is present.
       if (!Store(++position, line.substr(start, stop - start), row, &next) ||

@@ -1,5 +1,6 @@
-// The `json` log format and its aliases `ndjson`, `jsonl` (docs/query-language.md,
-// "json"): one JSON object per line, parsed with simdjson's On-Demand API.
+// The `json` log format and its aliases `ndjson`, `jsonl`
+// (docs/query-language.md, "json"): one JSON object per line, parsed with
+// simdjson's On-Demand API.
 //
 // Fields. A requested name is looked up as a path: at each object, the
 // whole remaining name as a key first (`http.route` is the key

@@ -604,7 +604,10 @@ TEST_P(JsonLogFormatTest, QuotedSegmentsAreOneKeyDotsAndAll) {
   const std::vector<std::string> fields = {
       R"(server_zones."hg.nginx.org".responses.5xx)",
       R"(server_zones."hg.nginx.org".responses."2xx")",
-      R"("a.b".c)", R"(a."b.c")", R"("a.b")", R"(server_zones."hg")",
+      R"("a.b".c)",
+      R"(a."b.c")",
+      R"("a.b")",
+      R"(server_zones."hg")",
       R"(server_zones."nope.org".responses.5xx)"};
   Row row = One(fields, line);
   EXPECT_EQ(row.outcome, LineOutcome::kParsed);

@@ -59,9 +59,9 @@ class RegexParser : public LogFormatParser {
       for (const Wanted& w : wanted_) {
         const re2::StringPiece& m = match_[static_cast<size_t>(w.group)];
         if (m.data() == nullptr) continue;  // The group took no part.
-        columns_[w.column][row] =
-            m.empty() ? FieldBatch::kEmptyValue
-                      : std::string_view(m.data(), m.size());
+        columns_[w.column][row] = m.empty()
+                                      ? FieldBatch::kEmptyValue
+                                      : std::string_view(m.data(), m.size());
       }
     }
   }
@@ -133,8 +133,7 @@ class RegexLogFormat : public LogFormat {
   }
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> /*fields*/) const override {
-    return absl::FailedPreconditionError(
-        "log format 'regex' needs a pattern");
+    return absl::FailedPreconditionError("log format 'regex' needs a pattern");
   }
 };
 

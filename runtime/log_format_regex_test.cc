@@ -1,8 +1,8 @@
 // The formats that take an argument: `logformat regex 're'` and
 // `logformat fields ['DELIMITER']`.
 #include <map>
-#include <random>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,10 +60,11 @@ std::vector<Row> Parse(std::string_view name,
 }
 
 TEST(RegexFormat, NamedGroupsAreFields) {
-  std::vector<Row> rows = Parse(
-      "regex", R"((?<level>[A-Z]+) (?P<ms>\d+)ms(?: user=(?<user>\w*))?)",
-      {"level", "ms", "user", "nope"},
-      {"12:00 WARN 30ms user=ann", "ERROR 7ms", "x INFO 1ms user=", "no match"});
+  std::vector<Row> rows =
+      Parse("regex", R"((?<level>[A-Z]+) (?P<ms>\d+)ms(?: user=(?<user>\w*))?)",
+            {"level", "ms", "user", "nope"},
+            {"12:00 WARN 30ms user=ann", "ERROR 7ms",
+             "x INFO 1ms user=", "no match"});
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
   EXPECT_EQ(rows[0].fields["level"], "WARN");
@@ -77,8 +78,7 @@ TEST(RegexFormat, NamedGroupsAreFields) {
 }
 
 TEST(RegexFormat, NothingRequestedStillClassifiesLines) {
-  std::vector<Row> rows =
-      Parse("regex", "^(?P<a>x)", {}, {"xyz", "yxz", ""});
+  std::vector<Row> rows = Parse("regex", "^(?P<a>x)", {}, {"xyz", "yxz", ""});
   EXPECT_EQ(rows[0].outcome, LineOutcome::kParsed);
   EXPECT_EQ(rows[1].outcome, LineOutcome::kUnmatched);
   EXPECT_EQ(rows[2].outcome, LineOutcome::kUnmatched);
@@ -104,9 +104,9 @@ TEST(RegexFormat, ConfigureErrors) {
 }
 
 TEST(RegexFormat, UnmatchedLinesAreCountedThroughTheEngine) {
-  absl::StatusOr<ResultTable> r = RunQuery(
-      "select count($line) group by k logformat regex 'k=(?P<k>\\w+)'",
-      {"k=a", "k=b", "nothing", "k=a", "= also nothing"});
+  absl::StatusOr<ResultTable> r =
+      RunQuery("select count($line) group by k logformat regex 'k=(?P<k>\\w+)'",
+               {"k=a", "k=b", "nothing", "k=a", "= also nothing"});
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->stats().lines_unmatched, 2u);
   EXPECT_EQ(r->stats().lines_aggregated, 3u);
@@ -134,8 +134,8 @@ TEST(FieldsFormat, BlankRunsSplitLikeAwk) {
 }
 
 TEST(FieldsFormat, DelimiterKeepsEmptyFields) {
-  std::vector<Row> rows = Parse("fields", ",", {"f1", "f2", "f3", "f4"},
-                                {"a,,c", ",", "x"});
+  std::vector<Row> rows =
+      Parse("fields", ",", {"f1", "f2", "f3", "f4"}, {"a,,c", ",", "x"});
   EXPECT_EQ(rows[0].fields["f1"], "a");
   EXPECT_EQ(rows[0].fields["f2"], "");
   EXPECT_EQ(rows[0].fields["f3"], "c");
@@ -176,7 +176,8 @@ TEST(BuiltInFormats, DescribeThemselvesWithAnExampleTheyParse) {
 // random lines of blanks, letters and high bytes of every length.
 TEST(FieldsFormat, BlankSplitMatchesAPlainSplitOnRandomLines) {
   std::mt19937 rng(15);
-  const char kAlphabet[] = {' ', '\t', 'a', 'Z', '0', '\x80', '\xff', '\x01',
+  const char kAlphabet[] = {' ',        '\t',       'a',       'Z',
+                            '0',        '\x80',     '\xff',    '\x01',
                             '\x09' + 1, '\x20' + 1, '\x20' - 1};
   std::vector<std::string> names;
   for (int k = 1; k <= 12; ++k) names.push_back("f" + std::to_string(k));

@@ -6,9 +6,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "util/strings.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "util/strings.h"
 
 namespace mapr {
 namespace {

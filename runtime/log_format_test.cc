@@ -752,18 +752,16 @@ class TestFormat : public LogFormat {
 };
 
 TEST(LogFormatRegistryTest, BuiltinsAreRegistered) {
-  for (const char* name :
-       {"default", "generic", "generickv", "csv", "clf", "combined", "logfmt",
-        "syslog", "fields", "regex"}) {
+  for (const char* name : {"default", "generic", "generickv", "csv", "clf",
+                           "combined", "logfmt", "syslog", "fields", "regex"}) {
     std::shared_ptr<const LogFormat> format = FindLogFormat(name);
     ASSERT_NE(format, nullptr) << name;
     EXPECT_EQ(format->name(), name);
   }
-  EXPECT_THAT(
-      LogFormatNames(),
-      ::testing::IsSupersetOf({"clf", "combined", "csv", "default", "fields",
-                               "generic", "generickv", "logfmt", "regex",
-                               "syslog"}));
+  EXPECT_THAT(LogFormatNames(),
+              ::testing::IsSupersetOf({"clf", "combined", "csv", "default",
+                                       "fields", "generic", "generickv",
+                                       "logfmt", "regex", "syslog"}));
 }
 
 TEST(LogFormatRegistryTest, FindIsCaseInsensitive) {

@@ -17,9 +17,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "util/errno_text.h"
 #include "util/out_of_memory.h"
 #include "util/status_macros.h"
-#include "util/errno_text.h"
 
 namespace mapr::runtime {
 namespace {
@@ -60,7 +60,6 @@ auto CountedCall(Fn fn) -> decltype(fn()) {
 
 // ---------------------------------------------------------------------------
 // Errors.
-
 
 absl::StatusCode CodeForErrno(int error_number) {
   switch (error_number) {

@@ -56,7 +56,8 @@ std::string MakePartial(int64_t groups, uint64_t split) {
 void SetCounters(benchmark::State& state, const std::string& frame) {
   const double groups = static_cast<double>(state.range(0));
   state.counters["partial_bytes"] = static_cast<double>(frame.size());
-  state.counters["bytes_per_group"] = static_cast<double>(frame.size()) / groups;
+  state.counters["bytes_per_group"] =
+      static_cast<double>(frame.size()) / groups;
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(frame.size()));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
@@ -72,7 +73,10 @@ void BM_SerializePartial(benchmark::State& state) {
   }
   SetCounters(state, frame);
 }
-BENCHMARK(BM_SerializePartial)->Arg(50)->Arg(1'000'000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SerializePartial)
+    ->Arg(50)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_FromPartial(benchmark::State& state) {
   const std::string frame = MakePartial(state.range(0), 0);
@@ -81,7 +85,10 @@ void BM_FromPartial(benchmark::State& state) {
   }
   SetCounters(state, frame);
 }
-BENCHMARK(BM_FromPartial)->Arg(50)->Arg(1'000'000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FromPartial)
+    ->Arg(50)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_MergeSerialized(benchmark::State& state) {
   const std::string first = MakePartial(state.range(0), 0);
@@ -97,7 +104,10 @@ void BM_MergeSerialized(benchmark::State& state) {
   }
   SetCounters(state, second);
 }
-BENCHMARK(BM_MergeSerialized)->Arg(50)->Arg(1'000'000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_MergeSerialized)
+    ->Arg(50)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace mapr

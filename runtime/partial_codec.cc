@@ -69,13 +69,13 @@ uint64_t Checksum(std::string_view bytes) {
 }
 
 absl::Status Truncated(uint64_t have, uint64_t need) {
-  return absl::DataLossError(absl::StrCat("truncated partial: ", have,
-                                          " bytes of a frame that needs ",
-                                          need));
+  return absl::DataLossError(absl::StrCat(
+      "truncated partial: ", have, " bytes of a frame that needs ", need));
 }
 
 absl::Status Malformed(std::string_view what) {
-  return absl::DataLossError(absl::StrCat("malformed partial: ", util::ToAbsl(what)));
+  return absl::DataLossError(
+      absl::StrCat("malformed partial: ", util::ToAbsl(what)));
 }
 
 // Opens a section of `kind`; returns where its length goes.
@@ -221,8 +221,8 @@ absl::StatusOr<uint64_t> PartialFrameSize(std::string_view b) {
   }
   const uint32_t header_size = LoadU32(b, kHeaderSizeAt);
   if (header_size < kPartialHeaderBytes) {
-    return Malformed(absl::StrCat("header size ", header_size, " < ",
-                                  kPartialHeaderBytes));
+    return Malformed(
+        absl::StrCat("header size ", header_size, " < ", kPartialHeaderBytes));
   }
   const uint64_t flags = LoadU64(b, kFlagsAt);
   if ((flags & ~kPartialFlagStateSections) != 0) {
@@ -244,10 +244,10 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   const uint64_t size = *size_or;
   if (b.size() < size) return Truncated(b.size(), size);
   if (b.size() > size) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the input holds ", b.size() - size,
-        " bytes after the partial's frame (several frames: "
-        "SplitPartialFrames)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the input holds ", b.size() - size,
+                     " bytes after the partial's frame (several frames: "
+                     "SplitPartialFrames)"));
   }
   PartialFrame f;
   f.major = LoadU16(b, kMajorAt);
@@ -280,8 +280,7 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   while (!in.empty()) {
     uint32_t kind;
     uint64_t length;
-    if (!ReadU32(&in, &kind) || !ReadU64(&in, &length) ||
-        length > in.size()) {
+    if (!ReadU32(&in, &kind) || !ReadU64(&in, &length) || length > in.size()) {
       return Malformed("section framing");
     }
     const std::string_view payload = in.substr(0, length);
@@ -324,9 +323,9 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
       (LoadU64(b, kFlagsAt) & kPartialFlagStateSections) != 0;
   for (uint32_t kind = 7; kind <= 9; ++kind) {
     if (seen[kind] && !state_sections) {
-      return Malformed(absl::StrCat(
-          SectionName(static_cast<PartialSection>(kind)),
-          " section without the state sections flag"));
+      return Malformed(
+          absl::StrCat(SectionName(static_cast<PartialSection>(kind)),
+                       " section without the state sections flag"));
     }
     if (seen[kind]) f.state_sections[kind - 7] = sections[kind];
   }
@@ -353,8 +352,7 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
 namespace {
 
 void AppendSlots(const BatchAggregator& agg, std::string* out,
-                 const plan::Plan& p,
-                 const std::vector<int32_t>& key_part) {
+                 const plan::Plan& p, const std::vector<int32_t>& key_part) {
   (void)agg;
   AppendU32(out, static_cast<uint32_t>(p.slots.size()));
   for (size_t i = 0; i < p.slots.size(); ++i) {
@@ -401,7 +399,8 @@ std::array<uint64_t, 2> PartialCodec::Fingerprint(const BatchAggregator& agg) {
   if (p.state_options != plan::StateOptions()) {
     AppendBytes(&buf, "state options");
     AppendU32(&buf, p.state_options.percentile_exact_values);
-    AppendU64(&buf, std::bit_cast<uint64_t>(p.state_options.percentile_accuracy));
+    AppendU64(&buf,
+              std::bit_cast<uint64_t>(p.state_options.percentile_accuracy));
   }
   const XXH128_hash_t h = XXH3_128bits(buf.data(), buf.size());
   return {h.low64, h.high64};
@@ -444,8 +443,8 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   EndSection(&out, at);
 
   for (bool more : {false, true}) {
-    at = BeginSection(&out, more ? PartialSection::kMoreCounters
-                                 : PartialSection::kCounters);
+    at = BeginSection(
+        &out, more ? PartialSection::kMoreCounters : PartialSection::kCounters);
     // A counter that may be omitted is written when it is not 0 (it is the
     // last of its section, so readers take the list as a prefix).
     auto written = [&](const LineCounterField& field) {
@@ -527,8 +526,8 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
     } else {
       if (section == PartialSection::kQuantileStates) {
         AppendU32(&out, p.state_options.percentile_exact_values);
-        AppendU64(&out, std::bit_cast<uint64_t>(
-                            p.state_options.percentile_accuracy));
+        AppendU64(&out,
+                  std::bit_cast<uint64_t>(p.state_options.percentile_accuracy));
       }
       AppendU32(&out, static_cast<uint32_t>(stored.size()));
     }
@@ -628,10 +627,10 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
   }
   const uint64_t max_groups = agg->options_.max_groups;
   if (max_groups != 0 && f.groups > max_groups) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "more than ", max_groups,
-        " groups (AggregatorOptions::max_groups) in the partial (",
-        f.groups, ")"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("more than ", max_groups,
+                     " groups (AggregatorOptions::max_groups) in the partial (",
+                     f.groups, ")"));
   }
   const uint32_t count = static_cast<uint32_t>(f.groups);
   agg->groups_.Reserve(count);
@@ -670,8 +669,8 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
     const std::vector<AggregateState*>& section_slots = later[i];
     const std::optional<std::string_view>& payload = f.state_sections[i];
     if (section_slots.empty() != !payload.has_value()) {
-      return Malformed(absl::StrCat(
-          payload ? "unexpected " : "no ", SectionName(section), " section"));
+      return Malformed(absl::StrCat(payload ? "unexpected " : "no ",
+                                    SectionName(section), " section"));
     }
     if (!payload) continue;
     in = *payload;
@@ -686,8 +685,7 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
       const std::string_view bits = in.substr(0, bits_bytes);
       in.remove_prefix(bits_bytes);
       for (size_t k = 0; k < bits_bytes * 8; ++k) {
-        const bool present =
-            (static_cast<uint8_t>(bits[k / 8]) >> (k % 8)) & 1;
+        const bool present = (static_cast<uint8_t>(bits[k / 8]) >> (k % 8)) & 1;
         if (!present) continue;
         if (k >= section_slots.size()) {
           return Malformed("unused presence bits set");

@@ -12,8 +12,8 @@
 #define MAPR_RUNTIME_PARTIAL_CODEC_H_
 
 #include <array>
-#include <optional>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -71,9 +71,9 @@ struct PartialFrame {
   std::string_view log_format;
   uint64_t max_line_bytes = 0;
   LineCounters counters;
-  std::string_view slots;         // the kSlots payload
-  std::string_view field_counts;  // the kFieldCounts payload
-  std::string_view group_bytes;   // the kGroups payload
+  std::string_view slots;                       // the kSlots payload
+  std::string_view field_counts;                // the kFieldCounts payload
+  std::string_view group_bytes;                 // the kGroups payload
   std::optional<std::string_view> not_numeric;  // the kNotNumeric payload
   std::string_view run_id;  // the kRun payload; empty without one
   // The kQuantileStates..kMomentsStates payloads, by kind - 7 (empty when

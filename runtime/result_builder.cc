@@ -171,7 +171,7 @@ struct Values {
   // The value as a number: for a text, its number if it is one, else the
   // aggregate's own number for it (0, as DTail orders it).
   std::vector<double> number;
-  std::vector<uint8_t> numeric;  // 1 if the value is a number.
+  std::vector<uint8_t> numeric;        // 1 if the value is a number.
   std::vector<std::string_view> text;  // kText only; data() null: missing.
 };
 
@@ -200,7 +200,9 @@ class ValueCache {
  public:
   ValueCache(const plan::Plan& p, const GroupStates& states,
              std::span<const uint32_t> which)
-      : p_(p), states_(states), which_(which),
+      : p_(p),
+        states_(states),
+        which_(which),
         values_(p.columns.size() + p.hidden_columns.size()) {}
 
   const Values& Get(uint32_t value) {
@@ -315,8 +317,7 @@ bool Holds(const plan::Condition& c, ValueCache& cache, size_t i,
     case CompareOp::kRegexMatch:
       return RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), *c.regex);
     case CompareOp::kRegexNotMatch:
-      return !RE2::PartialMatch(re2::StringPiece(a.data(), a.size()),
-                                *c.regex);
+      return !RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), *c.regex);
     default:
       return false;
   }

@@ -18,8 +18,8 @@
 namespace mapr::runtime {
 
 // The state of every slot of `plan`, and for each slot the index of the
-// group-by field whose key part it renders instead (last() or first() of a group-by
-// field keeps no state), else -1.
+// group-by field whose key part it renders instead (last() or first() of a
+// group-by field keeps no state), else -1.
 struct GroupStates {
   const GroupTable& groups;
   std::span<const std::unique_ptr<AggregateState>> slots;

@@ -28,8 +28,8 @@ std::string RejectionNote(const ResultFacts& f, std::string_view counter,
           " have no DTail `|MAPREDUCE:NAME|` table; drop `from *` for plain "
           "logs");
     }
-    return absl::StrCat(share, " are not DTail `|MAPREDUCE:",
-                        f.table.value_or(""),
+    return absl::StrCat(share,
+                        " are not DTail `|MAPREDUCE:", f.table.value_or(""),
                         "|` lines; drop `from` for plain logs");
   }
   if (counter == "lines_ignored") {
@@ -67,7 +67,8 @@ std::string FormatByteSize(uint64_t bytes) {
   constexpr struct {
     uint64_t unit;
     const char* suffix;
-  } kUnits[] = {{uint64_t{1} << 30, "G"}, {uint64_t{1} << 20, "M"},
+  } kUnits[] = {{uint64_t{1} << 30, "G"},
+                {uint64_t{1} << 20, "M"},
                 {uint64_t{1} << 10, "K"}};
   for (const auto& u : kUnits) {
     if (bytes >= u.unit && bytes % u.unit == 0) {
@@ -186,10 +187,10 @@ std::vector<ResultNote> ResultNotes(const ResultFacts& f) {
     if (field.not_numeric == 0) continue;
     add("values_not_numeric",
         absl::StrCat(
-            field.not_numeric,
-            field.not_numeric == 1 ? " value" : " values", " of field '",
-            field.name, "' ", field.not_numeric == 1 ? "was" : "were",
-            " not a number (such as '", field.not_numeric_example,
+            field.not_numeric, field.not_numeric == 1 ? " value" : " values",
+            " of field '", field.name, "' ",
+            field.not_numeric == 1 ? "was" : "were", " not a number (such as '",
+            field.not_numeric_example,
             "') and counted as missing in its numeric aggregates; read "
             "durations and sizes with duration() and bytes() in a set"));
   }

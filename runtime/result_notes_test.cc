@@ -54,8 +54,8 @@ TEST(ResultNotesTest, ValuesThatAreNotNumbersAreNamedPerField) {
   s.lines_aggregated = 10;
   ResultFacts f = Facts(s);
   f.log_format = "logfmt";
-  f.fields = {{"service", 10, 9, "18ms"}, {"status", 10, 0, ""},
-              {"bytes", 10, 1, "-"}};
+  f.fields = {
+      {"service", 10, 9, "18ms"}, {"status", 10, 0, ""}, {"bytes", 10, 1, "-"}};
   const std::vector<ResultNote> notes = ResultNotes(f);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_EQ(notes[0].code, "values_not_numeric");

@@ -93,19 +93,32 @@ inline int MonthName(const char* p) {
            (static_cast<uint32_t>(s[1]) << 8) | static_cast<uint32_t>(s[2]);
   };
   switch (key) {
-    case K("jan"): return 1;
-    case K("feb"): return 2;
-    case K("mar"): return 3;
-    case K("apr"): return 4;
-    case K("may"): return 5;
-    case K("jun"): return 6;
-    case K("jul"): return 7;
-    case K("aug"): return 8;
-    case K("sep"): return 9;
-    case K("oct"): return 10;
-    case K("nov"): return 11;
-    case K("dec"): return 12;
-    default: return 0;
+    case K("jan"):
+      return 1;
+    case K("feb"):
+      return 2;
+    case K("mar"):
+      return 3;
+    case K("apr"):
+      return 4;
+    case K("may"):
+      return 5;
+    case K("jun"):
+      return 6;
+    case K("jul"):
+      return 7;
+    case K("aug"):
+      return 8;
+    case K("sep"):
+      return 9;
+    case K("oct"):
+      return 10;
+    case K("nov"):
+      return 11;
+    case K("dec"):
+      return 12;
+    default:
+      return 0;
   }
 }
 
@@ -237,20 +250,22 @@ inline bool TimeReader::Days(const char* key, ParseDate parse, int slot,
   return true;
 }
 
-bool TimeReader::ReadDtail(std::string_view in, bool long_form,
-                           Timestamp* t) {
+bool TimeReader::ReadDtail(std::string_view in, bool long_form, Timestamp* t) {
   const char* p = in.data();
   int64_t days;
   bool ok;
   if (long_form) {
-    ok = Days<8>(p, [p](int64_t* d) {
-      const int y = Four(p);
-      return y >= 0 && CivilDays(y, Two(p + 4), Two(p + 6), d);
-    }, static_cast<int>(TimeLayout::kDtailLong), &days);
+    ok = Days<8>(
+        p,
+        [p](int64_t* d) {
+          const int y = Four(p);
+          return y >= 0 && CivilDays(y, Two(p + 4), Two(p + 6), d);
+        },
+        static_cast<int>(TimeLayout::kDtailLong), &days);
   } else {
-    ok = Days<4>(p, [p](int64_t* d) {
-      return CivilDays(2000, Two(p), Two(p + 2), d);
-    }, static_cast<int>(TimeLayout::kDtailShort), &days);
+    ok = Days<4>(
+        p, [p](int64_t* d) { return CivilDays(2000, Two(p), Two(p + 2), d); },
+        static_cast<int>(TimeLayout::kDtailShort), &days);
   }
   const size_t clock_at = long_form ? 9 : 5;
   const int sec = ok ? Clock(p + clock_at, true) : -1;
@@ -268,10 +283,13 @@ bool TimeReader::ReadRfc3339(std::string_view in, Timestamp* t) {
     return false;
   }
   int64_t days;
-  if (!Days<10>(p, [p](int64_t* d) {
-        const int y = Four(p);
-        return y >= 0 && CivilDays(y, Two(p + 5), Two(p + 8), d);
-      }, static_cast<int>(TimeLayout::kRfc3339), &days)) {
+  if (!Days<10>(
+          p,
+          [p](int64_t* d) {
+            const int y = Four(p);
+            return y >= 0 && CivilDays(y, Two(p + 5), Two(p + 8), d);
+          },
+          static_cast<int>(TimeLayout::kRfc3339), &days)) {
     return false;
   }
   const int sec = Clock(p + 11, false);
@@ -299,10 +317,13 @@ bool TimeReader::ReadClf(std::string_view in, Timestamp* t) {
   const char* p = in.data() + b;
   if (p[2] != '/' || p[6] != '/' || p[11] != ':' || p[20] != ' ') return false;
   int64_t days;
-  if (!Days<11>(p, [p](int64_t* d) {
-        const int y = Four(p + 7);
-        return y >= 0 && CivilDays(y, MonthName(p + 3), Two(p), d);
-      }, static_cast<int>(TimeLayout::kClf), &days)) {
+  if (!Days<11>(
+          p,
+          [p](int64_t* d) {
+            const int y = Four(p + 7);
+            return y >= 0 && CivilDays(y, MonthName(p + 3), Two(p), d);
+          },
+          static_cast<int>(TimeLayout::kClf), &days)) {
     return false;
   }
   const int sec = Clock(p + 12, false);
@@ -324,15 +345,21 @@ bool TimeReader::ReadSyslog(std::string_view in, Timestamp* t) {
   int64_t days;
   bool ok;
   if (date_size == 6) {
-    ok = Days<6>(p, [p](int64_t* d) {
-      const int day =
-          p[4] == ' ' ? (IsDigit(p[5]) ? p[5] - '0' : -1) : Two(p + 4);
-      return CivilDays(2000, MonthName(p), day, d);
-    }, static_cast<int>(TimeLayout::kSyslog), &days);
+    ok = Days<6>(
+        p,
+        [p](int64_t* d) {
+          const int day =
+              p[4] == ' ' ? (IsDigit(p[5]) ? p[5] - '0' : -1) : Two(p + 4);
+          return CivilDays(2000, MonthName(p), day, d);
+        },
+        static_cast<int>(TimeLayout::kSyslog), &days);
   } else {
-    ok = Days<5>(p, [p](int64_t* d) {
-      return IsDigit(p[4]) && CivilDays(2000, MonthName(p), p[4] - '0', d);
-    }, static_cast<int>(TimeLayout::kSyslog), &days);
+    ok = Days<5>(
+        p,
+        [p](int64_t* d) {
+          return IsDigit(p[4]) && CivilDays(2000, MonthName(p), p[4] - '0', d);
+        },
+        static_cast<int>(TimeLayout::kSyslog), &days);
   }
   const int sec = ok ? Clock(p + date_size + 1, false) : -1;
   if (sec < 0) return false;
@@ -435,7 +462,8 @@ size_t FormatEpoch(const Timestamp& t, char out[kMaxEpochTextSize]) noexcept {
   p = std::to_chars(p, out + kMaxEpochTextSize, whole).ptr;
   if (t.fraction_digits > 0) {
     *p++ = '.';
-    uint32_t scaled = frac / static_cast<uint32_t>(kPow10[9 - t.fraction_digits]);
+    uint32_t scaled =
+        frac / static_cast<uint32_t>(kPow10[9 - t.fraction_digits]);
     for (int i = t.fraction_digits - 1; i >= 0; --i) {
       p[i] = static_cast<char>('0' + scaled % 10);
       scaled /= 10;
@@ -472,7 +500,8 @@ bool WeekStartDate(const Timestamp& t, char* out) {
       PutTwo(out + 6, d.day);
       return true;
     case TimeLayout::kClf: {  // [dd/Mon/yyyy:
-      constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+      constexpr std::string_view kMonths =
+          "JanFebMarAprMayJunJulAugSepOctNovDec";
       char* p = out + (out[0] == '[' ? 1 : 0);
       PutTwo(p, d.day);
       std::memcpy(p + 3, kMonths.data() + 3 * (d.month - 1), 3);
@@ -580,19 +609,18 @@ size_t BucketNumber(std::string_view in, const BinWidth& width,
     // Both as 128-bit integers in units of 10^-m: exact for every plain
     // decimal of up to 18 digits (|xs|, ws < 10^36 < 2^127 / 2).
     const int m = x_scale > width.scale ? x_scale : width.scale;
-    const util::int128 xs =
-        static_cast<util::int128>(x) * kPow10[m - x_scale];
+    const util::int128 xs = static_cast<util::int128>(x) * kPow10[m - x_scale];
     const util::int128 ws =
         static_cast<util::int128>(width.mantissa) * kPow10[m - width.scale];
     const util::int128 q = xs / ws;
     const util::int128 bin = (q - (xs % ws != 0 && xs < 0)) * ws;
     // bin is a multiple of 10^(m - scale): render `scale` decimals.
-    const util::int128 v = bin / static_cast<util::int128>(
-                                     kPow10[m - width.scale]);  // exact
+    const util::int128 v =
+        bin / static_cast<util::int128>(kPow10[m - width.scale]);  // exact
     char* p = out;
     if (v < 0) *p++ = '-';
-    util::uint128 mag = v < 0 ? -static_cast<util::uint128>(v)
-                              : static_cast<util::uint128>(v);
+    util::uint128 mag =
+        v < 0 ? -static_cast<util::uint128>(v) : static_cast<util::uint128>(v);
     // Digits right to left, at least scale + 1 of them.
     char digits[48];
     int nd = 0;

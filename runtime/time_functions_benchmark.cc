@@ -14,8 +14,16 @@
 namespace mapr::runtime {
 namespace {
 
-enum Layout { kDtailShort, kDtailLong, kRfc3339, kRfc3339Fraction, kClf,
-              kSyslog, kEpoch, kEpochMs };
+enum Layout {
+  kDtailShort,
+  kDtailLong,
+  kRfc3339,
+  kRfc3339Fraction,
+  kClf,
+  kSyslog,
+  kEpoch,
+  kEpochMs
+};
 
 std::vector<std::string> Values(int layout) {
   std::vector<std::string> v;
@@ -37,8 +45,8 @@ std::vector<std::string> Values(int layout) {
                                     mm, ss, i % 1000));
         break;
       case kClf:
-        v.push_back(absl::StrFormat("[02/Oct/2026:%02d:%02d:%02d -0700]", hh,
-                                    mm, ss));
+        v.push_back(
+            absl::StrFormat("[02/Oct/2026:%02d:%02d:%02d -0700]", hh, mm, ss));
         break;
       case kSyslog:
         v.push_back(absl::StrFormat("Oct  2 %02d:%02d:%02d", hh, mm, ss));
@@ -55,7 +63,8 @@ std::vector<std::string> Values(int layout) {
 }
 
 void BM_Time(benchmark::State& state) {
-  const std::vector<std::string> values = Values(static_cast<int>(state.range(0)));
+  const std::vector<std::string> values =
+      Values(static_cast<int>(state.range(0)));
   TimeReader reader;
   char out[kMaxEpochTextSize];
   for (auto _ : state) {
@@ -69,7 +78,8 @@ void BM_Time(benchmark::State& state) {
 BENCHMARK(BM_Time)->DenseRange(kDtailShort, kEpochMs)->ArgName("layout");
 
 void BM_BucketTime(benchmark::State& state) {
-  const std::vector<std::string> values = Values(static_cast<int>(state.range(0)));
+  const std::vector<std::string> values =
+      Values(static_cast<int>(state.range(0)));
   TimeReader reader;
   char out[64];
   for (auto _ : state) {

@@ -79,8 +79,10 @@ TEST(CivilTimeTest, DaysRoundTripAndMatchAbsl) {
 
 TEST(TimeTest, ReadsDtailLayouts) {
   // MMDD-HHMMSS is read in the leap year 2000.
-  EXPECT_EQ(Time("1002-071947"), std::to_string(LibcSeconds(2000, 10, 2, 7, 19, 47)));
-  EXPECT_EQ(Time("0229-000000"), std::to_string(LibcSeconds(2000, 2, 29, 0, 0, 0)));
+  EXPECT_EQ(Time("1002-071947"),
+            std::to_string(LibcSeconds(2000, 10, 2, 7, 19, 47)));
+  EXPECT_EQ(Time("0229-000000"),
+            std::to_string(LibcSeconds(2000, 2, 29, 0, 0, 0)));
   EXPECT_EQ(Time("20261130-045959"),
             std::to_string(LibcSeconds(2026, 11, 30, 4, 59, 59)));
   EXPECT_EQ(Time("20240229-120000"),
@@ -138,13 +140,14 @@ TEST(TimeTest, ReadsRfc3339WithOffsetsAndFractions) {
   EXPECT_EQ(Time("2024-04-30T23:59:59Z"),
             std::to_string(LibcSeconds(2024, 4, 30, 23, 59, 59)));
   for (std::string_view bad :
-       {"2026-12-01T14:07:31+", "2026-12-01T14:07:31+1", "2026-12-01T14:07:31+01:0",
-        "2026-12-01T14:07:31+24:00", "2026-12-01T14:07:31+01:60",
-        "2026-12-01T14:07:31.", "2026-12-01T14:07:31.Z", "2026-12-01T14:07:31Zx",
-        "2026-12-01X14:07:31", "2026-12-01T14:07", "2026-12-01T14-07-31",
-        "2026-13-01T14:07:31", "2026-04-31T14:07:31", "2100-02-29T00:00:00",
-        "1900-02-29T00:00:00", "2026-12-01T14:07:60Z", "2026-12-01T14:07:31 ",
-        " 2026-12-01T14:07:31", "2026-12-01T14:07:31+01:00:00"}) {
+       {"2026-12-01T14:07:31+", "2026-12-01T14:07:31+1",
+        "2026-12-01T14:07:31+01:0", "2026-12-01T14:07:31+24:00",
+        "2026-12-01T14:07:31+01:60", "2026-12-01T14:07:31.",
+        "2026-12-01T14:07:31.Z", "2026-12-01T14:07:31Zx", "2026-12-01X14:07:31",
+        "2026-12-01T14:07", "2026-12-01T14-07-31", "2026-13-01T14:07:31",
+        "2026-04-31T14:07:31", "2100-02-29T00:00:00", "1900-02-29T00:00:00",
+        "2026-12-01T14:07:60Z", "2026-12-01T14:07:31 ", " 2026-12-01T14:07:31",
+        "2026-12-01T14:07:31+01:00:00"}) {
     EXPECT_EQ(Time(bad), kMissing) << bad;
   }
 }
@@ -177,9 +180,9 @@ TEST(TimeTest, ReadsSyslogInTheYear2000) {
             std::to_string(LibcSeconds(2000, 2, 29, 0, 0, 0)));
   EXPECT_EQ(Time("DEC 31 23:59:59"),
             std::to_string(LibcSeconds(2000, 12, 31, 23, 59, 59)));
-  for (std::string_view bad : {"Oct 32 22:14:15", "Foo 11 22:14:15",
-                               "Oct 11 22:14", "Oct 11  22:14:15",
-                               "Feb 30 00:00:00", "Oct  x 22:14:15"}) {
+  for (std::string_view bad :
+       {"Oct 32 22:14:15", "Foo 11 22:14:15", "Oct 11 22:14",
+        "Oct 11  22:14:15", "Feb 30 00:00:00", "Oct  x 22:14:15"}) {
     EXPECT_EQ(Time(bad), kMissing) << bad;
   }
 }
@@ -189,8 +192,8 @@ TEST(TimeTest, ReadsEpochsByDigitCount) {
   EXPECT_EQ(Time("1700000000"), "1700000000");
   EXPECT_EQ(Time("1700000000.5"), "1700000000.5");
   EXPECT_EQ(Time("1700000000.250"), "1700000000.250");
-  EXPECT_EQ(Time("1700000000123"), "1700000000.123");        // ms
-  EXPECT_EQ(Time("1700000000123456"), "1700000000.123456");  // us
+  EXPECT_EQ(Time("1700000000123"), "1700000000.123");              // ms
+  EXPECT_EQ(Time("1700000000123456"), "1700000000.123456");        // us
   EXPECT_EQ(Time("1700000000123456789"), "1700000000.123456789");  // ns
   EXPECT_EQ(Time("17000000001"), "17000000.001");  // 11 digits: ms
   for (std::string_view bad :
@@ -232,10 +235,9 @@ TEST(TimeTest, MatchesLibcOnRandomCivilTimes) {
       ASSERT_TRUE(reader.Read(in, &t)) << in;
       ASSERT_EQ(t.seconds, expect) << in;
       // absl, a third opinion.
-      ASSERT_EQ(t.seconds,
-                absl::ToUnixSeconds(absl::FromCivil(
-                    absl::CivilSecond(y, m, d, hh, mm, ss),
-                    absl::FixedTimeZone(off_min * 60))))
+      ASSERT_EQ(t.seconds, absl::ToUnixSeconds(absl::FromCivil(
+                               absl::CivilSecond(y, m, d, hh, mm, ss),
+                               absl::FixedTimeZone(off_min * 60))))
           << in;
     }
     Timestamp t;
@@ -371,7 +373,7 @@ TEST(BinTest, FloorsTowardMinusInfinity) {
   EXPECT_EQ(Bin("99.9", "100"), "0");
   EXPECT_EQ(Bin("-0.5", "1"), "-1");
   EXPECT_EQ(Bin("3.75", "0.5"), "3.5");
-  EXPECT_EQ(Bin("0.3", "0.1"), "0.3");   // exact, not 0.2
+  EXPECT_EQ(Bin("0.3", "0.1"), "0.3");  // exact, not 0.2
   EXPECT_EQ(Bin("-0.05", "0.1"), "-0.1");
   EXPECT_EQ(Bin("12.345", "0.25"), "12.25");
   EXPECT_EQ(Bin("7", "2.50"), "5.0");  // 2.50 bins like 2.5
@@ -408,8 +410,7 @@ TEST(BinTest, MatchesFloorOnRandomIntegers) {
     const int64_t w = 1 + static_cast<int64_t>(rng() % 1000);
     int64_t q = x / w;
     if (x % w != 0 && x < 0) --q;
-    ASSERT_EQ(Bin(std::to_string(x), std::to_string(w)),
-              std::to_string(q * w))
+    ASSERT_EQ(Bin(std::to_string(x), std::to_string(w)), std::to_string(q * w))
         << x << " " << w;
   }
 }
@@ -422,7 +423,7 @@ TEST(BinTest, MatchesExactIntegerArithmeticAtEighteenDigits) {
   auto text = [](I units, int scale) {
     const bool neg = units < 0;
     util::uint128 m = neg ? -static_cast<util::uint128>(units)
-                              : static_cast<util::uint128>(units);
+                          : static_cast<util::uint128>(units);
     std::string d;
     do {
       d.insert(d.begin(), static_cast<char>('0' + static_cast<int>(m % 10)));
@@ -433,12 +434,13 @@ TEST(BinTest, MatchesExactIntegerArithmeticAtEighteenDigits) {
     return (neg ? "-" : "") + d;
   };
   for (int i = 0; i < 20000; ++i) {
-    const I x = static_cast<I>(rng() % 1000000000000000000ULL) *
-                ((rng() & 1) ? -1 : 1);
+    const I x =
+        static_cast<I>(rng() % 1000000000000000000ULL) * ((rng() & 1) ? -1 : 1);
     const int xs = static_cast<int>(rng() % 19);
     I w = 0;
     while (w == 0) {
-      w = static_cast<I>(rng() % (rng() & 1 ? 1000ULL : 1000000000000000000ULL));
+      w = static_cast<I>(rng() %
+                         (rng() & 1 ? 1000ULL : 1000000000000000000ULL));
     }
     int ws = static_cast<int>(rng() % 19);
     const std::string wtext = text(w, ws);

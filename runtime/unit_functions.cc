@@ -82,14 +82,11 @@ size_t ReadDuration(std::string_view in, char out[kMaxUnitTextSize]) noexcept {
   static constexpr struct {
     std::string_view name;
     int64_t nanos;
-  } kUnits[] = {{"ns", 1},
-                {"us", 1000},
+  } kUnits[] = {{"ns", 1},           {"us", 1000},
                 {"\xC2\xB5s", 1000},  // µs, micro sign
                 {"\xCE\xBCs", 1000},  // μs, Greek mu
-                {"ms", 1000000},
-                {"s", 1000000000},
-                {"m", 60000000000},
-                {"h", 3600000000000}};
+                {"ms", 1000000},     {"s", 1000000000},
+                {"m", 60000000000},  {"h", 3600000000000}};
   int128 total = 0;
   while (i < in.size()) {
     int128 mantissa;

@@ -55,8 +55,7 @@ inline bool ReadPlainDecimal(std::string_view s, int max_digits,
   size_t i = 0;
   const bool negative = !s.empty() && s[0] == '-';
   if (negative || (!s.empty() && s[0] == '+')) ++i;
-  if (!ReadDecimalPrefix(s, &i, max_digits, mantissa, scale) ||
-      i != s.size()) {
+  if (!ReadDecimalPrefix(s, &i, max_digits, mantissa, scale) || i != s.size()) {
     return false;
   }
   if (negative) *mantissa = -*mantissa;

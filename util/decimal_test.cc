@@ -47,8 +47,8 @@ TEST(DecimalTest, WholeValueWithASign) {
   ASSERT_TRUE(ReadPlainDecimal(".5", 36, &m, &scale));
   EXPECT_TRUE(m == 5);
   EXPECT_EQ(scale, 1);
-  for (std::string_view bad : {"", "-", "+", "1e3", " 1", "1 ", "--1", "0x1",
-                               "1,5"}) {
+  for (std::string_view bad :
+       {"", "-", "+", "1e3", " 1", "1 ", "--1", "0x1", "1,5"}) {
     EXPECT_FALSE(ReadPlainDecimal(bad, 36, &m, &scale)) << bad;
   }
 }

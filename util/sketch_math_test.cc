@@ -36,8 +36,8 @@ TEST(QuantileMappingTest, EveryValueIsWithinTheAccuracyOfItsBucket) {
       EXPECT_LE(std::fabs(rep - v), accuracy * v * (1 + 1e-12)) << v;
     }
     // Powers of two, the bucket edges, the extremes.
-    for (double v : {0x1p-1074, 0x1p-1022, 1.0, 2.0, 1.5, 0.75,
-                     1.7976931348623157e308}) {
+    for (double v :
+         {0x1p-1074, 0x1p-1022, 1.0, 2.0, 1.5, 0.75, 1.7976931348623157e308}) {
       const double rep = m.Value(m.Index(v));
       EXPECT_LE(std::fabs(rep - v), accuracy * v * (1 + 1e-12)) << v;
     }
@@ -52,7 +52,8 @@ TEST(QuantileMappingTest, IndexIsMonotoneAndBounded) {
   std::mt19937_64 rng(3);
   std::vector<double> values;
   for (int i = 0; i < 100000; ++i) {
-    values.push_back(std::exp(std::uniform_real_distribution<double>(-50, 50)(rng)));
+    values.push_back(
+        std::exp(std::uniform_real_distribution<double>(-50, 50)(rng)));
   }
   std::sort(values.begin(), values.end());
   for (size_t i = 1; i < values.size(); ++i) {
@@ -92,7 +93,8 @@ TEST(HyperLogLogTest, EstimateIsWithinTwoAndAHalfPercent) {
       if (value > registers[index]) registers[index] = value;
     }
     const double estimate = HllEstimate(registers.data());
-    EXPECT_NEAR(estimate, static_cast<double>(n), 0.025 * static_cast<double>(n))
+    EXPECT_NEAR(estimate, static_cast<double>(n),
+                0.025 * static_cast<double>(n))
         << n;
   }
 }

@@ -275,9 +275,9 @@ constexpr CCounterField kCCounterFields[] = {
     MAPR_C_COUNTER(lines_read),           MAPR_C_COUNTER(lines_too_long),
     MAPR_C_COUNTER(lines_table_mismatch), MAPR_C_COUNTER(lines_ignored),
     MAPR_C_COUNTER(lines_malformed),      MAPR_C_COUNTER(lines_unmatched),
-    MAPR_C_COUNTER(lines_header),
-    MAPR_C_COUNTER(lines_filtered),       MAPR_C_COUNTER(lines_without_value),
-    MAPR_C_COUNTER(lines_aggregated),     MAPR_C_COUNTER(values_unparsed),
+    MAPR_C_COUNTER(lines_header),         MAPR_C_COUNTER(lines_filtered),
+    MAPR_C_COUNTER(lines_without_value),  MAPR_C_COUNTER(lines_aggregated),
+    MAPR_C_COUNTER(values_unparsed),
 };
 #undef MAPR_C_COUNTER
 
@@ -801,8 +801,7 @@ mapr_code_t mapr_aggregator_options_set_splits(
   return MAPR_OK;
 }
 
-char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator,
-                                     size_t* len,
+char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator, size_t* len,
                                      mapr_error_t** errptr) noexcept {
   if (CheckUsable(aggregator, "mapr_aggregator_finish_partial", errptr) !=
       MAPR_OK) {
@@ -1029,22 +1028,22 @@ mapr_result_t* mapr_query_files(const mapr_query_t* query,
         // A C++ host's callback that throws ends the run (QueryFiles stops
         // and joins its threads first) and Guard reports MAPR_INTERNAL.
         if (options != nullptr && options->on_problem != nullptr) {
-          run_options.on_problem = [fn = options->on_problem,
-                                    ctx = options->problem_ctx](
-                                       const mapr::InputProblem& p) {
-            // The status's message is not promised to be NUL-terminated.
-            const absl::string_view m = p.status.message();
-            const std::string reason(m.data(), m.size());
-            fn(ctx, p.name.c_str(), p.name.size(), ToCode(p.status.code()),
-               reason.c_str(), reason.size());
-          };
+          run_options.on_problem =
+              [fn = options->on_problem,
+               ctx = options->problem_ctx](const mapr::InputProblem& p) {
+                // The status's message is not promised to be NUL-terminated.
+                const absl::string_view m = p.status.message();
+                const std::string reason(m.data(), m.size());
+                fn(ctx, p.name.c_str(), p.name.size(), ToCode(p.status.code()),
+                   reason.c_str(), reason.size());
+              };
         }
         if (options != nullptr && options->on_progress != nullptr) {
-          run_options.on_progress = [fn = options->on_progress,
-                                     ctx = options->progress_ctx](
-                                        const mapr::FilesProgress& p) {
-            fn(ctx, p.bytes_read, p.total_bytes, p.lines, p.done ? 1 : 0);
-          };
+          run_options.on_progress =
+              [fn = options->on_progress,
+               ctx = options->progress_ctx](const mapr::FilesProgress& p) {
+                fn(ctx, p.bytes_read, p.total_bytes, p.lines, p.done ? 1 : 0);
+              };
         }
         mapr::FilesReport files_report;
         absl::StatusOr<mapr::ResultTable> table =

@@ -370,10 +370,10 @@ static void TestPushBytesInPieces(void) {
   CHECK(c.lines_read == 6);
   CHECK(c.lines_header == 1);
   CHECK(c.lines_aggregated == 5);
-  CHECK(c.lines_read == c.lines_too_long + c.lines_table_mismatch +
-                            c.lines_ignored + c.lines_malformed + c.lines_unmatched +
-                            c.lines_header + c.lines_filtered +
-                            c.lines_without_value + c.lines_aggregated);
+  CHECK(c.lines_read ==
+        c.lines_too_long + c.lines_table_mismatch + c.lines_ignored +
+            c.lines_malformed + c.lines_unmatched + c.lines_header +
+            c.lines_filtered + c.lines_without_value + c.lines_aggregated);
   mapr_aggregator_counters(agg, &c);
   CHECK(c.lines_read == 6);
 
@@ -701,8 +701,7 @@ static void TestSourceNames(void) {
   mapr_query_t* q = Compile("select $file,count($line) group by $file");
   mapr_aggregator_t* agg = NewAggregator(q);
   const char* lines[] = {"a", "b"};
-  CHECK(mapr_aggregator_set_source_name(agg, 4, "app.log", 7, &err) ==
-        MAPR_OK);
+  CHECK(mapr_aggregator_set_source_name(agg, 4, "app.log", 7, &err) == MAPR_OK);
   CHECK(mapr_aggregator_push_source_lines(agg, 4, lines, NULL, 2, &err) ==
         MAPR_OK);
   CHECK(mapr_aggregator_push_source_lines(agg, 5, lines, NULL, 1, &err) ==
@@ -1146,8 +1145,7 @@ static void TestPartials(void) {
   mapr_partial_info_t info;
   char* text = NULL;
   char* format = NULL;
-  CHECK(mapr_partial_inspect(p1, len1, &info, &text, &format, &err) ==
-        MAPR_OK);
+  CHECK(mapr_partial_inspect(p1, len1, &info, &text, &format, &err) == MAPR_OK);
   CHECK_NO_ERROR(err);
   CHECK(info.major == 1);
   CHECK(info.split_begin == 1 && info.split_end == 2);
@@ -1197,12 +1195,11 @@ static void TestPartials(void) {
         MAPR_DATA_LOSS);
   CHECK(mapr_aggregator_merge_serialized(agg, p2, len2, &err) ==
         MAPR_DATA_LOSS); /* missing split 1 */
-  p1[len1 - 1] ^= 1;   /* checksum */
+  p1[len1 - 1] ^= 1;     /* checksum */
   CHECK(mapr_aggregator_merge_serialized(agg, p1, len1, &err) ==
         MAPR_DATA_LOSS);
   p1[len1 - 1] ^= 1;
-  CHECK(mapr_partial_inspect("MAPRPAR", 7, &info, NULL, NULL, &err) !=
-        MAPR_OK);
+  CHECK(mapr_partial_inspect("MAPRPAR", 7, &info, NULL, NULL, &err) != MAPR_OK);
   CHECK(mapr_aggregator_from_partial(NULL, 3, NULL, &err) == NULL);
   CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
   /* Another query's partial. */

@@ -169,10 +169,9 @@ std::optional<size_t> TimeBucketColumn(const Query& query) {
 
 bool HasNumericColumn(const Query& query) {
   const plan::Plan& p = QueryInternal::GetPlan(query);
-  return std::any_of(p.columns.begin(), p.columns.end(),
-                     [](const plan::Column& c) {
-                       return IsNumeric(c.aggregate->result);
-                     });
+  return std::any_of(
+      p.columns.begin(), p.columns.end(),
+      [](const plan::Column& c) { return IsNumeric(c.aggregate->result); });
 }
 
 int TerminalWidth() {

@@ -1,8 +1,8 @@
 #include "bindings/cli/flags.h"
 
 #include <charconv>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -146,8 +146,10 @@ absl::StatusOr<std::pair<uint64_t, uint64_t>> ParseRange(std::string_view v) {
       "invalid --range '", ToAbsl(v), "' (use LO:HI, byte offsets, LO <= HI)"));
   const size_t colon = v.find(':');
   if (colon == std::string_view::npos) return bad;
-  absl::StatusOr<uint64_t> lo = ParseUint(v.substr(0, colon), "--range", "LO:HI");
-  absl::StatusOr<uint64_t> hi = ParseUint(v.substr(colon + 1), "--range", "LO:HI");
+  absl::StatusOr<uint64_t> lo =
+      ParseUint(v.substr(0, colon), "--range", "LO:HI");
+  absl::StatusOr<uint64_t> hi =
+      ParseUint(v.substr(colon + 1), "--range", "LO:HI");
   if (!lo.ok() || !hi.ok() || *lo > *hi) return bad;
   return std::make_pair(*lo, *hi);
 }
@@ -483,8 +485,9 @@ argument: elsewhere, a word like `map` is a FILE.
   for (const plan::FunctionInfo& f : plan::Functions()) {
     entry(std::string(f.usage), f.summary);
   }
-  text += "\nLog formats (logformat NAME; every format also gives $line, "
-          "$hostname,\n$server, $file, $timezone, $timeoffset, $empty and *):\n";
+  text +=
+      "\nLog formats (logformat NAME; every format also gives $line, "
+      "$hostname,\n$server, $file, $timezone, $timeoffset, $empty and *):\n";
   for (const std::string& name : LogFormatNames()) {
     std::shared_ptr<const LogFormat> format = FindLogFormat(name);
     entry(name, format != nullptr ? format->description() : "");

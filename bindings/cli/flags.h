@@ -32,7 +32,8 @@ enum class OutputFormat { kTable, kCsv, kJson, kJsonl, kChart };
 // "inspect"; anywhere else these words are files (or the query).
 enum class Command { kQuery, kMap, kCombine, kReduce, kInspect };
 
-// --split: a number, or "auto" (SplitFromEnvironment(), bindings/cli/partials.h).
+// --split: a number, or "auto" (SplitFromEnvironment(),
+// bindings/cli/partials.h).
 struct SplitFlag {
   bool automatic = false;
   uint64_t index = 0;

@@ -131,9 +131,8 @@ TEST(FlagsTest, ValuesLandInTheirFields) {
 }
 
 TEST(FlagsTest, SubcommandOnlyAsTheFirstArgument) {
-  absl::StatusOr<Flags> flags =
-      Parse({"map", "--split", "3", "--range", "10:20", "--b64", "select x",
-             "a.log"});
+  absl::StatusOr<Flags> flags = Parse({"map", "--split", "3", "--range",
+                                       "10:20", "--b64", "select x", "a.log"});
   ASSERT_TRUE(flags.ok()) << flags.status();
   EXPECT_EQ(flags->command, Command::kMap);
   EXPECT_EQ(flags->split->index, 3u);

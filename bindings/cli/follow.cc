@@ -41,7 +41,6 @@ constexpr size_t kChunkBytes = size_t{256} << 10;
 // busy file cannot starve the others.
 constexpr int kReadsPerTurn = 16;
 
-
 absl::Status ErrnoStatus(int error_number) {
   return absl::Status(absl::ErrnoToStatusCode(error_number),
                       ErrnoText(error_number));

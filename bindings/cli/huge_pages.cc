@@ -31,9 +31,8 @@ HugePagesStep PlanHugePages(
     return step;
   }
   const char* tunables = getenv("GLIBC_TUNABLES");
-  if (tunables != nullptr &&
-      std::string_view(tunables).find(kHugePagesTunable) !=
-          std::string_view::npos) {
+  if (tunables != nullptr && std::string_view(tunables).find(
+                                 kHugePagesTunable) != std::string_view::npos) {
     return step;  // The caller chose.
   }
   step.action = HugePagesStep::Action::kReexec;

@@ -63,9 +63,9 @@ TEST(HugePagesTest, TheReexecutedProcessRestoresTheCallersEnvironment) {
   EXPECT_EQ(unset.action, Action::kRestore);
   EXPECT_EQ(unset.tunables, std::nullopt);
   const HugePagesStep set = Plan(
-      kMadvise, {{kHugePagesMarker, "=glibc.malloc.arena_max=2"},
-                 {"GLIBC_TUNABLES",
-                  "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"}});
+      kMadvise,
+      {{kHugePagesMarker, "=glibc.malloc.arena_max=2"},
+       {"GLIBC_TUNABLES", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"}});
   EXPECT_EQ(set.action, Action::kRestore);
   EXPECT_EQ(set.tunables, "glibc.malloc.arena_max=2");
   // Whatever the THP mode: the marker means this process was re-executed.

@@ -27,7 +27,6 @@
 #include "bindings/cli/huge_pages.h"
 #include "bindings/cli/runner.h"
 #include "bindings/cli/steps.h"
-#include "util/strings.h"
 #include "mapr/aggregator.h"
 #include "mapr/options.h"
 #include "mapr/outfile.h"
@@ -35,6 +34,7 @@
 #include "mapr/result.h"
 #include "mapr/turbo_aggregate.h"
 #include "mapr/version.h"
+#include "util/strings.h"
 
 namespace mapr::cli {
 
@@ -91,8 +91,7 @@ namespace {
 
 // DTail's note when the terminal output shows `max_rows` of the rows.
 void NoteTerminalRows(const ResultTable& r, int64_t max_rows, bool quiet) {
-  if (max_rows >= 0 && r.num_rows() > static_cast<size_t>(max_rows) &&
-      !quiet) {
+  if (max_rows >= 0 && r.num_rows() > static_cast<size_t>(max_rows) && !quiet) {
     std::fflush(stdout);
     std::fprintf(stderr,
                  "Got %zu results but limited terminal output to %lld "
@@ -258,8 +257,8 @@ int RunFollow(const Flags& flags, const Query& query) {
   if (flags.stats) PrintStats(run->stats, final_groups);
   if (!flags.quiet) {
     // (Followed input is not checked for NUL bytes.)
-    PrintNotes(ResultNotesFor(query, run->stats, final_fields,
-                              flags.max_line_bytes));
+    PrintNotes(
+        ResultNotesFor(query, run->stats, final_fields, flags.max_line_bytes));
   }
   return glob_errors || run->inputs_failed > 0 || output_failed.load()
              ? kExitInputError
@@ -358,7 +357,8 @@ int Run(int argc, char** argv) {
   options.max_groups = flags->max_groups;
   options.hostname = flags->hostname;
   options.progress = !flags->quiet && isatty(STDERR_FILENO) == 1;
-  absl::StatusOr<RunResult> run = RunQuery(*query, flags->files, options, report);
+  absl::StatusOr<RunResult> run =
+      RunQuery(*query, flags->files, options, report);
   if (!run.ok()) {
     PrintError(ToStd(run.status().message()));
     return kExitInputError;

@@ -70,8 +70,8 @@ absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
                                                        std::string_view bytes) {
   std::vector<NamedFrame> out;
   if (bytes.empty()) {
-    return Prefixed(name, absl::InvalidArgumentError(
-                              "empty input is not a partial"));
+    return Prefixed(name,
+                    absl::InvalidArgumentError("empty input is not a partial"));
   }
   const char* const start = bytes.data();
   auto add = [&](std::string_view frame) -> absl::Status {
@@ -107,8 +107,8 @@ absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
       if (absl::Status s = add(frame); !s.ok()) return s;
     }
     if (out.empty()) {
-      return Prefixed(name, absl::InvalidArgumentError(
-                                "empty input is not a partial"));
+      return Prefixed(
+          name, absl::InvalidArgumentError("empty input is not a partial"));
     }
     return out;
   }
@@ -178,7 +178,8 @@ absl::StatusOr<Aggregator> MergePartials(std::vector<NamedFrame>& frames,
 
 std::string ExpectedSplitsProblem(const SplitRange& have, uint64_t expect) {
   std::vector<std::string> missing;
-  if (have.begin > 0) missing.push_back(SplitsText(0, std::min(have.begin, expect)));
+  if (have.begin > 0)
+    missing.push_back(SplitsText(0, std::min(have.begin, expect)));
   if (have.end < expect) missing.push_back(SplitsText(have.end, expect));
   std::string problem;
   if (!missing.empty()) {

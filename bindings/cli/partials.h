@@ -5,7 +5,8 @@
 // Example:
 //   absl::StatusOr<AutoSplit> s = SplitFromEnvironment(std::getenv);
 //   std::string line = B64Line(7, frame);  // "7\t<base64>\n"
-//   absl::StatusOr<std::vector<NamedFrame>> frames = DecodePartials("a", bytes);
+//   absl::StatusOr<std::vector<NamedFrame>> frames = DecodePartials("a",
+//   bytes);
 #ifndef MAPR_BINDINGS_CLI_PARTIALS_H_
 #define MAPR_BINDINGS_CLI_PARTIALS_H_
 

@@ -42,7 +42,8 @@ TEST(PartialsTest, SplitAutoInnermostLauncherWins) {
   s = SplitFromEnvironment(
       Env({{"SLURM_PROCID", "0"}, {"SLURM_ARRAY_TASK_ID", "6"}}));
   EXPECT_EQ(s->index, 6u);
-  s = SplitFromEnvironment(Env({{"SLURM_PROCID", "0"}, {"OMPI_COMM_WORLD_RANK", "3"}}));
+  s = SplitFromEnvironment(
+      Env({{"SLURM_PROCID", "0"}, {"OMPI_COMM_WORLD_RANK", "3"}}));
   EXPECT_EQ(s->index, 3u);
 }
 
@@ -77,7 +78,8 @@ TEST(PartialsTest, ExpectedSplitsNamesTheMissingOnes) {
   EXPECT_EQ(ExpectedSplitsProblem({0, 4}, 5), "missing split 4");
   EXPECT_EQ(ExpectedSplitsProblem({2, 4}, 6),
             "missing splits 0-1 and splits 4-5");
-  EXPECT_EQ(ExpectedSplitsProblem({0, 5}, 4), "split 4 is past --expect-splits 4");
+  EXPECT_EQ(ExpectedSplitsProblem({0, 5}, 4),
+            "split 4 is past --expect-splits 4");
 }
 
 }  // namespace

@@ -199,8 +199,7 @@ std::string MisplacedOption(const Flags& flags) {
       {flags.expect_splits > 0, "--expect-splits", c == Command::kReduce,
        "reduce"},
       {flags.output.has_value(), "--output",
-       c == Command::kQuery || c == Command::kReduce,
-       "a query and reduce"},
+       c == Command::kQuery || c == Command::kReduce, "a query and reduce"},
       {flags.follow, "--follow", c == Command::kQuery, "a query"},
       {flags.explain, "--explain", query_or_map, "a query and map"},
       {flags.threads > 0, "--threads", query_or_map, "a query and map"},
@@ -235,9 +234,8 @@ int RunMap(const Flags& flags, const Query& query, int default_threads) {
     if (flags.files.size() != 1 || flags.files[0] == "-") {
       return UsageError("--range needs exactly one FILE (not standard input)");
     }
-    absl::StatusOr<LineRange> range =
-        LineAlignedRange(flags.files[0], flags.range->first,
-                         flags.range->second);
+    absl::StatusOr<LineRange> range = LineAlignedRange(
+        flags.files[0], flags.range->first, flags.range->second);
     if (!range.ok()) {
       PrintInputProblem(flags.files[0], ToStd(range.status().message()));
       return kExitInputError;
@@ -318,10 +316,10 @@ int RunInspect(const Flags& flags) {
     absl::StrAppend(&out, "version: ", i.major, ".", i.minor, "\n");
     absl::StrAppend(&out, "query: ", i.query, "\n");
     absl::StrAppend(&out, "log_format: ", i.log_format, "\n");
-    absl::StrAppend(&out, "fingerprint: ",
-                    absl::StrFormat("%016x%016x", i.fingerprint[1],
-                                    i.fingerprint[0]),
-                    "\n");
+    absl::StrAppend(
+        &out, "fingerprint: ",
+        absl::StrFormat("%016x%016x", i.fingerprint[1], i.fingerprint[0]),
+        "\n");
     absl::StrAppend(&out, "splits: [", i.splits.begin, ", ", i.splits.end,
                     ")\n");
     if (!i.run_id.empty()) absl::StrAppend(&out, "run_id: ", i.run_id, "\n");

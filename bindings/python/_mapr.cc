@@ -509,14 +509,15 @@ PYBIND11_MODULE(_mapr, m) {
                              })
       .def_property_readonly("num_rows", &mapr::ResultTable::num_rows)
       .def_property_readonly("total_groups", &mapr::ResultTable::total_groups)
-      .def_property_readonly("notes",
-                             [](const mapr::ResultTable& t) {
-                               py::list out;
-                               for (const mapr::ResultNote& n : t.notes()) {
-                                 out.append(py::make_tuple(n.code, Text(n.text)));
-                               }
-                               return out;
-                             })
+      .def_property_readonly(
+          "notes",
+          [](const mapr::ResultTable& t) {
+            py::list out;
+            for (const mapr::ResultNote& n : t.notes()) {
+              out.append(py::make_tuple(n.code, Text(n.text)));
+            }
+            return out;
+          })
       .def("rows",
            [](const mapr::ResultTable& t) {
              py::list out(t.num_rows());

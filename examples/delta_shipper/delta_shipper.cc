@@ -9,7 +9,8 @@
 // delta as it arrives (delta k covers split k, so a lost one is DataLoss,
 // "missing split k").
 //
-//   tail -F app.log | delta_shipper 'from STATS select count($line) group by $hostname' /var/spool/mapr 10000
+//   tail -F app.log | delta_shipper 'from STATS select count($line) group by
+//   $hostname' /var/spool/mapr 10000
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

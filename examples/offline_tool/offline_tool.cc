@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   // printed.
   const bool tty = isatty(STDERR_FILENO) == 1;
   options.on_problem = [tty](const mapr::InputProblem& p) {
-    std::cerr << (tty ? "\r\033[K" : "") << p.name << ": "
-              << p.status.message() << "\n";
+    std::cerr << (tty ? "\r\033[K" : "") << p.name << ": " << p.status.message()
+              << "\n";
   };
   if (tty) {
     options.on_progress = [](const mapr::FilesProgress& p) {
@@ -46,9 +46,9 @@ int main(int argc, char** argv) {
     };
   }
   mapr::FilesReport report;
-  absl::StatusOr<mapr::ResultTable> result = mapr::QueryFiles(
-      *query, std::vector<std::string>(argv + 2, argv + argc), options,
-      &report);
+  absl::StatusOr<mapr::ResultTable> result =
+      mapr::QueryFiles(*query, std::vector<std::string>(argv + 2, argv + argc),
+                       options, &report);
   if (!result.ok()) {
     std::cerr << result.status().message() << "\n";
     return 1;

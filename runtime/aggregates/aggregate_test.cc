@@ -142,39 +142,39 @@ TEST(AggregateContractTest, SplitMergeAndRoundTripsMatchOnePass) {
   for (const plan::StateOptions options :
        {plan::StateOptions(), plan::StateOptions{8, 0.01},
         plan::StateOptions{0, 0.05}}) {
-  g_options = options;
-  for (const AggregateFunction* fn : Aggregates()) {
-    for (int trial = 0; trial < 40; ++trial) {
-      const size_t n = 1 + rng() % 300;
-      const Rows rows = RandomRows(rng, n);
-      std::unique_ptr<AggregateState> one = fn->new_state(g_options);
-      one->Resize(kGroups);
-      Feed(*one, rows, 0, n, 64);
+    g_options = options;
+    for (const AggregateFunction* fn : Aggregates()) {
+      for (int trial = 0; trial < 40; ++trial) {
+        const size_t n = 1 + rng() % 300;
+        const Rows rows = RandomRows(rng, n);
+        std::unique_ptr<AggregateState> one = fn->new_state(g_options);
+        one->Resize(kGroups);
+        Feed(*one, rows, 0, n, 64);
 
-      // Adjacent pieces at random cuts, each fed in its own batch size.
-      std::vector<size_t> cuts = {0, n};
-      for (int k = rng() % 5; k > 0; --k) cuts.push_back(rng() % (n + 1));
-      std::sort(cuts.begin(), cuts.end());
-      std::vector<std::unique_ptr<AggregateState>> parts;
-      for (size_t i = 0; i + 1 < cuts.size(); ++i) {
-        std::unique_ptr<AggregateState> part = fn->new_state(g_options);
-        part->Resize(kGroups);
-        Feed(*part, rows, cuts[i], cuts[i + 1], 1 + rng() % 40);
-        if (rng() % 2) part = RoundTrip(*fn, *part);
-        parts.push_back(std::move(part));
+        // Adjacent pieces at random cuts, each fed in its own batch size.
+        std::vector<size_t> cuts = {0, n};
+        for (int k = rng() % 5; k > 0; --k) cuts.push_back(rng() % (n + 1));
+        std::sort(cuts.begin(), cuts.end());
+        std::vector<std::unique_ptr<AggregateState>> parts;
+        for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+          std::unique_ptr<AggregateState> part = fn->new_state(g_options);
+          part->Resize(kGroups);
+          Feed(*part, rows, cuts[i], cuts[i + 1], 1 + rng() % 40);
+          if (rng() % 2) part = RoundTrip(*fn, *part);
+          parts.push_back(std::move(part));
+        }
+        // Combine random adjacent pairs (later into earlier): any tree shape.
+        const uint32_t identity[kGroups] = {0, 1, 2, 3, 4, 5, 6};
+        while (parts.size() > 1) {
+          const size_t i = rng() % (parts.size() - 1);
+          parts[i]->Combine(*parts[i + 1], identity, kGroups);
+          parts.erase(parts.begin() + static_cast<ptrdiff_t>(i) + 1);
+        }
+        ExpectSameFinal(*fn, *one, *parts[0], "split");
+        EXPECT_EQ(Bytes(*one), Bytes(*parts[0])) << fn->info.name;
+        ExpectSameFinal(*fn, *one, *RoundTrip(*fn, *one), "round trip");
       }
-      // Combine random adjacent pairs (later into earlier): any tree shape.
-      const uint32_t identity[kGroups] = {0, 1, 2, 3, 4, 5, 6};
-      while (parts.size() > 1) {
-        const size_t i = rng() % (parts.size() - 1);
-        parts[i]->Combine(*parts[i + 1], identity, kGroups);
-        parts.erase(parts.begin() + static_cast<ptrdiff_t>(i) + 1);
-      }
-      ExpectSameFinal(*fn, *one, *parts[0], "split");
-      EXPECT_EQ(Bytes(*one), Bytes(*parts[0])) << fn->info.name;
-      ExpectSameFinal(*fn, *one, *RoundTrip(*fn, *one), "round trip");
     }
-  }
   }
   g_options = plan::StateOptions();
 }

@@ -71,7 +71,10 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 }  // namespace
 
 extern const AggregateFunction kAvgAggregate = {
-    kInfo, [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new AvgState); },
+    kInfo,
+    [](const plan::StateOptions&) {
+      return std::unique_ptr<AggregateState>(new AvgState);
+    },
     Finalize};
 
 }  // namespace mapr::runtime

@@ -60,7 +60,10 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 }  // namespace
 
 extern const AggregateFunction kCountAggregate = {
-    kInfo, [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new CountState); },
+    kInfo,
+    [](const plan::StateOptions&) {
+      return std::unique_ptr<AggregateState>(new CountState);
+    },
     Finalize};
 
 }  // namespace mapr::runtime

@@ -123,11 +123,15 @@ constexpr plan::AggregateInfo kMaxInfo = {
 
 extern const AggregateFunction kMinAggregate = {
     kMinInfo,
-    [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new ExtremeState<true>); },
+    [](const plan::StateOptions&) {
+      return std::unique_ptr<AggregateState>(new ExtremeState<true>);
+    },
     Finalize<true>};
 extern const AggregateFunction kMaxAggregate = {
     kMaxInfo,
-    [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new ExtremeState<false>); },
+    [](const plan::StateOptions&) {
+      return std::unique_ptr<AggregateState>(new ExtremeState<false>);
+    },
     Finalize<false>};
 
 }  // namespace mapr::runtime

@@ -63,7 +63,10 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 }  // namespace
 
 extern const AggregateFunction kFirstAggregate = {
-    kInfo, [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new FirstState); },
+    kInfo,
+    [](const plan::StateOptions&) {
+      return std::unique_ptr<AggregateState>(new FirstState);
+    },
     Finalize};
 
 }  // namespace mapr::runtime

@@ -69,14 +69,14 @@ TEST(MomentsTest, TheIssueExampleAtEightQuadrillion) {
 
 TEST(MomentsTest, ExactRationalsAtOffsetsUpToOneE18) {
   std::mt19937_64 rng(27);
-  for (const double offset :
-       {0.0, 1e3, 1e9, 1.7e15, 8e15, 4.5e16, 1e17, 1152921504606846976.0,
-        1e18, -1e18}) {
+  for (const double offset : {0.0, 1e3, 1e9, 1.7e15, 8e15, 4.5e16, 1e17,
+                              1152921504606846976.0, 1e18, -1e18}) {
     // The spacing of doubles at the offset: deviations are multiples of it,
     // so every value is an exact double.
     const double ulp =
-        offset == 0 ? 1 : std::nextafter(std::fabs(offset), INFINITY) -
-                              std::fabs(offset);
+        offset == 0
+            ? 1
+            : std::nextafter(std::fabs(offset), INFINITY) - std::fabs(offset);
     for (const size_t n : {size_t{2}, size_t{3}, size_t{200}, size_t{5000}}) {
       SCOPED_TRACE(absl::StrCat("offset=", offset, " n=", n));
       std::uniform_int_distribution<int64_t> dist(0, 99);
@@ -99,8 +99,7 @@ TEST(MomentsTest, ExactRationalsAtOffsetsUpToOneE18) {
       const Moments m = RunMoments(text);
       EXPECT_DOUBLE_EQ(m.variance, Quotient(num, nn * (nn - 1)) * u2);
       EXPECT_DOUBLE_EQ(m.variancep, Quotient(num, nn * nn) * u2);
-      EXPECT_DOUBLE_EQ(m.stddev,
-                       std::sqrt(Quotient(num, nn * (nn - 1))) * ulp);
+      EXPECT_DOUBLE_EQ(m.stddev, std::sqrt(Quotient(num, nn * (nn - 1))) * ulp);
       EXPECT_DOUBLE_EQ(m.stddevp, std::sqrt(Quotient(num, nn * nn)) * ulp);
     }
   }
@@ -122,7 +121,8 @@ TEST(MomentsTest, MicrosecondTimestampsKeepEveryDigit) {
 
 TEST(MomentsTest, DecimalFractionsAtALargeOffset) {
   // 1e9 + 0.25 steps: exact binary fractions far from zero.
-  const Moments m = RunMoments({"1000000000.25", "1000000000.5", "1000000000.75"});
+  const Moments m =
+      RunMoments({"1000000000.25", "1000000000.5", "1000000000.75"});
   EXPECT_EQ(m.variance, 0.0625);
   EXPECT_EQ(m.variancep, 0.125 / 3);
 }

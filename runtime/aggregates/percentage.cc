@@ -45,7 +45,10 @@ void Finalize(const AggregateState& state, size_t groups,
 }  // namespace
 
 extern const AggregateFunction kPercentageAggregate = {
-    kInfo, [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new SumState); },
+    kInfo,
+    [](const plan::StateOptions&) {
+      return std::unique_ptr<AggregateState>(new SumState);
+    },
     Finalize};
 
 }  // namespace mapr::runtime

@@ -39,7 +39,10 @@ void Finalize(const AggregateState& state, size_t groups,
 }  // namespace
 
 extern const AggregateFunction kPercentileAggregate = {
-    kInfo, [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new SumState); },
+    kInfo,
+    [](const plan::StateOptions&) {
+      return std::unique_ptr<AggregateState>(new SumState);
+    },
     Finalize};
 
 }  // namespace mapr::runtime

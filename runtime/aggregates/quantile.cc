@@ -166,8 +166,8 @@ class QuantileState : public AggregateState {
       while (hi > lo && store->bins[hi - 1] == 0) --hi;
       util::AppendU32(out, static_cast<uint32_t>(hi - lo));
       if (hi == lo) continue;
-      util::AppendU32(out, static_cast<uint32_t>(store->base +
-                                                 static_cast<int32_t>(lo)));
+      util::AppendU32(
+          out, static_cast<uint32_t>(store->base + static_cast<int32_t>(lo)));
       for (size_t k = lo; k < hi; ++k) util::AppendU64(out, store->bins[k]);
     }
   }
@@ -235,8 +235,8 @@ class QuantileState : public AggregateState {
   double Quantile(uint32_t g, plan::Rank rank) const {
     const QuantileGroup& q = groups_[g];
     if (q.count == 0) return 0;
-    const uint64_t target = static_cast<uint64_t>(
-        util::uint128{rank.num} * (q.count - 1) / rank.den);
+    const uint64_t target = static_cast<uint64_t>(util::uint128{rank.num} *
+                                                  (q.count - 1) / rank.den);
     // The extremes are exact either way.
     if (target == 0) return q.min;
     if (target == q.count - 1) return q.max;

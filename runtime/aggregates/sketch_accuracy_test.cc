@@ -79,8 +79,8 @@ std::vector<double> Generate(const std::string& kind, size_t n,
 TEST(SketchAccuracyTest, PercentilesAreExactUpToTheLimitThenWithinAlpha) {
   const AggregateFunction& pn = Find("pN");
   std::mt19937_64 rng(11);
-  const plan::Rank ranks[] = {{0, 1},   {1, 100}, {1, 4},  {1, 2},
-                              {9, 10},  {99, 100}, {999, 1000}, {1, 1}};
+  const plan::Rank ranks[] = {{0, 1},  {1, 100},  {1, 4},      {1, 2},
+                              {9, 10}, {99, 100}, {999, 1000}, {1, 1}};
   for (const std::string kind : {"lognormal", "uniform", "pareto"}) {
     for (size_t n : {size_t{10}, size_t{1000}, size_t{1024}, size_t{1025},
                      size_t{100000}, size_t{10000000}}) {
@@ -93,8 +93,8 @@ TEST(SketchAccuracyTest, PercentilesAreExactUpToTheLimitThenWithinAlpha) {
       std::vector<double> sorted = values;
       std::sort(sorted.begin(), sorted.end());
       for (const plan::Rank r : ranks) {
-        const double exact = sorted[static_cast<size_t>(
-            util::uint128{r.num} * (n - 1) / r.den)];
+        const double exact =
+            sorted[static_cast<size_t>(util::uint128{r.num} * (n - 1) / r.den)];
         const double got = Final(pn, *s, r);
         if (n <= 1024 || r.num == 0 || r.num == r.den) {
           EXPECT_EQ(got, exact) << r.num << "/" << r.den;
@@ -211,10 +211,13 @@ TEST(SketchAccuracyTest, StddevAgreesWithTwoPassLongDouble) {
         long double m2 = 0;
         for (double v : values) m2 += (v - mean) * (v - mean);
         for (const auto& [name, divisor, root] :
-             {std::tuple{"variance", n - 1, false}, {"variancep", n, false},
-              {"stddev", n - 1, true}, {"stddevp", n, true}}) {
+             {std::tuple{"variance", n - 1, false},
+              {"variancep", n, false},
+              {"stddev", n - 1, true},
+              {"stddevp", n, true}}) {
           const AggregateFunction& fn = Find(name);
-          std::unique_ptr<AggregateState> s = fn.new_state(plan::StateOptions());
+          std::unique_ptr<AggregateState> s =
+              fn.new_state(plan::StateOptions());
           s->Resize(1);
           FeedNumbers(*s, values);
           long double want = m2 / static_cast<long double>(divisor);

@@ -20,7 +20,10 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 }  // namespace
 
 extern const AggregateFunction kSumAggregate = {
-    kInfo, [](const plan::StateOptions&) { return std::unique_ptr<AggregateState>(new SumState); },
+    kInfo,
+    [](const plan::StateOptions&) {
+      return std::unique_ptr<AggregateState>(new SumState);
+    },
     Finalize};
 
 }  // namespace mapr::runtime

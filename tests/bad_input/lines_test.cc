@@ -460,8 +460,8 @@ TEST(BadLinesTest, CatastrophicBacktrackingPatternsStayLinear) {
   options.max_line_bytes = 2 << 20;
   ASSERT_OK_AND_ASSIGN(
       ResultTable r,
-      RunLines("select count($line) where $line =~ '^(a+)+$' group by *",
-               lines, options));
+      RunLines("select count($line) where $line =~ '^(a+)+$' group by *", lines,
+               options));
   EXPECT_EQ(r.ToCsv(), "count($line)\n1\n");
   ASSERT_OK_AND_ASSIGN(
       r, RunLines("select count($line) where $line =~ '^(a|aa)*c$' group by *",
@@ -529,7 +529,8 @@ TEST(BadLinesTest, TenMegabyteJsonLine) {
   AggregatorOptions options = TestOptions();
   options.max_line_bytes = 16 << 20;
   ASSERT_OK_AND_ASSIGN(r, RunLines(query, {big}, options));
-  EXPECT_EQ(r.ToCsv(), "k,sum(nested.ms),len(pad)\nv,42.000000,10485760.000000\n");
+  EXPECT_EQ(r.ToCsv(),
+            "k,sum(nested.ms),len(pad)\nv,42.000000,10485760.000000\n");
 }
 
 }  // namespace

@@ -232,10 +232,13 @@ TEST(BadQueryTest, UnterminatedBacktickUnderlinesToTheEnd) {
 TEST(BadQueryTest, UnknownFunctionListsTheKnownOnes) {
   const absl::Status s = CompileError("select $m set $m = foo($time)");
   EXPECT_THAT(
-      s, StatusIs(kInvalid, Eq("1:20-22: unknown function 'foo'\n"
-                               "select $m set $m = foo($time)\n"
-                               "                   ^~~\n"
-                               "hint: known functions: md5sum, maskdigits, regex, time, bucket, duration, bytes, lower, upper, len, substr, split, format_time, coalesce")));
+      s,
+      StatusIs(kInvalid, Eq("1:20-22: unknown function 'foo'\n"
+                            "select $m set $m = foo($time)\n"
+                            "                   ^~~\n"
+                            "hint: known functions: md5sum, maskdigits, regex, "
+                            "time, bucket, duration, bytes, lower, upper, len, "
+                            "substr, split, format_time, coalesce")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{19, 3, 1, 20}));
 }
 
@@ -279,13 +282,13 @@ TEST(BadQueryTest, MisspelledKeywordInsideSelectIsAField) {
 
 TEST(BadQueryTest, UnknownLogFormatListsTheKnownOnes) {
   const absl::Status s = CompileError("select count($line) logformat nope");
-  EXPECT_THAT(s, StatusIs(kInvalid,
-                          Eq("1:31-34: unknown log format 'nope'\n"
-                             "select count($line) logformat nope\n"
-                             "                              ^~~~\n"
-                             "hint: known log formats: clf, combined, csv, "
-                             "default, fields, generic, generickv, json, "
-                             "jsonl, logfmt, ndjson, regex, syslog")));
+  EXPECT_THAT(
+      s, StatusIs(kInvalid, Eq("1:31-34: unknown log format 'nope'\n"
+                               "select count($line) logformat nope\n"
+                               "                              ^~~~\n"
+                               "hint: known log formats: clf, combined, csv, "
+                               "default, fields, generic, generickv, json, "
+                               "jsonl, logfmt, ndjson, regex, syslog")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{30, 4, 1, 31}));
 }
 
@@ -354,10 +357,10 @@ TEST(BadQueryTest, PatternOverTheMemoryBound) {
   // The bound is CompileOptions::max_regex_memory.
   CompileOptions options;
   options.max_regex_memory = 4 << 10;
-  EXPECT_THAT(CompileError("select $v set $v = regex($line, '\\pL{10}')",
-                           options),
-              StatusIs(kInvalid, StartsWith("1:33-41: regular expression needs "
-                                            "more than 4096 bytes")));
+  EXPECT_THAT(
+      CompileError("select $v set $v = regex($line, '\\pL{10}')", options),
+      StatusIs(kInvalid, StartsWith("1:33-41: regular expression needs "
+                                    "more than 4096 bytes")));
 }
 
 TEST(BadQueryTest, InvalidPatternQuotesRe2) {

@@ -47,8 +47,8 @@ struct Rng {
     return z ^ (z >> 31);
   }
   uint64_t Below(uint64_t n) {
-    return static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(Next()) * n) >> 64);
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >>
+                                 64);
   }
   // Index into a table of weights (in any unit).
   template <size_t N>
@@ -72,16 +72,17 @@ constexpr size_t Count(const T (&)[N]) {
 // ---- Value pools ----------------------------------------------------------
 
 const char* const kServices[] = {
-    "checkout", "cart",     "auth",      "search",        "catalog",
-    "payments", "shipping", "inventory", "users",         "notifications",
-    "gateway",  "recommendations"};
+    "checkout", "cart",          "auth",     "search",
+    "catalog",  "payments",      "shipping", "inventory",
+    "users",    "notifications", "gateway",  "recommendations"};
 const unsigned kServiceWeights[] = {14, 12, 18, 10, 9, 6, 5, 5, 8, 3, 7, 3};
 
 const char* const kLevels[] = {"debug", "info", "warn", "error"};
 const char* const kLevelsUpper[] = {"DEBUG", "INFO", "WARN", "ERROR"};
 const unsigned kLevelWeights[] = {10, 75, 10, 5};
 
-const char* const kMethods[] = {"GET", "POST", "PUT", "DELETE", "HEAD", "PATCH"};
+const char* const kMethods[] = {"GET",    "POST", "PUT",
+                                "DELETE", "HEAD", "PATCH"};
 const unsigned kMethodWeights[] = {70, 15, 5, 3, 4, 3};
 
 const int kStatuses[] = {200, 201, 204, 301, 302, 304, 400,
@@ -199,7 +200,8 @@ void AppendPadded(std::string& out, uint64_t v, int width, char pad = '0') {
 
 void AppendHex(std::string& out, uint64_t v, int digits) {
   static const char kHex[] = "0123456789abcdef";
-  for (int i = digits - 1; i >= 0; --i) out.push_back(kHex[(v >> (4 * i)) & 15]);
+  for (int i = digits - 1; i >= 0; --i)
+    out.push_back(kHex[(v >> (4 * i)) & 15]);
 }
 
 // Milliseconds with three decimals, from microseconds.
@@ -332,8 +334,7 @@ void JsonLine(std::string& out, Rng& rng, const Clock& clock) {
   out += "\"}\n";
 }
 
-void AccessLine(std::string& out, Rng& rng, const Clock& clock,
-                bool combined) {
+void AccessLine(std::string& out, Rng& rng, const Clock& clock, bool combined) {
   const int status = kStatuses[rng.Weighted(kStatusWeights)];
   AppendIp(out, rng);
   out += " - ";
@@ -495,7 +496,8 @@ void SyslogLine(std::string& out, Rng& rng, const Clock& clock) {
       break;
     case 8:
       tag("dockerd", true);
-      out += "time=\"2026-12-01T14:00:00.000Z\" level=info msg=\"ignoring event\"";
+      out +=
+          "time=\"2026-12-01T14:00:00.000Z\" level=info msg=\"ignoring event\"";
       break;
     case 9:
       tag("containerd", true);
@@ -509,8 +511,9 @@ void SyslogLine(std::string& out, Rng& rng, const Clock& clock) {
       break;
     case 11:
       tag("rsyslogd", false);
-      out += "[origin software=\"rsyslogd\" swVersion=\"8.2302.0\"] rsyslogd "
-             "was HUPed";
+      out +=
+          "[origin software=\"rsyslogd\" swVersion=\"8.2302.0\"] rsyslogd "
+          "was HUPed";
       break;
     case 12:
       tag("NetworkManager", true);
@@ -525,7 +528,8 @@ void SyslogLine(std::string& out, Rng& rng, const Clock& clock) {
       break;
     default:
       tag("snapd", true);
-      out += "storehelpers.go:769: cannot refresh: snap has no updates available";
+      out +=
+          "storehelpers.go:769: cannot refresh: snap has no updates available";
       break;
   }
   out.push_back('\n');
@@ -591,7 +595,8 @@ int main(int argc, char** argv) {
     written += line.size();
     buffer += line;
     if (buffer.size() >= (1 << 20)) {
-      if (std::fwrite(buffer.data(), 1, buffer.size(), stdout) != buffer.size()) {
+      if (std::fwrite(buffer.data(), 1, buffer.size(), stdout) !=
+          buffer.size()) {
         std::perror("gen_format_logs: write");
         return 1;
       }

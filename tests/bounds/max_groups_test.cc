@@ -63,8 +63,8 @@ uint64_t LinesToStream() {
 
 uint64_t SumOfBuckets(const LineCounters& c) {
   return c.lines_too_long + c.lines_table_mismatch + c.lines_ignored +
-         c.lines_malformed + c.lines_unmatched + c.lines_header + c.lines_filtered +
-         c.lines_without_value + c.lines_aggregated;
+         c.lines_malformed + c.lines_unmatched + c.lines_header +
+         c.lines_filtered + c.lines_without_value + c.lines_aggregated;
 }
 
 // Lines [first, first + n) of the stream: STATS lines whose key is unique

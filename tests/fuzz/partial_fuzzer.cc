@@ -75,8 +75,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   next.splits = {info->splits.end, info->splits.end + 1};
   auto later = mapr::Aggregator::Create(agg->query(), next);
   if (later.ok() && info->splits.end < UINT64_MAX) {
-    CheckCode(later->PushLines({"INFO|1|2|a.go:1|8|13|7|0.2|1h|"
-                                "MAPREDUCE:STATS|x=1|y=2"}));
+    CheckCode(
+        later->PushLines({"INFO|1|2|a.go:1|8|13|7|0.2|1h|"
+                          "MAPREDUCE:STATS|x=1|y=2"}));
     CheckCode(later->MergeSerialized(frame));
     CheckCode(later->FinishInput());
     auto r = later->TakeResult();

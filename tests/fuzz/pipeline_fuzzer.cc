@@ -37,10 +37,10 @@ std::string GenerateQuery(Choices& c) {
   static constexpr const char* kFields[] = {
       "x", "y", "a", "b", "$time", "$line", "$hostname", "c", "$empty", "$s"};
   static constexpr const char* kAggregates[] = {
-      "count",  "sum",      "min",    "max",      "avg",     "last",
-      "first",  "len",      "percentage", "percentile", "median", "p99",
-      "p99.9",  "p0",       "dcount", "stddev",   "variance", "stddevp",
-      "variancep", ""};
+      "count",  "sum",      "min",     "max",        "avg",
+      "last",   "first",    "len",     "percentage", "percentile",
+      "median", "p99",      "p99.9",   "p0",         "dcount",
+      "stddev", "variance", "stddevp", "variancep",  ""};
   static constexpr const char* kFloatOps[] = {
       "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
   static constexpr const char* kStringOps[] = {
@@ -77,17 +77,35 @@ std::string GenerateQuery(Choices& c) {
   if (c.Pick(3) == 0) {
     // $s is also one of kFields: where, group by and aggregates read it.
     static constexpr const char* kCalls[] = {
-        "md5sum(@)",        "maskdigits(@)",   "time(@)",
-        "time(@, '%Y-%m-%d %H:%M:%S')",       "bucket(@, 1m)",
-        "bucket(@, 5m)",    "bucket(@, 1h)",   "bucket(@, 1d)",
-        "bucket(@, 30s)",   "bucket(@, 100)",  "bucket(@, 0.5)",
+        "md5sum(@)",
+        "maskdigits(@)",
+        "time(@)",
+        "time(@, '%Y-%m-%d %H:%M:%S')",
+        "bucket(@, 1m)",
+        "bucket(@, 5m)",
+        "bucket(@, 1h)",
+        "bucket(@, 1d)",
+        "bucket(@, 30s)",
+        "bucket(@, 100)",
+        "bucket(@, 0.5)",
         "bucket(time(@), 5m)",
-        "duration(@)",      "bytes(@)",        "lower(@)",
-        "upper(@)",         "len(@)",          "substr(@, 2, 3)",
-        "substr(@, -2)",    "split(@, '.', 2)", "split(@, '=', -1)",
-        "@ + 1",            "@ * 2 - 0.5",     "(@ - y) / 4",
-        "@ / 0",            "coalesce(@, 'none')", "coalesce(@, x) * b",
-        "len(@) + duration(b)", "bucket(@ * 10, 0.5)",
+        "duration(@)",
+        "bytes(@)",
+        "lower(@)",
+        "upper(@)",
+        "len(@)",
+        "substr(@, 2, 3)",
+        "substr(@, -2)",
+        "split(@, '.', 2)",
+        "split(@, '=', -1)",
+        "@ + 1",
+        "@ * 2 - 0.5",
+        "(@ - y) / 4",
+        "@ / 0",
+        "coalesce(@, 'none')",
+        "coalesce(@, x) * b",
+        "len(@) + duration(b)",
+        "bucket(@ * 10, 0.5)",
         "format_time(@, '%Y-%m-%d %H:%M')",
         "format_time(bucket(time(@), 1h), '%a %E3S')"};
     std::string call = kCalls[c.Pick(std::size(kCalls))];

@@ -99,9 +99,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::optional<std::string> literal =
         mapr::parser::LiteralPattern(pattern);
     for (const std::string& line : lines) {
-      if (literal.has_value() &&
-          (line.find(*literal) != std::string::npos) !=
-              RE2::PartialMatch(line, **re)) {
+      if (literal.has_value() && (line.find(*literal) != std::string::npos) !=
+                                     RE2::PartialMatch(line, **re)) {
         __builtin_trap();
       }
       const std::string_view v = mapr::runtime::RegexExtract(**re, line);

@@ -67,8 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t c = 0; c < ncols; ++c) {
     columns[c].name = "c" + std::to_string(c);
     columns[c].aggregate = c % 2 ? "last" : "sum";
-    columns[c].type =
-        c % 2 ? mapr::ValueType::kText : mapr::ValueType::kNumber;
+    columns[c].type = c % 2 ? mapr::ValueType::kText : mapr::ValueType::kNumber;
   }
   std::vector<mapr::ResultRow> rows;
   for (size_t i = 0; i + ncols <= cells.size(); i += ncols) {

@@ -54,11 +54,11 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
-#include "util/strings.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
 #include "tests/testing/status_matchers.h"
+#include "util/strings.h"
 
 #ifndef MAPR_TESTDATA_DIR
 #error "MAPR_TESTDATA_DIR must name the copy of DTail's golden vectors"
@@ -732,11 +732,10 @@ TEST_P(GoldenFileTest, MatchesExpectedCsv) {
     EXPECT_EQ(got, want) << name;
   }
   const LineCounters& s = r.stats();
-  EXPECT_EQ(s.lines_read, s.lines_too_long + s.lines_table_mismatch +
-                              s.lines_ignored + s.lines_malformed +
-                              s.lines_unmatched + s.lines_header +
-                              s.lines_filtered +
-                              s.lines_without_value + s.lines_aggregated);
+  EXPECT_EQ(s.lines_read,
+            s.lines_too_long + s.lines_table_mismatch + s.lines_ignored +
+                s.lines_malformed + s.lines_unmatched + s.lines_header +
+                s.lines_filtered + s.lines_without_value + s.lines_aggregated);
 
   ASSERT_OK_AND_ASSIGN(ResultTable one_by_one, RunGoldenCase(c, true));
   EXPECT_EQ(one_by_one.ToCsv(), r.ToCsv()) << "pushed line by line";

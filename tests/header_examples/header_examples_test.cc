@@ -132,7 +132,8 @@ TEST(HeaderExamplesTest, LineCounterFields) {
   LineCountersExample(stats);
   EXPECT_EQ(::testing::internal::GetCapturedStdout(),
             "lines_read: 3\nlines_too_long: 0\nlines_table_mismatch: 0\n"
-            "lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: 0\nlines_header: 0\n"
+            "lines_ignored: 0\nlines_malformed: 0\nlines_unmatched: "
+            "0\nlines_header: 0\n"
             "lines_filtered: 1\nlines_without_value: 0\n"
             "lines_aggregated: 2\nvalues_unparsed: 0\n");
 }

@@ -17,9 +17,9 @@ namespace mapr::testing {
 // member, -15 raw deflate data (no header, no trailer).
 inline std::string Deflate(std::string_view data, int window_bits) {
   z_stream zs{};
-  EXPECT_EQ(deflateInit2(&zs, 6, Z_DEFLATED, window_bits, 8,
-                         Z_DEFAULT_STRATEGY),
-            Z_OK);
+  EXPECT_EQ(
+      deflateInit2(&zs, 6, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY),
+      Z_OK);
   std::string out(deflateBound(&zs, data.size()) + 64, '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
   zs.avail_in = static_cast<uInt>(data.size());
@@ -32,7 +32,9 @@ inline std::string Deflate(std::string_view data, int window_bits) {
 }
 
 // One gzip member holding `data` (the largest window).
-inline std::string Gzip(std::string_view data) { return Deflate(data, 15 + 16); }
+inline std::string Gzip(std::string_view data) {
+  return Deflate(data, 15 + 16);
+}
 
 // One zstd frame holding `data`.
 inline std::string Zstd(std::string_view data) {
