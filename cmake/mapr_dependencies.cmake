@@ -31,7 +31,7 @@ if(NOT TARGET BZip2::BZip2)
   find_package(BZip2 REQUIRED)
 endif()
 # gzip is inflated with ISA-L (libisal-dev, which ships libisal.pc), zlib
-# being the fallback for what ISA-L does not read (mapr/input_decoders.cc).
+# being the fallback for what ISA-L does not read (io/input_decoders.cc).
 if(NOT TARGET PkgConfig::ISAL)
   pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
 endif()

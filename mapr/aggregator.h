@@ -210,8 +210,8 @@ class MAPR_EXPORT Aggregator {
  private:
   struct Rep;  // The state (aggregator.cc); null once moved from.
   class UseGuard;
-  friend class ScopedAggregatorUseForTesting;  // mapr/aggregator_testing.h
-  friend class AggregatorInternal;             // mapr/aggregator_internal.h
+  friend class ScopedAggregatorUseForTesting;  // api/aggregator_testing.h
+  friend class AggregatorInternal;             // api/aggregator_internal.h
 
   Aggregator(Query query, std::unique_ptr<Rep> rep);
   absl::Status CheckOpen(const char* method) const;

@@ -184,6 +184,13 @@ MAPR_EXPORT absl::Status RegisterLogFormat(
 MAPR_EXPORT std::shared_ptr<const LogFormat> FindLogFormat(
     std::string_view name);
 
+// True if the format registered as `name` parses each line on its own
+// (LogFormat::line_independent: every built-in format but csv, which keeps
+// its source's header), so its input may be cut into byte ranges read by
+// different aggregators or continue in a new file in one source. False for
+// an unknown name.
+MAPR_EXPORT bool LogFormatIsLineIndependent(std::string_view name);
+
 // Names of all registered formats, sorted.
 MAPR_EXPORT std::vector<std::string> LogFormatNames();
 

@@ -8,6 +8,7 @@
 #define MAPR_MAPR_MAPR_H_
 
 #include "mapr/aggregator.h"       // IWYU pragma: export
+#include "mapr/catalog.h"          // IWYU pragma: export
 #include "mapr/files.h"            // IWYU pragma: export
 #include "mapr/input.h"            // IWYU pragma: export
 #include "mapr/line_splitter.h"    // IWYU pragma: export
@@ -18,6 +19,7 @@
 #include "mapr/query.h"            // IWYU pragma: export
 #include "mapr/result.h"           // IWYU pragma: export
 #include "mapr/status.h"           // IWYU pragma: export
+#include "mapr/time.h"             // IWYU pragma: export
 #include "mapr/turbo_aggregate.h"  // IWYU pragma: export
 #include "mapr/version.h"          // IWYU pragma: export
 

@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "mapr/export.h"
 #include "mapr/options.h"
+#include "mapr/result.h"
 
 namespace mapr {
 
@@ -59,6 +60,9 @@ class MAPR_EXPORT Query {
 
   // Output column names, in order.
   std::vector<std::string> column_names() const;
+  // The output columns as every result of this query describes them (name,
+  // aggregate, value type, group/order/time-bucket key), in order.
+  std::vector<ResultColumn> columns() const;
   // The log format that will parse lines (canonical name).
   const std::string& log_format() const;
   // The `from` table: its name upper-cased (`STATS`), `*` for `from *`,
@@ -74,7 +78,7 @@ class MAPR_EXPORT Query {
   int64_t limit() const;
 
  private:
-  friend class QueryInternal;  // mapr/query_internal.h, not installed.
+  friend class QueryInternal;  // api/query_internal.h, not installed.
 
   explicit Query(std::shared_ptr<const plan::Plan> plan)
       : plan_(std::move(plan)) {}

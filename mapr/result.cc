@@ -23,7 +23,8 @@ namespace {
 bool SameColumn(const ResultColumn& a, const ResultColumn& b) {
   return a.name == b.name && a.aggregate == b.aggregate && a.type == b.type &&
          a.field == b.field && a.is_group_key == b.is_group_key &&
-         a.is_order_key == b.is_order_key;
+         a.is_order_key == b.is_order_key && a.is_bucket == b.is_bucket &&
+         a.is_time_bucket == b.is_time_bucket;
 }
 
 // Bitwise equality, except that every NaN equals every NaN.

@@ -141,6 +141,13 @@ struct MAPR_EXPORT ResultColumn {
   bool is_group_key = false;
   // True if this column is one of the `order by` keys.
   bool is_order_key = false;
+  // True if the column is a group key whose value `bucket()` gives: a bin
+  // of numbers (`bucket(x, 100)`) or of times.
+  bool is_bucket = false;
+  // True if those bins are of times (`bucket($time, 5m)`): the cells are
+  // instants (mapr::ReadTime reads them) and, unless `order by` says
+  // otherwise, the rows come in time order.
+  bool is_time_bucket = false;
 };
 
 // One output row, as a value (a copy out of a ResultTable, or input to its

@@ -15,6 +15,7 @@
 #include "runtime/result_notes.h"
 #include "runtime/time_functions.h"
 #include "runtime/unit_functions.h"
+#include "util/host_name.h"
 #include "util/run_on_threads.h"
 #include "util/scan.h"
 #include "util/status_macros.h"
@@ -78,12 +79,6 @@ const LocalZone& GetLocalZone() {
   return *zone;
 }
 
-std::string LocalHostname() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
-  return buf;
-}
-
 }  // namespace
 
 // The format's view of the batch columns: requested field i is plan field
@@ -143,7 +138,7 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
       }
     }
   }
-  hostname_ = options_.hostname.empty() ? LocalHostname() : options_.hostname;
+  hostname_ = options_.hostname.empty() ? util::HostName() : options_.hostname;
   const LocalZone& zone = GetLocalZone();
   timezone_ = zone.name;
   timeoffset_ = zone.offset;

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "api/aggregator_internal.h"
 #include "benchmark/benchmark.h"
 #include "mapr/aggregator.h"
-#include "mapr/aggregator_internal.h"
 #include "mapr/log_format.h"
 #include "mapr/query.h"
 #include "runtime/log_formats.h"

@@ -64,6 +64,11 @@ absl::Status RegisterLogFormat(std::shared_ptr<const LogFormat> format) {
   return absl::OkStatus();
 }
 
+bool LogFormatIsLineIndependent(std::string_view name) {
+  std::shared_ptr<const LogFormat> format = FindLogFormat(name);
+  return format != nullptr && format->line_independent();
+}
+
 std::shared_ptr<const LogFormat> FindLogFormat(std::string_view name) {
   std::string key = absl::AsciiStrToLower(util::ToAbsl(name));
   Registry& r = GetRegistry();

@@ -339,16 +339,14 @@ void ApplyHaving(const plan::Plan& p, const GroupStates& states,
   *order = std::move(kept);
 }
 
-// True if `field` holds time buckets: the last `set` step that assigns it
-// ends in bucket(x, <duration>). Their texts keep each input's layout, which
-// does not sort by time as text (Apr 1 < Mar 31, offsets, CLF months), so
-// they are ordered by the instant.
-bool IsTimeBucket(const plan::Plan& p, plan::FieldId field) {
+// The bucket() call that gives `field` its value: the function that ends
+// the last `set` step assigning it, if that is bucket(); else null.
+const plan::FunctionStep* BucketStep(const plan::Plan& p, plan::FieldId field) {
   const plan::SetStep* last = nullptr;
   for (const plan::SetStep& s : p.sets) {
     if (s.target == field) last = &s;
   }
-  if (last == nullptr) return false;
+  if (last == nullptr) return nullptr;
   const plan::FunctionStep* f = nullptr;
   if (!last->program.empty()) {
     if (last->program.back().kind == plan::ExprOp::Kind::kFunction) {
@@ -357,8 +355,15 @@ bool IsTimeBucket(const plan::Plan& p, plan::FieldId field) {
   } else if (!last->functions.empty()) {
     f = &last->functions.back();
   }
-  return f != nullptr && f->kind == plan::FunctionKind::kBucket &&
-         f->bucket_seconds > 0;
+  return f != nullptr && f->kind == plan::FunctionKind::kBucket ? f : nullptr;
+}
+
+// True if `field` holds time buckets, bucket(x, <duration>). Their texts
+// keep each input's layout, which does not sort by time as text (Apr 1 <
+// Mar 31, offsets, CLF months), so they are ordered by the instant.
+bool IsTimeBucket(const plan::Plan& p, plan::FieldId field) {
+  const plan::FunctionStep* f = BucketStep(p, field);
+  return f != nullptr && f->bucket_seconds > 0;
 }
 
 // A time bucket's instant, or nothing for a missing or unreadable text.
@@ -466,8 +471,6 @@ void SortByKeys(const plan::Plan& p, const GroupStates& states,
   *order = std::move(sorted);
 }
 
-}  // namespace
-
 // Renders the cells of groups `rows` into `table`, in blocks of rows so
 // that the final values held at once stay small whatever the number of
 // groups. `finals` (one per column) carries what a finalizer prepared over
@@ -493,6 +496,28 @@ void RenderRows(const plan::Plan& p, const GroupStates& states,
   }
 }
 
+}  // namespace
+
+std::vector<ResultColumn> ResultColumns(const plan::Plan& p) {
+  std::vector<ResultColumn> columns;
+  for (size_t i = 0; i < p.columns.size(); ++i) {
+    const plan::Column& c = p.columns[i];
+    ResultColumn rc;
+    rc.name = c.name;
+    rc.aggregate = std::string(c.aggregate->name);
+    rc.type = c.aggregate->result;
+    rc.field = p.fields[c.field].name;
+    rc.is_group_key = c.is_group_key;
+    rc.is_order_key = std::any_of(
+        p.order_by.begin(), p.order_by.end(),
+        [&](const plan::Plan::OrderKey& k) { return k.value == i; });
+    rc.is_bucket = c.is_group_key && BucketStep(p, c.field) != nullptr;
+    rc.is_time_bucket = rc.is_bucket && IsTimeBucket(p, c.field);
+    columns.push_back(std::move(rc));
+  }
+  return columns;
+}
+
 ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
                         const LineCounters& counters, size_t max_threads,
                         size_t min_groups_per_thread) {
@@ -510,20 +535,7 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
     order.resize(static_cast<size_t>(p.limit));
   }
 
-  std::vector<ResultColumn> columns;
-  for (size_t i = 0; i < p.columns.size(); ++i) {
-    const plan::Column& c = p.columns[i];
-    ResultColumn rc;
-    rc.name = c.name;
-    rc.aggregate = std::string(c.aggregate->name);
-    rc.type = c.aggregate->result;
-    rc.field = p.fields[c.field].name;
-    rc.is_group_key = c.is_group_key;
-    rc.is_order_key = std::any_of(
-        p.order_by.begin(), p.order_by.end(),
-        [&](const plan::Plan::OrderKey& k) { return k.value == i; });
-    columns.push_back(std::move(rc));
-  }
+  const std::vector<ResultColumn> columns = ResultColumns(p);
   ResultTable table(columns, counters, ngroups);
   if (p.columns.empty()) return table;
   std::vector<FinalColumn> finals(p.columns.size());

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "mapr/result.h"
 #include "parser/plan.h"
@@ -29,6 +30,9 @@ struct GroupStates {
 // Below this many groups per thread, fewer threads build a result: more
 // would cost more than they save.
 inline constexpr size_t kMinGroupsPerResultThread = size_t{1} << 15;
+
+// The columns a result of `plan` has (Query::columns()).
+std::vector<ResultColumn> ResultColumns(const plan::Plan& plan);
 
 // Uses up to `threads` threads (the calling one included), one per
 // `min_groups_per_thread` groups (AggregatorOptions::result_threads; tests

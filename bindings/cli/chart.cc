@@ -12,10 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "mapr/query_internal.h"
-#include "parser/function_catalog.h"
-#include "parser/plan.h"
-#include "runtime/time_functions.h"
+#include "mapr/time.h"
 #include "util/number.h"
 
 namespace mapr::cli {
@@ -73,20 +70,24 @@ absl::StatusOr<std::string> RenderChart(const ResultTable& r,
   // Stable, so equal keys keep the result's order.
   std::vector<size_t> rows(r.num_rows());
   std::iota(rows.begin(), rows.end(), 0);
-  if (options.time_column && *options.time_column < r.num_columns()) {
-    const size_t tc = *options.time_column;
-    std::vector<std::pair<int64_t, uint32_t>> instants(rows.size());
+  std::optional<size_t> series;
+  for (size_t c = 0; c < r.num_columns() && !series; ++c) {
+    if (r.columns()[c].is_bucket) series = c;
+  }
+  if (series) {
+    const size_t tc = *series;
+    std::vector<TimeInstant> instants(rows.size());
     std::vector<double> numbers(rows.size());
-    runtime::TimeReader reader;
     bool all_times = true, all_numbers = true;
     for (size_t i = 0; i < rows.size(); ++i) {
       const std::string_view cell = r.cell(i, tc);
       if (cell.empty()) continue;
-      runtime::Timestamp t;
-      if (all_times && reader.Read(cell, &t)) {
-        instants[i] = {t.seconds, t.nanos};
-      } else {
-        all_times = false;
+      if (all_times) {
+        if (std::optional<TimeInstant> t = ReadTime(cell)) {
+          instants[i] = *t;
+        } else {
+          all_times = false;
+        }
       }
       if (all_numbers) all_numbers = util::ParseNumber(cell, &numbers[i]);
     }
@@ -152,26 +153,10 @@ absl::StatusOr<std::string> RenderChart(const ResultTable& r,
   return out;
 }
 
-std::optional<size_t> TimeBucketColumn(const Query& query) {
-  const plan::Plan& p = QueryInternal::GetPlan(query);
-  for (size_t c = 0; c < p.columns.size(); ++c) {
-    const plan::Column& col = p.columns[c];
-    if (!col.is_group_key) continue;
-    for (const plan::SetStep& s : p.sets) {
-      if (s.target != col.field) continue;
-      for (const plan::FunctionStep& f : s.functions) {
-        if (plan::FunctionName(f.kind) == "bucket") return c;
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 bool HasNumericColumn(const Query& query) {
-  const plan::Plan& p = QueryInternal::GetPlan(query);
-  return std::any_of(
-      p.columns.begin(), p.columns.end(),
-      [](const plan::Column& c) { return IsNumeric(c.aggregate->result); });
+  const std::vector<ResultColumn> columns = query.columns();
+  return std::any_of(columns.begin(), columns.end(),
+                     [](const ResultColumn& c) { return IsNumeric(c.type); });
 }
 
 int TerminalWidth() {

@@ -19,21 +19,16 @@ struct ChartOptions {
   int width = 80;
   // Rows drawn at most; negative: every row.
   int64_t max_rows = -1;
-  // The column holding a time bucket (TimeBucketColumn()): rows are drawn
-  // in its order, as a time series. Unset: in the result's order.
-  std::optional<size_t> time_column;
 };
 
 // The chart: a header line (the charted column's name), then per row a
 // label (the row's text cells joined by spaces, or #N when the result has
-// none), '│', the bar and the value as the table renders it. Fails with
-// InvalidArgument if the result has no numeric column.
+// none), '│', the bar and the value as the table renders it. When a column
+// is a bucket (ResultColumn::is_bucket), the rows are drawn in its order, as
+// a series: times by instant, numbers by value. Fails with InvalidArgument
+// if the result has no numeric column.
 absl::StatusOr<std::string> RenderChart(const ResultTable& result,
                                         const ChartOptions& options);
-
-// The index of the result column that is a time bucket: a plain select item
-// of a group-by field that `set` assigns from bucket(...). Unset if none.
-std::optional<size_t> TimeBucketColumn(const Query& query);
 
 // True if `query`'s result has a numeric column to chart.
 bool HasNumericColumn(const Query& query);

@@ -16,9 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "mapr/catalog.h"
 #include "mapr/log_format.h"
-#include "parser/function_catalog.h"
-#include "runtime/aggregate.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
@@ -478,13 +477,9 @@ argument: elsewhere, a word like `map` is a FILE.
     if (!line.empty()) absl::StrAppend(&text, line, "\n");  // No summary.
   };
   text += "\nAggregates (select items; sums are exact, rounded once):\n";
-  for (const runtime::AggregateFunction* a : runtime::Aggregates()) {
-    entry(absl::StrCat(ToAbsl(a->info.name), "(x)"), a->info.summary);
-  }
+  for (const CatalogEntry& a : AggregateCatalog()) entry(a.usage, a.summary);
   text += "\nFunctions (set $v = f(x), nested calls apply innermost first):\n";
-  for (const plan::FunctionInfo& f : plan::Functions()) {
-    entry(std::string(f.usage), f.summary);
-  }
+  for (const CatalogEntry& f : FunctionCatalog()) entry(f.usage, f.summary);
   text +=
       "\nLog formats (logformat NAME; every format also gives $line, "
       "$hostname,\n$server, $file, $timezone, $timeoffset, $empty and *):\n";

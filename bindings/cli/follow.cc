@@ -25,7 +25,9 @@
 #include "absl/strings/str_cat.h"
 #include "mapr/input.h"
 #include "mapr/line_splitter.h"
+#include "mapr/log_format.h"
 #include "util/errno_text.h"
+#include "util/host_name.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
@@ -593,7 +595,7 @@ absl::StatusOr<FollowResult> FollowQuery(const Query& query,
 
   TurboOptions turbo_options;
   turbo_options.aggregator.hostname =
-      options.hostname.empty() ? MachineName() : options.hostname;
+      options.hostname.empty() ? util::HostName() : options.hostname;
   turbo_options.aggregator.max_line_bytes = options.max_line_bytes;
   turbo_options.aggregator.max_groups = options.max_groups;
   turbo_options.mode = options.mode;
@@ -605,8 +607,9 @@ absl::StatusOr<FollowResult> FollowQuery(const Query& query,
 
   FollowResult result;
   // Destroyed before the aggregate: its producers end first.
-  Follower follower(**turbo, options, LogFormatIsStateless(query.log_format()),
-                    callbacks, wake_fd.get());
+  Follower follower(**turbo, options,
+                    LogFormatIsLineIndependent(query.log_format()), callbacks,
+                    wake_fd.get());
   absl::StatusOr<size_t> live = follower.Open(inputs);
   if (!live.ok()) return live.status();
   if (*live == 0) {

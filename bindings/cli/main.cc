@@ -117,7 +117,6 @@ bool PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
       ChartOptions options;
       if (query.limit() < 0) options.max_rows = kTerminalRows;
       options.width = TerminalWidth();
-      options.time_column = TimeBucketColumn(query);
       absl::StatusOr<std::string> chart = RenderChart(r, options);
       if (!chart.ok()) {
         PrintError(ToStd(chart.status().message()));

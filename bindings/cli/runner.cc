@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "mapr/log_format.h"
+#include "util/host_name.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
@@ -82,7 +83,7 @@ FilesOptions ToFilesOptions(const RunOptions& options, ProgressLine& line,
   FilesOptions out;
   out.threads = std::max(1, options.threads);
   out.aggregator.hostname =
-      options.hostname.empty() ? MachineName() : options.hostname;
+      options.hostname.empty() ? util::HostName() : options.hostname;
   out.aggregator.max_line_bytes = options.max_line_bytes;
   out.aggregator.max_groups = options.max_groups;
   out.aggregator.splits = options.splits;
@@ -108,19 +109,6 @@ std::vector<FileInput> ExpandInputs(const std::vector<std::string>& args,
     errors(p.name, ToStd(p.status.message()));
   }
   return inputs;
-}
-
-std::string MachineName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
-  return buf;
-}
-
-// Others (csv keeps its source's header; host formats are unknown) are never
-// cut into byte ranges.
-bool LogFormatIsStateless(const std::string& name) {
-  std::shared_ptr<const LogFormat> format = FindLogFormat(name);
-  return format != nullptr && format->line_independent();
 }
 
 absl::StatusOr<AggregationRun> RunAggregation(

@@ -73,15 +73,6 @@ struct RunResult {
   FilesReport report;
 };
 
-// The machine's host name (gethostname(2)); "localhost" if it is unknown.
-std::string MachineName();
-
-// True for the log formats whose parsers keep no state between lines
-// (LogFormat::line_independent: every built-in format but csv): their input
-// may be cut into byte ranges read by different aggregators, or continue in
-// a new file in one source.
-bool LogFormatIsStateless(const std::string& name);
-
 // Reads the inputs `names` into one aggregator (mapr::AggregateFiles) and
 // returns it before FinishInput(), for `mapr map` to serialize.
 absl::StatusOr<AggregationRun> RunAggregation(

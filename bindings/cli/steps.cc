@@ -17,6 +17,7 @@
 #include "bindings/cli/runner.h"
 #include "mapr/aggregator.h"
 #include "mapr/input.h"
+#include "mapr/log_format.h"
 #include "mapr/partial.h"
 #include "util/strings.h"
 
@@ -225,7 +226,7 @@ int RunMap(const Flags& flags, const Query& query, int default_threads) {
   }
   options.run_id = flags.run_id;
   if (flags.range.has_value()) {
-    if (!LogFormatIsStateless(query.log_format())) {
+    if (!LogFormatIsLineIndependent(query.log_format())) {
       return UsageError(absl::StrCat(
           "--range needs a log format that keeps no state between lines "
           "(every built-in format but csv), not ",

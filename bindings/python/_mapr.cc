@@ -19,15 +19,16 @@
 #include <cerrno>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <iterator>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "mapr/mapr.h"
 #include "mapr/partial.h"
 
@@ -158,7 +159,7 @@ mapr::AggregatorOptions MakeOptions(const std::optional<std::string>& hostname,
 struct PyAggregator {
   explicit PyAggregator(mapr::Aggregator a) : agg(std::move(a)) {}
   mapr::Aggregator agg;
-  std::mutex mu;
+  absl::Mutex mu;
   // Set if a C++ exception escaped the engine mid-batch (see mapr/c_api.h).
   std::atomic<bool> poisoned{false};
   // Set by serialize_partial(): the input has ended; finish() only takes
@@ -177,7 +178,7 @@ struct PyAggregator {
   auto Locked(F&& f) {
     CheckUsable();
     py::gil_scoped_release release;
-    std::lock_guard<std::mutex> lock(mu);
+    absl::MutexLock lock(&mu);
     try {
       return f(agg);
     } catch (...) {
@@ -408,8 +409,7 @@ PYBIND11_MODULE(_mapr, m) {
   m.def(
       "log_format_line_independent",
       [](const std::string& name) {
-        std::shared_ptr<const mapr::LogFormat> f = mapr::FindLogFormat(name);
-        return f != nullptr && f->line_independent();
+        return mapr::LogFormatIsLineIndependent(name);
       },
       py::arg("name"),
       "True if the registered log format `name` parses every line on its "
@@ -664,7 +664,12 @@ PYBIND11_MODULE(_mapr, m) {
              absl::Status s;
              {
                py::gil_scoped_release release;
-               std::scoped_lock lock(self.mu, later.mu);
+               // Both locks, in address order (no deadlock with a merge
+               // the other way round on another thread).
+               const bool self_first =
+                   std::less<PyAggregator*>()(&self, &later);
+               absl::MutexLock first(self_first ? &self.mu : &later.mu);
+               absl::MutexLock second(self_first ? &later.mu : &self.mu);
                s = self.agg.Merge(std::move(later.agg));
              }
              Check(s);
@@ -695,7 +700,7 @@ PYBIND11_MODULE(_mapr, m) {
         mapr::LineCounters c;
         {
           py::gil_scoped_release release;
-          std::lock_guard<std::mutex> lock(self.mu);
+          absl::MutexLock lock(&self.mu);
           c = self.agg.stats();
         }
         return CountersDict(c);

@@ -8,10 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "api/aggregator_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
-#include "mapr/aggregator_testing.h"
 #include "mapr/options.h"
 #include "mapr/query.h"
 #include "mapr/result.h"

@@ -591,6 +591,55 @@ TEST(HeaderExamplesTest, Partial) {
   EXPECT_EQ(r.ToCsv(), "count($line)\n6\n");
 }
 
+// mapr/catalog.h
+std::string CatalogExample() {
+  std::ostringstream out;
+  std::streambuf* saved = std::cout.rdbuf(out.rdbuf());
+  // clang-format off
+  for (const mapr::CatalogEntry& f : mapr::FunctionCatalog()) {
+    std::cout << f.usage << "  " << f.summary << "\n";
+  }
+  // clang-format on
+  std::cout.rdbuf(saved);
+  return out.str();
+}
+
+TEST(HeaderExamplesTest, Catalog) {
+  const std::string text = CatalogExample();
+  EXPECT_NE(text.find("bucket("), std::string::npos) << text;
+  EXPECT_NE(text.find("duration(x)"), std::string::npos) << text;
+}
+
+// mapr/time.h
+std::vector<std::pair<int64_t, double>> TimeExample(const mapr::ResultTable& r,
+                                                    size_t col,
+                                                    size_t value_col) {
+  std::vector<std::pair<int64_t, double>> points;
+  for (size_t row = 0; row < r.num_rows(); ++row) {
+    // clang-format off
+    std::optional<mapr::TimeInstant> t = mapr::ReadTime(r.cell(row, col));
+    if (t) points.push_back({t->seconds, r.value(row, value_col)});
+    // clang-format on
+  }
+  return points;
+}
+
+TEST(HeaderExamplesTest, Time) {
+  ASSERT_OK_AND_ASSIGN(
+      mapr::Query query,
+      mapr::Query::Compile("select $b, count($line) set $b = bucket(t, 1h) "
+                           "group by $b logformat generickv"));
+  ASSERT_TRUE(query.columns()[0].is_time_bucket);
+  ASSERT_OK_AND_ASSIGN(mapr::Aggregator agg, mapr::Aggregator::Create(query));
+  ASSERT_OK(agg.PushLines({"t=2026-12-04T11:30:00Z", "t=2026-12-04T10:10:00Z",
+                           "t=2026-12-04T10:20:00Z"}));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(mapr::ResultTable r, agg.TakeResult());
+  EXPECT_THAT(TimeExample(r, 0, 1),
+              ElementsAre(std::pair<int64_t, double>{1796378400, 2},
+                          std::pair<int64_t, double>{1796382000, 1}));
+}
+
 TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   const std::filesystem::path source = MAPR_SOURCE_DIR;
   const std::filesystem::path here = source / "tests" / "header_examples";
@@ -617,8 +666,8 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   }
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
   // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, files.h,
-  // partial.h and c_api.h.
-  EXPECT_EQ(headers_with_examples, 13);
+  // partial.h, catalog.h, time.h and c_api.h.
+  EXPECT_EQ(headers_with_examples, 15);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");

@@ -4,29 +4,35 @@
     tests/layering/check_includes.py [--root DIR]   # check the tree
     tests/layering/check_includes.py --self-test    # check this checker
 
-The folders are layered (README.md, "Layout"):
+The folders are layered (docs/architecture.md, "Layers"):
 
-    util/ <- parser/ <- runtime/ <- mapr/ <- bindings/ (c, cli, python)
+    util/ <- mapr/ (vocabulary) <- parser/ <- runtime/ <- api/ <- io/
+          <- bindings/ (c, cli, python)
 
 and a file may include only files of its own layer and of the layers below
 it. Besides:
 
-  * The public vocabulary headers (VOCABULARY below: status, options,
-    log_format, result, and export and version which they need) may be
-    included from anywhere, parser/ and runtime/ included; they themselves
-    include only each other.
+  * mapr/ holds the installed headers. The vocabulary ones (VOCABULARY
+    below: status, options, log_format, result, and export and version
+    which they need) and mapr/*.cc are the mapr/ layer; they include only
+    each other (and util/ for the .cc files). Every other installed header
+    belongs to the layer that implements it (HEADER_LAYER: aggregator.h to
+    api/, files.h to io/, ...); a mapr/ header missing from both lists is an
+    error, so a new one gets a layer when it is added.
+  * An installed header includes only installed headers (else an installed
+    tree breaks).
+  * bindings/ uses the public API only: besides its own folder it includes
+    installed headers and util/, never parser/, runtime/, api/ or io/.
   * examples/ stand for code outside the project: an example may include the
     installed headers (the mapr/ headers that cmake/mapr_install.cmake
-    installs) and the files of its own folder, nothing else. An installed
-    header includes only installed headers (else an installed tree breaks).
+    installs) and the files of its own folder, nothing else.
   * Test files (*_test.*, *_test_helper.*, *_benchmark.*, *_fuzzer.*) sit
     beside the code they test but are not part of the library: like tests/,
     they may include every layer (a parser test plans with the runtime's
     catalog; an aggregate test drives the public facade) and tests/testing/.
     Nothing else includes tests/.
 
-Scanned: every .h, .cc, .inc and .c under util/ parser/ runtime/ mapr/
-bindings/ examples/. Includes of other roots (absl/, gtest/, pybind11/...)
+Scanned: every .h, .cc, .inc and .c under the layers and examples/. Includes of other roots (absl/, gtest/, pybind11/...)
 are not the project's and are not checked. Each violation is printed as
 
     FILE:LINE: "FILE" may not include "TARGET" (layer order ...)
@@ -43,14 +49,14 @@ import re
 import sys
 import tempfile
 
-LAYERS = ["util", "parser", "runtime", "mapr", "bindings"]
+LAYERS = ["util", "mapr", "parser", "runtime", "api", "io", "bindings"]
 SCANNED = LAYERS + ["examples"]
 EXTENSIONS = (".h", ".cc", ".inc", ".c")
 # Roots of project paths: an include starting with one of these is checked.
 PROJECT_ROOTS = set(SCANNED) | {"tests"}
 
-# Public headers that every layer may use: the vocabulary of statuses,
-# options, log formats and results (and the two they need).
+# The installed headers of the shared vocabulary (statuses, options, log
+# formats, results, and the two they need): the mapr/ layer.
 VOCABULARY = {
     "mapr/status.h",
     "mapr/options.h",
@@ -59,6 +65,25 @@ VOCABULARY = {
     "mapr/export.h",
     "mapr/version.h",
 }
+
+# Every other installed header, with the layer that implements it.
+HEADER_LAYER = {
+    "mapr/aggregator.h": "api",
+    "mapr/catalog.h": "api",
+    "mapr/line_splitter.h": "api",
+    "mapr/outfile.h": "api",
+    "mapr/partial.h": "api",
+    "mapr/query.h": "api",
+    "mapr/time.h": "api",
+    "mapr/turbo_aggregate.h": "api",
+    "mapr/files.h": "io",
+    "mapr/input.h": "io",
+    "mapr/mapr.h": "io",
+    "mapr/c_api.h": "bindings",
+}
+
+# Folders whose files bindings/ may not include (the public API only).
+PRIVATE_TO_BINDINGS = {"parser", "runtime", "api", "io"}
 
 # Known violations, tolerated until they are fixed: (including file,
 # included file), each with the reason. Fix the include, then delete the
@@ -108,7 +133,12 @@ def installed_headers(root):
 
 
 def layer_of(path):
-    return path.split("/", 1)[0]
+    """The layer of a file: its top folder, except for the installed headers
+    of HEADER_LAYER; None for a mapr/ header in neither list."""
+    top = path.split("/", 1)[0]
+    if top == "mapr" and path.endswith(".h") and path not in VOCABULARY:
+        return HEADER_LAYER.get(path)
+    return top
 
 
 def is_test_file(path):
@@ -119,6 +149,8 @@ def may_include(src, dst, installed):
     """None if `src` may include `dst` (paths from the root), else the rule
     that forbids it."""
     src_layer, dst_layer = layer_of(src), layer_of(dst)
+    if dst_layer is None:
+        return "%s has no layer: add it to VOCABULARY or HEADER_LAYER" % dst
     if dst.startswith("tests/"):
         if dst.startswith("tests/testing/") and is_test_file(src):
             return None
@@ -128,9 +160,7 @@ def may_include(src, dst, installed):
             return None
         return ("a vocabulary header includes only the vocabulary headers " +
                 ", ".join(sorted(VOCABULARY)))
-    if src in installed:
-        if dst in installed:
-            return None
+    if src in installed and dst not in installed:
         return "an installed header includes only installed mapr/ headers"
     if is_test_file(src) and src_layer != "examples":
         return None if dst_layer in LAYERS else "unknown folder"
@@ -141,15 +171,15 @@ def may_include(src, dst, installed):
                 "files of its own folder")
     if dst_layer == "examples":
         return "only an example includes examples/ files"
-    if dst in VOCABULARY:
-        return None
     if src_layer not in LAYERS or dst_layer not in LAYERS:
         return "unknown folder"
+    if src_layer == "bindings" and dst.split("/", 1)[0] in PRIVATE_TO_BINDINGS:
+        return ("bindings/ uses the public API only: installed mapr/ headers, "
+                "util/ and bindings/")
     if LAYERS.index(dst_layer) <= LAYERS.index(src_layer):
         return None
     allowed = LAYERS[:LAYERS.index(src_layer) + 1]
-    return "%s; %s may include %s and the vocabulary headers" % (
-        ORDER_TEXT, src_layer, ", ".join(allowed))
+    return "%s; %s may include %s" % (ORDER_TEXT, src_layer, ", ".join(allowed))
 
 
 def includes_of(root, path):
@@ -168,7 +198,7 @@ def includes_of(root, path):
                 if os.path.exists(os.path.join(root, local)):
                     yield number, local.replace(os.sep, "/")
                 continue
-            if layer_of(target) in PROJECT_ROOTS:
+            if target.split("/", 1)[0] in PROJECT_ROOTS:
                 yield number, os.path.normpath(target).replace(os.sep, "/")
 
 
@@ -189,6 +219,10 @@ def check(root, allowed=frozenset()):
     installed = installed_headers(root)
     violations, tolerated, used = [], [], set()
     for path in scanned_files(root):
+        if layer_of(path) is None:
+            violations.append(
+                '%s:1: "%s" may not include anything (it has no layer: add '
+                'it to VOCABULARY or HEADER_LAYER)' % (path, path))
         for number, target in includes_of(root, path):
             why = may_include(path, target, installed)
             if why is None:
@@ -232,6 +266,15 @@ def self_test():
             '  "${PROJECT_SOURCE_DIR}/mapr/*.h")\n',
         "util/a.h": '#include "util/b.h"\n#include "parser/p.h"\n',
         "util/b.h": '#include "mapr/status.h"\n#include "absl/x.h"\n',
+        "mapr/aggregator.h": '#include "mapr/query.h"\n#include "mapr/files.h"\n',
+        "mapr/files.h": '#include "mapr/aggregator.h"\n',
+        "mapr/new.h": "",
+        "io/files.cc": '#include "mapr/files.h"\n#include "api/a.h"\n'
+                       '#include "runtime/r.h"\n',
+        "api/a.h": '#include "io/i.h"\n#include "parser/p.h"\n',
+        "io/i.h": "",
+        "bindings/cli/g.cc": '#include "mapr/files.h"\n#include "api/a.h"\n'
+                             '#include "io/i.h"\n#include "parser/p.h"\n',
         "parser/p.h": '#include "util/a.h"\n#include "runtime/r.h"\n',
         "parser/p_test.cc": '#include "tests/testing/m.h"\n'
                             '#include "tests/other/x.h"\n',
@@ -243,7 +286,7 @@ def self_test():
         "mapr/export.h": "",
         "mapr/result.h": '#include "mapr/export.h"\n',
         "mapr/query.h": '#include "mapr/status.h"\n#include "util/a.h"\n',
-        "mapr/query.cc": '#include "runtime/r.h"\n#include "mapr/query.h"\n',
+        "api/query.cc": '#include "runtime/r.h"\n#include "mapr/query.h"\n',
         "mapr/private.inc": '#include "examples/e/e.h"\n',
         "bindings/cli/f.h": '#include "mapr/query.h"\n#include "util/a.h"\n'
                             '#include "bindings/c/c.h"\n',
@@ -258,6 +301,13 @@ def self_test():
     }
     bad = {
         ("util/a.h", "parser/p.h"),
+        ("util/b.h", "mapr/status.h"),
+        ("mapr/aggregator.h", "mapr/files.h"),
+        ("mapr/new.h", None),
+        ("api/a.h", "io/i.h"),
+        ("bindings/cli/g.cc", "api/a.h"),
+        ("bindings/cli/g.cc", "io/i.h"),
+        ("bindings/cli/g.cc", "parser/p.h"),
         ("parser/p.h", "runtime/r.h"),
         ("parser/p_test.cc", "tests/other/x.h"),
         ("runtime/r.h", "mapr/query.h"),
@@ -279,6 +329,11 @@ def self_test():
         violations, _, _ = check(root)
         found = set()
         for message in violations:
+            m = re.match(r'([^:]+):1: "([^"]+)" may not include anything',
+                         message)
+            if m and m.group(1) == m.group(2):
+                found.add((m.group(1), None))
+                continue
             m = re.match(r'([^:]+):\d+: "([^"]+)" may not include "([^"]+)"',
                          message)
             if not m or m.group(1) != m.group(2):

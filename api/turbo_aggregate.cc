@@ -15,8 +15,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "api/query_internal.h"
 #include "mapr/log_format.h"
-#include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
 #include "util/status_macros.h"
 

@@ -18,8 +18,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "mapr/aggregator_internal.h"
-#include "mapr/input_internal.h"
+#include "api/aggregator_internal.h"
+#include "io/input_internal.h"
 #include "mapr/log_format.h"
 #include "util/errno_text.h"
 #include "util/strings.h"

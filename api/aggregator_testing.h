@@ -1,4 +1,4 @@
-// mapr/aggregator_testing.h: test hooks for mapr::Aggregator. Not
+// api/aggregator_testing.h: test hooks for mapr::Aggregator. Not
 // installed (cmake/mapr_install.cmake skips mapr/*_testing.h); for mapr's
 // own tests only.
 #ifndef MAPR_MAPR_AGGREGATOR_TESTING_H_

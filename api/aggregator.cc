@@ -10,11 +10,11 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "mapr/aggregator_internal.h"
-#include "mapr/aggregator_testing.h"
+#include "api/aggregator_internal.h"
+#include "api/aggregator_testing.h"
+#include "api/query_internal.h"
 #include "mapr/line_splitter.h"
 #include "mapr/log_format.h"
-#include "mapr/query_internal.h"
 #include "runtime/batch_aggregator.h"
 #include "runtime/partial_codec.h"
 #include "runtime/result_notes.h"
@@ -128,7 +128,7 @@ class Aggregator::UseGuard {
   bool entered_ = true;
 };
 
-// ---- Test hook (mapr/aggregator_testing.h)
+// ---- Test hook (api/aggregator_testing.h)
 
 ScopedAggregatorUseForTesting::ScopedAggregatorUseForTesting(
     Aggregator& aggregator, bool mutating)
@@ -581,7 +581,7 @@ absl::StatusOr<ResultTable> RunQuery(
       options);
 }
 
-// ---- Internal access (mapr/aggregator_internal.h)
+// ---- Internal access (api/aggregator_internal.h)
 
 void AggregatorInternal::DiscardPartialLine(Aggregator& aggregator,
                                             SourceId source) {

@@ -10,10 +10,8 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <set>
@@ -21,12 +19,15 @@
 #include <thread>
 #include <utility>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "api/aggregator_internal.h"
+#include "io/input_internal.h"
 #include "mapr/aggregator.h"
-#include "mapr/aggregator_internal.h"
 #include "mapr/input.h"
-#include "mapr/input_internal.h"
 #include "mapr/line_splitter.h"
 #include "mapr/log_format.h"
 #include "mapr/options.h"
@@ -37,14 +38,6 @@ namespace {
 
 using ::mapr::input_internal::ErrnoError;
 using ::mapr::util::ToAbsl;
-
-// Whether input in this log format may be cut into byte ranges read by
-// different aggregators (LogFormat::line_independent: every built-in format
-// but csv, which keeps its source's header; unknown formats are not cut).
-bool LogFormatIsLineIndependent(const std::string& name) {
-  std::shared_ptr<const LogFormat> format = FindLogFormat(name);
-  return format != nullptr && format->line_independent();
-}
 
 bool HasGlobChars(std::string_view s) {
   return s.find_first_of("*?[") != std::string_view::npos;
@@ -578,17 +571,21 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   // Waits for group `i`, calling `tick` every 100 ms meanwhile.
-  GroupOutcome Take(size_t i, const std::function<void()>& tick) {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!outcomes_[i].done) {
-      cv_.wait_for(lock, std::chrono::milliseconds(100));
-      lock.unlock();
+  GroupOutcome Take(size_t i, const std::function<void()>& tick)
+      ABSL_LOCKS_EXCLUDED(mu_) {
+    while (true) {
+      {
+        absl::MutexLock lock(&mu_);
+        // outcomes_ never grows, so the flag stays where it is.
+        if (mu_.AwaitWithTimeout(absl::Condition(&outcomes_[i].done),
+                                 absl::Milliseconds(100))) {
+          GroupOutcome out = std::move(outcomes_[i]);
+          outcomes_[i] = GroupOutcome();
+          return out;
+        }
+      }
       tick();
-      lock.lock();
     }
-    GroupOutcome out = std::move(outcomes_[i]);
-    outcomes_[i] = GroupOutcome();
-    return out;
   }
 
  private:
@@ -612,18 +609,14 @@ class Executor {
       out = GroupOutcome();
       out.engine_error = absl::InternalError(e.what());
     }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      outcomes_[i] = std::move(out);
-      outcomes_[i].done = true;
-    }
-    cv_.notify_all();
+    absl::MutexLock lock(&mu_);
+    outcomes_[i] = std::move(out);
+    outcomes_[i].done = true;
   }
 
   std::atomic<bool> cancel_{false};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<GroupOutcome> outcomes_;
+  absl::Mutex mu_;
+  std::vector<GroupOutcome> outcomes_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> threads_;  // Last: joined before the rest dies.
 };
 

@@ -1,6 +1,6 @@
-// mapr/aggregator_internal.h: the input layer's access to an Aggregator's
+// api/aggregator_internal.h: the input layer's access to an Aggregator's
 // per-source line splitters and its padded pushes. Not installed
-// (cmake/mapr_install.cmake skips mapr/*_internal.h); for mapr/input.cc
+// (cmake/mapr_install.cmake skips mapr/*_internal.h); for io/input.cc
 // (PushFile), the `mapr` command and tests.
 #ifndef MAPR_MAPR_AGGREGATOR_INTERNAL_H_
 #define MAPR_MAPR_AGGREGATOR_INTERNAL_H_

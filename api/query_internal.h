@@ -1,4 +1,4 @@
-// mapr/query_internal.h: the engine's access to a Query's compiled plan.
+// api/query_internal.h: the engine's access to a Query's compiled plan.
 // Not installed (cmake/mapr_install.cmake skips mapr/*_internal.h): the plan
 // is mapr's internal representation, for the mapr/ facades, the `mapr`
 // command and tests.

@@ -9,6 +9,7 @@
 #include "parser/plan.h"
 #include "parser/planner.h"
 #include "runtime/planner_context.h"
+#include "runtime/result_builder.h"
 #include "util/status_macros.h"
 
 namespace mapr {
@@ -62,6 +63,10 @@ std::vector<std::string> Query::column_names() const {
   std::vector<std::string> out;
   for (const plan::Column& c : plan_->columns) out.push_back(c.name);
   return out;
+}
+
+std::vector<ResultColumn> Query::columns() const {
+  return runtime::ResultColumns(*plan_);
 }
 
 const std::string& Query::log_format() const { return plan_->log_format; }

@@ -1,4 +1,4 @@
-// DecoderThread (mapr/input_internal.h): a decoder run on a thread of its
+// DecoderThread (io/input_internal.h): a decoder run on a thread of its
 // own, a few buffers ahead of the reader, so that decompressing and parsing
 // use two cores.
 #include <sys/eventfd.h>
@@ -15,7 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
-#include "mapr/input_internal.h"
+#include "io/input_internal.h"
 #include "mapr/log_format.h"
 #include "util/prefault.h"
 

@@ -34,7 +34,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "mapr/input_internal.h"
+#include "io/input_internal.h"
 
 namespace mapr::input_internal {
 namespace {
