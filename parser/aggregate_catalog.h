@@ -36,6 +36,16 @@ struct AggregateInfo {
   // group-by field that value is the group's key part, so the engine keeps
   // no state for it.
   bool one_row_value = false;
+  // How the planner finds it besides its name (one entry each, so that the
+  // planner names no aggregate):
+  //   kPlainField  what a plain field in a select list means (last);
+  //   kRankInName  the family `pN`: p0 ... p100 and pN.N (p99.9) resolve to
+  //                it with the rank the name gives;
+  //   kFixedRank   a quantile of a fixed `rank` (median: 1/2).
+  enum class Role : uint8_t { kNone, kPlainField, kRankInName, kFixedRank };
+  Role role = Role::kNone;
+  uint64_t rank_num = 0;  // kFixedRank: the rank rank_num / rank_den.
+  uint64_t rank_den = 1;
 };
 
 // What a query's aggregate states are built with (CompileOptions; the

@@ -181,6 +181,14 @@ class Planner {
     }
     return nullptr;
   }
+  // The aggregate with `role` (AggregateInfo::Role); every catalog has one.
+  const plan::AggregateInfo* FindAggregate(
+      plan::AggregateInfo::Role role) const {
+    for (const plan::AggregateInfo* a : context_.aggregates) {
+      if (a->role == role) return a;
+    }
+    return nullptr;
+  }
 
   // `pN` / `pN.N` (0 <= N <= 100) as a rank: N / 100 as a fraction.
   enum class QuantileForm { kNot, kValid, kOutOfRange };
@@ -217,13 +225,15 @@ class Planner {
 
   const plan::AggregateInfo* LookupAggregate(const ast::Token& name,
                                              plan::Rank* rank = nullptr) {
+    using Role = plan::AggregateInfo::Role;
+    const plan::AggregateInfo* named = FindAggregate(name.text);
     if (rank != nullptr) {
-      if (name.text == "median") {
-        *rank = {1, 2};
-      } else {
+      if (named != nullptr && named->role == Role::kFixedRank) {
+        *rank = {named->rank_num, named->rank_den};
+      } else if (named == nullptr) {
         switch (QuantileName(name, rank)) {
           case QuantileForm::kValid:
-            return FindAggregate("pN");
+            return FindAggregate(Role::kRankInName);
           case QuantileForm::kOutOfRange:
             return nullptr;
           case QuantileForm::kNot:
@@ -231,12 +241,13 @@ class Planner {
         }
       }
     }
-    if (name.text == "pN") {
-      Error(name.span, "unknown aggregation 'pN'",
-            "pN stands for p0 to p100: write p99, p99.9 or median");
+    if (named != nullptr && named->role == Role::kRankInName) {
+      Error(name.span, absl::StrCat("unknown aggregation '", name.text, "'"),
+            absl::StrCat(name.text,
+                         " stands for p0 to p100: write p99, p99.9 or median"));
       return nullptr;
     }
-    if (const plan::AggregateInfo* a = FindAggregate(name.text)) return a;
+    if (named != nullptr) return named;
     // percentile95 (a quantile in other tools; DTail's percentile is a rank
     // of sums) means p95.
     if (name.text.size() > 10 && name.text.starts_with("percentile") &&
@@ -283,7 +294,7 @@ class Planner {
     for (const ast::SelectItem& item : q_.select) {
       plan::Column c;
       // A plain field renders the group's last value, as in DTail.
-      c.aggregate = FindAggregate("last");
+      c.aggregate = FindAggregate(plan::AggregateInfo::Role::kPlainField);
       if (item.aggregation) {
         c.aggregate = LookupAggregate(*item.aggregation, &c.rank);
         if (c.aggregate == nullptr) continue;
@@ -492,7 +503,7 @@ class Planner {
       if (p_.fields[id].name != name) continue;
       plan::Column c;
       c.name = c.storage = name;
-      c.aggregate = FindAggregate("last");
+      c.aggregate = FindAggregate(plan::AggregateInfo::Role::kPlainField);
       c.field = id;
       c.slot = plan::kKeyPartSlot;
       c.is_group_key = true;
@@ -988,7 +999,8 @@ class Planner {
     }
     for (plan::Column& c : p_.columns) {
       c.is_group_key =
-          c.aggregate->name == "last" && c.storage == p_.fields[c.field].name &&
+          c.aggregate->role == plan::AggregateInfo::Role::kPlainField &&
+          c.storage == p_.fields[c.field].name &&
           std::find(p_.group_by.begin(), p_.group_by.end(), c.field) !=
               p_.group_by.end();
     }

@@ -35,7 +35,7 @@ struct PlannerContext {
   // Every known format name, for the error hint.
   std::vector<std::string> format_names;
   // Every aggregate a select item may call (runtime::Aggregates()). A plain
-  // field uses the one named "last".
+  // field uses the one whose AggregateInfo::role is kPlainField (last).
   std::vector<const plan::AggregateInfo*> aggregates;
   // Memory bound per compiled regular expression
   // (CompileOptions::max_regex_memory).

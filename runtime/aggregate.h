@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "parser/aggregate_catalog.h"
+#include "runtime/partial_sections.h"
 
 namespace mapr::runtime {
 
@@ -92,6 +93,10 @@ struct AggregateFunction {
   // of groups `which` of a state that holds `groups` groups.
   void (*finalize)(const AggregateState& state, size_t groups,
                    std::span<const uint32_t> which, FinalColumn* out);
+  // The partial section that carries its states: the groups section for
+  // the states v1.0 knew, a section of its own for each later one (the
+  // codec writes the sections in kind order).
+  PartialSection partial_section = PartialSection::kGroups;
 };
 
 // Every aggregate, in the order `mapr --help` lists them.

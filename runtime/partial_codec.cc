@@ -364,15 +364,22 @@ void AppendSlots(const BatchAggregator& agg, std::string* out,
 
 // The section that holds the states of slots keeping `state`: the groups
 // section for the states v1.0 knew, a section of its own for each later one.
-PartialSection StateSection(std::string_view state) {
-  if (state == "quantile") return PartialSection::kQuantileStates;
-  if (state == "distinct") return PartialSection::kDistinctStates;
-  if (state == "moments") return PartialSection::kMomentsStates;
-  return PartialSection::kGroups;
+PartialSection StateSection(const plan::AggregateInfo& info) {
+  const AggregateFunction* a = FindAggregate(info);
+  return a != nullptr ? a->partial_section : PartialSection::kGroups;
 }
-constexpr PartialSection kStateSections[] = {
-    PartialSection::kGroups, PartialSection::kQuantileStates,
-    PartialSection::kDistinctStates, PartialSection::kMomentsStates};
+// Every section that holds states, in kind order (the groups section
+// first), from the aggregates' catalog entries.
+std::vector<PartialSection> StateSections() {
+  std::vector<PartialSection> out = {PartialSection::kGroups};
+  for (const AggregateFunction* a : Aggregates()) {
+    if (std::find(out.begin(), out.end(), a->partial_section) == out.end()) {
+      out.push_back(a->partial_section);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 // True if `key` is a well-formed key of `parts` parts (group_table.h).
 bool WellFormedKey(std::string_view key, uint32_t parts) {
@@ -413,7 +420,7 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   bool state_sections = false;
   for (size_t k = 0; k < agg.states_.size(); ++k) {
     if (agg.states_[k] != nullptr &&
-        StateSection(p.slots[k].aggregate->state) != PartialSection::kGroups) {
+        StateSection(*p.slots[k].aggregate) != PartialSection::kGroups) {
       state_sections = true;
     }
   }
@@ -503,12 +510,12 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   std::sort(order.begin(), order.end(), [&groups](uint32_t a, uint32_t b) {
     return groups.key(a) < groups.key(b);
   });
-  for (PartialSection section : kStateSections) {
+  for (PartialSection section : StateSections()) {
     std::vector<const AggregateState*> stored;
     std::vector<std::string> empty;
     for (size_t k = 0; k < agg.states_.size(); ++k) {
       if (agg.states_[k] == nullptr ||
-          StateSection(p.slots[k].aggregate->state) != section) {
+          StateSection(*p.slots[k].aggregate) != section) {
         continue;
       }
       stored.push_back(agg.states_[k].get());
@@ -609,7 +616,7 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
   for (size_t k = 0; k < agg->states_.size(); ++k) {
     AggregateState* s = agg->states_[k].get();
     if (s == nullptr) continue;
-    const PartialSection section = StateSection(p.slots[k].aggregate->state);
+    const PartialSection section = StateSection(*p.slots[k].aggregate);
     if (section == PartialSection::kGroups) {
       stored.push_back(s);
     } else {

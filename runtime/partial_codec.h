@@ -22,6 +22,7 @@
 #include "mapr/options.h"
 #include "mapr/result.h"
 #include "runtime/batch_aggregator.h"
+#include "runtime/partial_sections.h"
 
 namespace mapr::runtime {
 
@@ -36,27 +37,6 @@ inline constexpr std::string_view kPartialMagic = "MAPRPART";
 // The fixed header of v1.0; later minors may make it longer.
 inline constexpr uint32_t kPartialHeaderBytes = 72;
 inline constexpr uint32_t kPartialTrailerBytes = 8;
-
-// Section kinds. A reader skips kinds it does not know (added by a later
-// minor version); each known kind appears exactly once.
-enum class PartialSection : uint32_t {
-  kQuery = 1,
-  kCounters = 2,
-  kSlots = 3,
-  kFieldCounts = 4,
-  kGroups = 5,
-  kMoreCounters = 6,  // v1.1: lines_unmatched.
-  // v1.2: the states of median/pN, dcount and stddev/variance slots.
-  kQuantileStates = 7,
-  kDistinctStates = 8,
-  kMomentsStates = 9,
-  // v1.3: per extracted field, values that were not numbers (written only
-  // when there are any, so other frames stay as v1.2 wrote them).
-  kNotNumeric = 10,
-  // v1.3: AggregatorOptions::run_id (written only when it is set).
-  kRun = 11,
-};
-inline constexpr uint32_t kLastPartialSection = 11;
 
 // A validated frame: its header facts and views of its sections (into the
 // decoded bytes).

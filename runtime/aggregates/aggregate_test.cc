@@ -232,7 +232,29 @@ TEST(AggregateContractTest, CatalogIsConsistent) {
       const AggregateState& sa = *a;
       const AggregateState& sb = *b;
       EXPECT_EQ(typeid(sa), typeid(sb)) << fn->info.name << other->info.name;
+      // ... and carry it in the same partial section.
+      EXPECT_EQ(other->partial_section, fn->partial_section)
+          << fn->info.name << other->info.name;
     }
+    const auto section = static_cast<uint32_t>(fn->partial_section);
+    EXPECT_TRUE(
+        fn->partial_section == PartialSection::kGroups ||
+        (section >= static_cast<uint32_t>(PartialSection::kQuantileStates) &&
+         section <= static_cast<uint32_t>(PartialSection::kMomentsStates)))
+        << fn->info.name << " keeps states in section " << section;
+    using Role = plan::AggregateInfo::Role;
+    if (fn->info.role == Role::kFixedRank) {
+      EXPECT_GT(fn->info.rank_den, 0u) << fn->info.name;
+      EXPECT_LE(fn->info.rank_num, fn->info.rank_den) << fn->info.name;
+    }
+  }
+  // The planner finds the plain-field and pN aggregates by role: exactly one
+  // of each.
+  for (auto role : {plan::AggregateInfo::Role::kPlainField,
+                    plan::AggregateInfo::Role::kRankInName}) {
+    int n = 0;
+    for (const AggregateFunction* fn : Aggregates()) n += fn->info.role == role;
+    EXPECT_EQ(n, 1) << static_cast<int>(role);
   }
 }
 

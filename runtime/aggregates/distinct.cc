@@ -212,6 +212,6 @@ extern const AggregateFunction kDcountAggregate = {
     [](const plan::StateOptions&) {
       return std::unique_ptr<AggregateState>(new DistinctState);
     },
-    Finalize};
+    Finalize, PartialSection::kDistinctStates};
 
 }  // namespace mapr::runtime

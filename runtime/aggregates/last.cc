@@ -18,7 +18,8 @@ constexpr plan::AggregateInfo kInfo = {
     plan::ArgumentKind::kAnyValue,
     ValueType::kText,
     "the field's last value (a plain field in a select list is last(field))",
-    /*one_row_value=*/true};
+    /*one_row_value=*/true,
+    plan::AggregateInfo::Role::kPlainField};
 
 class LastState : public AggregateState {
  public:

@@ -209,13 +209,17 @@ std::unique_ptr<AggregateState> NewState(const plan::StateOptions&) {
 
 }  // namespace
 
-extern const AggregateFunction kStddevAggregate = {kStddevInfo, NewState,
-                                                   Finalize<true, true>};
-extern const AggregateFunction kVarianceAggregate = {kVarianceInfo, NewState,
-                                                     Finalize<true, false>};
-extern const AggregateFunction kStddevpAggregate = {kStddevpInfo, NewState,
-                                                    Finalize<false, true>};
-extern const AggregateFunction kVariancepAggregate = {kVariancepInfo, NewState,
-                                                      Finalize<false, false>};
+extern const AggregateFunction kStddevAggregate = {
+    kStddevInfo, NewState, Finalize<true, true>,
+    PartialSection::kMomentsStates};
+extern const AggregateFunction kVarianceAggregate = {
+    kVarianceInfo, NewState, Finalize<true, false>,
+    PartialSection::kMomentsStates};
+extern const AggregateFunction kStddevpAggregate = {
+    kStddevpInfo, NewState, Finalize<false, true>,
+    PartialSection::kMomentsStates};
+extern const AggregateFunction kVariancepAggregate = {
+    kVariancepInfo, NewState, Finalize<false, false>,
+    PartialSection::kMomentsStates};
 
 }  // namespace mapr::runtime

@@ -40,12 +40,24 @@ namespace {
 constexpr std::string_view kState = "quantile";
 
 constexpr plan::AggregateInfo kPnInfo = {
-    "pN", kState, plan::ArgumentKind::kNumber, ValueType::kNumber,
+    "pN",
+    kState,
+    plan::ArgumentKind::kNumber,
+    ValueType::kNumber,
     "pN(x), pN.N(x): the value at rank floor(N/100 * (n-1)) of the sorted "
-    "values (exact up to 1024 values, then within 1 %)"};
+    "values (exact up to 1024 values, then within 1 %)",
+    /*one_row_value=*/false,
+    plan::AggregateInfo::Role::kRankInName};
 constexpr plan::AggregateInfo kMedianInfo = {
-    "median", kState, plan::ArgumentKind::kNumber, ValueType::kNumber,
-    "p50: the value at rank floor((n-1)/2) of the sorted values"};
+    "median",
+    kState,
+    plan::ArgumentKind::kNumber,
+    ValueType::kNumber,
+    "p50: the value at rank floor((n-1)/2) of the sorted values",
+    /*one_row_value=*/false,
+    plan::AggregateInfo::Role::kFixedRank,
+    /*rank_num=*/1,
+    /*rank_den=*/2};
 
 constexpr size_t kMaxBins = 2048;
 
@@ -373,8 +385,9 @@ std::unique_ptr<AggregateState> NewState(const plan::StateOptions& options) {
 
 }  // namespace
 
-extern const AggregateFunction kPnAggregate = {kPnInfo, NewState, Finalize};
-extern const AggregateFunction kMedianAggregate = {kMedianInfo, NewState,
-                                                   Finalize};
+extern const AggregateFunction kPnAggregate = {kPnInfo, NewState, Finalize,
+                                               PartialSection::kQuantileStates};
+extern const AggregateFunction kMedianAggregate = {
+    kMedianInfo, NewState, Finalize, PartialSection::kQuantileStates};
 
 }  // namespace mapr::runtime
