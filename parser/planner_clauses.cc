@@ -1,0 +1,336 @@
+// The planner's later clauses (group by, order by, limit, interval,
+// outfile), the execution order of set steps and where, and the
+// warnings (planner_internal.h).
+#include "parser/planner_internal.h"
+
+namespace mapr::parser::planner_internal {
+
+void Planner::PlanGroupBy() {
+  for (const ast::Token& t : q_.group_by) {
+    p_.group_by.push_back(Intern(t.text));
+  }
+  // DTail's default: the first select item's field (docs/query-language.md,
+  // "group by").
+  if (p_.group_by.empty() && !p_.columns.empty()) {
+    p_.group_by.push_back(p_.columns[0].field);
+  }
+  for (plan::Column& c : p_.columns) {
+    c.is_group_key =
+        c.aggregate->role == plan::AggregateInfo::Role::kPlainField &&
+        c.storage == p_.fields[c.field].name &&
+        std::find(p_.group_by.begin(), p_.group_by.end(), c.field) !=
+            p_.group_by.end();
+  }
+}
+
+void Planner::PlanOrder() {
+  if (!q_.order) return;
+  const ast::OrderClause& o = *q_.order;
+  for (const ast::OrderKey& k : o.keys) {
+    std::string key = k.aggregation ? AggregateStorage(*k.aggregation, k.field)
+                                    : k.field.text;
+    std::optional<uint32_t> found;
+    for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
+      if (p_.columns[i].name == key) found = static_cast<uint32_t>(i);
+    }
+    for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
+      if (p_.columns[i].storage == key) found = static_cast<uint32_t>(i);
+    }
+    for (size_t i = 0; i < p_.hidden_columns.size() && !found; ++i) {
+      if (p_.hidden_columns[i].slot == plan::kKeyPartSlot &&
+          p_.hidden_columns[i].storage == key) {
+        found = static_cast<uint32_t>(p_.columns.size() + i);
+      }
+    }
+    if (!found && !k.aggregation) found = GroupFieldValue(key);
+    if (!found) {
+      Error(k.span,
+            absl::StrCat("'", key, "' is not a select item or group field"),
+            absl::StrCat(DidYouMean(key), "order by '", key,
+                         "' must name a select item, an alias or a group "
+                         "field: ",
+                         ValueNames()));
+      continue;
+    }
+    plan::Plan::OrderKey ok{*found, !o.reverse};
+    if (k.direction) {
+      bool desc = k.direction->text == "desc";
+      if (o.reverse && desc) {
+        Error(k.direction->span, "'desc' contradicts 'rorder'",
+              "'rorder' sorts ascending; write 'order by ... desc', or "
+              "drop 'desc'");
+      }
+      ok.descending = desc;
+    }
+    p_.order_by.push_back(ok);
+  }
+}
+
+std::optional<int64_t> Planner::ParseCount(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size() || v < 0 || s[0] == '-' ||
+      s[0] == '+') {
+    return std::nullopt;
+  }
+  return v;
+}
+
+void Planner::PlanLimit() {
+  if (!q_.limit) return;
+  std::optional<int64_t> v = ParseCount(q_.limit->text);
+  if (!v) {
+    Error(q_.limit->span,
+          absl::StrCat("'limit' needs a non-negative integer, found '",
+                       q_.limit->text, "'"),
+          "limit 0 prints only the header; leave out 'limit' for every row");
+    return;
+  }
+  p_.limit = *v;
+}
+
+void Planner::PlanInterval() {
+  if (!q_.interval) return;
+  std::string_view s = q_.interval->text;
+  size_t digits = 0;
+  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+  std::string_view unit = s.substr(digits);
+  std::optional<int64_t> n = ParseCount(s.substr(0, digits));
+  int64_t scale = 0;
+  if (unit.empty() || unit == "s") scale = 1000;
+  if (unit == "ms") scale = 1;
+  if (unit == "m") scale = 60 * 1000;
+  if (unit == "h") scale = 3600 * 1000;
+  constexpr int64_t kMaxMs = int64_t{366} * 24 * 3600 * 1000;
+  if (!n || scale == 0 || *n > kMaxMs / scale) {
+    Error(q_.interval->span,
+          absl::StrCat("invalid interval '", q_.interval->text, "'"),
+          "give seconds (interval 5) or a duration with a unit: 500ms, "
+          "30s, 2m, 1h (at most a year)");
+    return;
+  }
+  p_.interval_ms = *n * scale;
+  p_.interval_given = true;
+}
+
+void Planner::PlanOutfile() {
+  if (!q_.outfile) return;
+  if (q_.outfile->path.text.empty()) {
+    Error(q_.outfile->path.span, "empty outfile path");
+    return;
+  }
+  p_.outfile = q_.outfile->path.text;
+  p_.outfile_append = q_.outfile->append;
+}
+
+bool Planner::FormatKnows(const std::string& name) const {
+  if (plan::LookupCommonVariable(name) != plan::CommonVariable::kNone) {
+    return true;
+  }
+  if (!format_variables_) return false;
+  return std::find(format_variables_->begin(), format_variables_->end(),
+                   name) != format_variables_->end();
+}
+
+void Planner::CollectConditionFields(const plan::Condition& c,
+                                     std::vector<FieldId>* out) const {
+  if (c.kind == plan::Condition::Kind::kCompare) {
+    if (c.lhs.kind == plan::Operand::Kind::kField) out->push_back(c.lhs.field);
+    if (c.rhs.kind == plan::Operand::Kind::kField) out->push_back(c.rhs.field);
+    return;
+  }
+  for (const plan::Condition& child : c.children) {
+    CollectConditionFields(child, out);
+  }
+}
+
+void Planner::RemapCondition(plan::Condition& c,
+                             const std::vector<FieldId>& shadow) {
+  auto remap = [&](plan::Operand& o) {
+    if (o.kind == plan::Operand::Kind::kField && shadow[o.field] != kNoField) {
+      o.field = shadow[o.field];
+    }
+  };
+  remap(c.lhs);
+  remap(c.rhs);
+  for (plan::Condition& child : c.children) RemapCondition(child, shadow);
+}
+
+void Planner::PlanExecutionOrder() {
+  std::vector<FieldId> where_fields;
+  if (p_.where) CollectConditionFields(*p_.where, &where_fields);
+
+  // Backward liveness from the $variables `where` reads that only `set`
+  // produces: a step is needed if it assigns a live variable.
+  absl::flat_hash_set<FieldId> live;
+  for (FieldId id : where_fields) {
+    if (p_.fields[id].assigned && !FormatKnows(p_.fields[id].name)) {
+      live.insert(id);
+    }
+  }
+  std::vector<bool> needed(p_.sets.size(), false);
+  for (size_t i = p_.sets.size(); i-- > 0;) {
+    const plan::SetStep& step = p_.sets[i];
+    if (!live.contains(step.target)) continue;
+    needed[i] = true;
+    live.erase(step.target);
+    step.ForEachSource([&](FieldId id) { live.insert(id); });
+  }
+  // The needed steps, renamed onto private copies of their targets.
+  std::vector<FieldId> shadow(p_.fields.size(), kNoField);
+  for (size_t i = 0; i < p_.sets.size(); ++i) {
+    if (!needed[i]) continue;
+    plan::SetStep step = p_.sets[i];
+    step.ForEachSource([&](FieldId& id) {
+      if (shadow[id] != kNoField) id = shadow[id];
+    });
+    if (shadow[step.target] == kNoField) {
+      plan::Field copy;
+      copy.name = p_.fields[step.target].name;
+      copy.before_where = true;
+      shadow[step.target] = static_cast<FieldId>(p_.fields.size());
+      p_.fields.push_back(std::move(copy));
+      shadow.push_back(kNoField);
+    }
+    step.target = shadow[step.target];
+    p_.sets_before_where.push_back(std::move(step));
+    // The copy reads every parsed line: it counts unreadable values.
+    p_.sets[i].count_unparsed = false;
+  }
+  if (p_.where && !p_.sets_before_where.empty()) {
+    RemapCondition(*p_.where, shadow);
+    where_fields.clear();
+    CollectConditionFields(*p_.where, &where_fields);
+  }
+
+  // Simulate the per-line order: a field is extracted if it is read
+  // before any set writes it.
+  std::vector<bool> written(p_.fields.size(), false);
+  auto read = [&](FieldId id) {
+    plan::Field& f = p_.fields[id];
+    if (!written[id] && f.common == plan::CommonVariable::kNone &&
+        !f.before_where) {
+      f.extracted = true;
+    }
+  };
+  auto run_sets = [&](const std::vector<plan::SetStep>& steps) {
+    for (const plan::SetStep& s : steps) {
+      s.ForEachSource([&](FieldId id) { read(id); });
+      written[s.target] = true;
+    }
+  };
+  run_sets(p_.sets_before_where);
+  for (FieldId id : where_fields) read(id);
+  run_sets(p_.sets);
+  for (FieldId id : p_.group_by) read(id);
+  for (const plan::Column& c : p_.columns) read(c.field);
+  for (const plan::Column& c : p_.hidden_columns) read(c.field);
+  for (FieldId id = 0; id < p_.fields.size(); ++id) {
+    if (p_.fields[id].extracted) p_.extracted_fields.push_back(id);
+  }
+}
+
+void Planner::PlanWarnings() {
+  if (!format_variables_) return;
+  absl::flat_hash_set<std::string> assigned;
+  for (const plan::SetStep& s : p_.sets) {
+    assigned.insert(p_.fields[s.target].name);
+  }
+  std::set<std::string> unknown;
+  auto check = [&](const std::string& name) {
+    if (name.size() < 2 || name[0] != '$' || assigned.contains(name) ||
+        FormatKnows(name)) {
+      return;
+    }
+    unknown.insert(name);
+  };
+  for (const plan::Column& c : p_.columns) check(p_.fields[c.field].name);
+  for (const plan::Column& c : p_.hidden_columns) {
+    check(p_.fields[c.field].name);
+  }
+  for (FieldId id : p_.group_by) check(p_.fields[id].name);
+  std::vector<FieldId> where_fields;
+  if (p_.where) CollectConditionFields(*p_.where, &where_fields);
+  for (FieldId id : where_fields) check(p_.fields[id].name);
+  for (const plan::SetStep& s : p_.sets) {
+    s.ForEachSource([&](FieldId id) { check(p_.fields[id].name); });
+  }
+  // A known variable close to the name ($lines: $line) is the likelier
+  // fix; else a field of the line without the '$'.
+  std::vector<std::string_view> known = plan::CommonVariableNames();
+  for (const std::string& v : *format_variables_) {
+    if (v.starts_with('$')) known.push_back(v);
+  }
+  for (const std::string& name : unknown) {
+    const std::string_view close = ClosestMatch(name, known);
+    p_.warnings.push_back(plan::Warning{
+        absl::StrCat(name, " is not a known variable for log format \"",
+                     p_.log_format, "\"; did you mean ",
+                     close.empty() ? absl::StrCat("bareword ", name.substr(1))
+                                   : std::string(close),
+                     "?"),
+        FirstSpanOf(name)});
+  }
+}
+
+ast::Span Planner::FirstSpanOf(const std::string& name) const {
+  for (const ast::SelectItem& i : q_.select) {
+    if (i.field.text == name) return i.field.span;
+  }
+  for (const ast::Token& t : q_.group_by) {
+    if (t.text == name) return t.span;
+  }
+  if (q_.where) {
+    if (std::optional<ast::Span> span = FindInExpr(*q_.where, name)) {
+      return *span;
+    }
+  }
+  if (q_.having) {
+    if (std::optional<ast::Span> span = FindInExpr(*q_.having, name)) {
+      return *span;
+    }
+  }
+  for (const ast::Assignment& a : q_.set) {
+    if (a.operand.text == name) return a.operand.span;
+    if (a.expr) {
+      if (std::optional<ast::Span> span = FindInSetExpr(*a.expr, name)) {
+        return *span;
+      }
+    }
+  }
+  return ast::Span{};
+}
+
+std::optional<ast::Span> Planner::FindInSetExpr(const ast::SetExpr& e,
+                                                const std::string& name) {
+  if (e.kind == ast::SetExpr::Kind::kOperand) {
+    if (e.token.kind != ast::TokenKind::kString && e.token.text == name) {
+      return e.token.span;
+    }
+    return std::nullopt;
+  }
+  for (const ast::SetExpr& a : e.args) {
+    if (std::optional<ast::Span> span = FindInSetExpr(a, name)) return span;
+  }
+  return std::nullopt;
+}
+
+std::optional<ast::Span> Planner::FindInExpr(const ast::Expr& e,
+                                             const std::string& name) {
+  if (e.kind == ast::ExprKind::kCompare) {
+    if (e.lhs.kind != ast::TokenKind::kString && e.lhs.text == name) {
+      return e.lhs.span;
+    }
+    if (e.rhs.kind != ast::TokenKind::kString && e.rhs.text == name) {
+      return e.rhs.span;
+    }
+    return std::nullopt;
+  }
+  for (const ast::Expr& c : e.children) {
+    if (std::optional<ast::Span> span = FindInExpr(c, name)) return span;
+  }
+  return std::nullopt;
+}
+
+}  // namespace mapr::parser::planner_internal

@@ -1,0 +1,259 @@
+// The planner's class, shared by its three files: planner.cc (format,
+// table, select, where, having), planner_set.cc (set: functions,
+// expressions, time layouts, bucket widths) and planner_clauses.cc (group
+// by, order by, limit, interval, outfile, execution order, warnings).
+// Private to parser/: only those files include it.
+#ifndef MAPR_PARSER_PLANNER_INTERNAL_H_
+#define MAPR_PARSER_PLANNER_INTERNAL_H_
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "parser/planner.h"
+#include "parser/regex.h"
+#include "parser/source_span.h"
+#include "re2/re2.h"
+#include "util/number.h"
+#include "util/strings.h"
+
+namespace mapr::parser::planner_internal {
+
+using plan::CompareOp;
+using plan::FieldId;
+
+inline constexpr FieldId kNoField = UINT32_MAX;
+
+struct OpName {
+  std::string_view name;
+  CompareOp op;
+};
+
+inline constexpr OpName kOps[] = {
+    {"==", CompareOp::kFloatEq},
+    {"!=", CompareOp::kFloatNe},
+    {"<", CompareOp::kFloatLt},
+    {"<=", CompareOp::kFloatLe},
+    {"=<", CompareOp::kFloatLe},
+    {">", CompareOp::kFloatGt},
+    {">=", CompareOp::kFloatGe},
+    {"=>", CompareOp::kFloatGe},
+    {"eq", CompareOp::kStrEq},
+    {"ne", CompareOp::kStrNe},
+    {"contains", CompareOp::kContains},
+    {"ncontains", CompareOp::kNotContains},
+    {"lacks", CompareOp::kNotContains},
+    {"hasprefix", CompareOp::kHasPrefix},
+    {"nhasprefix", CompareOp::kNotHasPrefix},
+    {"hassuffix", CompareOp::kHasSuffix},
+    {"nhassuffix", CompareOp::kNotHasSuffix},
+    {"=~", CompareOp::kRegexMatch},
+    {"!~", CompareOp::kRegexNotMatch},
+};
+
+inline constexpr std::string_view kRegexSyntaxHint =
+    "patterns are RE2 syntax: https://github.com/google/re2/wiki/Syntax";
+
+inline std::string AggregateStorage(const ast::Token& agg,
+                                    const ast::Token& field) {
+  return absl::StrCat(agg.text, "(", field.text, ")");
+}
+
+class Planner {
+ public:
+  Planner(const ast::Query& query, std::string_view text,
+          const PlannerContext& context)
+      : q_(query), text_(text), context_(context) {}
+
+  absl::StatusOr<plan::Plan> Build();
+
+ private:
+  void Error(ast::Span span, std::string message, std::string hint = "") {
+    errors_.push_back(QueryError{span, std::move(message), std::move(hint)});
+  }
+
+  FieldId Intern(const std::string& name);
+
+  void PlanFormat();
+
+  void PlanTable();
+
+  const plan::AggregateInfo* FindAggregate(std::string_view name) const {
+    for (const plan::AggregateInfo* a : context_.aggregates) {
+      if (a->name == name) return a;
+    }
+    return nullptr;
+  }
+  // The aggregate with `role` (AggregateInfo::Role); every catalog has one.
+  const plan::AggregateInfo* FindAggregate(
+      plan::AggregateInfo::Role role) const {
+    for (const plan::AggregateInfo* a : context_.aggregates) {
+      if (a->role == role) return a;
+    }
+    return nullptr;
+  }
+
+  // `pN` / `pN.N` (0 <= N <= 100) as a rank: N / 100 as a fraction.
+  enum class QuantileForm { kNot, kValid, kOutOfRange };
+  QuantileForm QuantileName(const ast::Token& name, plan::Rank* rank);
+
+  const plan::AggregateInfo* LookupAggregate(const ast::Token& name,
+                                             plan::Rank* rank = nullptr);
+
+  uint32_t Slot(const plan::AggregateInfo* aggregate, FieldId field);
+
+  void PlanSelect();
+
+  plan::Operand FloatOperand(const ast::Token& t);
+
+  plan::Operand StringOperand(const ast::Token& t);
+
+  // `where` (having = false) or `having`.
+  plan::Condition PlanCondition(const ast::Expr& e, bool having);
+
+  // Compiles `pattern` (a string token) for `what`, or records the error
+  // under it and returns null.
+  std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
+                                          std::string_view what);
+
+  // `f =~ 're'` and `f !~ 're'`. A pattern that is a plain text becomes
+  // (n)contains, the faster substring search with the same answers.
+  void PlanRegexCompare(const ast::Expr& e, plan::Operand lhs,
+                        plan::Condition* c);
+
+  void PlanWhere() {
+    if (q_.where) p_.where = PlanCondition(*q_.where, /*having=*/false);
+  }
+
+  // ---- having and order by: values of the merged groups -------------------
+
+  uint32_t AddHidden(plan::Column c) {
+    p_.hidden_columns.push_back(std::move(c));
+    return static_cast<uint32_t>(p_.columns.size() + p_.hidden_columns.size() -
+                                 1);
+  }
+
+  // The value index of the select item named `key` (alias first, then the
+  // DTail storage text), or of a hidden value with that storage.
+  std::optional<uint32_t> FindValue(const std::string& key) const;
+
+  // The value index of group field `name` (a hidden column reading the key
+  // part, with no state), or nullopt if `name` is not a group field.
+  std::optional<uint32_t> GroupFieldValue(const std::string& name);
+
+  // The names `having` and `order by` may use, for hints.
+  std::string ValueNames() const;
+
+  // "did you mean 'x'? " for `key` among the select items and group fields.
+  std::string DidYouMean(const std::string& key) const;
+
+  static ast::Span CallSpan(const ast::Token& aggregation,
+                            const ast::Token& field);
+
+  // An operand of `having`: a select item, an alias, a group field, an
+  // aggregation that is not selected (computed in a hidden slot), or a
+  // literal. `numeric`: under a numeric operator.
+  plan::Operand HavingOperand(const std::optional<ast::Token>& aggregation,
+                              const ast::Token& t, bool numeric);
+
+  void PlanHaving() {
+    if (q_.having) p_.having = PlanCondition(*q_.having, /*having=*/true);
+  }
+
+  // The function `name` called with the literal arguments `args` after its
+  // value; false (after reporting why) if it cannot be.
+  bool MakeFunctionStep(const ast::Token& name,
+                        const std::vector<ast::Token>& args,
+                        plan::FunctionStep* fs);
+
+  // A whole-number argument of `fn` (substr's start, split's piece).
+  bool IntegerArg(const ast::Token& t, const ast::Token& fn, bool nonzero,
+                  int64_t* out);
+  bool NonNegative(const ast::Token& t, const ast::Token& fn, int64_t v);
+
+  // The span from the first to the last token of `e` (a call's closing
+  // parenthesis is not a token: one byte is added for it).
+  static ast::Span SetExprSpan(const ast::SetExpr& e);
+
+  // Compiles the set expression `e` into postfix `out`; false (after
+  // reporting why) if it cannot be.
+  bool CompileExpr(const ast::SetExpr& e, std::vector<plan::ExprOp>* out);
+
+  void PlanSet();
+
+  // The layout of time(x, 'layout'): a quoted strftime layout whose every
+  // conversion absl::ParseTime knows, and which reads back its own output.
+  // format_time()'s layout (`writes`) need not read back.
+  bool TimeLayout(const ast::Token& t, std::string* layout,
+                  bool writes = false);
+
+  // The width of bucket(x, w): a duration (30s, 5m, 1h, 1d) that divides a
+  // day, or a positive number for numeric bins.
+  bool BucketWidth(const ast::Token& t, plan::FunctionStep* fs);
+
+  void PlanGroupBy();
+
+  // `order by k1 [asc|desc], k2 ...`: each key names a select item (alias
+  // first, then storage) or a group field.
+  void PlanOrder();
+
+  // Parses a non-negative decimal integer (digits only).
+  static std::optional<int64_t> ParseCount(std::string_view s);
+
+  void PlanLimit();
+
+  void PlanInterval();
+
+  void PlanOutfile();
+
+  bool FormatKnows(const std::string& name) const;
+
+  void CollectConditionFields(const plan::Condition& c,
+                              std::vector<FieldId>* out) const;
+
+  static void RemapCondition(plan::Condition& c,
+                             const std::vector<FieldId>& shadow);
+
+  // Which `set` steps `where` depends on, and which fields the format must
+  // fill.
+  void PlanExecutionOrder();
+
+  // DTail's fork warns about $variables the format cannot produce
+  // (docs/query-language.md, "Unknown variables").
+  void PlanWarnings();
+
+  ast::Span FirstSpanOf(const std::string& name) const;
+
+  static std::optional<ast::Span> FindInSetExpr(const ast::SetExpr& e,
+                                                const std::string& name);
+
+  static std::optional<ast::Span> FindInExpr(const ast::Expr& e,
+                                             const std::string& name);
+
+  const ast::Query& q_;
+  std::string_view text_;
+  const PlannerContext& context_;
+  plan::Plan p_;
+  std::vector<QueryError> errors_;
+  absl::flat_hash_map<std::string, FieldId> field_ids_;
+  std::optional<std::vector<std::string>> format_variables_;
+};
+
+}  // namespace mapr::parser::planner_internal
+
+#endif  // MAPR_PARSER_PLANNER_INTERNAL_H_
