@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "re2/re2.h"
+#include "runtime/compare_ops.h"
 #include "util/scan.h"
 
 namespace mapr::runtime {
@@ -12,8 +12,6 @@ namespace {
 using plan::CompareOp;
 using plan::Condition;
 using plan::Operand;
-using util::BytesEqual;
-using util::Contains;
 
 // out[i] = rows[i]'s values compare true under `Op`: a missing or
 // non-numeric value (ok == 0) compares false. A null column stands for the
@@ -45,15 +43,6 @@ void CompareStringColumns(const uint32_t* rows, size_t n,
   }
 }
 
-bool HasPrefix(std::string_view a, std::string_view b) {
-  return a.size() >= b.size() && BytesEqual(a.data(), b.data(), b.size());
-}
-
-bool HasSuffix(std::string_view a, std::string_view b) {
-  return a.size() >= b.size() &&
-         BytesEqual(a.data() + a.size() - b.size(), b.data(), b.size());
-}
-
 // Compares numbers (==, <, ...) for rows[0..n) into out.
 void CompareNumbers(const Condition& c, BatchColumns& batch,
                     const uint32_t* rows, size_t n, uint8_t* out) {
@@ -75,23 +64,7 @@ void CompareNumbers(const Condition& c, BatchColumns& batch,
     CompareNumberColumns(rows, n, ln, lok, c.lhs.number, rn, rok, c.rhs.number,
                          out, op);
   };
-  switch (c.op) {
-    case CompareOp::kFloatEq:
-      return run([](double a, double b) { return a == b; });
-    case CompareOp::kFloatNe:
-      return run([](double a, double b) { return a != b; });
-    case CompareOp::kFloatLt:
-      return run([](double a, double b) { return a < b; });
-    case CompareOp::kFloatLe:
-      return run([](double a, double b) { return a <= b; });
-    case CompareOp::kFloatGt:
-      return run([](double a, double b) { return a > b; });
-    case CompareOp::kFloatGe:
-      return run([](double a, double b) { return a >= b; });
-    default:
-      std::fill_n(out, n, uint8_t{0});
-      return;
-  }
+  VisitNumberOp(c.op, run);
 }
 
 // Compares text (eq, contains, ...) for rows[0..n) into out.
@@ -104,36 +77,7 @@ void CompareStrings(const Condition& c, BatchColumns& batch,
   auto run = [&](auto op) {
     CompareStringColumns(rows, n, lcol, c.lhs.text, rcol, c.rhs.text, out, op);
   };
-  using SV = std::string_view;
-  switch (c.op) {
-    case CompareOp::kStrEq:
-      return run([](SV a, SV b) { return a == b; });
-    case CompareOp::kStrNe:
-      return run([](SV a, SV b) { return a != b; });
-    case CompareOp::kContains:
-      return run([](SV a, SV b) { return Contains(a, b); });
-    case CompareOp::kNotContains:
-      return run([](SV a, SV b) { return !Contains(a, b); });
-    case CompareOp::kHasPrefix:
-      return run([](SV a, SV b) { return HasPrefix(a, b); });
-    case CompareOp::kNotHasPrefix:
-      return run([](SV a, SV b) { return !HasPrefix(a, b); });
-    case CompareOp::kHasSuffix:
-      return run([](SV a, SV b) { return HasSuffix(a, b); });
-    case CompareOp::kNotHasSuffix:
-      return run([](SV a, SV b) { return !HasSuffix(a, b); });
-    case CompareOp::kRegexMatch:
-      return run([&re = *c.regex](SV a, SV) {
-        return RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), re);
-      });
-    case CompareOp::kRegexNotMatch:
-      return run([&re = *c.regex](SV a, SV) {
-        return !RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), re);
-      });
-    default:
-      std::fill_n(out, n, uint8_t{0});
-      return;
-  }
+  VisitTextOp(c.op, c.regex.get(), run);
 }
 
 }  // namespace

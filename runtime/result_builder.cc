@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "re2/re2.h"
+#include "runtime/compare_ops.h"
 #include "runtime/time_functions.h"
 #include "util/format_number.h"
 #include "util/number.h"
@@ -220,14 +220,6 @@ class ValueCache {
   std::vector<std::optional<Values>> values_;
 };
 
-bool HasPrefix(std::string_view a, std::string_view b) {
-  return a.size() >= b.size() && a.substr(0, b.size()) == b;
-}
-
-bool HasSuffix(std::string_view a, std::string_view b) {
-  return a.size() >= b.size() && a.substr(a.size() - b.size()) == b;
-}
-
 // Whether `having` condition `c` holds for the group at position i. As in
 // `where`, a missing value or a text that is not a number under a numeric
 // operator compares false; a number compares as text in its rendered form
@@ -265,22 +257,7 @@ bool Holds(const plan::Condition& c, ValueCache& cache, size_t i,
     };
     double a, b;
     if (!number(c.lhs, &a) || !number(c.rhs, &b)) return false;
-    switch (c.op) {
-      case CompareOp::kFloatEq:
-        return a == b;
-      case CompareOp::kFloatNe:
-        return a != b;
-      case CompareOp::kFloatLt:
-        return a < b;
-      case CompareOp::kFloatLe:
-        return a <= b;
-      case CompareOp::kFloatGt:
-        return a > b;
-      case CompareOp::kFloatGe:
-        return a >= b;
-      default:
-        return false;
-    }
+    return VisitNumberOp(c.op, [&](auto op) { return op(a, b); });
   }
   auto text = [&](const Operand& o, std::string* scratch) -> std::string_view {
     if (o.kind != Operand::Kind::kValue) return o.text;
@@ -297,30 +274,7 @@ bool Holds(const plan::Condition& c, ValueCache& cache, size_t i,
   const std::string_view a = text(c.lhs, scratch_l);
   const std::string_view b = text(c.rhs, scratch_r);
   if (a.data() == nullptr || b.data() == nullptr) return false;
-  switch (c.op) {
-    case CompareOp::kStrEq:
-      return a == b;
-    case CompareOp::kStrNe:
-      return a != b;
-    case CompareOp::kContains:
-      return util::Contains(a, b);
-    case CompareOp::kNotContains:
-      return !util::Contains(a, b);
-    case CompareOp::kHasPrefix:
-      return HasPrefix(a, b);
-    case CompareOp::kNotHasPrefix:
-      return !HasPrefix(a, b);
-    case CompareOp::kHasSuffix:
-      return HasSuffix(a, b);
-    case CompareOp::kNotHasSuffix:
-      return !HasSuffix(a, b);
-    case CompareOp::kRegexMatch:
-      return RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), *c.regex);
-    case CompareOp::kRegexNotMatch:
-      return !RE2::PartialMatch(re2::StringPiece(a.data(), a.size()), *c.regex);
-    default:
-      return false;
-  }
+  return VisitTextOp(c.op, c.regex.get(), [&](auto op) { return op(a, b); });
 }
 
 // Keeps the groups of `order` for which `having` holds, in their order.
