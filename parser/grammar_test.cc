@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "parser/grammar_errors.h"
 #include "parser/keywords.h"
+#include "parser/plan.h"
 
 namespace mapr::parser::grammar {
 namespace {
@@ -523,6 +524,19 @@ TEST(GrammarTest, QueryErrors) {
   EXPECT_TRUE(VerifyRaises<query>("select a limit 5 6", "end_of_query"));
   EXPECT_TRUE(
       VerifyRaises<query>(std::string_view("select a\0", 9), "end_of_query"));
+}
+
+// The operator table (plan::CompareOpSpellings) and the grammar agree: every
+// spelling is one compare_op, and the error hint lists each canonical one.
+TEST(GrammarTest, EveryOperatorSpellingParsesAndIsInTheHint) {
+  const std::string hint = std::string(kError<compare_op>.hint) + " ";
+  for (const plan::CompareOpSpelling& o : plan::CompareOpSpellings()) {
+    EXPECT_TRUE(VerifyRule<compare_op>(o.name, kSuccess)) << o.name;
+    if (o.name != plan::CompareOpName(o.op)) continue;  // An alias.
+    EXPECT_NE(hint.find(" " + std::string(o.name) + " "), std::string::npos)
+        << o.name << " is missing in the hint: " << hint;
+  }
+  EXPECT_TRUE(VerifyRule<compare_op>("like", kLocalFailure));
 }
 
 }  // namespace

@@ -38,40 +38,47 @@ std::vector<std::string_view> CommonVariableNames() {
   return names;
 }
 
+namespace {
+
+// The one table of comparison operators: every spelling the grammar admits,
+// each operator's canonical spelling first (CompareOpName prints it).
+constexpr CompareOpSpelling kCompareOps[] = {
+    {"==", CompareOp::kFloatEq},
+    {"!=", CompareOp::kFloatNe},
+    {"<", CompareOp::kFloatLt},
+    {"<=", CompareOp::kFloatLe},
+    {">", CompareOp::kFloatGt},
+    {">=", CompareOp::kFloatGe},
+    {"eq", CompareOp::kStrEq},
+    {"ne", CompareOp::kStrNe},
+    {"contains", CompareOp::kContains},
+    {"ncontains", CompareOp::kNotContains},
+    {"hasprefix", CompareOp::kHasPrefix},
+    {"nhasprefix", CompareOp::kNotHasPrefix},
+    {"hassuffix", CompareOp::kHasSuffix},
+    {"nhassuffix", CompareOp::kNotHasSuffix},
+    {"=~", CompareOp::kRegexMatch},
+    {"!~", CompareOp::kRegexNotMatch},
+    // Aliases.
+    {"=<", CompareOp::kFloatLe},
+    {"=>", CompareOp::kFloatGe},
+    {"lacks", CompareOp::kNotContains},
+};
+
+}  // namespace
+
+std::span<const CompareOpSpelling> CompareOpSpellings() { return kCompareOps; }
+
+std::optional<CompareOp> LookupCompareOp(std::string_view name) {
+  for (const CompareOpSpelling& o : kCompareOps) {
+    if (o.name == name) return o.op;
+  }
+  return std::nullopt;
+}
+
 const char* CompareOpName(CompareOp op) {
-  switch (op) {
-    case CompareOp::kFloatEq:
-      return "==";
-    case CompareOp::kFloatNe:
-      return "!=";
-    case CompareOp::kFloatLt:
-      return "<";
-    case CompareOp::kFloatLe:
-      return "<=";
-    case CompareOp::kFloatGt:
-      return ">";
-    case CompareOp::kFloatGe:
-      return ">=";
-    case CompareOp::kStrEq:
-      return "eq";
-    case CompareOp::kStrNe:
-      return "ne";
-    case CompareOp::kContains:
-      return "contains";
-    case CompareOp::kNotContains:
-      return "ncontains";
-    case CompareOp::kHasPrefix:
-      return "hasprefix";
-    case CompareOp::kNotHasPrefix:
-      return "nhasprefix";
-    case CompareOp::kHasSuffix:
-      return "hassuffix";
-    case CompareOp::kNotHasSuffix:
-      return "nhassuffix";
-    case CompareOp::kRegexMatch:
-      return "=~";
-    case CompareOp::kRegexNotMatch:
-      return "!~";
+  for (const CompareOpSpelling& o : kCompareOps) {
+    if (o.op == op) return o.name.data();
   }
   return "?";
 }

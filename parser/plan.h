@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mapr/log_format.h"
@@ -288,6 +290,16 @@ inline const Column& ValueColumn(const Plan& p, uint32_t value) {
 // Human-readable multi-line description (mapr --explain, tests).
 std::string DebugString(const Plan& plan);
 
+// Every spelling of a comparison operator the grammar admits (aliases such
+// as =< and lacks included), each operator's canonical one first.
+struct CompareOpSpelling {
+  std::string_view name;
+  CompareOp op;
+};
+std::span<const CompareOpSpelling> CompareOpSpellings();
+// The operator spelt `name` (case-sensitive), or nullopt.
+std::optional<CompareOp> LookupCompareOp(std::string_view name);
+// The canonical spelling of `op`.
 const char* CompareOpName(CompareOp op);
 
 }  // namespace mapr::plan

@@ -285,15 +285,13 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
       break;
     case ast::ExprKind::kCompare: {
       c.kind = plan::Condition::Kind::kCompare;
-      const OpName* op = nullptr;
-      for (const OpName& o : kOps) {
-        if (o.name == e.op.text) op = &o;
-      }
-      if (op == nullptr) {  // The grammar only admits known operators.
+      const std::optional<plan::CompareOp> op =
+          plan::LookupCompareOp(e.op.text);
+      if (!op) {  // The grammar only admits known operators.
         Error(e.op.span, absl::StrCat("unknown operator '", e.op.text, "'"));
         return c;
       }
-      c.op = op->op;
+      c.op = *op;
       const bool numeric = plan::IsFloatOp(c.op);
       auto operand = [&](const std::optional<ast::Token>& aggregation,
                          const ast::Token& t) {

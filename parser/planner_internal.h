@@ -39,33 +39,6 @@ using plan::FieldId;
 
 inline constexpr FieldId kNoField = UINT32_MAX;
 
-struct OpName {
-  std::string_view name;
-  CompareOp op;
-};
-
-inline constexpr OpName kOps[] = {
-    {"==", CompareOp::kFloatEq},
-    {"!=", CompareOp::kFloatNe},
-    {"<", CompareOp::kFloatLt},
-    {"<=", CompareOp::kFloatLe},
-    {"=<", CompareOp::kFloatLe},
-    {">", CompareOp::kFloatGt},
-    {">=", CompareOp::kFloatGe},
-    {"=>", CompareOp::kFloatGe},
-    {"eq", CompareOp::kStrEq},
-    {"ne", CompareOp::kStrNe},
-    {"contains", CompareOp::kContains},
-    {"ncontains", CompareOp::kNotContains},
-    {"lacks", CompareOp::kNotContains},
-    {"hasprefix", CompareOp::kHasPrefix},
-    {"nhasprefix", CompareOp::kNotHasPrefix},
-    {"hassuffix", CompareOp::kHasSuffix},
-    {"nhassuffix", CompareOp::kNotHasSuffix},
-    {"=~", CompareOp::kRegexMatch},
-    {"!~", CompareOp::kRegexNotMatch},
-};
-
 inline constexpr std::string_view kRegexSyntaxHint =
     "patterns are RE2 syntax: https://github.com/google/re2/wiki/Syntax";
 
