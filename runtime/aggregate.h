@@ -99,6 +99,13 @@ struct AggregateFunction {
   PartialSection partial_section = PartialSection::kGroups;
 };
 
+// AggregateFunction::new_state for a state class with a default
+// constructor: `{kInfo, NewStateOf<SumState>, Finalize}`.
+template <typename State>
+std::unique_ptr<AggregateState> NewStateOf(const plan::StateOptions&) {
+  return std::make_unique<State>();
+}
+
 // Every aggregate, in the order `mapr --help` lists them.
 std::span<const AggregateFunction* const> Aggregates();
 // The aggregate called `info.name` (never null for an AggregateInfo of

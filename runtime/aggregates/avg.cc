@@ -70,11 +70,7 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 
 }  // namespace
 
-extern const AggregateFunction kAvgAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new AvgState);
-    },
-    Finalize};
+extern const AggregateFunction kAvgAggregate = {kInfo, NewStateOf<AvgState>,
+                                                Finalize};
 
 }  // namespace mapr::runtime

@@ -59,11 +59,7 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 
 }  // namespace
 
-extern const AggregateFunction kCountAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new CountState);
-    },
-    Finalize};
+extern const AggregateFunction kCountAggregate = {kInfo, NewStateOf<CountState>,
+                                                  Finalize};
 
 }  // namespace mapr::runtime

@@ -208,10 +208,7 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 }  // namespace
 
 extern const AggregateFunction kDcountAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new DistinctState);
-    },
-    Finalize, PartialSection::kDistinctStates};
+    kInfo, NewStateOf<DistinctState>, Finalize,
+    PartialSection::kDistinctStates};
 
 }  // namespace mapr::runtime

@@ -122,16 +122,8 @@ constexpr plan::AggregateInfo kMaxInfo = {
 }  // namespace
 
 extern const AggregateFunction kMinAggregate = {
-    kMinInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new ExtremeState<true>);
-    },
-    Finalize<true>};
+    kMinInfo, NewStateOf<ExtremeState<true>>, Finalize<true>};
 extern const AggregateFunction kMaxAggregate = {
-    kMaxInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new ExtremeState<false>);
-    },
-    Finalize<false>};
+    kMaxInfo, NewStateOf<ExtremeState<false>>, Finalize<false>};
 
 }  // namespace mapr::runtime

@@ -62,11 +62,7 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 
 }  // namespace
 
-extern const AggregateFunction kFirstAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new FirstState);
-    },
-    Finalize};
+extern const AggregateFunction kFirstAggregate = {kInfo, NewStateOf<FirstState>,
+                                                  Finalize};
 
 }  // namespace mapr::runtime

@@ -77,11 +77,7 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 
 }  // namespace
 
-extern const AggregateFunction kLastAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new LastState);
-    },
-    Finalize};
+extern const AggregateFunction kLastAggregate = {kInfo, NewStateOf<LastState>,
+                                                 Finalize};
 
 }  // namespace mapr::runtime

@@ -81,11 +81,7 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 
 }  // namespace
 
-extern const AggregateFunction kLenAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new LenState);
-    },
-    Finalize};
+extern const AggregateFunction kLenAggregate = {kInfo, NewStateOf<LenState>,
+                                                Finalize};
 
 }  // namespace mapr::runtime

@@ -203,23 +203,19 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
   }
 }
 
-std::unique_ptr<AggregateState> NewState(const plan::StateOptions&) {
-  return std::make_unique<MomentsState>();
-}
-
 }  // namespace
 
 extern const AggregateFunction kStddevAggregate = {
-    kStddevInfo, NewState, Finalize<true, true>,
+    kStddevInfo, NewStateOf<MomentsState>, Finalize<true, true>,
     PartialSection::kMomentsStates};
 extern const AggregateFunction kVarianceAggregate = {
-    kVarianceInfo, NewState, Finalize<true, false>,
+    kVarianceInfo, NewStateOf<MomentsState>, Finalize<true, false>,
     PartialSection::kMomentsStates};
 extern const AggregateFunction kStddevpAggregate = {
-    kStddevpInfo, NewState, Finalize<false, true>,
+    kStddevpInfo, NewStateOf<MomentsState>, Finalize<false, true>,
     PartialSection::kMomentsStates};
 extern const AggregateFunction kVariancepAggregate = {
-    kVariancepInfo, NewState, Finalize<false, false>,
+    kVariancepInfo, NewStateOf<MomentsState>, Finalize<false, false>,
     PartialSection::kMomentsStates};
 
 }  // namespace mapr::runtime

@@ -45,10 +45,6 @@ void Finalize(const AggregateState& state, size_t groups,
 }  // namespace
 
 extern const AggregateFunction kPercentageAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new SumState);
-    },
-    Finalize};
+    kInfo, NewStateOf<SumState>, Finalize};
 
 }  // namespace mapr::runtime

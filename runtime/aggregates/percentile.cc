@@ -39,10 +39,6 @@ void Finalize(const AggregateState& state, size_t groups,
 }  // namespace
 
 extern const AggregateFunction kPercentileAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new SumState);
-    },
-    Finalize};
+    kInfo, NewStateOf<SumState>, Finalize};
 
 }  // namespace mapr::runtime

@@ -19,11 +19,7 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
 
 }  // namespace
 
-extern const AggregateFunction kSumAggregate = {
-    kInfo,
-    [](const plan::StateOptions&) {
-      return std::unique_ptr<AggregateState>(new SumState);
-    },
-    Finalize};
+extern const AggregateFunction kSumAggregate = {kInfo, NewStateOf<SumState>,
+                                                Finalize};
 
 }  // namespace mapr::runtime
