@@ -37,24 +37,6 @@ class GenericParser : public LogFormatParser {
   }
 };
 
-class GenericLogFormat : public LogFormat {
- public:
-  std::string example() const override { return "any text at all"; }
-  bool line_independent() const override { return true; }
-  std::string name() const override { return "generic"; }
-  std::string description() const override {
-    return "any lines: only the common variables ($line, $hostname, $file, "
-           "...)";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};
-  }
-  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
-      std::span<const std::string> /*fields*/) const override {
-    return std::make_unique<GenericParser>();
-  }
-};
-
 class GenericKvParser : public LogFormatParser {
  public:
   explicit GenericKvParser(std::span<const std::string> fields)
@@ -106,33 +88,20 @@ class GenericKvParser : public LogFormatParser {
   std::vector<std::string_view*> columns_;
 };
 
-class GenericKvLogFormat : public LogFormat {
- public:
-  std::string example() const override {
-    return "path=/api/users|status=200|ms=12";
-  }
-  bool line_independent() const override { return true; }
-  std::string name() const override { return "generickv"; }
-  std::string description() const override {
-    return "k=v|k=v|... tokens: each key is a field";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};
-  }
-  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
-      std::span<const std::string> fields) const override {
-    return std::make_unique<GenericKvParser>(fields);
-  }
-};
-
 }  // namespace
 
 std::shared_ptr<const LogFormat> NewGenericLogFormat() {
-  return std::make_shared<GenericLogFormat>();
+  return std::make_shared<SimpleLogFormat<GenericParser>>(
+      "generic",
+      "any lines: only the common variables ($line, $hostname, $file, "
+      "...)",
+      "any text at all", std::vector<std::string>{});
 }
 
 std::shared_ptr<const LogFormat> NewGenericKvLogFormat() {
-  return std::make_shared<GenericKvLogFormat>();
+  return std::make_shared<SimpleLogFormat<GenericKvParser>>(
+      "generickv", "k=v|k=v|... tokens: each key is a field",
+      "path=/api/users|status=200|ms=12", std::vector<std::string>{});
 }
 
 }  // namespace mapr::runtime

@@ -411,23 +411,17 @@ namespace avx2 {
 
 std::atomic<bool> force_baseline{false};
 
-class JsonLogFormat : public LogFormat {
+class JsonLogFormat : public BuiltinLogFormat {
  public:
-  std::string example() const override {
-    return "{\"level\":\"info\",\"status\":200,\"req\":{\"method\":\"GET\"},"
-           "\"tags\":[\"a\"]}";
-  }
-  bool line_independent() const override { return true; }
-  explicit JsonLogFormat(std::string name) : name_(std::move(name)) {}
-  std::string name() const override { return name_; }
-  std::string description() const override {
-    return "one JSON object per line (NDJSON); each key is a field, and "
-           "a.b or tags.0 reach into objects and arrays";
-  }
-  // Any key can be a field, `$`-names included.
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::nullopt;
-  }
+  // Any key can be a field, `$`-names included: never warn.
+  explicit JsonLogFormat(std::string name)
+      : BuiltinLogFormat(
+            std::move(name),
+            "one JSON object per line (NDJSON); each key is a field, and "
+            "a.b or tags.0 reach into objects and arrays",
+            "{\"level\":\"info\",\"status\":200,\"req\":{\"method\":"
+            "\"GET\"},\"tags\":[\"a\"]}",
+            std::nullopt) {}
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {
 #if defined(MAPR_HAVE_AVX2_TARGET)
@@ -438,9 +432,6 @@ class JsonLogFormat : public LogFormat {
 #endif
     return std::make_unique<baseline::JsonParser>(fields);
   }
-
- private:
-  const std::string name_;
 };
 
 }  // namespace

@@ -415,31 +415,15 @@ class LogfmtParser : public LogFormatParser {
   std::vector<std::string_view*> columns_;
 };
 
-class LogfmtLogFormat : public LogFormat {
- public:
-  std::string example() const override {
-    return "at=info method=GET path=\"/a b\" status=200 service=18ms";
-  }
-  bool line_independent() const override { return true; }
-  std::string name() const override { return "logfmt"; }
-  std::string description() const override {
-    return "logfmt lines, k=v k=\"quoted value\" k ...: each key is a field "
-           "(Heroku, Go slog/logrus)";
-  }
-  // Keys are open-ended: never warn.
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::nullopt;
-  }
-  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
-      std::span<const std::string> fields) const override {
-    return std::make_unique<LogfmtParser>(fields);
-  }
-};
-
 }  // namespace
 
 std::shared_ptr<const LogFormat> NewLogfmtLogFormat() {
-  return std::make_shared<LogfmtLogFormat>();
+  // Keys are open-ended: never warn.
+  return std::make_shared<SimpleLogFormat<LogfmtParser>>(
+      "logfmt",
+      "logfmt lines, k=v k=\"quoted value\" k ...: each key is a field "
+      "(Heroku, Go slog/logrus)",
+      "at=info method=GET path=\"/a b\" status=200 service=18ms", std::nullopt);
 }
 
 }  // namespace mapr::runtime

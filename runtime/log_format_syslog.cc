@@ -467,30 +467,15 @@ class SyslogParser : public LogFormatParser {
   std::vector<std::string_view*> columns_;
 };
 
-class SyslogLogFormat : public LogFormat {
- public:
-  std::string example() const override {
-    return "<34>Oct 11 22:14:15 mymachine su: 'su root' failed on /dev/pts/8";
-  }
-  bool line_independent() const override { return true; }
-  std::string name() const override { return "syslog"; }
-  std::string description() const override {
-    return "RFC 5424, RFC 3164 and /var/log/syslog lines: pri, facility, "
-           "severity, time, host, app, pid, msgid, msg and sd.ID.param";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};  // Only barewords.
-  }
-  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
-      std::span<const std::string> fields) const override {
-    return std::make_unique<SyslogParser>(fields);
-  }
-};
-
 }  // namespace
 
 std::shared_ptr<const LogFormat> NewSyslogLogFormat() {
-  return std::make_shared<SyslogLogFormat>();
+  return std::make_shared<SimpleLogFormat<SyslogParser>>(
+      "syslog",
+      "RFC 5424, RFC 3164 and /var/log/syslog lines: pri, facility, "
+      "severity, time, host, app, pid, msgid, msg and sd.ID.param",
+      "<34>Oct 11 22:14:15 mymachine su: 'su root' failed on /dev/pts/8",
+      std::vector<std::string>{});  // Only barewords.
 }
 
 }  // namespace mapr::runtime

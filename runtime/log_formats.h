@@ -6,10 +6,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "mapr/log_format.h"
 
 namespace mapr::runtime {
@@ -27,6 +32,52 @@ class TableFilteringParser : public LogFormatParser {
   virtual void ParseBatchInTable(std::span<const std::string_view> lines,
                                  std::string_view marker, FieldBatch& fields,
                                  LineOutcome* outcomes, bool* mismatch) = 0;
+};
+
+// The descriptor part every built-in line-independent format shares: its
+// name, description, example and variables as data. A format derives from
+// it and implements NewParser; SimpleLogFormat<P> does that too for a parser
+// built from the requested fields alone.
+class BuiltinLogFormat : public LogFormat {
+ public:
+  // `variables`: nullopt for open-ended keys (never warn), else the fixed
+  // names beside barewords (LogFormat::variables()).
+  BuiltinLogFormat(std::string name, std::string description,
+                   std::string example,
+                   std::optional<std::vector<std::string>> variables)
+      : name_(std::move(name)),
+        description_(std::move(description)),
+        example_(std::move(example)),
+        variables_(std::move(variables)) {}
+
+  std::string name() const override { return name_; }
+  std::string description() const override { return description_; }
+  std::string example() const override { return example_; }
+  bool line_independent() const override { return true; }
+  std::optional<std::vector<std::string>> variables() const override {
+    return variables_;
+  }
+
+ private:
+  const std::string name_;
+  const std::string description_;
+  const std::string example_;
+  const std::optional<std::vector<std::string>> variables_;
+};
+
+template <typename Parser>
+class SimpleLogFormat : public BuiltinLogFormat {
+ public:
+  using BuiltinLogFormat::BuiltinLogFormat;
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const override {
+    if constexpr (std::is_constructible_v<Parser,
+                                          std::span<const std::string>>) {
+      return std::make_unique<Parser>(fields);
+    } else {
+      return std::make_unique<Parser>();
+    }
+  }
 };
 
 // DTail's own lines: `INFO|time|pid|caller|cpus|goroutines|cgocalls|loadavg|
