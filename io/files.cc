@@ -206,19 +206,19 @@ class Executor {
   // Waits for group `i`, calling `tick` every 100 ms meanwhile.
   GroupOutcome Take(size_t i, const std::function<void()>& tick)
       ABSL_LOCKS_EXCLUDED(mu_) {
-    while (true) {
-      {
-        absl::MutexLock lock(&mu_);
-        // outcomes_ never grows, so the flag stays where it is.
-        if (mu_.AwaitWithTimeout(absl::Condition(&outcomes_[i].done),
-                                 absl::Milliseconds(100))) {
-          GroupOutcome out = std::move(outcomes_[i]);
-          outcomes_[i] = GroupOutcome();
-          return out;
-        }
-      }
+    // A CondVar, not Mutex::Await: util/absl_mutex_tsan.cc shows TSan the
+    // CondVar's waits, not a Condition's.
+    mu_.Lock();
+    while (!outcomes_[i].done) {
+      done_.WaitWithTimeout(&mu_, absl::Milliseconds(100));
+      mu_.Unlock();
       tick();
+      mu_.Lock();
     }
+    GroupOutcome out = std::move(outcomes_[i]);
+    outcomes_[i] = GroupOutcome();
+    mu_.Unlock();
+    return out;
   }
 
  private:
@@ -245,10 +245,12 @@ class Executor {
     absl::MutexLock lock(&mu_);
     outcomes_[i] = std::move(out);
     outcomes_[i].done = true;
+    done_.SignalAll();
   }
 
   std::atomic<bool> cancel_{false};
   absl::Mutex mu_;
+  absl::CondVar done_;  // Signalled when an outcome is done.
   std::vector<GroupOutcome> outcomes_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> threads_;  // Last: joined before the rest dies.
 };
