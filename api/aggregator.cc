@@ -610,6 +610,13 @@ absl::Status AggregatorInternal::PushPaddedBytes(Aggregator& aggregator,
   return aggregator.PushPaddedBytes(chunk, source, kLinePadding);
 }
 
+uint64_t AggregatorInternal::FirstUnparsableLine(const Aggregator& aggregator) {
+  if (aggregator.rep_ == nullptr || aggregator.rep_->engine == nullptr) {
+    return 0;
+  }
+  return aggregator.rep_->engine->first_unparsable_line();
+}
+
 void AggregatorInternal::CountTooLongLines(Aggregator& aggregator, uint64_t n) {
   if (aggregator.rep_ == nullptr || n == 0) return;
   aggregator.rep_->engine->CountTooLong(n);
@@ -624,6 +631,8 @@ std::vector<ResultNote> ResultNotesFor(const Query& query,
                                                 stats, fields, max_line_bytes);
   facts.lines_with_nul = input.lines_with_nul;
   facts.inputs_without_parsed_lines = input.inputs_without_parsed_lines;
+  facts.first_unparsable_input = input.first_unparsable_input;
+  facts.first_unparsable_line = input.first_unparsable_line;
   return runtime::ResultNotes(facts);
 }
 

@@ -37,6 +37,13 @@ class AggregatorInternal {
   // counters must include them. Does nothing for a moved-from aggregator.
   static void CountTooLongLines(Aggregator& aggregator, uint64_t n);
 
+  // The number of the first line that the log format could not parse
+  // (malformed or unmatched), counting the lines pushed since the
+  // aggregator was made (or reset), or 0 if none: the input layer turns it
+  // into a line of a file for the note on unparsable lines. 0 for a
+  // moved-from aggregator.
+  static uint64_t FirstUnparsableLine(const Aggregator& aggregator);
+
   // Aggregator::PushLines() and PushBytes() for lines that the caller read
   // into a buffer of its own with kLinePadding (mapr/log_format.h) readable
   // bytes after its end, so every line is followed by at least that many

@@ -98,8 +98,11 @@ class Progress {
 // What a worker produced from its group of pieces.
 // Lines read and parsed from one input (summed over its pieces).
 struct InputLines {
-  uint64_t read = 0;
+  uint64_t read = 0;  // Lines pushed.
   uint64_t parsed = 0;
+  uint64_t too_long = 0;  // Lines the splitter dropped, never pushed.
+  // The first unparsable line's number in the piece (from 1), or 0.
+  uint64_t first_unparsable = 0;
 };
 
 struct GroupOutcome {
@@ -142,6 +145,20 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     // byte-order mark to drop there.
     if (piece.spec.ranged && piece.spec.begin > 0) splitter.ContinueStream();
     const LineCounters before = agg->stats();
+    const uint64_t too_long_before = splitter.too_long_lines();
+    // The piece's first unparsable line, if the group had none before it.
+    // (Its number counts the too-long lines dropped up to the end of its
+    // batch: one dropped after it in the same batch would count too.)
+    const bool had_unparsable =
+        AggregatorInternal::FirstUnparsableLine(*agg) != 0;
+    uint64_t first_unparsable = 0;
+    auto note_unparsable = [&] {
+      if (had_unparsable || first_unparsable != 0) return;
+      const uint64_t first = AggregatorInternal::FirstUnparsableLine(*agg);
+      if (first == 0) return;
+      first_unparsable = first - before.lines_read +
+                         (splitter.too_long_lines() - too_long_before);
+    };
     absl::Status read = ReadLines(
         **stream, splitter,
         [&](std::span<const std::string_view> lines) {
@@ -150,6 +167,7 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
           } else {
             // ReadLines() pads every line (mapr/input.h).
             engine = AggregatorInternal::PushPaddedLines(*agg, lines, source);
+            note_unparsable();
           }
           return engine;
         },
@@ -163,10 +181,13 @@ GroupOutcome RunGroup(const Query& query, const AggregatorOptions& agg_options,
     // a run over many files holds neither per file.
     out.engine_error = AggregatorInternal::EndInput(*agg, source);
     if (!out.engine_error.ok()) return out;
+    note_unparsable();
     const LineCounters after = agg->stats();
     out.lines.emplace_back(
         piece.input, InputLines{after.lines_read - before.lines_read,
-                                after.lines_parsed() - before.lines_parsed()});
+                                after.lines_parsed() - before.lines_parsed(),
+                                splitter.too_long_lines() - too_long_before,
+                                first_unparsable});
   }
   // Counted inside the aggregator, so a partial's counters include them.
   AggregatorInternal::CountTooLongLines(*agg, splitter.too_long_lines());
@@ -367,8 +388,19 @@ absl::StatusOr<Aggregator> Aggregate(const Query& query,
       GroupOutcome out = executor.Take(i, [&] { progress.Tick(); });
       if (!out.engine_error.ok()) return out.engine_error;
       for (const auto& [input, lines] : out.lines) {
+        // Pieces come in input order: the first one with an unparsable
+        // line has the first, after the lines of the input's earlier
+        // pieces.
+        if (lines.first_unparsable != 0 && report.first_unparsable_line == 0) {
+          report.first_unparsable_input =
+              inputs[input].is_stdin ? "-" : inputs[input].path;
+          report.first_unparsable_line = input_lines[input].read +
+                                         input_lines[input].too_long +
+                                         lines.first_unparsable;
+        }
         input_lines[input].read += lines.read;
         input_lines[input].parsed += lines.parsed;
+        input_lines[input].too_long += lines.too_long;
       }
       for (auto& [input, status] : out.input_errors) {
         if (failed[input]) continue;
@@ -466,7 +498,9 @@ absl::StatusOr<ResultTable> QueryFiles(const Query& query,
           table->set_notes(ResultNotesFor(
               query, table->stats(), table->field_counts(),
               options.aggregator.max_line_bytes,
-              InputFacts{out.lines_with_nul, out.inputs_without_parsed_lines}));
+              InputFacts{out.lines_with_nul, out.inputs_without_parsed_lines,
+                         out.first_unparsable_input,
+                         out.first_unparsable_line}));
         }
         return table;
       });

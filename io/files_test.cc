@@ -206,6 +206,53 @@ TEST_F(FilesTest, InputsWithoutAParsedLineAreNamed) {
   }
 }
 
+TEST_F(FilesTest, TheFirstUnparsableLineIsNumberedInItsInput) {
+  const std::string good =
+      "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 9\n";
+  const std::string first = Write("first.log", good + good);
+  // Line 401 is too long (dropped by the splitter, still a line), line 601
+  // the first that does not parse, 20 more further on.
+  std::string text;
+  for (int i = 1; i <= 800; ++i) {
+    if (i == 401) {
+      text += std::string(300, 'x') + "\n";
+    } else if (i == 601 || (i > 700 && i <= 720)) {
+      text += "Dec 10 06:55:46 LabSZ sshd[24200]: not an access line\n";
+    } else {
+      text += good;
+    }
+  }
+  const std::string second = Write("second.log", text);
+  const Query query = Compile("select count($line) group by * logformat clf");
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(threads);
+    FilesOptions options = Options(threads);
+    options.min_chunk_bytes = 4096;  // second.log in several ranges.
+    options.aggregator.max_line_bytes = 200;
+    FilesReport report;
+    absl::StatusOr<ResultTable> r =
+        QueryFiles(query, {first, second}, options, &report);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->stats().lines_malformed, 21u);
+    EXPECT_EQ(r->stats().lines_too_long, 1u);
+    EXPECT_EQ(report.first_unparsable_input, second);
+    EXPECT_EQ(report.first_unparsable_line, 601u);
+    bool named = false;
+    for (const ResultNote& n : r->notes()) {
+      if (n.code != "lines_unparsable") continue;
+      named = true;
+      EXPECT_THAT(n.text, HasSubstr(absl::StrCat("(the first is line 601 of ",
+                                                 second, ")")));
+    }
+    EXPECT_TRUE(named);
+  }
+  // Every line parses: no line is named.
+  FilesReport report;
+  ASSERT_TRUE(QueryFiles(query, {first}, Options(1), &report).ok());
+  EXPECT_EQ(report.first_unparsable_line, 0u);
+  EXPECT_EQ(report.first_unparsable_input, "");
+}
+
 TEST_F(FilesTest, GlobsExpandSortedAndEachMatchIsASource) {
   const std::vector<std::string> paths = WriteMix();
   const Query query = Compile();

@@ -258,6 +258,10 @@ struct InputFacts {
   uint64_t lines_with_nul = 0;
   // FilesReport::inputs_without_parsed_lines.
   std::vector<std::string> inputs_without_parsed_lines;
+  // FilesReport::first_unparsable_input and first_unparsable_line: named in
+  // the note on a share of unparsable lines.
+  std::string first_unparsable_input;
+  uint64_t first_unparsable_line = 0;
 };
 
 // The notes (ResultNote) on a result of `query` with counters `stats` and

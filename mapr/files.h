@@ -168,6 +168,11 @@ struct FilesReport {
   // `logformat` for that file. In input order, as named (a glob's matches
   // as found, "-" for standard input).
   std::vector<std::string> inputs_without_parsed_lines;
+  // The first line that the log format could not parse (malformed or
+  // unmatched), in input order: its input (as named above) and its line
+  // number in that input (from 1); 0 if every line parsed.
+  std::string first_unparsable_input;
+  uint64_t first_unparsable_line = 0;
 };
 
 // Reads `inputs` into one Aggregator and returns it with its input still

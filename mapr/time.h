@@ -17,7 +17,9 @@
 #include <compare>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "mapr/export.h"
 
@@ -34,6 +36,17 @@ struct MAPR_EXPORT TimeInstant {
 // A syslog time without a year (`Oct 11 22:14:15`) is read in the year 2000,
 // as time() reads it: such instants order within one year only.
 MAPR_EXPORT std::optional<TimeInstant> ReadTime(std::string_view text);
+
+// ReadTime of each of `texts` (a result's time-bucket column, say), with
+// times without a year placed across New Year: when every time read lacks
+// a year (syslog `Dec 31 23:59:59`, DTail `1231-235959`) and two of them
+// next in calendar order lie more than half a year apart, the column spans
+// New Year: the times before that gap move to the next year (2001), so
+// December 31 orders before January 1. A pure function of the set of
+// texts.
+//   std::vector<std::optional<mapr::TimeInstant>> t = mapr::ReadTimes(cells);
+MAPR_EXPORT std::vector<std::optional<TimeInstant>> ReadTimes(
+    std::span<const std::string_view> texts);
 
 }  // namespace mapr
 

@@ -42,12 +42,29 @@ void AppendKey(const std::optional<Token>& aggregation, const Token& field,
   }
 }
 
+void AppendSetExpr(const SetExpr& e, std::string* out);
+
+// A comparison's operand: an expression, `agg(field)` or a field.
+void AppendOperand(const std::optional<SetExpr>& expr,
+                   const std::optional<Token>& aggregation, const Token& field,
+                   std::string* out) {
+  if (expr) {
+    AppendSetExpr(*expr, out);
+  } else {
+    AppendKey(aggregation, field, out);
+  }
+}
+
+void AppendComparison(const Expr& e, std::string* out) {
+  AppendOperand(e.lhs_expr, e.lhs_aggregation, e.lhs, out);
+  absl::StrAppend(out, " ", e.op.text, " ");
+  AppendOperand(e.rhs_expr, e.rhs_aggregation, e.rhs, out);
+}
+
 void AppendExpr(const Expr& e, bool parenthesize_compound, std::string* out) {
   switch (e.kind) {
     case ExprKind::kCompare:
-      AppendKey(e.lhs_aggregation, e.lhs, out);
-      absl::StrAppend(out, " ", e.op.text, " ");
-      AppendKey(e.rhs_aggregation, e.rhs, out);
+      AppendComparison(e, out);
       return;
     case ExprKind::kNot:
       out->append("not ");
@@ -70,6 +87,11 @@ void AppendExpr(const Expr& e, bool parenthesize_compound, std::string* out) {
   }
 }
 
+void ClearSetExprSpans(SetExpr* e) {
+  e->token.span = {};
+  for (SetExpr& a : e->args) ClearSetExprSpans(&a);
+}
+
 void ClearExprSpans(Expr* e) {
   e->span = {};
   e->op.span = {};
@@ -77,12 +99,9 @@ void ClearExprSpans(Expr* e) {
   e->rhs.span = {};
   if (e->lhs_aggregation) e->lhs_aggregation->span = {};
   if (e->rhs_aggregation) e->rhs_aggregation->span = {};
+  if (e->lhs_expr) ClearSetExprSpans(&*e->lhs_expr);
+  if (e->rhs_expr) ClearSetExprSpans(&*e->rhs_expr);
   for (Expr& c : e->children) ClearExprSpans(&c);
-}
-
-void ClearSetExprSpans(SetExpr* e) {
-  e->token.span = {};
-  for (SetExpr& a : e->args) ClearSetExprSpans(&a);
 }
 
 // 2 for * and /, 1 for + and -.
@@ -258,9 +277,7 @@ std::string DebugString(const Expr& e) {
   switch (e.kind) {
     case ExprKind::kCompare: {
       std::string out = "(";
-      AppendKey(e.lhs_aggregation, e.lhs, &out);
-      absl::StrAppend(&out, " ", e.op.text, " ");
-      AppendKey(e.rhs_aggregation, e.rhs, &out);
+      AppendComparison(e, &out);
       out.append(")");
       return out;
     }
@@ -278,6 +295,12 @@ std::string DebugString(const Expr& e) {
     }
   }
   return "";
+}
+
+std::string ExprText(const SetExpr& e) {
+  std::string out;
+  AppendSetExpr(e, &out);
+  return out;
 }
 
 void ClearSpans(Query* q) {

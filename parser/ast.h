@@ -45,6 +45,20 @@ struct SelectItem {
   friend bool operator==(const SelectItem&, const SelectItem&) = default;
 };
 
+// A `set` value with arithmetic or coalesce(): `(end - start) * 1000`; also
+// an operand of `where`.
+struct SetExpr {
+  enum class Kind : uint8_t {
+    kOperand,  // token: a field, a number or a string
+    kCall,     // token: the function's name; args: its arguments
+    kBinary,   // token: the operator (+ - * /); args: {left, right}
+  };
+  Kind kind = Kind::kOperand;
+  Token token;
+  std::vector<SetExpr> args;
+  friend bool operator==(const SetExpr&, const SetExpr&) = default;
+};
+
 enum class ExprKind : uint8_t { kCompare, kAnd, kOr, kNot };
 
 struct Expr {
@@ -57,23 +71,14 @@ struct Expr {
   // is the field): `having` names select items this way; `where` rejects it.
   std::optional<Token> lhs_aggregation;
   std::optional<Token> rhs_aggregation;
+  // Set when the operand is an expression (`a + b`, `substr(x, 1, 2)`):
+  // then lhs/rhs is a bareword of its canonical text, spanning it.
+  std::optional<SetExpr> lhs_expr;
+  std::optional<SetExpr> rhs_expr;
   // kAnd/kOr: two or more; kNot: one.
   std::vector<Expr> children;
   Span span;
   friend bool operator==(const Expr&, const Expr&) = default;
-};
-
-// A `set` value with arithmetic or coalesce(): `(end - start) * 1000`.
-struct SetExpr {
-  enum class Kind : uint8_t {
-    kOperand,  // token: a field, a number or a string
-    kCall,     // token: the function's name; args: its arguments
-    kBinary,   // token: the operator (+ - * /); args: {left, right}
-  };
-  Kind kind = Kind::kOperand;
-  Token token;
-  std::vector<SetExpr> args;
-  friend bool operator==(const SetExpr&, const SetExpr&) = default;
 };
 
 struct Assignment {
@@ -154,6 +159,10 @@ std::string Unparse(const Query& q);
 
 // A compact single-line dump for tests and debugging.
 std::string DebugString(const Expr& e);
+
+// The canonical text of a set or `where` expression: the fewest
+// parentheses that parse back to the same tree.
+std::string ExprText(const SetExpr& e);
 
 // Appends the text of `t` as it must be written in a query (quoted,
 // backticked or bare).

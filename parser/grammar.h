@@ -151,9 +151,21 @@ struct compare_op : sor<cmp_symbol, keyword<cmp_word>> {};
 // An aggregation call is an operand of `having` (select items); the planner
 // rejects it in `where`. A reserved word before '(' is not one: `or(a > 1)`.
 struct operand_call : seq<not_at<reserved>, agg_call> {};
-struct operand : sor<tok_string, operand_call, tok_tick, tok_bare> {};
+// An operand may be an arithmetic expression or a function call
+// (operand_expr, the set expression grammar below), told apart without
+// actions by what follows its first value: an operator (`a + b > 3`,
+// `(end - start) * 1000 > 5`, `(end - start) > 5`), or a call whose
+// parentheses hold more than one field (`substr(x, 1, 3) eq "ab"`). A call
+// of one field (`lower(m) eq "get"`, `count($line) > 5`) is an operand_call:
+// the planner tells functions from aggregations by name.
+struct operand_expr;
+struct operand_expr_start;
+struct operand
+    : sor<operand_expr, tok_string, operand_call, tok_tick, tok_bare> {};
 struct lhs_operand : operand {};
-struct rhs_operand : operand {};
+// After the operator a '(' can only open an expression: `a <= (b)`.
+struct operand_expr_value;
+struct rhs_operand : sor<seq<at<one<'('>>, operand_expr_value>, operand> {};
 struct comparison
     : seq<lhs_operand, sp, must<compare_op>, sp, must<rhs_operand>> {};
 
@@ -165,7 +177,9 @@ struct paren_expr
 struct negation;
 struct not_operand;
 struct negation : seq<kw_not, sp, must<not_operand>> {};
-struct term : sor<negation, paren_expr, comparison> {};
+// A '(' opens a condition unless it opens an operand expression.
+struct term
+    : sor<negation, seq<not_at<operand_expr_start>, paren_expr>, comparison> {};
 struct not_operand : term {};
 struct and_operand : term {};
 struct and_tail
@@ -233,6 +247,30 @@ struct expr_start;
 struct expr_start : sor<one<'('>, seq<TAO_PEGTL_STRING("coalesce"), one<'('>>,
                         seq<func_name, one<'('>, sp, expr_start>,
                         seq<set_value, sp, sor<add_op, mul_op>>> {};
+
+// ---- expressions as `where` operands (see operand above) -------------------
+
+// Balanced parentheses and the quoted text in them, matched without
+// actions and without raising (a lookahead).
+struct peek_quoted : seq<one<'"'>, star<not_one<'"'>>, one<'"'>> {};
+struct peek_squoted : seq<one<'\''>, star<not_one<'\''>>, one<'\''>> {};
+struct peek_parens;
+struct peek_parens : seq<one<'('>,
+                         star<sor<peek_quoted, peek_squoted, peek_parens,
+                                  not_one<'(', ')', '"', '\''>>>,
+                         one<')'>> {};
+struct peek_backticked : seq<one<'`'>, star<not_one<'`'>>, one<'`'>> {};
+struct peek_value : sor<peek_quoted, peek_squoted, peek_backticked, bareword> {
+};
+struct peek_arith : sor<add_op, mul_op> {};
+struct operand_expr_start
+    : sor<seq<peek_parens, sp, sor<peek_arith, compare_op>>,
+          seq<not_at<reserved>, func_name, one<'('>, sp,
+              not_at<opt<field>, sp, one<')'>>>,
+          seq<not_at<reserved>, func_name, peek_parens, sp, peek_arith>,
+          seq<peek_value, sp, peek_arith>> {};
+struct operand_expr_value : expr_sum {};
+struct operand_expr : seq<at<operand_expr_start>, operand_expr_value> {};
 
 struct set_target : sor<tok_tick, tok_bare> {};
 struct set_equals : one<'='> {};

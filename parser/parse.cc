@@ -155,6 +155,32 @@ struct Action<g::from_clause> {
   }
 };
 
+// An operand that parsed as an expression. One that is a plain value or a
+// call of one field (`(a)`, `(lower(a))`) is stored as one, as written
+// without parentheses: each operand has one canonical text.
+template <>
+struct Action<g::operand_expr_value> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    ast::SetExpr e = std::move(st.expr_stack.back());
+    st.expr_stack.clear();
+    st.aggregation.reset();
+    if (e.kind == ast::SetExpr::Kind::kOperand) {
+      st.tok = std::move(e.token);
+      return;
+    }
+    if (e.kind == ast::SetExpr::Kind::kCall && e.args.size() == 1 &&
+        e.args[0].kind == ast::SetExpr::Kind::kOperand &&
+        e.args[0].token.kind != ast::TokenKind::kString) {
+      st.aggregation = std::move(e.token);
+      st.tok = std::move(e.args[0].token);
+      return;
+    }
+    st.tok =
+        ast::Token{ast::TokenKind::kBareword, ast::ExprText(e), st.SpanOf(in)};
+    st.operand_expr = std::move(e);
+  }
+};
 template <>
 struct Action<g::lhs_operand> {
   template <typename Input>
@@ -162,6 +188,8 @@ struct Action<g::lhs_operand> {
     st.lhs = st.tok;
     st.lhs_aggregation = std::move(st.aggregation);
     st.aggregation.reset();
+    st.lhs_expr = std::move(st.operand_expr);
+    st.operand_expr.reset();
   }
 };
 template <>
@@ -171,6 +199,8 @@ struct Action<g::rhs_operand> {
     st.rhs = st.tok;
     st.rhs_aggregation = std::move(st.aggregation);
     st.aggregation.reset();
+    st.rhs_expr = std::move(st.operand_expr);
+    st.operand_expr.reset();
   }
 };
 template <>
@@ -193,8 +223,12 @@ struct Action<g::comparison> {
     e.rhs = std::move(st.rhs);
     e.lhs_aggregation = std::move(st.lhs_aggregation);
     e.rhs_aggregation = std::move(st.rhs_aggregation);
+    e.lhs_expr = std::move(st.lhs_expr);
+    e.rhs_expr = std::move(st.rhs_expr);
     st.lhs_aggregation.reset();
     st.rhs_aggregation.reset();
+    st.lhs_expr.reset();
+    st.rhs_expr.reset();
     e.span = st.SpanOf(in);
     st.exprs.push_back(std::move(e));
     CheckItemCount(st, ++st.comparisons, st.SpanOf(in), "where comparisons");

@@ -65,6 +65,8 @@ struct State {
   ast::Token lhs, op, rhs;
   // The aggregation of an `agg(field)` operand (having).
   std::optional<ast::Token> lhs_aggregation, rhs_aggregation;
+  // An expression operand (operand_expr), and those of the comparison.
+  std::optional<ast::SetExpr> operand_expr, lhs_expr, rhs_expr;
   ast::Token set_target;
   // The innermost value of a `set` right-hand side.
   ast::Token operand;

@@ -545,6 +545,11 @@ constexpr std::string_view kCorpus[] = {
     "select desc, asc, by, append, selected, android",
     "select \xc3\xa9t\xc3\xa9 from stats",
     "  select\ta\n  from b\n  where x > 1\n",
+    "select a where (end - start) * 1000 > 100 and lower(m) eq \"get\"",
+    "select a where substr(p, 1, 2) eq \"/a\" or a + b > c * 2",
+    "select a where (a + b) > 3 and (x > 1 or y < 2)",
+    "select a where len(lower(p)) > 2 and not a / 2 <= (1)",
+    "select a where x eq lower(\"ABC\"), coalesce(u, v) ne \"-\"",
 };
 
 TEST(ParseTest, CorpusIsLargeEnough) { EXPECT_GE(std::size(kCorpus), 40u); }
@@ -923,6 +928,87 @@ TEST(ParseTest, SetExpressions) {
   ASSERT_OK_AND_ASSIGN(q, ParseClean("select $x set $x = a-b"));
   EXPECT_FALSE(q.set[0].expr.has_value());
   EXPECT_EQ(q.set[0].operand.text, "a-b");
+}
+
+TEST(ParseTest, WhereOperandsMayBeExpressions) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select a where (end - start) * 1000 > 100 and lower(m) eq "
+                 "\"get\" and substr(p, 1, 2) ne x and (b > 1 or c < 2)"));
+  ASSERT_TRUE(q.where.has_value());
+  ASSERT_EQ(q.where->children.size(), 4u);
+  // An operator after the parentheses: an expression, not a group.
+  const ast::Expr& ms = q.where->children[0];
+  ASSERT_TRUE(ms.lhs_expr.has_value());
+  EXPECT_EQ(ms.lhs_expr->token.text, "*");
+  EXPECT_EQ(ms.lhs_expr->args[0].token.text, "-");
+  EXPECT_EQ(ms.lhs.text, "(end - start) * 1000");
+  EXPECT_FALSE(ms.rhs_expr.has_value());
+  EXPECT_EQ(ms.rhs.text, "100");
+  // A call of one field is stored as `agg(field)` is; the planner tells a
+  // function from an aggregation by its name.
+  const ast::Expr& get = q.where->children[1];
+  EXPECT_FALSE(get.lhs_expr.has_value());
+  ASSERT_TRUE(get.lhs_aggregation.has_value());
+  EXPECT_EQ(get.lhs_aggregation->text, "lower");
+  EXPECT_EQ(get.lhs.text, "m");
+  // A call of several arguments is an expression.
+  const ast::Expr& sub = q.where->children[2];
+  ASSERT_TRUE(sub.lhs_expr.has_value());
+  EXPECT_EQ(sub.lhs_expr->kind, ast::SetExpr::Kind::kCall);
+  EXPECT_EQ(sub.lhs_expr->args.size(), 3u);
+  EXPECT_EQ(sub.rhs.text, "x");
+  // No operator after the parentheses: a group of conditions.
+  EXPECT_EQ(q.where->children[3].kind, ast::ExprKind::kOr);
+  // An expression on the right, and both sides.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a where a + b > c * 2"));
+  ASSERT_TRUE(q.where->lhs_expr.has_value());
+  ASSERT_TRUE(q.where->rhs_expr.has_value());
+  EXPECT_EQ(q.where->rhs.text, "c * 2");
+  EXPECT_EQ(ast::Unparse(q), "select a where a + b > c * 2");
+  // Parentheses that hold a plain value or a call of one field drop.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a where (a) > (lower(b))"));
+  EXPECT_FALSE(q.where->lhs_expr.has_value());
+  EXPECT_FALSE(q.where->rhs_expr.has_value());
+  EXPECT_EQ(ast::Unparse(q), "select a where a > lower(b)");
+  // A dash inside a word is no operator; one between spaces is.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("select a where a-b > -1"));
+  EXPECT_FALSE(q.where->lhs_expr.has_value());
+  EXPECT_EQ(q.where->lhs.text, "a-b");
+  EXPECT_EQ(q.where->rhs.text, "-1");
+}
+
+TEST(ParseTest, RejectsBadWhereExpressions) {
+  CheckErrors({
+      {"select a having count(a) + 1 > 2", kInvalid,
+       "1:17-28: 'having' compares select items, aliases and group fields, "
+       "not expressions\n"
+       "select a having count(a) + 1 > 2\n"
+       "                ^~~~~~~~~~~~\n"
+       "hint: compute the value with 'set' and select an aggregate of it"},
+      {"select a where len(a, 2) > 1", kInvalid,
+       "1:23: len() takes 1 argument, not 2\n"
+       "select a where len(a, 2) > 1\n"
+       "                      ^\n"
+       "hint: write: len(x)"},
+      {"select a where lower(a) + > 1", kInvalid,
+       "1:27: expected a value after the operator, found '>'\n"
+       "select a where lower(a) + > 1\n"
+       "                          ^\n"
+       "hint: an operator stands between two values: end - start"},
+      {"select a where lowr(a) eq \"x\"", kInvalid,
+       "1:16-19: unknown function 'lowr'\n"
+       "select a where lowr(a) eq \"x\"\n"
+       "               ^~~~\n"
+       "hint: did you mean 'lower'?"},
+      // An aggregation is still no `where` operand.
+      {"select a where p99(a) > 1", kInvalid,
+       "1:16-21: an aggregation cannot be a 'where' operand: 'where' filters "
+       "lines before they are aggregated\n"
+       "select a where p99(a) > 1\n"
+       "               ^~~~~~\n"
+       "hint: to filter groups, use 'having': having p99(a) > ..."},
+  });
 }
 
 TEST(ParseTest, RejectsBadSetExpressions) {

@@ -13,6 +13,9 @@ absl::StatusOr<plan::Plan> Planner::Build() {
   PlanSelect();
   PlanWhere();
   PlanSet();
+  // Expression operands of `where` see what every `set` step computed.
+  for (plan::SetStep& step : where_steps_) p_.sets.push_back(std::move(step));
+  where_steps_.clear();
   PlanGroupBy();
   PlanHaving();
   PlanOrder();
@@ -293,9 +296,32 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
       }
       c.op = *op;
       const bool numeric = plan::IsFloatOp(c.op);
-      auto operand = [&](const std::optional<ast::Token>& aggregation,
+      auto operand = [&](const std::optional<ast::SetExpr>& expr,
+                         const std::optional<ast::Token>& aggregation,
                          const ast::Token& t) {
+        if (having && expr) {
+          Error(t.span,
+                "'having' compares select items, aliases and group fields, "
+                "not expressions",
+                "compute the value with 'set' and select an aggregate of it");
+          return plan::Operand{};
+        }
         if (having) return HavingOperand(aggregation, t, numeric);
+        if (expr) return WhereExprOperand(*expr);
+        plan::Rank rank;
+        if (aggregation &&
+            (plan::LookupFunction(aggregation->text) ||
+             (FindAggregate(aggregation->text) == nullptr &&
+              QuantileName(*aggregation, &rank) == QuantileForm::kNot))) {
+          // `lower(method)`: a function of one field (a name that is no
+          // aggregation either is an unknown function, with the nearest).
+          ast::SetExpr call;
+          call.kind = ast::SetExpr::Kind::kCall;
+          call.token = *aggregation;
+          call.args.resize(1);
+          call.args[0].token = t;
+          return WhereExprOperand(call);
+        }
         if (aggregation) {
           Error(CallSpan(*aggregation, t),
                 "an aggregation cannot be a 'where' operand: 'where' "
@@ -308,7 +334,7 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
         return numeric ? FloatOperand(t) : StringOperand(t);
       };
       if (c.op == CompareOp::kRegexMatch || c.op == CompareOp::kRegexNotMatch) {
-        plan::Operand lhs = operand(e.lhs_aggregation, e.lhs);
+        plan::Operand lhs = operand(e.lhs_expr, e.lhs_aggregation, e.lhs);
         if (e.rhs_aggregation) {
           Error(CallSpan(*e.rhs_aggregation, e.rhs),
                 absl::StrCat("the pattern of '", e.op.text,
@@ -319,8 +345,8 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
         PlanRegexCompare(e, std::move(lhs), &c);
         return c;
       }
-      c.lhs = operand(e.lhs_aggregation, e.lhs);
-      c.rhs = operand(e.rhs_aggregation, e.rhs);
+      c.lhs = operand(e.lhs_expr, e.lhs_aggregation, e.lhs);
+      c.rhs = operand(e.rhs_expr, e.rhs_aggregation, e.rhs);
       return c;
     }
   }
@@ -328,6 +354,23 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
     c.children.push_back(PlanCondition(child, having));
   }
   return c;
+}
+
+plan::Operand Planner::WhereExprOperand(const ast::SetExpr& e) {
+  // A name no query can write (a bareword or a backticked name holds no
+  // backtick), so it never meets a field of the line or a variable.
+  const FieldId id = Intern(absl::StrCat("`", ast::ExprText(e), "`"));
+  plan::Operand o;
+  o.kind = plan::Operand::Kind::kField;
+  o.field = id;
+  if (where_only_.contains(id)) return o;  // The same expression again.
+  plan::SetStep step;
+  if (!CompileExpr(e, &step.program)) return o;
+  step.target = id;
+  p_.fields[id].assigned = true;
+  where_only_.insert(id);
+  where_steps_.push_back(std::move(step));
+  return o;
 }
 
 std::shared_ptr<const re2::RE2> Planner::Pattern(const ast::Token& pattern,

@@ -198,6 +198,10 @@ void Planner::PlanExecutionOrder() {
     // The copy reads every parsed line: it counts unreadable values.
     p_.sets[i].count_unparsed = false;
   }
+  // The steps of `where`'s expression operands have done their work there.
+  std::erase_if(p_.sets, [&](const plan::SetStep& s) {
+    return where_only_.contains(s.target);
+  });
   if (p_.where && !p_.sets_before_where.empty()) {
     RemapCondition(*p_.where, shadow);
     where_fields.clear();
@@ -253,8 +257,11 @@ void Planner::PlanWarnings() {
   std::vector<FieldId> where_fields;
   if (p_.where) CollectConditionFields(*p_.where, &where_fields);
   for (FieldId id : where_fields) check(p_.fields[id].name);
-  for (const plan::SetStep& s : p_.sets) {
-    s.ForEachSource([&](FieldId id) { check(p_.fields[id].name); });
+  for (const std::vector<plan::SetStep>* steps :
+       {&p_.sets, &p_.sets_before_where}) {
+    for (const plan::SetStep& s : *steps) {
+      s.ForEachSource([&](FieldId id) { check(p_.fields[id].name); });
+    }
   }
   // A known variable close to the name ($lines: $line) is the likelier
   // fix; else a field of the line without the '$'.
@@ -319,6 +326,13 @@ std::optional<ast::Span> Planner::FindInSetExpr(const ast::SetExpr& e,
 std::optional<ast::Span> Planner::FindInExpr(const ast::Expr& e,
                                              const std::string& name) {
   if (e.kind == ast::ExprKind::kCompare) {
+    for (const auto* side : {&e.lhs_expr, &e.rhs_expr}) {
+      if (*side) {
+        if (std::optional<ast::Span> span = FindInSetExpr(**side, name)) {
+          return span;
+        }
+      }
+    }
     if (e.lhs.kind != ast::TokenKind::kString && e.lhs.text == name) {
       return e.lhs.span;
     }

@@ -113,6 +113,13 @@ class Planner {
     if (q_.where) p_.where = PlanCondition(*q_.where, /*having=*/false);
   }
 
+  // An expression operand of `where`: a field of its own, computed by a
+  // step that runs before `where` (after the `set` steps it reads).
+  plan::Operand WhereExprOperand(const ast::SetExpr& e);
+  // The steps of those fields, and the fields, which only `where` reads.
+  std::vector<plan::SetStep> where_steps_;
+  absl::flat_hash_set<FieldId> where_only_;
+
   // ---- having and order by: values of the merged groups -------------------
 
   uint32_t AddHidden(plan::Column c) {

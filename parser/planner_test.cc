@@ -498,6 +498,30 @@ TEST(PlannerTest, SetsBeforeWhere) {
   }
 }
 
+TEST(PlannerTest, WhereExpressionsRunBeforeWhereOnly) {
+  // An expression operand is a step of its own before `where`, after the
+  // set steps it reads (on their private copies), and not run again after.
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select count($line) where ($m + b) * 2 > 7 and lower(c) eq "
+             "\"x\" and ($m + b) * 2 < 100 set $m = len(a)"));
+  EXPECT_THAT(Extracted(p), ElementsAre("b", "c", "a"));
+  EXPECT_EQ(plan::DebugString(p),
+            "format: generic (default rule)\n"
+            "table: every line\n"
+            "extract: b, c, a\n"
+            "set before where: $m' = len(a), `($m + b) * 2`' = mul(add($m', "
+            "b), '2'), `lower(c)`' = lower(c)\n"
+            "where: and[(`($m + b) * 2`' > 7) (`lower(c)`' eq \"x\") "
+            "(`($m + b) * 2`' < 100)]\n"
+            "set: $m = len(a)\n"
+            "group by: $line\n"
+            "columns:\n"
+            "  count($line): count($line) slot 0\n"
+            "states: count($line)\n"
+            "interval: 5000ms\n");
+}
+
 TEST(PlannerTest, SetBeforeWhereReadsItsSourceFromTheLine) {
   ASSERT_OK_AND_ASSIGN(
       plan::Plan p,

@@ -215,6 +215,7 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
   batch_.NextBatch();
   arena_.Reset();
   counters_.lines_read += in.size();
+  batch_in_ = in;
 
   // A format that meets the table in its own scan filters it there (the
   // parser is looked up first only then: a failing NewParser still fails
@@ -278,6 +279,20 @@ size_t BatchAggregator::SelectLines(std::span<const std::string_view> in,
   return m;
 }
 
+void BatchAggregator::NoteFirstUnparsable(size_t r) {
+  // lines_[r] is a trimmed view into one of the batch's lines (once per
+  // aggregator, so a scan is cheap).
+  const char* at = lines_[r].data();
+  const uint64_t batch_start = counters_.lines_read - batch_in_.size();
+  for (size_t i = 0; i < batch_in_.size(); ++i) {
+    const std::string_view raw = batch_in_[i];
+    if (at >= raw.data() && at <= raw.data() + raw.size()) {
+      first_unparsable_line_ = batch_start + i + 1;
+      return;
+    }
+  }
+}
+
 absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
                                          TableFilteringParser* table_parser) {
   const plan::Plan& p = *plan_;
@@ -308,9 +323,11 @@ absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
         ++counters_.lines_ignored;
         break;
       case LineOutcome::kMalformed:
+        if (first_unparsable_line_ == 0) NoteFirstUnparsable(r);
         ++counters_.lines_malformed;
         break;
       case LineOutcome::kUnmatched:
+        if (first_unparsable_line_ == 0) NoteFirstUnparsable(r);
         ++counters_.lines_unmatched;
         break;
       case LineOutcome::kHeader:
@@ -710,6 +727,10 @@ absl::Status BatchAggregator::Merge(BatchAggregator& later,
                                         later.groups_.hash(g), &created);
   }
   CombineStates(later, n, threads);
+  if (first_unparsable_line_ == 0 && later.first_unparsable_line_ != 0) {
+    first_unparsable_line_ =
+        counters_.lines_read + later.first_unparsable_line_;
+  }
   counters_ += later.counters_;
   for (size_t i = 0; i < field_lines_.size(); ++i) {
     field_lines_[i] += later.field_lines_[i];
@@ -725,6 +746,7 @@ void BatchAggregator::Reset() {
     if (s != nullptr) s->Clear();
   }
   counters_ = LineCounters();
+  first_unparsable_line_ = 0;
   std::fill(field_lines_.begin(), field_lines_.end(), 0);
   std::fill(field_not_numeric_.begin(), field_not_numeric_.end(), 0);
   for (std::string& e : field_example_) e.clear();
@@ -734,6 +756,7 @@ void BatchAggregator::SwapState(BatchAggregator& other) {
   std::swap(groups_, other.groups_);
   std::swap(states_, other.states_);
   std::swap(counters_, other.counters_);
+  std::swap(first_unparsable_line_, other.first_unparsable_line_);
   std::swap(field_lines_, other.field_lines_);
   std::swap(field_not_numeric_, other.field_not_numeric_);
   std::swap(field_example_, other.field_example_);

@@ -91,6 +91,11 @@ class BatchAggregator {
   void ForgetSourceName(uint64_t source) { source_names_.erase(source); }
 
   const LineCounters& counters() const { return counters_; }
+  // The number (from 1, counting every line pushed and every too-long line
+  // counted before it) of the first line the log format could not parse
+  // (malformed or unmatched), or 0. Merge keeps this one's, else places
+  // `later`'s after this one's lines; Reset() clears it.
+  uint64_t first_unparsable_line() const { return first_unparsable_line_; }
   const AggregatorOptions& options() const { return options_; }
   const plan::Plan& plan() const { return *plan_; }
 
@@ -103,6 +108,8 @@ class BatchAggregator {
                   std::shared_ptr<const LogFormat> format);
 
   absl::Status PushChunk(std::span<const std::string_view> in, uint64_t source);
+  // Records the batch row `r` (of lines_) as the first unparsable line.
+  void NoteFirstUnparsable(size_t r);
   // Trims `in`, counts and drops lines too long or of another table (unless
   // `table_parser` checks the table itself) into lines_; returns how many.
   size_t SelectLines(std::span<const std::string_view> in,
@@ -202,6 +209,9 @@ class BatchAggregator {
   // (its first kMaxExampleBytes bytes), which is merge-order independent.
   std::vector<uint64_t> field_not_numeric_;
   std::vector<std::string> field_example_;
+  // first_unparsable_line(); the current batch's lines, to number it.
+  uint64_t first_unparsable_line_ = 0;
+  std::span<const std::string_view> batch_in_;
   // The (field, extracted index) pairs that numeric aggregates read.
   std::vector<std::pair<plan::FieldId, size_t>> numeric_fields_;
   absl::Status sticky_error_;

@@ -334,22 +334,39 @@ struct Instant {
   }
 };
 
-Instant InstantOf(TimeReader& reader, std::string_view text) {
-  Timestamp t;
-  if (text.data() == nullptr || !reader.Read(text, &t)) return Instant();
-  return Instant{t.seconds, t.nanos, true};
+// The instants of a column of time buckets; times without a year are
+// placed across New Year (PlaceAcrossNewYear) when every time is one.
+std::vector<Instant> InstantsOf(
+    size_t n, absl::FunctionRef<std::string_view(size_t)> text) {
+  TimeReader reader;
+  std::vector<Instant> out(n);
+  bool all_yearless = true;
+  std::vector<int64_t> seconds;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string_view v = text(i);
+    Timestamp t;
+    if (v.data() == nullptr || !reader.Read(v, &t)) continue;
+    out[i] = Instant{t.seconds, t.nanos, true};
+    all_yearless &= IsYearless(t.layout);
+    seconds.push_back(t.seconds);
+  }
+  if (!all_yearless || seconds.empty()) return out;
+  PlaceAcrossNewYear(seconds);
+  size_t k = 0;
+  for (Instant& i : out) {
+    if (i.ok) i.seconds = seconds[k++];
+  }
+  return out;
 }
 
 // Without `order by`, groups whose first key is a time bucket come in time
 // order (ties, such as one instant in two layouts, in key order).
 void SortByTimeKey(const plan::Plan& p, const GroupStates& states,
                    std::vector<uint32_t>* order) {
-  TimeReader reader;
-  std::vector<Instant> instants(order->size());
-  for (size_t i = 0; i < order->size(); ++i) {
-    instants[i] = InstantOf(
-        reader, KeyPart(states.groups.key((*order)[i]), p.group_by.size(), 0));
-  }
+  const std::vector<Instant> instants =
+      InstantsOf(order->size(), [&](size_t i) {
+        return KeyPart(states.groups.key((*order)[i]), p.group_by.size(), 0);
+      });
   std::vector<uint32_t> pos(order->size());
   std::iota(pos.begin(), pos.end(), 0);
   std::stable_sort(pos.begin(), pos.end(), [&](uint32_t a, uint32_t b) {
@@ -376,7 +393,6 @@ void SortByKeys(const plan::Plan& p, const GroupStates& states,
   std::vector<const Values*> keys;
   // Per key: the instants of a time bucket's values (else empty).
   std::vector<std::vector<Instant>> instants(p.order_by.size());
-  TimeReader reader;
   for (size_t k = 0; k < p.order_by.size(); ++k) {
     const uint32_t value = p.order_by[k].value;
     keys.push_back(&cache.Get(value));
@@ -385,10 +401,8 @@ void SortByKeys(const plan::Plan& p, const GroupStates& states,
         !IsTimeBucket(p, plan::ValueColumn(p, value).field)) {
       continue;
     }
-    instants[k].resize(order->size());
-    for (size_t i = 0; i < order->size(); ++i) {
-      instants[k][i] = InstantOf(reader, v.text[i]);
-    }
+    instants[k] =
+        InstantsOf(order->size(), [&](size_t i) { return v.text[i]; });
   }
   // Positions in `order`; sorted, then mapped back to group ids.
   std::vector<uint32_t> pos(order->size());

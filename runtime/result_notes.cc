@@ -163,7 +163,16 @@ std::vector<ResultNote> ResultNotes(const ResultFacts& f) {
             absl::StrFormat("%.1f", 100.0 * static_cast<double>(unparsable) /
                                         static_cast<double>(matched)),
             " %) could not be parsed by log format ", f.log_format,
-            " and are not in the result; are other logs mixed in?"));
+            " and are not in the result",
+            f.first_unparsable_line == 0
+                ? std::string()
+                : absl::StrCat(" (the first is line ", f.first_unparsable_line,
+                               " of ",
+                               f.first_unparsable_input == "-"
+                                   ? "standard input"
+                                   : f.first_unparsable_input,
+                               ")"),
+            "; are other logs mixed in?"));
   }
   // (When no line parsed at all, the note above already says so.)
   if (s.lines_parsed() > 0) {

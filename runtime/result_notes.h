@@ -42,6 +42,9 @@ struct ResultFacts {
   uint64_t lines_with_nul = 0;
   // Inputs with lines but none parsed (FilesReport).
   std::vector<std::string> inputs_without_parsed_lines;
+  // The first unparsable line, where the input layer knows it (else 0).
+  std::string first_unparsable_input;
+  uint64_t first_unparsable_line = 0;
   // The max_line_bytes limit.
   size_t max_line_bytes = 0;
 };

@@ -1,10 +1,12 @@
 #include "runtime/time_functions.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "util/civil_time.h"
@@ -643,6 +645,28 @@ size_t BucketNumber(std::string_view in, const BinWidth& width,
                                std::chars_format::fixed, width.scale);
   if (r.ec != std::errc()) return 0;
   return static_cast<size_t>(r.ptr - out);
+}
+
+void PlaceAcrossNewYear(std::span<int64_t> seconds) {
+  constexpr int64_t kYear = 366 * int64_t{86400};  // The year 2000.
+  std::vector<int64_t> sorted(seconds.begin(), seconds.end());
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  if (sorted.size() < 2) return;
+  // A gap inside the year of more than half a year: the times fit in less
+  // than half a year across New Year. (Two such gaps cannot be.)
+  int64_t last_before_gap = 0;
+  bool inside = false;
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i] - sorted[i - 1] > kYear / 2) {
+      last_before_gap = sorted[i - 1];
+      inside = true;
+    }
+  }
+  if (!inside) return;
+  for (int64_t& s : seconds) {
+    if (s <= last_before_gap) s += kYear;
+  }
 }
 
 }  // namespace mapr::runtime

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -113,6 +114,21 @@ bool ReadEpochSeconds(std::string_view in, Timestamp* out) noexcept;
 // format_time(t, layout): `t` written with the strftime `layout` in UTC
 // (absl::FormatTime, which allocates); empty if it cannot be.
 std::string FormatTimeLayout(std::string_view layout, const Timestamp& t);
+
+// True for the layouts without a year, read in the year 2000.
+inline bool IsYearless(TimeLayout layout) {
+  return layout == TimeLayout::kDtailShort || layout == TimeLayout::kSyslog;
+}
+
+// Orders times without a year across New Year. `seconds` are instants read
+// from such layouts (in the year 2000, see above), of a result's column:
+// when two consecutive ones (in calendar order) lie more than half a year
+// apart, the times fit in less than half a year across New Year (a log from
+// December into January leaves most of the year between January and
+// December), so those before that gap move one year on (+366 days) and
+// December sorts before January; otherwise nothing changes. A pure function
+// of the set of values (any order, any split). Updates `seconds` in place.
+void PlaceAcrossNewYear(std::span<int64_t> seconds);
 
 // Longest text FormatEpoch writes.
 inline constexpr size_t kMaxEpochTextSize = 32;

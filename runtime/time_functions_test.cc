@@ -462,5 +462,66 @@ TEST(BinTest, MatchesExactIntegerArithmeticAtEighteenDigits) {
   }
 }
 
+// Seconds of `month`/`day` hh:00 in the year 2000 (where year-less
+// layouts are read).
+int64_t In2000(int month, int day, int hour = 0) {
+  return absl::ToUnixSeconds(absl::FromCivil(
+      absl::CivilHour(2000, month, day, hour), absl::UTCTimeZone()));
+}
+
+TEST(PlaceAcrossNewYearTest, MovesJanuaryAfterDecember) {
+  std::vector<int64_t> s = {In2000(1, 1, 0), In2000(12, 31, 23),
+                            In2000(1, 2, 8), In2000(12, 30, 12),
+                            In2000(1, 1, 0)};
+  PlaceAcrossNewYear(s);
+  constexpr int64_t kYear = 366 * int64_t{86400};
+  EXPECT_EQ(s,
+            (std::vector<int64_t>{In2000(1, 1, 0) + kYear, In2000(12, 31, 23),
+                                  In2000(1, 2, 8) + kYear, In2000(12, 30, 12),
+                                  In2000(1, 1, 0) + kYear}));
+}
+
+TEST(PlaceAcrossNewYearTest, KeepsALogWithinTheYear) {
+  // March to October: no gap of half a year (the largest, June to
+  // October, is 137 days).
+  const std::vector<int64_t> in = {In2000(3, 1), In2000(10, 20), In2000(6, 5),
+                                   In2000(3, 1)};
+  std::vector<int64_t> s = in;
+  PlaceAcrossNewYear(s);
+  EXPECT_EQ(s, in);
+  // One value, none, and a gap of exactly half a year (kept as read).
+  std::vector<int64_t> one = {In2000(1, 1)};
+  PlaceAcrossNewYear(one);
+  EXPECT_EQ(one, std::vector<int64_t>{In2000(1, 1)});
+  std::vector<int64_t> none;
+  PlaceAcrossNewYear(none);
+  EXPECT_TRUE(none.empty());
+  // 2000-01-01 and 2000-07-02 00:00: 183 days apart both ways.
+  const std::vector<int64_t> tie = {In2000(7, 2), In2000(1, 1)};
+  std::vector<int64_t> t = tie;
+  PlaceAcrossNewYear(t);
+  EXPECT_EQ(t, tie);
+}
+
+TEST(PlaceAcrossNewYearTest, DependsOnlyOnTheSetOfValues) {
+  std::vector<int64_t> values = {In2000(12, 1), In2000(12, 24), In2000(1, 3),
+                                 In2000(2, 14), In2000(11, 20)};
+  std::vector<int64_t> placed = values;
+  PlaceAcrossNewYear(placed);
+  // November to February: January and February move on a year.
+  constexpr int64_t kYear = 366 * int64_t{86400};
+  EXPECT_EQ(placed,
+            (std::vector<int64_t>{values[0], values[1], values[2] + kYear,
+                                  values[3] + kYear, values[4]}));
+  std::sort(values.begin(), values.end());
+  do {
+    std::vector<int64_t> s = values;
+    PlaceAcrossNewYear(s);
+    for (size_t i = 0; i < s.size(); ++i) {
+      EXPECT_EQ(s[i], values[i] < In2000(6, 1) ? values[i] + kYear : values[i]);
+    }
+  } while (std::next_permutation(values.begin(), values.end()));
+}
+
 }  // namespace
 }  // namespace mapr::runtime

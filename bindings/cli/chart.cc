@@ -76,20 +76,23 @@ absl::StatusOr<std::string> RenderChart(const ResultTable& r,
   }
   if (series) {
     const size_t tc = *series;
+    std::vector<std::string_view> cells(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) cells[i] = r.cell(i, tc);
+    // (Times without a year cross New Year in order: mapr::ReadTimes.)
+    const std::vector<std::optional<TimeInstant>> times = ReadTimes(cells);
     std::vector<TimeInstant> instants(rows.size());
     std::vector<double> numbers(rows.size());
     bool all_times = true, all_numbers = true;
     for (size_t i = 0; i < rows.size(); ++i) {
-      const std::string_view cell = r.cell(i, tc);
-      if (cell.empty()) continue;
+      if (cells[i].empty()) continue;
       if (all_times) {
-        if (std::optional<TimeInstant> t = ReadTime(cell)) {
-          instants[i] = *t;
+        if (times[i]) {
+          instants[i] = *times[i];
         } else {
           all_times = false;
         }
       }
-      if (all_numbers) all_numbers = util::ParseNumber(cell, &numbers[i]);
+      if (all_numbers) all_numbers = util::ParseNumber(cells[i], &numbers[i]);
     }
     std::stable_sort(rows.begin(), rows.end(), [&](size_t a, size_t b) {
       const bool ea = r.cell(a, tc).empty(), eb = r.cell(b, tc).empty();

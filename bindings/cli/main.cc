@@ -174,7 +174,9 @@ int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
     // results have it already; other results get it here).
     PrintNotes(ResultNotesFor(
         query, stats, table.field_counts(), flags.max_line_bytes,
-        InputFacts{report.lines_with_nul, report.inputs_without_parsed_lines}));
+        InputFacts{report.lines_with_nul, report.inputs_without_parsed_lines,
+                   report.first_unparsable_input,
+                   report.first_unparsable_line}));
   }
   return exit_code;
 }
