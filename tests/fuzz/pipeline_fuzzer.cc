@@ -68,7 +68,17 @@ std::string GenerateQuery(Choices& c) {
       if (i > 0) q += c.Pick(2) == 0 ? " and " : " or ";
       if (c.Pick(4) == 0) q += "not ";
       const bool string_op = c.Pick(2) == 0;
-      q += field() + " " +
+      // An operand may be an expression or a call (`where len(x) > 1`).
+      static constexpr const char* kWhereExprs[] = {
+          "@ + 1", "(@ - y) * 2", "len(@)", "lower(@)", "substr(@, 1, 2)",
+          "coalesce(@, b)", "@ / 0", "(@)"};
+      std::string lhs = field();
+      if (c.Pick(3) == 0) {
+        std::string e = kWhereExprs[c.Pick(std::size(kWhereExprs))];
+        e.replace(e.find('@'), 1, lhs);
+        lhs = e;
+      }
+      q += lhs + " " +
            (string_op ? kStringOps[c.Pick(std::size(kStringOps))]
                       : kFloatOps[c.Pick(std::size(kFloatOps))]) +
            " " + kLiterals[c.Pick(std::size(kLiterals))];
