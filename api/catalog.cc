@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "parser/function_catalog.h"
 #include "runtime/aggregate.h"
+#include "runtime/function.h"
 
 namespace mapr {
 
@@ -19,9 +19,9 @@ std::vector<CatalogEntry> AggregateCatalog() {
 
 std::vector<CatalogEntry> FunctionCatalog() {
   std::vector<CatalogEntry> out;
-  for (const plan::FunctionInfo& f : plan::Functions()) {
-    out.push_back(
-        {std::string(f.name), std::string(f.usage), std::string(f.summary)});
+  for (const runtime::ScalarFunction* f : runtime::ScalarFunctions()) {
+    out.push_back({std::string(f->info.name), std::string(f->info.usage),
+                   std::string(f->info.summary)});
   }
   return out;
 }

@@ -1,81 +1,75 @@
-// The catalog of functions a `set` clause can call, as in DTail: their names
-// and kinds. The planner resolves names here; runtime/functions.h applies
-// them. One table (kFunctions) is the only list of function names: the
-// planner's lookup, the "known functions" hints and `mapr --help` read it.
-//
-//   md5sum(s)      the lowercase hex MD5 of the bytes of s (32 bytes)
-//   maskdigits(s)  s with every ASCII digit 0-9 replaced by '.' (same size)
-//   regex(s, 're') the text of capture group 1 of the first match of the RE2
-//                  pattern in s (the whole match if it has no group);
-//                  missing when nothing matches
-//   time(x)        epoch seconds of a timestamp in a fixed layout
-//   time(x, 'fmt') epoch seconds of a timestamp in a strftime layout
-//   bucket(x, 5m)  the start of x's time bucket, in x's own layout
-//   bucket(x, 100) the start of x's numeric bin
-//                  (runtime/time_functions.h has the layouts and rules)
-//   duration(x)    seconds of a duration such as 1.5s, 18ms, 1h2m
-//   bytes(x)       bytes of a size such as 10KB, 1.5MiB
-//                  (runtime/unit_functions.h)
-//   lower(x), upper(x)   ASCII letters in lower or upper case
-//   len(x)         the length of x in bytes
-//   substr(x, start, len), split(x, 'sep', i)   a part of x (1-based)
-//   format_time(t, 'layout')  a time (epoch seconds, or a fixed layout)
-//                  written in a strftime layout, in UTC
-//   coalesce(a, b, ...)  the first value that is not missing (set
-//                  expressions only, beside + - * /)
+// What the planner knows of a function that `set` and `where` expressions
+// call: its name, usage and literal arguments, and the hook that checks
+// those arguments. The functions themselves live in runtime/functions/, one
+// file each (catalog entry, bind hook, batch apply), listed in
+// runtime/functions/registry.cc; the planner receives their entries through
+// its PlannerContext, so parser/ never includes runtime/.
 //
 // Calls nest (`maskdigits(md5sum($line))`) and are applied innermost first.
 #ifndef MAPR_PARSER_FUNCTION_CATALOG_H_
 #define MAPR_PARSER_FUNCTION_CATALOG_H_
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <span>
+#include <string>
 #include <string_view>
+
+#include "parser/ast.h"
+
+namespace re2 {
+class RE2;
+}  // namespace re2
 
 namespace mapr::plan {
 
-enum class FunctionKind : uint8_t {
-  kMd5Sum,
-  kMaskDigits,
-  kRegex,
-  kTime,
-  kBucket,
-  kDuration,
-  kBytes,
-  kLower,
-  kUpper,
-  kLen,
-  kSubstr,
-  kSplit,
-  kCoalesce,
-  kFormatTime,
+// A call's checked literal arguments, as its function's bind hook made them
+// (each function has its own subclass, which its apply reads back).
+class FunctionBinding {
+ public:
+  virtual ~FunctionBinding() = default;
+  // The arguments after the value as the plan's text writes them
+  // (", '%Y-%m-%d'"), or "".
+  virtual std::string ArgsText() const { return ""; }
+  // True if the call's results are buckets: time buckets or numeric bins
+  // (bucket(x, 5m), bucket(x, 100)), a chart's series axis.
+  virtual bool IsBucket() const { return false; }
+  // True if they are time buckets, which results order by instant.
+  virtual bool IsTimeBucket() const { return false; }
+};
+
+// What a bind hook may use of the planner: its error list (each error with
+// its span, message and hint) and its regular-expression compiler.
+class BindContext {
+ public:
+  virtual void Error(ast::Span span, std::string message, std::string hint) = 0;
+  // Compiles `pattern` (a 'quoted' string token) as `what` ("regex()"), or
+  // records why it cannot and returns null.
+  virtual std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
+                                                  std::string_view what) = 0;
+
+ protected:
+  ~BindContext() = default;
 };
 
 struct FunctionInfo {
-  std::string_view name;  // As written in a query (case-sensitive).
-  FunctionKind kind;
+  std::string_view name;     // As written in a query (case-sensitive).
   std::string_view summary;  // One line for --help and the docs.
-  // How a call is written, e.g. "regex(x, 're')".
-  std::string_view usage;
-  // Literal arguments after the value: regex takes its pattern.
+  std::string_view usage;    // How a call is written: "regex(x, 're')".
+  // Literal arguments after the value (regex takes its pattern), and
+  // further ones a call may leave out (time's layout). The planner checks
+  // their number before the hook runs.
   uint8_t extra_args = 0;
-  // Further literal arguments a call may leave out: time's layout.
   uint8_t optional_args = 0;
+  // Checks the literal arguments after the value and sets *binding (null
+  // if the call needs none); false after reporting why with ctx.Error().
+  // Null: the function takes no arguments to check.
+  bool (*bind)(std::span<const ast::Token> args, BindContext& ctx,
+               std::shared_ptr<const FunctionBinding>* binding) = nullptr;
+  // coalesce(a, b, ...): written as a call, computed by the expression
+  // evaluator over values that may be expressions (no bind, no apply).
+  bool expression_only = false;
 };
-
-// Every function, in the order `mapr --help` lists them.
-std::span<const FunctionInfo> Functions() noexcept;
-
-// Returns the function called `name`, or std::nullopt if there is none.
-// Names are case-sensitive, as in DTail: "md5sum", "maskdigits".
-std::optional<FunctionKind> LookupFunction(std::string_view name) noexcept;
-
-// Returns the catalog entry of `kind`.
-const FunctionInfo& GetFunctionInfo(FunctionKind kind) noexcept;
-
-// Returns the name LookupFunction() accepts for `kind` (a static string).
-std::string_view FunctionName(FunctionKind kind) noexcept;
 
 }  // namespace mapr::plan
 

@@ -821,7 +821,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "                  ^~~\n"
        "hint: known functions: md5sum, maskdigits, regex, time, bucket, "
        "duration, bytes, lower, upper, len, substr, split, format_time, "
-       "coalesce"},
+       "template, coalesce"},
       {"select a set $x = md5sum(makedigits($line))", kInvalid,
        "1:26-35: unknown function 'makedigits'\n"
        "select a set $x = md5sum(makedigits($line))\n"

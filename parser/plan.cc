@@ -128,22 +128,8 @@ std::string ConditionString(const Plan& p, const Condition& c) {
 
 // f applied to `value`, as the plan's text writes it.
 std::string CallString(const FunctionStep& f, const std::string& value) {
-  std::string args;
-  if (f.regex != nullptr) args = absl::StrCat(", '", f.regex->pattern(), "'");
-  if (!f.layout.empty()) args = absl::StrCat(", '", f.layout, "'");
-  if (f.kind == FunctionKind::kBucket) {
-    args = f.bucket_seconds > 0 ? absl::StrCat(", ", f.bucket_seconds, "s")
-                                : absl::StrCat(", ", f.bin_width);
-  }
-  if (f.kind == FunctionKind::kSubstr) {
-    args = absl::StrCat(", ", f.start);
-    if (f.length >= 0) absl::StrAppend(&args, ", ", f.length);
-  }
-  if (f.kind == FunctionKind::kSplit) {
-    args = absl::StrCat(", '", f.separator, "', ", f.start);
-  }
-  return absl::StrCat(util::ToAbsl(plan::FunctionName(f.kind)), "(", value,
-                      args, ")");
+  return absl::StrCat(util::ToAbsl(f.info->name), "(", value,
+                      f.binding ? f.binding->ArgsText() : std::string(), ")");
 }
 
 // A set expression's postfix program, written back in prefix form:

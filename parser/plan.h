@@ -124,27 +124,13 @@ struct Condition {
   std::vector<Condition> children;
 };
 
-// bucket(x, 1w)'s width: weeks start on Monday at 00:00.
-inline constexpr int64_t kWeekSeconds = 7 * 86400;
-
-// One function call of a `set` step.
+// One function call of a `set` step or an expression.
 struct FunctionStep {
-  FunctionKind kind;
-  // kRegex: the compiled pattern.
-  std::shared_ptr<const re2::RE2> regex;
-  // kTime with a layout: the strftime layout (absl::ParseTime); empty for
-  // the fixed layouts.
-  std::string layout;
-  // kBucket: the width in seconds of a time bucket (it divides a day), or 0
-  // for numeric bins of `bin_width` (the width as written).
-  int64_t bucket_seconds = 0;
-  std::string bin_width;
-  // kSubstr: the first byte (1-based; negative counts from the end) and
-  // the length (-1: to the end). kSplit: the separator and the piece
-  // (1-based; negative counts from the end) in `start`.
-  int64_t start = 0;
-  int64_t length = -1;
-  std::string separator;
+  const FunctionInfo* info = nullptr;
+  // What the function's bind hook made of the literal arguments (null if
+  // it needs nothing).
+  std::shared_ptr<const FunctionBinding> binding;
+  bool IsTimeBucket() const { return binding && binding->IsTimeBucket(); }
 };
 
 // One operation of a set expression's postfix program.

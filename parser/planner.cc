@@ -310,7 +310,7 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
         if (expr) return WhereExprOperand(*expr);
         plan::Rank rank;
         if (aggregation &&
-            (plan::LookupFunction(aggregation->text) ||
+            (FindFunction(aggregation->text) != nullptr ||
              (FindAggregate(aggregation->text) == nullptr &&
               QuantileName(*aggregation, &rank) == QuantileForm::kNot))) {
           // `lower(method)`: a function of one field (a name that is no

@@ -37,6 +37,9 @@ struct PlannerContext {
   // Every aggregate a select item may call (runtime::Aggregates()). A plain
   // field uses the one whose AggregateInfo::role is kPlainField (last).
   std::vector<const plan::AggregateInfo*> aggregates;
+  // Every function an expression may call (runtime::ScalarFunctions()), in
+  // the order of the "known functions" hint.
+  std::vector<const plan::FunctionInfo*> functions;
   // Memory bound per compiled regular expression
   // (CompileOptions::max_regex_memory).
   int64_t max_regex_memory = 8 << 20;

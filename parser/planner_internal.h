@@ -55,11 +55,17 @@ class Planner {
 
   absl::StatusOr<plan::Plan> Build();
 
- private:
+  // Records an error (also for functions' bind hooks: planner_set.cc).
   void Error(ast::Span span, std::string message, std::string hint = "") {
     errors_.push_back(QueryError{span, std::move(message), std::move(hint)});
   }
 
+  // Compiles `pattern` (a string token) for `what`, or records the error
+  // under it and returns null.
+  std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
+                                          std::string_view what);
+
+ private:
   FieldId Intern(const std::string& name);
 
   void PlanFormat();
@@ -98,11 +104,6 @@ class Planner {
 
   // `where` (having = false) or `having`.
   plan::Condition PlanCondition(const ast::Expr& e, bool having);
-
-  // Compiles `pattern` (a string token) for `what`, or records the error
-  // under it and returns null.
-  std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
-                                          std::string_view what);
 
   // `f =~ 're'` and `f !~ 're'`. A pattern that is a plain text becomes
   // (n)contains, the faster substring search with the same answers.
@@ -161,10 +162,8 @@ class Planner {
                         const std::vector<ast::Token>& args,
                         plan::FunctionStep* fs);
 
-  // A whole-number argument of `fn` (substr's start, split's piece).
-  bool IntegerArg(const ast::Token& t, const ast::Token& fn, bool nonzero,
-                  int64_t* out);
-  bool NonNegative(const ast::Token& t, const ast::Token& fn, int64_t v);
+  // The function called `name` in the context, or null.
+  const plan::FunctionInfo* FindFunction(std::string_view name) const;
 
   // The span from the first to the last token of `e` (a call's closing
   // parenthesis is not a token: one byte is added for it).
@@ -175,16 +174,6 @@ class Planner {
   bool CompileExpr(const ast::SetExpr& e, std::vector<plan::ExprOp>* out);
 
   void PlanSet();
-
-  // The layout of time(x, 'layout'): a quoted strftime layout whose every
-  // conversion absl::ParseTime knows, and which reads back its own output.
-  // format_time()'s layout (`writes`) need not read back.
-  bool TimeLayout(const ast::Token& t, std::string* layout,
-                  bool writes = false);
-
-  // The width of bucket(x, w): a duration (30s, 5m, 1h, 1d) that divides a
-  // day, or a positive number for numeric bins.
-  bool BucketWidth(const ast::Token& t, plan::FunctionStep* fs);
 
   void PlanGroupBy();
 

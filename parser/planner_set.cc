@@ -4,104 +4,77 @@
 
 namespace mapr::parser::planner_internal {
 
+namespace {
+
+// The planner's errors and pattern compiler, as a function's bind hook
+// sees them.
+class PlannerBindContext final : public plan::BindContext {
+ public:
+  explicit PlannerBindContext(Planner& planner) : planner_(planner) {}
+  void Error(ast::Span span, std::string message, std::string hint) override {
+    planner_.Error(span, std::move(message), std::move(hint));
+  }
+  std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
+                                          std::string_view what) override {
+    return planner_.Pattern(pattern, what);
+  }
+
+ private:
+  Planner& planner_;
+};
+
+}  // namespace
+
+const plan::FunctionInfo* Planner::FindFunction(std::string_view name) const {
+  for (const plan::FunctionInfo* f : context_.functions) {
+    if (f->name == name) return f;
+  }
+  return nullptr;
+}
+
 bool Planner::MakeFunctionStep(const ast::Token& name,
                                const std::vector<ast::Token>& args,
                                plan::FunctionStep* fs) {
-  static const std::vector<std::string_view> kNames = [] {
+  const plan::FunctionInfo* info = FindFunction(name.text);
+  if (info == nullptr) {
     std::vector<std::string_view> names;
-    for (const plan::FunctionInfo& f : plan::Functions()) {
-      names.push_back(f.name);
+    for (const plan::FunctionInfo* f : context_.functions) {
+      names.push_back(f->name);
     }
-    return names;
-  }();
-  std::optional<plan::FunctionKind> f = plan::LookupFunction(name.text);
-  if (!f) {
-    std::string_view close = ClosestMatch(name.text, kNames);
+    std::string_view close = ClosestMatch(name.text, names);
     Error(name.span, absl::StrCat("unknown function '", name.text, "'"),
           close.empty()
               ? absl::StrCat(
                     "known functions: ",
-                    absl::StrJoin(kNames, ", ",
+                    absl::StrJoin(names, ", ",
                                   [](std::string* out, std::string_view n) {
                                     out->append(n);
                                   }))
               : absl::StrCat("did you mean '", util::ToAbsl(close), "'?"));
     return false;
   }
-  const plan::FunctionInfo& info = plan::GetFunctionInfo(*f);
-  const size_t max_args = info.extra_args + info.optional_args;
-  if (*f == plan::FunctionKind::kCoalesce || args.size() < info.extra_args ||
+  const size_t max_args = info->extra_args + info->optional_args;
+  if (info->expression_only || args.size() < info->extra_args ||
       args.size() > max_args) {
     ast::Span span = name.span;
     if (args.size() > max_args) span = args[max_args].span;
-    std::string takes = absl::StrCat(info.extra_args + 1);
-    if (info.optional_args > 0) {
+    std::string takes = absl::StrCat(info->extra_args + 1);
+    if (info->optional_args > 0) {
       absl::StrAppend(&takes, " or ", max_args + 1);
     }
     Error(span,
-          *f == plan::FunctionKind::kCoalesce
-              ? std::string("coalesce() takes two or more values")
+          info->expression_only
+              ? absl::StrCat(name.text, "() takes two or more values")
               : absl::StrCat(name.text, "() takes ", takes,
                              max_args == 0 ? " argument" : " arguments",
                              ", not ", args.size() + 1),
-          absl::StrCat("write: ", util::ToAbsl(info.usage)));
+          absl::StrCat("write: ", util::ToAbsl(info->usage)));
     return false;
   }
-  fs->kind = *f;
-  switch (*f) {
-    case plan::FunctionKind::kRegex:
-      fs->regex = Pattern(args[0], "regex()");
-      return fs->regex != nullptr;
-    case plan::FunctionKind::kTime:
-      return args.empty() || TimeLayout(args[0], &fs->layout);
-    case plan::FunctionKind::kFormatTime:
-      return TimeLayout(args[0], &fs->layout, /*writes=*/true);
-    case plan::FunctionKind::kBucket:
-      return BucketWidth(args[0], fs);
-    case plan::FunctionKind::kSubstr:
-      return IntegerArg(args[0], name, /*nonzero=*/true, &fs->start) &&
-             (args.size() < 2 ||
-              (IntegerArg(args[1], name, /*nonzero=*/false, &fs->length) &&
-               NonNegative(args[1], name, fs->length)));
-    case plan::FunctionKind::kSplit:
-      if (args[0].kind != ast::TokenKind::kString || args[0].text.empty()) {
-        Error(args[0].span,
-              "the separator of split() must be a non-empty 'quoted' string",
-              absl::StrCat("write: ", util::ToAbsl(info.usage)));
-        return false;
-      }
-      fs->separator = args[0].text;
-      return IntegerArg(args[1], name, /*nonzero=*/true, &fs->start);
-    default:
-      return true;
-  }
-}
-
-bool Planner::IntegerArg(const ast::Token& t, const ast::Token& fn,
-                         bool nonzero, int64_t* out) {
-  int64_t v;
-  if (t.kind != ast::TokenKind::kBareword ||
-      !absl::SimpleAtoi(util::ToAbsl(t.text), &v) || (nonzero && v == 0) ||
-      v > (int64_t{1} << 40) || v < -(int64_t{1} << 40)) {
-    Error(t.span,
-          absl::StrCat("expected a whole number",
-                       nonzero ? " other than 0" : "", " as an argument of ",
-                       fn.text, "(), found '", t.text, "'"),
-          "positions count from 1; negative ones from the end: "
-          "substr(x, -3) is the last three bytes");
-    return false;
-  }
-  *out = v;
-  return true;
-}
-
-bool Planner::NonNegative(const ast::Token& t, const ast::Token& fn,
-                          int64_t v) {
-  if (v >= 0) return true;
-  Error(t.span,
-        absl::StrCat("the length of ", fn.text, "() cannot be negative"),
-        "write: substr(x, start, length)");
-  return false;
+  fs->info = info;
+  if (info->bind == nullptr) return true;
+  PlannerBindContext bind(*this);
+  return info->bind(args, bind, &fs->binding);
 }
 
 ast::Span Planner::SetExprSpan(const ast::SetExpr& e) {
@@ -148,11 +121,13 @@ bool Planner::CompileExpr(const ast::SetExpr& e,
     case ast::SetExpr::Kind::kCall:
       break;
   }
-  if (e.token.text == "coalesce") {
+  if (const plan::FunctionInfo* f = FindFunction(e.token.text);
+      f != nullptr && f->expression_only) {
     bool ok = true;
     for (const ast::SetExpr& arg : e.args) ok &= CompileExpr(arg, out);
     if (e.args.size() < 2) {
-      Error(e.token.span, "coalesce() takes two or more values",
+      Error(e.token.span,
+            absl::StrCat(e.token.text, "() takes two or more values"),
             "for example: coalesce(user, remote_user, \"-\")");
       return false;
     }
@@ -234,142 +209,6 @@ void Planner::PlanSet() {
     p_.fields[step.target].assigned = true;
     p_.sets.push_back(std::move(step));
   }
-}
-
-bool Planner::TimeLayout(const ast::Token& t, std::string* layout,
-                         bool writes) {
-  const std::string_view fn = writes ? "format_time()" : "time()";
-  if (t.kind != ast::TokenKind::kString) {
-    Error(t.span,
-          absl::StrCat("the layout of ", util::ToAbsl(fn),
-                       " must be a 'quoted' string"),
-          writes ? "for example: format_time($t, '%Y-%m-%d %H:%M')"
-                 : "for example: time($when, '%d.%m.%Y %H:%M:%S')");
-    return false;
-  }
-  const std::string& text = t.text;
-  bool any = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') continue;
-    size_t j = i + 1;
-    // %Ez, %E*z, %E*S, %E4S, %E*f, %E4f, %E4Y, and %O variants.
-    if (j < text.size() && (text[j] == 'E' || text[j] == 'O')) {
-      ++j;
-      if (j < text.size() && text[j] == '*') {
-        ++j;
-      } else {
-        while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
-      }
-    }
-    constexpr std::string_view kConversions =
-        "YmdeHMSzZsaAbBhpIjyCDFTRnt%fEuUVwWgGcxXr";
-    const bool known = j < text.size() &&
-                       kConversions.find(text[j]) != std::string_view::npos &&
-                       text[j] != 'E';
-    if (!known) {
-      // Columns inside the quotes: the token span covers them too.
-      const uint32_t at = t.span.offset + 1 + static_cast<uint32_t>(i);
-      const uint32_t length =
-          static_cast<uint32_t>(std::min(j + 1, text.size()) - i);
-      Error(ast::Span{at, length},
-            absl::StrCat("unknown conversion '", text.substr(i, length),
-                         "' in the layout of ", util::ToAbsl(fn)),
-            "layouts use strftime conversions such as %Y %m %d %H %M %S "
-            "%z %b %e %s %E*S (write %% for a '%')");
-      return false;
-    }
-    any |= text[j] != '%' && text[j] != 'n' && text[j] != 't';
-    i = j;
-  }
-  if (writes) {
-    *layout = text;
-    return true;
-  }
-  // Read back a formatted time: catches layouts such as "%Y%Y".
-  const absl::Time probe = absl::FromUnixSeconds(1764598051);
-  absl::Time back;
-  std::string err;
-  if (!any || !absl::ParseTime(util::ToAbsl(text),
-                               absl::FormatTime(util::ToAbsl(text), probe,
-                                                absl::UTCTimeZone()),
-                               &back, &err)) {
-    Error(t.span,
-          absl::StrCat("the layout of time() cannot read a time: '", text, "'"),
-          any ? absl::StrCat("it does not read back its own output (", err, ")")
-              : "a layout needs conversions such as %Y-%m-%d %H:%M:%S");
-    return false;
-  }
-  *layout = text;
-  return true;
-}
-
-bool Planner::BucketWidth(const ast::Token& t, plan::FunctionStep* fs) {
-  constexpr std::string_view kHint =
-      "give a duration that divides a day (30s, 5m, 1h, 1d) or 1w for "
-      "time buckets, or a positive number (100, 0.5) for numeric bins";
-  if (t.kind == ast::TokenKind::kString) {
-    Error(t.span, "the width of bucket() is written bare, not quoted",
-          "write: bucket(x, 5m) or bucket(x, 100)");
-    return false;
-  }
-  const std::string& s = t.text;
-  double number;
-  if (util::ParseNumber(s, &number)) {
-    if (!(number > 0) || !std::isfinite(number)) {
-      Error(t.span, absl::StrCat("invalid bucket width '", s, "'"),
-            std::string(kHint));
-      return false;
-    }
-    fs->bin_width = s;
-    return true;
-  }
-  size_t digits = 0;
-  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') {
-    ++digits;
-  }
-  std::string_view unit = std::string_view(s).substr(digits);
-  std::optional<int64_t> n = ParseCount(std::string_view(s).substr(0, digits));
-  int64_t scale = 0;
-  if (unit == "w" && s == "1w") {
-    // Weeks from Monday 00:00 (ISO 8601), in the timestamp's offset.
-    fs->bucket_seconds = plan::kWeekSeconds;
-    return true;
-  }
-  if (unit == "s") scale = 1;
-  if (unit == "m") scale = 60;
-  if (unit == "h") scale = 3600;
-  if (unit == "d") scale = 86400;
-  if (!n || *n == 0 || scale == 0 || digits > 6) {
-    Error(t.span, absl::StrCat("invalid bucket width '", s, "'"),
-          std::string(kHint));
-    return false;
-  }
-  const int64_t seconds = *n * scale;
-  constexpr int64_t kDay = 86400;
-  if (seconds > kDay || kDay % seconds != 0) {
-    // The widths of the same unit on either side that divide a day.
-    std::vector<std::string> near;
-    for (int64_t k = *n - 1; k >= 1; --k) {
-      if (kDay % (k * scale) == 0) {
-        near.push_back(absl::StrCat(k, util::ToAbsl(unit)));
-        break;
-      }
-    }
-    for (int64_t k = *n + 1; k * scale <= kDay; ++k) {
-      if (kDay % (k * scale) == 0) {
-        near.push_back(absl::StrCat(k, util::ToAbsl(unit)));
-        break;
-      }
-    }
-    Error(t.span, absl::StrCat("bucket width ", s, " does not divide a day"),
-          absl::StrCat(
-              "time buckets start at midnight, so the width must "
-              "divide 24h",
-              near.empty() ? "" : "; nearest: ", absl::StrJoin(near, " or ")));
-    return false;
-  }
-  fs->bucket_seconds = seconds;
-  return true;
 }
 
 }  // namespace mapr::parser::planner_internal

@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/arithmetic.h"
-#include "runtime/functions.h"
+#include "runtime/function.h"
 #include "runtime/log_formats.h"
 #include "runtime/result_builder.h"
 #include "runtime/result_notes.h"
@@ -397,179 +397,109 @@ void BatchAggregator::FillCommonVariables(uint64_t source) {
   }
 }
 
-static_assert(plan::kWeekSeconds == kWeekSecondsBucket);
-
-std::string_view BatchAggregator::ApplyTimeFunction(const plan::FunctionStep& f,
-                                                    const BinWidth& bins,
-                                                    std::string_view v) {
-  if (f.kind == FunctionKind::kBucket && f.bucket_seconds > 0) {
-    char* out = arena_.Allocate(v.empty() ? 1 : v.size());
-    if (!BucketTime(time_reader_, v, f.bucket_seconds, out)) {
-      return std::string_view();
-    }
-    return std::string_view(out, v.size());
-  }
-  char buffer[kMaxBinTextSize];
-  static_assert(kMaxBinTextSize >= kMaxUnitTextSize);
-  size_t size = 0;
-  if (f.kind == FunctionKind::kBucket) {
-    size = BucketNumber(v, bins, buffer);
-  } else if (f.kind == FunctionKind::kDuration) {
-    size = ReadDuration(v, buffer);
-  } else if (f.kind == FunctionKind::kBytes) {
-    size = ReadByteSize(v, buffer);
-  } else if (f.kind == FunctionKind::kFormatTime) {
-    Timestamp t;
-    if (ReadEpochSeconds(v, &t) || time_reader_.Read(v, &t)) {
-      const std::string text = FormatTimeLayout(f.layout, t);
-      if (text.empty()) return std::string_view();
-      char* out = arena_.Allocate(text.size());
-      std::memcpy(out, text.data(), text.size());
-      return std::string_view(out, text.size());
-    }
-  } else {
-    Timestamp t;
-    if (f.layout.empty() ? time_reader_.Read(v, &t)
-                         : ReadWithLayout(f.layout, v, &t)) {
-      size = FormatEpoch(t, buffer);
-    }
-  }
-  if (size == 0) return std::string_view();
-  char* out = arena_.Allocate(size);
-  std::memcpy(out, buffer, size);
-  return std::string_view(out, size);
+void BatchAggregator::ApplyCall(const plan::FunctionStep& f,
+                                std::span<std::string_view> values) {
+  FunctionContext ctx{arena_, time_reader_};
+  FunctionOf(*f.info).apply(f.binding.get(), values, unreadable_.data(), ctx);
 }
 
-std::string_view BatchAggregator::ApplyFunctionStep(const plan::FunctionStep& f,
-                                                    const BinWidth& bins,
-                                                    std::string_view v,
-                                                    bool* unreadable) {
-  switch (f.kind) {
-    case FunctionKind::kRegex:  // Parts of the value: no copy.
-      return RegexExtract(*f.regex, v);
-    case FunctionKind::kSubstr:
-      return Substr(v, f.start, f.length);
-    case FunctionKind::kSplit:
-      return SplitPiece(v, f.separator, f.start);
-    case FunctionKind::kTime:
-    case FunctionKind::kBucket:
-    case FunctionKind::kDuration:
-    case FunctionKind::kBytes:
-    case FunctionKind::kFormatTime:
-      v = ApplyTimeFunction(f, bins, v);
-      if (v.data() == nullptr) *unreadable = true;
-      return v;
-    default: {
-      const size_t size = FunctionOutputSize(f.kind, v.size());
-      char* out = arena_.Allocate(size == 0 ? 1 : size);
-      ApplyFunction(f.kind, v, out);
-      return std::string_view(out, size);
-    }
-  }
-}
-
-std::string_view BatchAggregator::EvalProgram(const plan::SetStep& step,
-                                              uint32_t r, bool* unreadable) {
-  std::vector<std::string_view>& stack = expr_stack_;
-  stack.clear();
-  for (size_t j = 0; j < step.program.size(); ++j) {
-    const plan::ExprOp& op = step.program[j];
+std::span<std::string_view> BatchAggregator::EvalProgram(
+    const plan::SetStep& step) {
+  const size_t n = batch_.sel_size;
+  size_t depth = 0;
+  // A column of the stack (reused from batch to batch).
+  auto push = [&]() -> std::vector<std::string_view>& {
+    if (columns_.size() <= depth) columns_.emplace_back();
+    std::vector<std::string_view>& c = columns_[depth++];
+    c.resize(n);
+    return c;
+  };
+  for (const plan::ExprOp& op : step.program) {
     switch (op.kind) {
-      case plan::ExprOp::Kind::kField:
-        stack.push_back(batch_.column(op.field)[r]);
-        break;
-      case plan::ExprOp::Kind::kLiteral:
-        stack.push_back(op.text);
-        break;
-      case plan::ExprOp::Kind::kFunction: {
-        std::string_view& v = stack.back();
-        if (v.data() != nullptr) {
-          v = ApplyFunctionStep(op.function, bin_widths_[j], v, unreadable);
-        }
+      case plan::ExprOp::Kind::kField: {
+        std::vector<std::string_view>& c = push();
+        const std::string_view* col = batch_.column(op.field);
+        for (size_t i = 0; i < n; ++i) c[i] = col[batch_.sel[i]];
         break;
       }
+      case plan::ExprOp::Kind::kLiteral:
+        std::fill_n(push().begin(), n, std::string_view(op.text));
+        break;
+      case plan::ExprOp::Kind::kFunction:
+        ApplyCall(op.function, std::span(columns_[depth - 1].data(), n));
+        break;
       case plan::ExprOp::Kind::kCoalesce: {
-        const size_t first = stack.size() - op.args;
-        std::string_view pick;
-        for (size_t k = first; k < stack.size(); ++k) {
-          if (stack[k].data() != nullptr) {
-            pick = stack[k];
-            break;
+        // The first present value of each row, into the first column.
+        const size_t first = depth - op.args;
+        std::vector<std::string_view>& out = columns_[first];
+        for (size_t k = first + 1; k < depth; ++k) {
+          const std::vector<std::string_view>& c = columns_[k];
+          for (size_t i = 0; i < n; ++i) {
+            if (out[i].data() == nullptr) out[i] = c[i];
           }
         }
-        stack.resize(first);
-        stack.push_back(pick);
+        depth = first + 1;
         break;
       }
       default: {
-        const std::string_view b = stack.back();
-        stack.pop_back();
-        std::string_view& a = stack.back();
-        if (a.data() == nullptr || b.data() == nullptr) {
-          a = std::string_view();  // Missing in, missing out.
-          break;
-        }
         const ArithmeticOp aop =
             op.kind == plan::ExprOp::Kind::kAdd        ? ArithmeticOp::kAdd
             : op.kind == plan::ExprOp::Kind::kSubtract ? ArithmeticOp::kSubtract
             : op.kind == plan::ExprOp::Kind::kMultiply ? ArithmeticOp::kMultiply
                                                        : ArithmeticOp::kDivide;
-        char buffer[kMaxArithmeticTextSize];
-        size_t size = 0;
-        if (Arithmetic(aop, a, b, buffer, &size) != ArithmeticOutcome::kOk) {
-          *unreadable = true;  // Not a number, or a division by zero.
-          a = std::string_view();
-          break;
+        const std::vector<std::string_view>& b = columns_[depth - 1];
+        std::vector<std::string_view>& a = columns_[depth - 2];
+        --depth;
+        for (size_t i = 0; i < n; ++i) {
+          if (a[i].data() == nullptr || b[i].data() == nullptr) {
+            a[i] = std::string_view();  // Missing in, missing out.
+            continue;
+          }
+          char buffer[kMaxArithmeticTextSize];
+          size_t size = 0;
+          if (Arithmetic(aop, a[i], b[i], buffer, &size) !=
+              ArithmeticOutcome::kOk) {
+            unreadable_[i] = 1;  // Not a number, or a division by zero.
+            a[i] = std::string_view();
+            continue;
+          }
+          a[i] = arena_.Copy(std::string_view(buffer, size));
         }
-        char* out = arena_.Allocate(size);
-        std::memcpy(out, buffer, size);
-        a = std::string_view(out, size);
         break;
       }
     }
   }
-  return stack.back();
+  return std::span(columns_[0].data(), n);
 }
 
 void BatchAggregator::RunSets(const std::vector<plan::SetStep>& steps) {
+  const size_t n = batch_.sel_size;
   for (const plan::SetStep& step : steps) {
     std::string_view* target = batch_.column(step.target);
-    const bool program = !step.program.empty();
-    const std::string_view* source =
-        !program && step.source.kind == Operand::Kind::kField
-            ? batch_.column(step.source.field)
-            : nullptr;
-    // The numeric bin widths of this step's bucket() calls, read once.
-    const size_t calls = program ? step.program.size() : step.functions.size();
-    bin_widths_.assign(calls, BinWidth());
-    for (size_t j = 0; j < calls; ++j) {
-      const plan::FunctionStep& f =
-          program ? step.program[j].function : step.functions[j];
-      if ((!program || step.program[j].kind == plan::ExprOp::Kind::kFunction) &&
-          f.kind == FunctionKind::kBucket && f.bucket_seconds == 0) {
-        ParseBinWidth(f.bin_width, &bin_widths_[j]);
+    // Set for a row whose value could not be read or computed: counted
+    // once per line and step, however many calls failed.
+    unreadable_.assign(n, 0);
+    std::span<std::string_view> values;
+    if (!step.program.empty()) {
+      values = EvalProgram(step);
+    } else {
+      values_.resize(n);
+      values = std::span(values_.data(), n);
+      if (step.source.kind == Operand::Kind::kField) {
+        const std::string_view* source = batch_.column(step.source.field);
+        for (size_t i = 0; i < n; ++i) values[i] = source[batch_.sel[i]];
+      } else {
+        std::fill(values.begin(), values.end(),
+                  std::string_view(step.source.text));
       }
+      for (const plan::FunctionStep& f : step.functions) ApplyCall(f, values);
     }
     uint64_t unparsed = 0;
-    for (size_t i = 0; i < batch_.sel_size; ++i) {
-      uint32_t r = batch_.sel[i];
-      // Set when a value could not be read or computed: counted once per
-      // line and step, however many calls failed.
-      bool unreadable = false;
-      std::string_view v;
-      if (program) {
-        v = EvalProgram(step, r, &unreadable);
-      } else {
-        v = source != nullptr ? source[r] : std::string_view(step.source.text);
-        for (size_t j = 0; j < step.functions.size() && v.data() != nullptr;
-             ++j) {
-          v = ApplyFunctionStep(step.functions[j], bin_widths_[j], v,
-                                &unreadable);
-        }
-      }
-      unparsed += unreadable;
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view v = values[i];
       if (v.data() != nullptr && v.empty()) v = FieldBatch::kEmptyValue;
-      target[r] = v;
+      target[batch_.sel[i]] = v;
+      unparsed += unreadable_[i];
     }
     if (step.count_unparsed) counters_.values_unparsed += unparsed;
     batch_.Invalidate(step.target);  // Its numbers are stale now.

@@ -120,20 +120,14 @@ class BatchAggregator {
   void FillCommonVariables(uint64_t source);
   absl::StatusOr<LogFormatParser*> ParserFor(uint64_t source);
   void RunSets(const std::vector<plan::SetStep>& steps);
-  // f applied to `v` (not missing); a missing view if f gives none, with
-  // *unreadable set when time(), bucket(), duration() or bytes() could not
-  // read `v`.
-  std::string_view ApplyFunctionStep(const plan::FunctionStep& f,
-                                     const BinWidth& bins, std::string_view v,
-                                     bool* unreadable);
-  // The value of a set expression's program on row r; *unreadable is set
-  // as above, and when an operand is not a number or a divisor is 0.
-  std::string_view EvalProgram(const plan::SetStep& step, uint32_t r,
-                               bool* unreadable);
-  // time(), bucket(), duration() or bytes() of `v`; a missing view if `v`
-  // cannot be read.
-  std::string_view ApplyTimeFunction(const plan::FunctionStep& f,
-                                     const BinWidth& bins, std::string_view v);
+  // Applies call `f` to `values` (the selected rows' values), marking
+  // unreadable_ rows.
+  void ApplyCall(const plan::FunctionStep& f,
+                 std::span<std::string_view> values);
+  // A set expression's program over the selected rows, column by column;
+  // marks unreadable_ rows (an unreadable value, a non-number under an
+  // operator, a division by zero). The result: a column of columns_.
+  std::span<std::string_view> EvalProgram(const plan::SetStep& step);
   absl::Status Aggregate();
   // Counts the selected rows' values that are not numbers, per field a
   // numeric aggregate reads (FieldCount::not_numeric).
@@ -188,8 +182,11 @@ class BatchAggregator {
   util::Arena arena_;
   // time()/bucket(): the date memo, and a step's numeric bin widths.
   TimeReader time_reader_;
-  std::vector<BinWidth> bin_widths_;
-  std::vector<std::string_view> expr_stack_;  // EvalProgram's values.
+  // RunSets' scratch: a step's values and unreadable marks per selected
+  // row, and EvalProgram's stack of columns.
+  std::vector<std::string_view> values_;
+  std::vector<uint8_t> unreadable_;
+  std::vector<std::vector<std::string_view>> columns_;
 
   // ---- State.
   GroupTable groups_;

@@ -110,67 +110,6 @@ void Md5(std::string_view in, unsigned char digest[16]) {
 
 }  // namespace
 
-size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept {
-  switch (kind) {
-    case FunctionKind::kMd5Sum:
-      return kMd5HexSize;
-    case FunctionKind::kMaskDigits:
-    case FunctionKind::kRegex:  // Applied by RegexExtract, not here.
-    case FunctionKind::kTime:   // Applied through runtime/time_functions.h.
-    case FunctionKind::kBucket:
-    case FunctionKind::kDuration:  // runtime/unit_functions.h
-    case FunctionKind::kBytes:
-    case FunctionKind::kLower:
-    case FunctionKind::kUpper:
-    case FunctionKind::kSubstr:  // Substr, SplitPiece: views, no copy.
-    case FunctionKind::kSplit:
-    case FunctionKind::kCoalesce:    // Applied by the expression evaluator.
-    case FunctionKind::kFormatTime:  // runtime/time_functions.h
-      return input_size;
-    case FunctionKind::kLen: {
-      size_t digits = 1;
-      for (size_t n = input_size; n >= 10; n /= 10) ++digits;
-      return digits;
-    }
-  }
-  return 0;
-}
-
-void ApplyFunction(FunctionKind kind, std::string_view in, char* out) noexcept {
-  switch (kind) {
-    case FunctionKind::kMd5Sum:
-      Md5Hex(in, out);
-      return;
-    case FunctionKind::kMaskDigits:
-      MaskDigits(in, out);
-      return;
-    case FunctionKind::kRegex:  // Needs its pattern: RegexExtract.
-    case FunctionKind::kTime:   // runtime/time_functions.h
-    case FunctionKind::kBucket:
-    case FunctionKind::kLower:
-    case FunctionKind::kUpper: {
-      const bool upper = kind == FunctionKind::kUpper;
-      for (size_t i = 0; i < in.size(); ++i) {
-        const char c = in[i];
-        out[i] = upper ? (c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c)
-                       : (c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c);
-      }
-      return;
-    }
-    case FunctionKind::kLen:
-      std::to_chars(out, out + FunctionOutputSize(kind, in.size()), in.size());
-      return;
-    case FunctionKind::kDuration:  // runtime/unit_functions.h
-    case FunctionKind::kBytes:
-    case FunctionKind::kSubstr:
-    case FunctionKind::kSplit:
-    case FunctionKind::kCoalesce:
-    case FunctionKind::kFormatTime:
-      if (!in.empty()) std::memmove(out, in.data(), in.size());
-      return;
-  }
-}
-
 std::string_view RegexExtract(const re2::RE2& re,
                               std::string_view in) noexcept {
   const re2::StringPiece text(in.data(), in.size());

@@ -1,20 +1,11 @@
-// The implementations of the functions a `set` clause can call (their names
-// and kinds are in parser/function_catalog.h):
-//
-//   md5sum(s)      the lowercase hex MD5 of the bytes of s (32 bytes)
-//   maskdigits(s)  s with every ASCII digit 0-9 replaced by '.' (same size)
-//
-// Calls nest (`maskdigits(md5sum($line))`) and are applied innermost first.
-// Every function writes a result whose size depends only on the input size
-// (FunctionOutputSize), so the caller can reserve the bytes up front, e.g. in
-// a runtime::Arena, and no function allocates.
+// Text kernels of the functions that `set` and `where` call (each function
+// is a file of runtime/functions/, which applies these to a batch): MD5,
+// digit masking, substrings, split pieces and regex extraction. None
+// allocates.
 //
 // Example:
-//
-//   std::optional<FunctionKind> kind = plan::LookupFunction("md5sum");
-//   char* out = arena.Allocate(FunctionOutputSize(*kind, value.size()));
-//   ApplyFunction(*kind, value, out);
-//   std::string_view result(out, FunctionOutputSize(*kind, value.size()));
+//   char out[kMd5HexSize];
+//   Md5Hex(value, out);  // 32 lowercase hex digits
 //
 // All functions here are thread-safe.
 #ifndef MAPR_RUNTIME_FUNCTIONS_H_
@@ -25,29 +16,14 @@
 #include <optional>
 #include <string_view>
 
-#include "parser/function_catalog.h"
-
 namespace re2 {
 class RE2;
 }  // namespace re2
 
 namespace mapr::runtime {
 
-using plan::FunctionKind;
-
 // Size in bytes of the hex MD5 digest that md5sum() produces.
 inline constexpr size_t kMd5HexSize = 32;
-
-// Returns the size of the result of `kind` applied to `input_size` bytes:
-// kMd5HexSize for kMd5Sum, `input_size` for kMaskDigits. (kRegex needs its
-// pattern: RegexExtract applies it; kTime and kBucket need a TimeReader:
-// runtime/time_functions.h; here they count as a copy.)
-size_t FunctionOutputSize(FunctionKind kind, size_t input_size) noexcept;
-
-// Writes `kind` applied to `in` into out[0, FunctionOutputSize(kind,
-// in.size())). REQUIRES: `out` has room for that many bytes. For kMaskDigits
-// `out` may be `in.data()` (in-place); for kMd5Sum it must not overlap `in`.
-void ApplyFunction(FunctionKind kind, std::string_view in, char* out) noexcept;
 
 // Writes the MD5 digest (RFC 1321) of the bytes of `in` as 32 lowercase hex
 // characters to out[0, 32). No terminating NUL is written.

@@ -6,6 +6,7 @@
 
 #include "mapr/log_format.h"
 #include "runtime/aggregate.h"
+#include "runtime/function.h"
 
 namespace mapr::runtime {
 
@@ -20,6 +21,9 @@ parser::PlannerContext RegistryPlannerContext() {
   };
   for (const AggregateFunction* a : Aggregates()) {
     ctx.aggregates.push_back(&a->info);
+  }
+  for (const ScalarFunction* f : ScalarFunctions()) {
+    ctx.functions.push_back(&f->info);
   }
   return ctx;
 }

@@ -1,5 +1,6 @@
 // The planner's view of what the runtime offers: the registered log formats
-// (with the variables each provides) and every aggregate's catalog entry.
+// (with the variables each provides) and every aggregate's and function's
+// catalog entry.
 #ifndef MAPR_RUNTIME_PLANNER_CONTEXT_H_
 #define MAPR_RUNTIME_PLANNER_CONTEXT_H_
 
@@ -8,7 +9,7 @@
 namespace mapr::runtime {
 
 // A context that reads the log format registry (mapr/log_format.h) at lookup
-// time and lists runtime::Aggregates().
+// time and lists runtime::Aggregates() and runtime::ScalarFunctions().
 parser::PlannerContext RegistryPlannerContext();
 
 }  // namespace mapr::runtime

@@ -293,31 +293,28 @@ void ApplyHaving(const plan::Plan& p, const GroupStates& states,
   *order = std::move(kept);
 }
 
-// The bucket() call that gives `field` its value: the function that ends
-// the last `set` step assigning it, if that is bucket(); else null.
-const plan::FunctionStep* BucketStep(const plan::Plan& p, plan::FieldId field) {
+// The call that gives `field` its value: the function that ends the last
+// `set` step assigning it, or null.
+const plan::FunctionStep* LastCall(const plan::Plan& p, plan::FieldId field) {
   const plan::SetStep* last = nullptr;
   for (const plan::SetStep& s : p.sets) {
     if (s.target == field) last = &s;
   }
   if (last == nullptr) return nullptr;
-  const plan::FunctionStep* f = nullptr;
   if (!last->program.empty()) {
-    if (last->program.back().kind == plan::ExprOp::Kind::kFunction) {
-      f = &last->program.back().function;
-    }
-  } else if (!last->functions.empty()) {
-    f = &last->functions.back();
+    return last->program.back().kind == plan::ExprOp::Kind::kFunction
+               ? &last->program.back().function
+               : nullptr;
   }
-  return f != nullptr && f->kind == plan::FunctionKind::kBucket ? f : nullptr;
+  return last->functions.empty() ? nullptr : &last->functions.back();
 }
 
-// True if `field` holds time buckets, bucket(x, <duration>). Their texts
-// keep each input's layout, which does not sort by time as text (Apr 1 <
-// Mar 31, offsets, CLF months), so they are ordered by the instant.
+// True if `field` holds time buckets (bucket(x, 5m)). Their texts keep each
+// input's layout, which does not sort by time as text (Apr 1 < Mar 31,
+// offsets, CLF months), so they are ordered by the instant.
 bool IsTimeBucket(const plan::Plan& p, plan::FieldId field) {
-  const plan::FunctionStep* f = BucketStep(p, field);
-  return f != nullptr && f->bucket_seconds > 0;
+  const plan::FunctionStep* f = LastCall(p, field);
+  return f != nullptr && f->binding && f->binding->IsTimeBucket();
 }
 
 // A time bucket's instant, or nothing for a missing or unreadable text.
@@ -479,7 +476,9 @@ std::vector<ResultColumn> ResultColumns(const plan::Plan& p) {
     rc.is_order_key = std::any_of(
         p.order_by.begin(), p.order_by.end(),
         [&](const plan::Plan::OrderKey& k) { return k.value == i; });
-    rc.is_bucket = c.is_group_key && BucketStep(p, c.field) != nullptr;
+    const plan::FunctionStep* call = LastCall(p, c.field);
+    rc.is_bucket = c.is_group_key && call != nullptr && call->binding &&
+                   call->binding->IsBucket();
     rc.is_time_bucket = rc.is_bucket && IsTimeBucket(p, c.field);
     columns.push_back(std::move(rc));
   }

@@ -238,7 +238,7 @@ TEST(BadQueryTest, UnknownFunctionListsTheKnownOnes) {
                             "                   ^~~\n"
                             "hint: known functions: md5sum, maskdigits, regex, "
                             "time, bucket, duration, bytes, lower, upper, len, "
-                            "substr, split, format_time, coalesce")));
+                            "substr, split, format_time, template, coalesce")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{19, 3, 1, 20}));
 }
 

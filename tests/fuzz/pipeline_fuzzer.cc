@@ -70,8 +70,9 @@ std::string GenerateQuery(Choices& c) {
       const bool string_op = c.Pick(2) == 0;
       // An operand may be an expression or a call (`where len(x) > 1`).
       static constexpr const char* kWhereExprs[] = {
-          "@ + 1", "(@ - y) * 2", "len(@)", "lower(@)", "substr(@, 1, 2)",
-          "coalesce(@, b)", "@ / 0", "(@)"};
+          "@ + 1",           "(@ - y) * 2",    "len(@)", "lower(@)",
+          "substr(@, 1, 2)", "coalesce(@, b)", "@ / 0",  "(@)",
+          "template(@)"};
       std::string lhs = field();
       if (c.Pick(3) == 0) {
         std::string e = kWhereExprs[c.Pick(std::size(kWhereExprs))];
@@ -117,7 +118,9 @@ std::string GenerateQuery(Choices& c) {
         "len(@) + duration(b)",
         "bucket(@ * 10, 0.5)",
         "format_time(@, '%Y-%m-%d %H:%M')",
-        "format_time(bucket(time(@), 1h), '%a %E3S')"};
+        "format_time(bucket(time(@), 1h), '%a %E3S')",
+        "template(@)",
+        "template(lower(@))"};
     std::string call = kCalls[c.Pick(std::size(kCalls))];
     call.replace(call.find('@'), 1, field());
     q += " set $s = " + call;

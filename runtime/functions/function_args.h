@@ -1,0 +1,43 @@
+// Checks of literal arguments that several functions' bind hooks share,
+// and the loop of a function that maps each present value.
+#ifndef MAPR_RUNTIME_FUNCTIONS_FUNCTION_ARGS_H_
+#define MAPR_RUNTIME_FUNCTIONS_FUNCTION_ARGS_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "parser/function_catalog.h"
+
+namespace mapr::runtime {
+
+// A whole number (|v| <= 2^40) as an argument of `fn` ("substr"); not 0
+// if `nonzero`. False after reporting the error.
+bool IntegerArg(const ast::Token& t, std::string_view fn, bool nonzero,
+                plan::BindContext& ctx, int64_t* out);
+
+// The layout of time(x, 'layout') or (`writes`) format_time(t, 'layout'):
+// a quoted strftime layout whose every conversion absl knows; time()'s
+// must also read back its own output. False after reporting the error.
+bool TimeLayoutArg(const ast::Token& t, bool writes, plan::BindContext& ctx,
+                   std::string* layout);
+
+// The binding a function's apply receives, as the type its bind made.
+template <typename Binding>
+const Binding& BindingAs(const plan::FunctionBinding* b) {
+  return *static_cast<const Binding*>(b);
+}
+
+// Replaces each present value v of `values` by f(v) (a missing result
+// makes it missing).
+template <typename F>
+void MapPresent(std::span<std::string_view> values, F f) {
+  for (std::string_view& v : values) {
+    if (v.data() != nullptr) v = f(v);
+  }
+}
+
+}  // namespace mapr::runtime
+
+#endif  // MAPR_RUNTIME_FUNCTIONS_FUNCTION_ARGS_H_
