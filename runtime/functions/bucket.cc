@@ -82,12 +82,12 @@ bool BindDuration(const ast::Token& t, plan::BindContext& ctx,
         break;
       }
     }
-    ctx.Error(t.span,
-              absl::StrCat("bucket width ", s, " does not divide a day"),
-              absl::StrCat("time buckets start at midnight, so the width "
-                           "must divide 24h",
-                           near.empty() ? "" : "; nearest: ",
-                           absl::StrJoin(near, " or ")));
+    ctx.Error(
+        t.span, absl::StrCat("bucket width ", s, " does not divide a day"),
+        absl::StrCat(
+            "time buckets start at midnight, so the width "
+            "must divide 24h",
+            near.empty() ? "" : "; nearest: ", absl::StrJoin(near, " or ")));
     return false;
   }
   b->seconds = seconds;
@@ -122,7 +122,10 @@ constexpr plan::FunctionInfo kInfo = {
     "the start of the value's time bucket in its own layout (width 30s, 5m, "
     "1h, 1d dividing a day, or 1w from Monday), or its numeric bin "
     "floor(x/w)*w",
-    "bucket(x, 5m) or bucket(x, 100)", 1, 0, Bind};
+    "bucket(x, 5m) or bucket(x, 100)",
+    1,
+    0,
+    Bind};
 
 void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t* unreadable,

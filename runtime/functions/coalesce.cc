@@ -8,8 +8,13 @@ namespace mapr::runtime {
 namespace {
 
 constexpr plan::FunctionInfo kInfo = {
-    "coalesce",         "the first of its values that is not missing",
-    "coalesce(a, b, ...)", 0, 0, nullptr, /*expression_only=*/true};
+    "coalesce",
+    "the first of its values that is not missing",
+    "coalesce(a, b, ...)",
+    0,
+    0,
+    nullptr,
+    /*expression_only=*/true};
 
 }  // namespace
 

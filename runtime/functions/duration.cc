@@ -1,4 +1,5 @@
-// duration(x): seconds of a duration (1.5s, 18ms, 250us, 1h2m; exact); missing and counted if unreadable.
+// duration(x): seconds of a duration (1.5s, 18ms, 250us, 1h2m; exact); missing
+// and counted if unreadable.
 #include "runtime/function.h"
 #include "runtime/functions/function_args.h"
 #include "runtime/unit_functions.h"
@@ -8,23 +9,13 @@ namespace {
 
 constexpr plan::FunctionInfo kInfo = {
     "duration",
-    "seconds of a duration (1.5s, 18ms, 250us, 1h2m; exact); missing and counted if unreadable",
+    "seconds of a duration (1.5s, 18ms, 250us, 1h2m; exact); missing and "
+    "counted if unreadable",
     "duration(x)"};
 
 void Apply(const plan::FunctionBinding*, std::span<std::string_view> values,
            uint8_t* unreadable, FunctionContext& ctx) {
-  for (size_t i = 0; i < values.size(); ++i) {
-    std::string_view& v = values[i];
-    if (v.data() == nullptr) continue;
-    char buffer[kMaxUnitTextSize];
-    const size_t size = ReadDuration(v, buffer);
-    if (size > 0) {
-      v = ctx.arena.Copy(std::string_view(buffer, size));
-    } else {
-      v = std::string_view();
-      unreadable[i] = 1;
-    }
-  }
+  ReadEach<kMaxUnitTextSize>(values, unreadable, ctx.arena, ReadDuration);
 }
 
 }  // namespace

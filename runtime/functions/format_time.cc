@@ -30,7 +30,10 @@ constexpr plan::FunctionInfo kInfo = {
     "format_time",
     "a time (epoch seconds as time() gives, or a fixed layout) written in "
     "a strftime layout, in UTC; missing and counted if unreadable",
-    "format_time(t, '%Y-%m-%d %H:%M')", 1, 0, Bind};
+    "format_time(t, '%Y-%m-%d %H:%M')",
+    1,
+    0,
+    Bind};
 
 void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t* unreadable,

@@ -16,13 +16,13 @@ bool IntegerArg(const ast::Token& t, std::string_view fn, bool nonzero,
   if (t.kind != ast::TokenKind::kBareword ||
       !absl::SimpleAtoi(util::ToAbsl(t.text), &v) || (nonzero && v == 0) ||
       v > (int64_t{1} << 40) || v < -(int64_t{1} << 40)) {
-    ctx.Error(t.span,
-              absl::StrCat("expected a whole number",
-                           nonzero ? " other than 0" : "",
-                           " as an argument of ", util::ToAbsl(fn),
-                           "(), found '", t.text, "'"),
-              "positions count from 1; negative ones from the end: "
-              "substr(x, -3) is the last three bytes");
+    ctx.Error(
+        t.span,
+        absl::StrCat("expected a whole number", nonzero ? " other than 0" : "",
+                     " as an argument of ", util::ToAbsl(fn), "(), found '",
+                     t.text, "'"),
+        "positions count from 1; negative ones from the end: "
+        "substr(x, -3) is the last three bytes");
     return false;
   }
   *out = v;

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "parser/function_catalog.h"
+#include "util/arena.h"
 
 namespace mapr::runtime {
 
@@ -35,6 +36,38 @@ template <typename F>
 void MapPresent(std::span<std::string_view> values, F f) {
   for (std::string_view& v : values) {
     if (v.data() != nullptr) v = f(v);
+  }
+}
+
+// Replaces each present value by a copy (in `arena`) with every byte b
+// mapped to f(b): lower(), upper(), maskdigits().
+template <typename F>
+void MapBytes(std::span<std::string_view> values, util::Arena& arena, F f) {
+  MapPresent(values, [&](std::string_view v) {
+    char* out = arena.Allocate(v.empty() ? 1 : v.size());
+    for (size_t i = 0; i < v.size(); ++i) out[i] = f(v[i]);
+    return std::string_view(out, v.size());
+  });
+}
+
+// Replaces each present value v by the text read(v, buffer) writes into a
+// buffer of kBufferSize bytes (its size returned), copied into `arena`; by
+// a missing value marked in `unreadable` when read returns 0 (duration(),
+// bytes()).
+template <size_t kBufferSize, typename Read>
+void ReadEach(std::span<std::string_view> values, uint8_t* unreadable,
+              util::Arena& arena, Read read) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string_view& v = values[i];
+    if (v.data() == nullptr) continue;
+    char buffer[kBufferSize];
+    const size_t size = read(v, buffer);
+    if (size > 0) {
+      v = arena.Copy(std::string_view(buffer, size));
+    } else {
+      v = std::string_view();
+      unreadable[i] = 1;
+    }
   }
 }
 

@@ -133,9 +133,9 @@ TEST(FunctionContractTest, MissingStaysMissingAndEachValueStandsAlone) {
       want[""] += Inputs().size();
       const std::string all = run(together);
       EXPECT_EQ(rows(all), want);
-      EXPECT_EQ(run(std::vector<std::string>(together.rbegin(),
-                                             together.rend())),
-                all);
+      EXPECT_EQ(
+          run(std::vector<std::string>(together.rbegin(), together.rend())),
+          all);
     }
   }
 }

@@ -10,13 +10,8 @@ constexpr plan::FunctionInfo kInfo = {
 
 void Apply(const plan::FunctionBinding*, std::span<std::string_view> values,
            uint8_t*, FunctionContext& ctx) {
-  MapPresent(values, [&](std::string_view v) {
-    char* out = ctx.arena.Allocate(v.empty() ? 1 : v.size());
-    for (size_t i = 0; i < v.size(); ++i) {
-      const char c = v[i];
-      out[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-    }
-    return std::string_view(out, v.size());
+  MapBytes(values, ctx.arena, [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
   });
 }
 

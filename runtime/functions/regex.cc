@@ -32,7 +32,10 @@ constexpr plan::FunctionInfo kInfo = {
     "regex",
     "capture group 1 of the RE2 pattern's first match (the whole match "
     "without groups); missing if none",
-    "regex(x, 're')", 1, 0, Bind};
+    "regex(x, 're')",
+    1,
+    0,
+    Bind};
 
 void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t*, FunctionContext&) {

@@ -7,21 +7,21 @@ namespace mapr::runtime {
 
 // X(name): each function file defines `const ScalarFunction name`. The
 // order is the order of `mapr --help` and the planner's hints.
-#define MAPR_FUNCTIONS(X)  \
-  X(kMd5sumFunction)       \
-  X(kMaskdigitsFunction)   \
-  X(kRegexFunction)        \
-  X(kTimeFunction)         \
-  X(kBucketFunction)       \
-  X(kDurationFunction)     \
-  X(kBytesFunction)        \
-  X(kLowerFunction)        \
-  X(kUpperFunction)        \
-  X(kLenFunction)          \
-  X(kSubstrFunction)       \
-  X(kSplitFunction)        \
-  X(kFormatTimeFunction)   \
-  X(kTemplateFunction)     \
+#define MAPR_FUNCTIONS(X) \
+  X(kMd5sumFunction)      \
+  X(kMaskdigitsFunction)  \
+  X(kRegexFunction)       \
+  X(kTimeFunction)        \
+  X(kBucketFunction)      \
+  X(kDurationFunction)    \
+  X(kBytesFunction)       \
+  X(kLowerFunction)       \
+  X(kUpperFunction)       \
+  X(kLenFunction)         \
+  X(kSubstrFunction)      \
+  X(kSplitFunction)       \
+  X(kFormatTimeFunction)  \
+  X(kTemplateFunction)    \
   X(kCoalesceFunction)
 
 #define MAPR_DECLARE_FUNCTION(name) extern const ScalarFunction name;

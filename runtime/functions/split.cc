@@ -43,7 +43,10 @@ constexpr plan::FunctionInfo kInfo = {
     "split",
     "piece i (1-based; negative: from the end) of the value split at "
     "'sep'; missing if there is none",
-    kUsage, 2, 0, Bind};
+    kUsage,
+    2,
+    0,
+    Bind};
 
 void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t*, FunctionContext&) {

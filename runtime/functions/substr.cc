@@ -45,7 +45,10 @@ constexpr plan::FunctionInfo kInfo = {
     "substr",
     "the bytes of the value from start (1-based; negative: from the end), "
     "len of them or to the end",
-    "substr(x, start) or substr(x, start, len)", 1, 1, Bind};
+    "substr(x, start) or substr(x, start, len)",
+    1,
+    1,
+    Bind};
 
 void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t*, FunctionContext&) {

@@ -81,9 +81,9 @@ size_t Ipv4(std::string_view s, size_t i) {
     if (digits == 0 || digits > 3 || value > 255) return 0;
   }
   // Not followed by more of a number (1.2.3.4.5, 1.2.3.45x).
-  if (at < s.size() && (IsWordChar(s[at]) ||
-                        (s[at] == '.' && at + 1 < s.size() &&
-                         IsDigit(s[at + 1])))) {
+  if (at < s.size() &&
+      (IsWordChar(s[at]) ||
+       (s[at] == '.' && at + 1 < s.size() && IsDigit(s[at + 1])))) {
     return 0;
   }
   return at - i;

@@ -24,13 +24,15 @@ TEST(TemplateTest, MasksTheVariableParts) {
   } kCases[] = {
       {"Accepted password for root from 10.0.0.1 port 22 ssh2",
        "Accepted password for root from <ip> port <num> ssh<num>"},
-      {"sshd[24200]: took 1.5s for 42 rows", "sshd[<num>]: took <num>s for "
-                                             "<num> rows"},
+      {"sshd[24200]: took 1.5s for 42 rows",
+       "sshd[<num>]: took <num>s for "
+       "<num> rows"},
       {"request 3f2504e0-4f89-11d3-9a0c-0305e82c3301 done",
        "request <uuid> done"},
       {"GET \"/api/users?id=7\" from '1.2.3.4'", "GET <str> from <str>"},
-      {"tx 0x1F2e and a1b2c3d4e5 and deadbeef", "tx <hex> and <hex> and "
-                                                "deadbeef"},
+      {"tx 0x1F2e and a1b2c3d4e5 and deadbeef",
+       "tx <hex> and <hex> and "
+       "deadbeef"},
       {"version 1.2.3 at 10.0.0.1:8080", "version <num> at <ip>:<num>"},
       {"2024-05-01T12:00:00Z", "<num>-<num>-<num>T<num>:<num>:<num>Z"},
       // Not an address: a part over 255, five parts.
@@ -49,10 +51,10 @@ TEST(TemplateTest, GroupsLinesByShape) {
       "Failed password for root from 192.168.7.20 port 51234",
       "Accepted password for ann from 10.0.0.2 port 22",
       "Failed password for root from 10.9.9.9 port 2222"};
-  absl::StatusOr<ResultTable> r =
-      RunQuery("select $t, count($line) set $t = template($line) group by $t "
-               "logformat generic",
-               std::span<const std::string>(lines));
+  absl::StatusOr<ResultTable> r = RunQuery(
+      "select $t, count($line) set $t = template($line) group by $t "
+      "logformat generic",
+      std::span<const std::string>(lines));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->ToCsv(),
             "$t,count($line)\n"

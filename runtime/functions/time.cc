@@ -31,7 +31,10 @@ constexpr plan::FunctionInfo kInfo = {
     "time",
     "epoch seconds of a timestamp (DTail, RFC 3339, CLF, syslog, epoch "
     "s/ms/us/ns; or a strftime layout); missing and counted if unreadable",
-    "time(x) or time(x, '%d.%m.%Y %H:%M:%S')", 0, 1, Bind};
+    "time(x) or time(x, '%d.%m.%Y %H:%M:%S')",
+    0,
+    1,
+    Bind};
 
 void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t* unreadable,
