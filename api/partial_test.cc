@@ -4,6 +4,7 @@
 #include "mapr/partial.h"
 
 #include <algorithm>
+#include <bit>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -11,10 +12,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -770,6 +773,296 @@ TEST(PartialTest, DeltaPartialsCoverSuccessiveSplits) {
   ASSERT_OK_AND_ASSIGN(ResultTable want, RunQuery(kQuery, lines, Options()));
   EXPECT_EQ(r.ToCsv(), want.ToCsv());
   EXPECT_EQ(r.stats(), want.stats());
+}
+
+// ------------------------------------------------------------ Sections
+
+// A frame cut into its header and its sections (docs/partial-format.md:
+// u32 kind, u64 length, payload), to damage one section and seal the frame
+// again with a valid size and checksum: the decoder's section checks, not
+// the checksum, must catch the damage.
+struct Sections {
+  std::string header;
+  std::vector<std::pair<uint32_t, std::string>> list;
+};
+
+Sections SplitSections(const std::string& frame) {
+  Sections s;
+  const uint32_t header_size =
+      static_cast<uint8_t>(frame[12]) | (static_cast<uint8_t>(frame[13]) << 8);
+  s.header = frame.substr(0, header_size);
+  size_t at = header_size;
+  const size_t end = frame.size() - 8;
+  while (at < end) {
+    uint32_t kind = 0;
+    uint64_t length = 0;
+    for (int i = 0; i < 4; ++i) {
+      kind |= uint32_t{static_cast<uint8_t>(frame[at + i])} << (8 * i);
+    }
+    for (int i = 0; i < 8; ++i) {
+      length |= uint64_t{static_cast<uint8_t>(frame[at + 4 + i])} << (8 * i);
+    }
+    s.list.emplace_back(kind, frame.substr(at + 12, length));
+    at += 12 + length;
+  }
+  EXPECT_EQ(at, end);
+  return s;
+}
+
+std::string JoinSections(const Sections& s) {
+  std::string out = s.header;
+  for (const auto& [kind, payload] : s.list) {
+    for (int i = 0; i < 4; ++i)
+      out.push_back(static_cast<char>(kind >> (8 * i)));
+    const uint64_t length = payload.size();
+    for (int i = 0; i < 8; ++i) {
+      out.push_back(static_cast<char>(length >> (8 * i)));
+    }
+    out += payload;
+  }
+  out += std::string(8, '\0');
+  PutU64(&out, 24, out.size());
+  Reseal(&out);
+  return out;
+}
+
+// Sections of every kind this mapr writes: the query, the counters (both
+// sets), slots, field counts, groups, the three later state sections,
+// values not numeric and a run id.
+constexpr char kAllSectionsQuery[] =
+    "from STATS select y,count($line),sum(x),min(x),last(x),p99(x),"
+    "median(x),dcount(x),stddev(x) group by y";
+
+std::vector<std::string> AllSectionsLines() {
+  std::vector<std::string> lines = SmallLines();
+  lines.push_back(
+      "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
+      "x=abc|y=v1");
+  return lines;
+}
+
+std::string AllSectionsPartial() {
+  absl::StatusOr<Query> q = Query::Compile(kAllSectionsQuery);
+  EXPECT_OK(q);
+  AggregatorOptions o = Options({0, 1});
+  o.run_id = "run-1";
+  absl::StatusOr<Aggregator> agg = Aggregator::Create(*q, o);
+  EXPECT_OK(agg);
+  const std::vector<std::string> lines = AllSectionsLines();
+  EXPECT_OK(agg->PushLines(lines));
+  EXPECT_OK(agg->FinishInput());
+  absl::StatusOr<std::string> p = agg->SerializePartial();
+  EXPECT_OK(p);
+  return *p;
+}
+
+absl::Status Load(const std::string& frame) {
+  return Aggregator::FromPartial(frame, Options()).status();
+}
+
+TEST(PartialSectionsTest, SplitAndJoinRoundTrip) {
+  const std::string p = AllSectionsPartial();
+  const Sections s = SplitSections(p);
+  std::vector<uint32_t> kinds;
+  for (const auto& section : s.list) kinds.push_back(section.first);
+  std::sort(kinds.begin(), kinds.end());
+  EXPECT_THAT(kinds, ::testing::ElementsAre(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+  EXPECT_EQ(JoinSections(s), p);
+  EXPECT_OK(Load(p));
+}
+
+// Every section cut short, sealed again, is refused (no section is read
+// past its end or left with bytes unread); the frame names the damage.
+TEST(PartialSectionsTest, EveryTruncatedSectionIsRefused) {
+  const Sections whole = SplitSections(AllSectionsPartial());
+  for (size_t i = 0; i < whole.list.size(); ++i) {
+    const size_t length = whole.list[i].second.size();
+    for (size_t cut = 0; cut < length; ++cut) {
+      SCOPED_TRACE(absl::StrCat("section ", whole.list[i].first, " cut to ",
+                                cut, " of ", length));
+      Sections s = whole;
+      s.list[i].second.resize(cut);
+      const absl::Status status = Load(JoinSections(s));
+      EXPECT_THAT(status.code(), AnyOf(absl::StatusCode::kDataLoss,
+                                       absl::StatusCode::kInvalidArgument));
+      EXPECT_FALSE(status.message().empty());
+    }
+  }
+}
+
+// A byte changed inside a section, sealed again: refused with a named code
+// or read as some valid state that serializes and reads back.
+TEST(PartialSectionsTest, EveryFlippedSectionByteIsRefusedOrReadBack) {
+  const Sections whole = SplitSections(AllSectionsPartial());
+  for (size_t i = 0; i < whole.list.size(); ++i) {
+    for (size_t at = 0; at < whole.list[i].second.size(); ++at) {
+      for (uint8_t mask : {0x01, 0x80}) {
+        SCOPED_TRACE(absl::StrCat("section ", whole.list[i].first, " byte ", at,
+                                  " ^ ", mask));
+        Sections s = whole;
+        s.list[i].second[at] = static_cast<char>(s.list[i].second[at] ^ mask);
+        absl::StatusOr<Aggregator> agg =
+            Aggregator::FromPartial(JoinSections(s), Options());
+        if (!agg.ok()) {
+          EXPECT_THAT(agg.status().code(),
+                      AnyOf(absl::StatusCode::kDataLoss,
+                            absl::StatusCode::kInvalidArgument,
+                            absl::StatusCode::kResourceExhausted));
+          continue;
+        }
+        ASSERT_OK(agg->FinishInput());
+        ASSERT_OK_AND_ASSIGN(std::string bytes, agg->SerializePartial());
+        EXPECT_OK(Load(bytes));
+      }
+    }
+  }
+}
+
+TEST(PartialSectionsTest, MissingAndDuplicateSections) {
+  using testing::StatusIs;
+  const Sections whole = SplitSections(AllSectionsPartial());
+  const std::map<uint32_t, std::string> kNames = {{1, "query"},
+                                                  {2, "counters"},
+                                                  {3, "slots"},
+                                                  {4, "field counts"},
+                                                  {5, "groups"},
+                                                  {6, "more counters"},
+                                                  {7, "quantile states"},
+                                                  {8, "distinct states"},
+                                                  {9, "moments states"},
+                                                  {10, "values not numeric"},
+                                                  {11, "run"}};
+  for (size_t i = 0; i < whole.list.size(); ++i) {
+    const uint32_t kind = whole.list[i].first;
+    const std::string& name = kNames.at(kind);
+    SCOPED_TRACE(name);
+    Sections twice = whole;
+    twice.list.push_back(whole.list[i]);
+    EXPECT_THAT(
+        Load(JoinSections(twice)),
+        StatusIs(absl::StatusCode::kDataLoss,
+                 HasSubstr(absl::StrCat("duplicate ", name, " section"))));
+    Sections without = whole;
+    without.list.erase(without.list.begin() + static_cast<ptrdiff_t>(i));
+    const absl::Status status = Load(JoinSections(without));
+    if (kind <= 5 || (kind >= 7 && kind <= 9)) {
+      // The five of v1.0, and the states this query keeps.
+      EXPECT_THAT(status,
+                  StatusIs(absl::StatusCode::kDataLoss,
+                           HasSubstr(absl::StrCat("no ", name, " section"))));
+    } else if (kind == 11) {
+      // A frame without a run id is one of no run.
+      EXPECT_OK(status);
+    }
+  }
+  // A state section of a query that keeps no such state.
+  const Sections plain = SplitSections(RealPartial());
+  for (const auto& [kind, payload] : whole.list) {
+    if (kind < 7 || kind > 9) continue;
+    Sections s = plain;
+    s.list.emplace_back(kind, payload);
+    s.header[16] = 1;  // the state sections flag
+    EXPECT_THAT(Load(JoinSections(s)),
+                StatusIs(absl::StatusCode::kDataLoss,
+                         HasSubstr(absl::StrCat("unexpected ", kNames.at(kind),
+                                                " section"))));
+  }
+}
+
+// Damage behind a valid checksum, each refused with its own message.
+TEST(PartialSectionsTest, NamedErrorsBehindAValidChecksum) {
+  using testing::StatusIs;
+  const std::string p = AllSectionsPartial();
+  const Sections whole = SplitSections(p);
+  auto find = [&](Sections& s, uint32_t kind) -> std::string& {
+    for (auto& section : s.list) {
+      if (section.first == kind) return section.second;
+    }
+    ADD_FAILURE() << "no section " << kind;
+    return s.list[0].second;
+  };
+  {
+    // Coverage [1, 1) is empty.
+    std::string empty = p;
+    PutU64(&empty, 48, 1);
+    Reseal(&empty);
+    EXPECT_THAT(Load(empty), StatusIs(absl::StatusCode::kDataLoss,
+                                      HasSubstr("empty coverage [1, 1)")));
+  }
+  {
+    std::string small = p;
+    small[12] = 71;
+    EXPECT_THAT(Load(small), StatusIs(absl::StatusCode::kDataLoss,
+                                      HasSubstr("header size 71 < 72")));
+  }
+  {
+    std::string small = p;
+    PutU64(&small, 24, 79);
+    EXPECT_THAT(Load(small),
+                StatusIs(absl::StatusCode::kDataLoss,
+                         HasSubstr("frame size 79 is smaller than its header "
+                                   "and trailer")));
+  }
+  {
+    // A section longer than the rest of the frame.
+    std::string framing = p;
+    PutU64(&framing, 72 + 4, p.size());
+    Reseal(&framing);
+    EXPECT_THAT(Load(framing), StatusIs(absl::StatusCode::kDataLoss,
+                                        HasSubstr("section framing")));
+  }
+  {
+    // lines_read, the counters section's first value, one more than the
+    // outcomes add up to.
+    Sections s = whole;
+    std::string& counters = find(s, 2);
+    const size_t name_length = static_cast<uint8_t>(counters[4]);
+    ASSERT_EQ(counters.substr(8, name_length), "lines_read");
+    counters[8 + name_length] =
+        static_cast<char>(counters[8 + name_length] + 1);
+    EXPECT_THAT(Load(JoinSections(s)),
+                StatusIs(absl::StatusCode::kDataLoss,
+                         HasSubstr("line counters do not add up")));
+  }
+  {
+    Sections s = whole;
+    find(s, 11) = std::string(4, '\0');  // an empty run id
+    EXPECT_THAT(Load(JoinSections(s)), StatusIs(absl::StatusCode::kDataLoss,
+                                                HasSubstr("run section")));
+  }
+  {
+    // The quantile section opens with the exact-value limit (u32, at most
+    // 2^20) and the accuracy (a double in [0.0001, 0.2]).
+    Sections s = whole;
+    PutU64(&find(s, 7), 4, std::bit_cast<uint64_t>(0.5));
+    EXPECT_THAT(Load(JoinSections(s)),
+                StatusIs(absl::StatusCode::kDataLoss,
+                         HasSubstr("quantile states section (settings)")));
+    s = whole;
+    find(s, 7)[2] = 0x20;  // 2^21 exact values
+    EXPECT_THAT(Load(JoinSections(s)),
+                StatusIs(absl::StatusCode::kDataLoss,
+                         HasSubstr("quantile states section (settings)")));
+  }
+  {
+    // Another query's slots, field counts, key parts or not-numeric list.
+    const Sections plain = SplitSections(RealPartial());
+    for (uint32_t kind : {3u, 4u, 5u, 10u}) {
+      Sections s = whole;
+      find(s, kind) = [&] {
+        for (const auto& section : plain.list) {
+          if (section.first == kind) return section.second;
+        }
+        return std::string("\x7f\0\0\0", 4);
+      }();
+      const absl::Status status = Load(JoinSections(s));
+      EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss) << kind;
+      EXPECT_THAT(status.message(),
+                  AnyOf(HasSubstr("do not match the query"),
+                        HasSubstr("does not match the query")))
+          << kind;
+    }
+  }
 }
 
 // partial_fuzzer's findings (tests/fuzz/corpus/partial/regress_*): the

@@ -1114,6 +1114,33 @@ TEST(PlannerTest, DebugStringOfAnyTableAndSetsBeforeWhere) {
             "interval: 5000ms\n");
 }
 
+// Set expressions print in prefix form (add(a, mul(b, '2'))), literals
+// quoted, and every function with its literal arguments as written.
+TEST(PlannerTest, DebugStringOfExpressionsAndFunctionArguments) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select $e set $e = a + b * 2 - c / d, "
+             "$c = coalesce(a, b, \"-\"), $s = substr(a, 2, 3), "
+             "$t = substr(a, -2), $p = split(a, ',', 2), "
+             "$b = bucket(a, 5m), $n = bucket(a, 0.5), $r = regex(a, 'x(.)'), "
+             "$l = time(a, '%Y'), $m = len(upper(a)) * 8 "
+             "logformat fields ';'"));
+  EXPECT_EQ(plan::DebugString(p),
+            "format: fields ';' (logformat)\n"
+            "table: every line\n"
+            "extract: a, b, c, d\n"
+            "set: $e = sub(add(a, mul(b, '2')), div(c, d)), "
+            "$c = coalesce(a, b, '-'), $s = substr(a, 2, 3), "
+            "$t = substr(a, -2), $p = split(a, ',', 2), "
+            "$b = bucket(a, 300s), $n = bucket(a, 0.5), $r = regex(a, 'x(.)'), "
+            "$l = time(a, '%Y'), $m = mul(len(upper(a)), '8')\n"
+            "group by: $e\n"
+            "columns:\n"
+            "  $e: last($e) slot 0 [group key]\n"
+            "states: last($e)\n"
+            "interval: 5000ms\n");
+}
+
 // A warning points at the first use of the variable: in a select item,
 // a group-by field, anywhere in the where tree (left or right, however
 // deeply nested) or a set operand.
