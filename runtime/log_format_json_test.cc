@@ -306,6 +306,97 @@ TEST_P(JsonLogFormatFastPathTest, AgreesWithSimdjsonOnTrickyLines) {
   }
 }
 
+// Every kind of value, well-formed or not, in every place the fast walk
+// reads one (a member of the root, of a nested object, an array element;
+// last or followed by another member; compact or spaced), on lines with and
+// without a backslash elsewhere (the walk has a variant for each): the
+// outcome and the values are simdjson's.
+TEST_P(JsonLogFormatFastPathTest, AgreesWithSimdjsonInEveryPosition) {
+  const std::vector<std::string> fields = {"a", "o.k", "arr.1"};
+  const std::vector<std::string> values = {"1",
+                                           "-1",
+                                           "0",
+                                           "-0",
+                                           "01",
+                                           "-01",
+                                           "00",
+                                           "1.5",
+                                           "1.",
+                                           ".5",
+                                           "-",
+                                           "--1",
+                                           "1e5",
+                                           "1E+5",
+                                           "1e-5",
+                                           "1e",
+                                           "1e+",
+                                           "1.5e3x",
+                                           "12345678901234567890",
+                                           "-0.000000001",
+                                           "1x",
+                                           "+1",
+                                           "true",
+                                           "false",
+                                           "null",
+                                           "tru",
+                                           "nul",
+                                           "falsey",
+                                           "nullx",
+                                           R"("s")",
+                                           R"("")",
+                                           R"("x\"y")",
+                                           R"("x\\")",
+                                           R"("unclosed)",
+                                           "[1,2]",
+                                           "[]",
+                                           R"({"k":1})",
+                                           "{}",
+                                           "{:}",
+                                           "[:]",
+                                           "}",
+                                           "]",
+                                           ",",
+                                           ":",
+                                           "x"};
+  std::vector<std::string> lines;
+  for (const std::string& v : values) {
+    for (const std::string prefix : {"", R"("q":"\\",)"}) {
+      lines.push_back("{" + prefix + R"("a":)" + v + "}");
+      lines.push_back("{" + prefix + R"("a":)" + v + R"(,"z":1})");
+      lines.push_back("{" + prefix + R"( "a" : )" + v + " }");
+      lines.push_back("{" + prefix + R"("o":{"k":)" + v + "}}");
+      lines.push_back("{" + prefix + R"("o":{"k":)" + v + R"(,"j":2},"z":1})");
+      lines.push_back("{" + prefix + R"("arr":[0,)" + v + "]}");
+      lines.push_back("{" + prefix + R"("arr":[0, )" + v + R"( ,3],"z":1})");
+      lines.push_back("{" + prefix + R"("arr":[)" + v + "]}");
+    }
+  }
+  int parsed = 0, malformed = 0;
+  for (const std::string hostile :
+       {"\"}]\\\"x\n{\"a\":\"", "0123456789012345678901234567890123456789"}) {
+    for (const std::string& line : lines) {
+      const Row want = ParseOne(fields, line, 0);
+      const Row got = ParseInPlace(fields, line, hostile);
+      EXPECT_EQ(got.outcome, want.outcome) << line;
+      parsed += want.outcome == LineOutcome::kParsed;
+      malformed += want.outcome == LineOutcome::kMalformed;
+      if (got.outcome != LineOutcome::kParsed) continue;
+      EXPECT_EQ(got.fields, want.fields) << line;
+    }
+  }
+  // Both outcomes are well represented.
+  EXPECT_GT(parsed, 200);
+  EXPECT_GT(malformed, 200);
+  // Spot checks of simdjson's side, read from the JSON grammar.
+  EXPECT_THAT(ParseOne(fields, R"({"q":"\\","o":{"k":-0.5e3}})").fields,
+              ::testing::Contains(Pair("o.k", "-0.5e3")));
+  EXPECT_EQ(ParseOne(fields, R"({"arr":[0,01]})").outcome,
+            LineOutcome::kMalformed);
+  EXPECT_THAT(ParseOne(fields, R"({"arr":[0, null ,3]})").fields, IsEmpty());
+  EXPECT_THAT(ParseOne(fields, R"({"arr":[0, true ,3]})").fields,
+              ElementsAre(Pair("arr.1", "true")));
+}
+
 // Plain lines (printable ASCII, no escapes in what is read) stay on the fast
 // path, whatever the skipped values hold, and agree with simdjson's walk.
 TEST_P(JsonLogFormatFastPathTest, PlainLinesStayOnTheFastPath) {
