@@ -1141,6 +1141,100 @@ TEST(PlannerTest, DebugStringOfExpressionsAndFunctionArguments) {
             "interval: 5000ms\n");
 }
 
+// Each way a function call, a time layout, a bucket width, a quantile name
+// or a select item can be wrong, with the message that names it.
+TEST(PlannerTest, ArgumentErrorsAreNamed) {
+  const std::pair<std::string_view, std::string_view> kCases[] = {
+      {"select $v set $v = zzzzzzzzzz(a)", "unknown function 'zzzzzzzzzz'\n"},
+      {"select $v set $v = substr(a)",
+       "substr() takes 2 or 3 arguments, not 1"},
+      {"select $v set $v = substr(a, 1, 2, 3)",
+       "substr() takes 2 or 3 arguments, not 4"},
+      {"select $v set $v = md5sum(a, 1)", "md5sum() takes 1 argument, not 2"},
+      {"select $v set $v = substr(a, 0)",
+       "expected a whole number other than 0 as an argument of substr(), "
+       "found '0'"},
+      {"select $v set $v = substr(a, 1099511627777)", "found '1099511627777'"},
+      {"select $v set $v = substr(a, -1099511627777)",
+       "found '-1099511627777'"},
+      {"select $v set $v = substr(a, 'x')", "found 'x'"},
+      {"select $v set $v = substr(a, 1.5)", "found '1.5'"},
+      {"select $v set $v = substr(a, 1, -1)",
+       "the length of substr() cannot be negative"},
+      {"select $v set $v = split(a, '', 1)",
+       "the separator of split() must be a non-empty 'quoted' string"},
+      {"select $v set $v = split(a, x, 1)",
+       "the separator of split() must be a non-empty 'quoted' string"},
+      {"select $v set $v = split(a, ',', 0)",
+       "expected a whole number other than 0 as an argument of split()"},
+      {"select $v set $v = time(a, 5)",
+       "the layout of time() must be a 'quoted' string"},
+      {"select $v set $v = format_time(a, 5)",
+       "the layout of format_time() must be a 'quoted' string"},
+      {"select $v set $v = time(a, '%Q')",
+       "unknown conversion '%Q' in the layout of time()"},
+      {"select $v set $v = time(a, '%Y %E')", "unknown conversion '%E'"},
+      {"select $v set $v = time(a, '%Y %')", "unknown conversion '%'"},
+      {"select $v set $v = time(a, '%E*Q')", "unknown conversion '%E*Q'"},
+      {"select $v set $v = format_time(a, '%O2Q')",
+       "unknown conversion '%O2Q' in the layout of format_time()"},
+      {"select $v set $v = time(a, 'abc')",
+       "the layout of time() cannot read a time: 'abc'"},
+      {"select $v set $v = time(a, '%% %n %t')",
+       "a layout needs conversions such as"},
+      {"select $v set $v = time(a, '%Y%Y')",
+       "it does not read back its own output"},
+      {"select $v set $v = bucket(a, '5m')",
+       "the width of bucket() is written bare, not quoted"},
+      {"select $v set $v = bucket(a, 0)", "invalid bucket width '0'"},
+      {"select $v set $v = bucket(a, -2)", "invalid bucket width '-2'"},
+      {"select $v set $v = bucket(a, 5x)", "invalid bucket width '5x'"},
+      {"select $v set $v = bucket(a, 0m)", "invalid bucket width '0m'"},
+      {"select $v set $v = bucket(a, 2w)", "invalid bucket width '2w'"},
+      {"select $v set $v = bucket(a, 1234567s)",
+       "invalid bucket width '1234567s'"},
+      // 7 minutes do not divide 1440; 6 and 8 do.
+      {"select $v set $v = bucket(a, 7m)",
+       "bucket width 7m does not divide a day\n"},
+      {"select $v set $v = bucket(a, 7m)", "nearest: 6m or 8m"},
+      // Past a day: only smaller widths are near.
+      {"select $v set $v = bucket(a, 25h)",
+       "the width must divide 24h; nearest: 24h"},
+      {"select $v set v = a", "'set' assigns $variables, not 'v'"},
+      {"select $v set v = a", "write: set $v = ..."},
+      {"select a logformat generic 'x'",
+       "log format 'generic' takes no argument"},
+      {"select p101(a)", "'p101': a percentile is from p0 to p100"},
+      {"select percentile95(a)", "write p95"},
+      {"select p1x(a)", "unknown aggregation 'p1x'"},
+      {"select p.5(a)", "unknown aggregation 'p.5'"},
+      {"select p1234567890(a)", "unknown aggregation 'p1234567890'"},
+      {"select p1.1234567890(a)", "unknown aggregation 'p1.1234567890'"},
+  };
+  for (const auto& [query, message] : kCases) {
+    EXPECT_THAT(PlanOf(query), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        HasSubstr(message)))
+        << query;
+  }
+  // The valid neighbours of those.
+  for (std::string_view query :
+       {"select $v set $v = bucket(a, 1w)", "select $v set $v = bucket(a, 8m)",
+        "select $v set $v = time(a, '%E*S %Ez %E4Y')",
+        "select $v set $v = format_time(a, '%O*S %%')",
+        "select $v set $v = substr(a, -1099511627776, 0)",
+        "select p99.999999999(a)", "select p0(a), p100(a)"}) {
+    EXPECT_THAT(PlanOf(query), IsOk()) << query;
+  }
+  ASSERT_OK_AND_ASSIGN(plan::Plan p,
+                       PlanOf("select p99.50(a), p12.5(a) where a eq 5 and a "
+                              "== 5 and a eq b"));
+  EXPECT_EQ(p.columns[0].rank, (plan::Rank{199, 200}));
+  EXPECT_EQ(p.columns[1].rank, (plan::Rank{1, 8}));
+  // A number is text to a string operator, a number to a float one.
+  EXPECT_THAT(plan::DebugString(p),
+              HasSubstr("where: and[(a eq \"5\") (a == 5) (a eq b)]\n"));
+}
+
 // A warning points at the first use of the variable: in a select item,
 // a group-by field, anywhere in the where tree (left or right, however
 // deeply nested) or a set operand.
