@@ -1255,6 +1255,10 @@ TEST(PlannerTest, WarningSpansPointAtTheFirstUse) {
        "$w",
        {37, 2}},
       {"from STATS select $x set $x = $src", "$src", {30, 4}},
+      // In a set expression (not the quoted "$src"), inside a call.
+      {"from STATS select $x where x > 1 set $x = 1 + \"$src\" * len($src)",
+       "$src",
+       {59, 4}},
   };
   for (const Case& c : kCases) {
     ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(c.query));

@@ -187,6 +187,32 @@ TEST(TimeTest, ReadsSyslogInTheYear2000) {
   }
 }
 
+// One byte of a valid timestamp of each layout turned into '#' (which no
+// layout has anywhere) makes it unreadable, wherever the byte is; the valid
+// one reads again after all of them on the same reader (its date memos).
+TEST(TimeTest, AnyByteReplacedMakesATimestampUnreadable) {
+  for (std::string_view valid :
+       {"1002-071947", "20261130-045959", "2026-12-01T14:07:31.123+01:00",
+        "2026-12-01 14:07:31,5Z", "2026-12-01T14:07:31-0530",
+        "2026-12-01T14:07:31+01", "10/Oct/2000:13:55:36 -0700",
+        "[10/Oct/2000:13:55:36 +0100]", "Oct 11 22:14:15", "Oct  1 22:14:15",
+        "Oct 1 22:14:15", "1700000000.5", "1700000000123"}) {
+    TimeReader reader;
+    Timestamp first;
+    ASSERT_TRUE(reader.Read(valid, &first)) << valid;
+    for (size_t i = 0; i < valid.size(); ++i) {
+      std::string bad(valid);
+      bad[i] = '#';
+      Timestamp t;
+      EXPECT_FALSE(reader.Read(bad, &t)) << bad;
+    }
+    Timestamp again;
+    ASSERT_TRUE(reader.Read(valid, &again)) << valid;
+    EXPECT_EQ(again.seconds, first.seconds) << valid;
+    EXPECT_EQ(again.nanos, first.nanos) << valid;
+  }
+}
+
 TEST(TimeTest, ReadsEpochsByDigitCount) {
   EXPECT_EQ(Time("0"), "0");
   EXPECT_EQ(Time("1700000000"), "1700000000");
