@@ -156,6 +156,13 @@ std::map<std::string, std::string> ParseWith(
   std::map<std::string, std::string> out;
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string_view v = batch.column(i)[0];
+    // A field requested twice has the same value (or none) in both columns.
+    for (size_t j = 0; j < i; ++j) {
+      if (fields[j] != fields[i]) continue;
+      EXPECT_EQ(v.data() == nullptr, batch.column(j)[0].data() == nullptr)
+          << format << ": " << fields[i];
+      EXPECT_EQ(v, batch.column(j)[0]) << format << ": " << fields[i];
+    }
     if (v.data() != nullptr) out[fields[i]] = std::string(v);
   }
   return out;
