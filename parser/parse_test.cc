@@ -1073,6 +1073,18 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "                     ^\n"
        "hint: write p99.9(x) for that percentile of the values (DTail's "
        "percentile() takes one field: a group's sum ranked)"},
+      // Not a percentile rank after the comma, or not DTail's percentile():
+      // the general hint.
+      {"select percentile(x, y)", kInvalid,
+       "1:20: expected ')' to close the aggregation, found ','\n"
+       "select percentile(x, y)\n"
+       "                   ^\n"
+       "hint: an aggregation takes one field, for example: count($line)"},
+      {"select my_percentile(x, 95)", kInvalid,
+       "1:23: expected ')' to close the aggregation, found ','\n"
+       "select my_percentile(x, 95)\n"
+       "                      ^\n"
+       "hint: an aggregation takes one field, for example: count($line)"},
       {"select max(x, 95)", kInvalid,
        "1:13: expected ')' to close the aggregation, found ','\n"
        "select max(x, 95)\n"
