@@ -1001,6 +1001,11 @@ TEST(ParseTest, RejectsBadWhereExpressions) {
        "select a where lowr(a) eq \"x\"\n"
        "               ^~~~\n"
        "hint: did you mean 'lower'?"},
+      {"select a where len() > 1", kInvalid,
+       "1:16-20: len() needs a value\n"
+       "select a where len() > 1\n"
+       "               ^~~~~\n"
+       "hint: write: len(x)"},
       // An aggregation is still no `where` operand.
       {"select a where p99(a) > 1", kInvalid,
        "1:16-21: an aggregation cannot be a 'where' operand: 'where' filters "

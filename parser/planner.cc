@@ -315,6 +315,14 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
               QuantileName(*aggregation, &rank) == QuantileForm::kNot))) {
           // `lower(method)`: a function of one field (a name that is no
           // aggregation either is an unknown function, with the nearest).
+          const plan::FunctionInfo* f = FindFunction(aggregation->text);
+          if (f != nullptr && t.kind == ast::TokenKind::kBareword &&
+              t.text.empty()) {
+            Error(CallSpan(*aggregation, t),
+                  absl::StrCat(aggregation->text, "() needs a value"),
+                  absl::StrCat("write: ", util::ToAbsl(f->usage)));
+            return plan::Operand{};
+          }
           ast::SetExpr call;
           call.kind = ast::SetExpr::Kind::kCall;
           call.token = *aggregation;
