@@ -106,6 +106,19 @@ std::unique_ptr<AggregateState> NewStateOf(const plan::StateOptions&) {
   return std::make_unique<State>();
 }
 
+// AggregateFunction::finalize for a state whose final value of group g is
+// `state.Value(g)` (a number): `{kInfo, NewStateOf<SumState>,
+// FinalizeValues<SumState>}`.
+template <typename State>
+void FinalizeValues(const AggregateState& state, size_t /*groups*/,
+                    std::span<const uint32_t> which, FinalColumn* out) {
+  const auto& s = static_cast<const State&>(state);
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    out->values[i] = static_cast<double>(s.Value(which[i]));
+  }
+}
+
 // Every aggregate, in the order `mapr --help` lists them.
 std::span<const AggregateFunction* const> Aggregates();
 // The aggregate called `info.name` (never null for an AggregateInfo of

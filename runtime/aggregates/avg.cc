@@ -61,16 +61,9 @@ class AvgState : public AggregateState {
   std::vector<int64_t> count_;
 };
 
-void Finalize(const AggregateState& state, size_t /*groups*/,
-              std::span<const uint32_t> which, FinalColumn* out) {
-  const auto& s = static_cast<const AvgState&>(state);
-  out->values.resize(which.size());
-  for (size_t i = 0; i < which.size(); ++i) out->values[i] = s.Value(which[i]);
-}
-
 }  // namespace
 
 extern const AggregateFunction kAvgAggregate = {kInfo, NewStateOf<AvgState>,
-                                                Finalize};
+                                                FinalizeValues<AvgState>};
 
 }  // namespace mapr::runtime

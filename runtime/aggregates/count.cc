@@ -42,24 +42,15 @@ class CountState : public AggregateState {
     return true;
   }
 
-  int64_t count(uint32_t g) const { return count_[g]; }
+  int64_t Value(uint32_t g) const { return count_[g]; }
 
  private:
   std::vector<int64_t> count_;
 };
 
-void Finalize(const AggregateState& state, size_t /*groups*/,
-              std::span<const uint32_t> which, FinalColumn* out) {
-  const auto& s = static_cast<const CountState&>(state);
-  out->values.resize(which.size());
-  for (size_t i = 0; i < which.size(); ++i) {
-    out->values[i] = static_cast<double>(s.count(which[i]));
-  }
-}
-
 }  // namespace
 
 extern const AggregateFunction kCountAggregate = {kInfo, NewStateOf<CountState>,
-                                                  Finalize};
+                                                  FinalizeValues<CountState>};
 
 }  // namespace mapr::runtime

@@ -123,7 +123,7 @@ class DistinctState : public AggregateState {
     return true;
   }
 
-  uint64_t Count(uint32_t g) const {
+  uint64_t Value(uint32_t g) const {
     const DistinctGroup& d = groups_[g];
     if (d.registers == nullptr) return d.size;
     return static_cast<uint64_t>(
@@ -196,19 +196,10 @@ class DistinctState : public AggregateState {
   std::vector<DistinctGroup> groups_;
 };
 
-void Finalize(const AggregateState& state, size_t /*groups*/,
-              std::span<const uint32_t> which, FinalColumn* out) {
-  const auto& s = static_cast<const DistinctState&>(state);
-  out->values.resize(which.size());
-  for (size_t i = 0; i < which.size(); ++i) {
-    out->values[i] = static_cast<double>(s.Count(which[i]));
-  }
-}
-
 }  // namespace
 
 extern const AggregateFunction kDcountAggregate = {
-    kInfo, NewStateOf<DistinctState>, Finalize,
+    kInfo, NewStateOf<DistinctState>, FinalizeValues<DistinctState>,
     PartialSection::kDistinctStates};
 
 }  // namespace mapr::runtime

@@ -104,14 +104,6 @@ class ExtremeState : public AggregateState {
   std::vector<uint8_t> has_;
 };
 
-template <bool kMin>
-void Finalize(const AggregateState& state, size_t /*groups*/,
-              std::span<const uint32_t> which, FinalColumn* out) {
-  const auto& s = static_cast<const ExtremeState<kMin>&>(state);
-  out->values.resize(which.size());
-  for (size_t i = 0; i < which.size(); ++i) out->values[i] = s.Value(which[i]);
-}
-
 constexpr plan::AggregateInfo kMinInfo = {
     "min", "min", plan::ArgumentKind::kNumber, ValueType::kNumber,
     "the smallest numeric value"};
@@ -122,8 +114,10 @@ constexpr plan::AggregateInfo kMaxInfo = {
 }  // namespace
 
 extern const AggregateFunction kMinAggregate = {
-    kMinInfo, NewStateOf<ExtremeState<true>>, Finalize<true>};
+    kMinInfo, NewStateOf<ExtremeState<true>>,
+    FinalizeValues<ExtremeState<true>>};
 extern const AggregateFunction kMaxAggregate = {
-    kMaxInfo, NewStateOf<ExtremeState<false>>, Finalize<false>};
+    kMaxInfo, NewStateOf<ExtremeState<false>>,
+    FinalizeValues<ExtremeState<false>>};
 
 }  // namespace mapr::runtime

@@ -72,16 +72,9 @@ class LenState : public AggregateState {
   std::vector<uint8_t> has_;
 };
 
-void Finalize(const AggregateState& state, size_t /*groups*/,
-              std::span<const uint32_t> which, FinalColumn* out) {
-  const auto& s = static_cast<const LenState&>(state);
-  out->values.resize(which.size());
-  for (size_t i = 0; i < which.size(); ++i) out->values[i] = s.Value(which[i]);
-}
-
 }  // namespace
 
 extern const AggregateFunction kLenAggregate = {kInfo, NewStateOf<LenState>,
-                                                Finalize};
+                                                FinalizeValues<LenState>};
 
 }  // namespace mapr::runtime
