@@ -274,6 +274,52 @@ plan::Operand Planner::StringOperand(const ast::Token& t) {
   return o;
 }
 
+plan::Operand Planner::ConditionOperand(
+    const ast::Expr& e, const std::optional<ast::SetExpr>& expr,
+    const std::optional<ast::Token>& aggregation, const ast::Token& t,
+    bool having, bool numeric) {
+  if (having && expr) {
+    Error(t.span,
+          "'having' compares select items, aliases and group fields, "
+          "not expressions",
+          "compute the value with 'set' and select an aggregate of it");
+    return plan::Operand{};
+  }
+  if (having) return HavingOperand(aggregation, t, numeric);
+  if (expr) return WhereExprOperand(*expr);
+  plan::Rank rank;
+  if (aggregation &&
+      (FindFunction(aggregation->text) != nullptr ||
+       (FindAggregate(aggregation->text) == nullptr &&
+        QuantileName(*aggregation, &rank) == QuantileForm::kNot))) {
+    // `lower(method)`: a function of one field (a name that is no
+    // aggregation either is an unknown function, with the nearest).
+    const plan::FunctionInfo* f = FindFunction(aggregation->text);
+    if (f != nullptr && t.kind == ast::TokenKind::kBareword && t.text.empty()) {
+      Error(CallSpan(*aggregation, t),
+            absl::StrCat(aggregation->text, "() needs a value"),
+            absl::StrCat("write: ", util::ToAbsl(f->usage)));
+      return plan::Operand{};
+    }
+    ast::SetExpr call;
+    call.kind = ast::SetExpr::Kind::kCall;
+    call.token = *aggregation;
+    call.args.resize(1);
+    call.args[0].token = t;
+    return WhereExprOperand(call);
+  }
+  if (aggregation) {
+    Error(CallSpan(*aggregation, t),
+          "an aggregation cannot be a 'where' operand: 'where' "
+          "filters lines before they are aggregated",
+          absl::StrCat("to filter groups, use 'having': having ",
+                       AggregateStorage(*aggregation, t), " ", e.op.text,
+                       " ..."));
+    return plan::Operand{};
+  }
+  return numeric ? FloatOperand(t) : StringOperand(t);
+}
+
 plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
   plan::Condition c;
   switch (e.kind) {
@@ -296,53 +342,9 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
       }
       c.op = *op;
       const bool numeric = plan::IsFloatOp(c.op);
-      auto operand = [&](const std::optional<ast::SetExpr>& expr,
-                         const std::optional<ast::Token>& aggregation,
-                         const ast::Token& t) {
-        if (having && expr) {
-          Error(t.span,
-                "'having' compares select items, aliases and group fields, "
-                "not expressions",
-                "compute the value with 'set' and select an aggregate of it");
-          return plan::Operand{};
-        }
-        if (having) return HavingOperand(aggregation, t, numeric);
-        if (expr) return WhereExprOperand(*expr);
-        plan::Rank rank;
-        if (aggregation &&
-            (FindFunction(aggregation->text) != nullptr ||
-             (FindAggregate(aggregation->text) == nullptr &&
-              QuantileName(*aggregation, &rank) == QuantileForm::kNot))) {
-          // `lower(method)`: a function of one field (a name that is no
-          // aggregation either is an unknown function, with the nearest).
-          const plan::FunctionInfo* f = FindFunction(aggregation->text);
-          if (f != nullptr && t.kind == ast::TokenKind::kBareword &&
-              t.text.empty()) {
-            Error(CallSpan(*aggregation, t),
-                  absl::StrCat(aggregation->text, "() needs a value"),
-                  absl::StrCat("write: ", util::ToAbsl(f->usage)));
-            return plan::Operand{};
-          }
-          ast::SetExpr call;
-          call.kind = ast::SetExpr::Kind::kCall;
-          call.token = *aggregation;
-          call.args.resize(1);
-          call.args[0].token = t;
-          return WhereExprOperand(call);
-        }
-        if (aggregation) {
-          Error(CallSpan(*aggregation, t),
-                "an aggregation cannot be a 'where' operand: 'where' "
-                "filters lines before they are aggregated",
-                absl::StrCat("to filter groups, use 'having': having ",
-                             AggregateStorage(*aggregation, t), " ", e.op.text,
-                             " ..."));
-          return plan::Operand{};
-        }
-        return numeric ? FloatOperand(t) : StringOperand(t);
-      };
       if (c.op == CompareOp::kRegexMatch || c.op == CompareOp::kRegexNotMatch) {
-        plan::Operand lhs = operand(e.lhs_expr, e.lhs_aggregation, e.lhs);
+        plan::Operand lhs = ConditionOperand(e, e.lhs_expr, e.lhs_aggregation,
+                                             e.lhs, having, numeric);
         if (e.rhs_aggregation) {
           Error(CallSpan(*e.rhs_aggregation, e.rhs),
                 absl::StrCat("the pattern of '", e.op.text,
@@ -353,8 +355,10 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
         PlanRegexCompare(e, std::move(lhs), &c);
         return c;
       }
-      c.lhs = operand(e.lhs_expr, e.lhs_aggregation, e.lhs);
-      c.rhs = operand(e.rhs_expr, e.rhs_aggregation, e.rhs);
+      c.lhs = ConditionOperand(e, e.lhs_expr, e.lhs_aggregation, e.lhs, having,
+                               numeric);
+      c.rhs = ConditionOperand(e, e.rhs_expr, e.rhs_aggregation, e.rhs, having,
+                               numeric);
       return c;
     }
   }

@@ -104,6 +104,14 @@ class Planner {
 
   // `where` (having = false) or `having`.
   plan::Condition PlanCondition(const ast::Expr& e, bool having);
+  // One operand of comparison `e`: an expression or function call (`where`
+  // only), an aggregation (`having` only) or a field or literal; `numeric`
+  // under a numeric operator.
+  plan::Operand ConditionOperand(const ast::Expr& e,
+                                 const std::optional<ast::SetExpr>& expr,
+                                 const std::optional<ast::Token>& aggregation,
+                                 const ast::Token& t, bool having,
+                                 bool numeric);
 
   // `f =~ 're'` and `f !~ 're'`. A pattern that is a plain text becomes
   // (n)contains, the faster substring search with the same answers.

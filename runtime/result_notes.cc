@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -107,11 +108,12 @@ ResultFacts FactsOf(const plan::Plan& plan, const LineCounters& stats,
   return f;
 }
 
-std::vector<ResultNote> ResultNotes(const ResultFacts& f) {
-  std::vector<ResultNote> notes;
-  auto add = [&](const char* code, std::string text) {
-    notes.push_back(ResultNote{code, std::move(text)});
-  };
+namespace {
+
+using AddNote = absl::FunctionRef<void(const char* code, std::string text)>;
+
+// What the input itself was: too-long lines, NUL bytes, no lines at all.
+void InputNotes(const ResultFacts& f, AddNote add) {
   const LineCounters& s = f.stats;
   if (s.lines_too_long > 0) {
     add("lines_too_long",
@@ -129,6 +131,12 @@ std::vector<ResultNote> ResultNotes(const ResultFacts& f) {
         "the input had no lines, so the result is empty; is it the file "
         "you meant?");
   }
+}
+
+// Lines the log format or the table rejected: every line, a share of
+// them, or every line of an input.
+void RejectionNotes(const ResultFacts& f, AddNote add) {
+  const LineCounters& s = f.stats;
   if (s.lines_read > s.lines_too_long && s.lines_aggregated == 0) {
     // The rule that rejected the most of the lines that were not too long.
     const uint64_t read = s.lines_read - s.lines_too_long;
@@ -182,6 +190,12 @@ std::vector<ResultNote> ResultNotes(const ResultFacts& f) {
                        f.log_format, "; is that its format?"));
     }
   }
+}
+
+// Values: unreadable for a function or an operator, not numbers, or a
+// field found in no line.
+void ValueNotes(const ResultFacts& f, AddNote add) {
+  const LineCounters& s = f.stats;
   if (s.values_unparsed > 0) {
     add("values_unparsed",
         absl::StrCat(
@@ -214,6 +228,18 @@ std::vector<ResultNote> ResultNotes(const ResultFacts& f) {
                        "); check its name and the log format"));
     }
   }
+}
+
+}  // namespace
+
+std::vector<ResultNote> ResultNotes(const ResultFacts& f) {
+  std::vector<ResultNote> notes;
+  auto add = [&](const char* code, std::string text) {
+    notes.push_back(ResultNote{code, std::move(text)});
+  };
+  InputNotes(f, add);
+  RejectionNotes(f, add);
+  ValueNotes(f, add);
   return notes;
 }
 
