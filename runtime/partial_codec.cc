@@ -413,6 +413,114 @@ std::array<uint64_t, 2> PartialCodec::Fingerprint(const BatchAggregator& agg) {
   return {h.low64, h.high64};
 }
 
+void PartialCodec::AppendCounterSections(const BatchAggregator& agg,
+                                         std::string* out) {
+  for (bool more : {false, true}) {
+    const size_t at = BeginSection(
+        out, more ? PartialSection::kMoreCounters : PartialSection::kCounters);
+    // A counter that may be omitted is written when it is not 0 (it is the
+    // last of its section, so readers take the list as a prefix).
+    auto written = [&](const LineCounterField& field) {
+      return InMoreCounters(field) == more &&
+             (!OmittedWhenZero(field) || agg.counters_.*field.value != 0);
+    };
+    uint32_t n = 0;
+    for (const LineCounterField& field : kLineCounterFields) {
+      n += written(field);
+    }
+    AppendU32(out, n);
+    for (const LineCounterField& field : kLineCounterFields) {
+      if (!written(field)) continue;
+      AppendBytes(out, field.name);
+      AppendU64(out, agg.counters_.*field.value);
+    }
+    EndSection(out, at);
+  }
+}
+
+void PartialCodec::AppendFieldSections(const BatchAggregator& agg,
+                                       bool not_numeric, std::string* out) {
+  const std::string& run_id = agg.options_.run_id;
+  const size_t counts_at = BeginSection(out, PartialSection::kFieldCounts);
+  AppendU32(out, static_cast<uint32_t>(agg.extracted_names_.size()));
+  for (size_t i = 0; i < agg.extracted_names_.size(); ++i) {
+    AppendBytes(out, agg.extracted_names_[i]);
+    AppendU64(out, agg.field_lines_[i]);
+  }
+  EndSection(out, counts_at);
+
+  if (!run_id.empty()) {
+    const size_t at = BeginSection(out, PartialSection::kRun);
+    AppendBytes(out, run_id);
+    EndSection(out, at);
+  }
+  if (not_numeric) {
+    const size_t at = BeginSection(out, PartialSection::kNotNumeric);
+    AppendU32(out, static_cast<uint32_t>(agg.field_not_numeric_.size()));
+    for (size_t i = 0; i < agg.field_not_numeric_.size(); ++i) {
+      AppendU64(out, agg.field_not_numeric_[i]);
+      AppendBytes(out, agg.field_not_numeric_[i] == 0
+                           ? std::string_view()
+                           : std::string_view(agg.field_example_[i]));
+    }
+    EndSection(out, at);
+  }
+}
+
+void PartialCodec::AppendStateSection(const BatchAggregator& agg,
+                                      PartialSection section,
+                                      const std::vector<uint32_t>& order,
+                                      std::string* out) {
+  const plan::Plan& p = *agg.plan_;
+  const GroupTable& groups = agg.groups_;
+  std::vector<const AggregateState*> stored;
+  std::vector<std::string> empty;
+  for (size_t k = 0; k < agg.states_.size(); ++k) {
+    if (agg.states_[k] == nullptr ||
+        StateSection(*p.slots[k].aggregate) != section) {
+      continue;
+    }
+    stored.push_back(agg.states_[k].get());
+    std::unique_ptr<AggregateState> fresh =
+        FindAggregate(*p.slots[k].aggregate)->new_state(p.state_options);
+    fresh->Resize(1);
+    empty.emplace_back();
+    fresh->Serialize(0, &empty.back());
+  }
+  const bool groups_section = section == PartialSection::kGroups;
+  if (!groups_section && stored.empty()) return;
+  const size_t at = BeginSection(out, section);
+  if (groups_section) {
+    AppendU32(out, static_cast<uint32_t>(p.group_by.size()));
+  } else {
+    if (section == PartialSection::kQuantileStates) {
+      AppendU32(out, p.state_options.percentile_exact_values);
+      AppendU64(out,
+                std::bit_cast<uint64_t>(p.state_options.percentile_accuracy));
+    }
+    AppendU32(out, static_cast<uint32_t>(stored.size()));
+  }
+  const size_t bitmap_bytes = (stored.size() + 7) / 8;
+  for (uint32_t g : order) {
+    if (groups_section) AppendBytes(out, groups.key(g));
+    const size_t bits_at = out->size();
+    out->append(bitmap_bytes, '\0');
+    for (size_t k = 0; k < stored.size(); ++k) {
+      const size_t before = out->size();
+      stored[k]->Serialize(g, out);
+      const std::string_view written(out->data() + before,
+                                     out->size() - before);
+      if (written == empty[k]) {
+        out->resize(before);
+      } else {
+        (*out)[bits_at + k / 8] = static_cast<char>(
+            static_cast<uint8_t>((*out)[bits_at + k / 8]) | (1u << (k % 8)));
+      }
+    }
+  }
+  EndSection(out, at);
+}
+
 std::string PartialCodec::Encode(const BatchAggregator& agg,
                                  SplitRange splits) {
   const plan::Plan& p = *agg.plan_;
@@ -449,56 +557,13 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   AppendU64(&out, agg.options_.max_line_bytes);
   EndSection(&out, at);
 
-  for (bool more : {false, true}) {
-    at = BeginSection(
-        &out, more ? PartialSection::kMoreCounters : PartialSection::kCounters);
-    // A counter that may be omitted is written when it is not 0 (it is the
-    // last of its section, so readers take the list as a prefix).
-    auto written = [&](const LineCounterField& field) {
-      return InMoreCounters(field) == more &&
-             (!OmittedWhenZero(field) || agg.counters_.*field.value != 0);
-    };
-    uint32_t n = 0;
-    for (const LineCounterField& field : kLineCounterFields) {
-      n += written(field);
-    }
-    AppendU32(&out, n);
-    for (const LineCounterField& field : kLineCounterFields) {
-      if (!written(field)) continue;
-      AppendBytes(&out, field.name);
-      AppendU64(&out, agg.counters_.*field.value);
-    }
-    EndSection(&out, at);
-  }
+  AppendCounterSections(agg, &out);
 
   at = BeginSection(&out, PartialSection::kSlots);
   AppendSlots(agg, &out, p, agg.key_part_);
   EndSection(&out, at);
 
-  at = BeginSection(&out, PartialSection::kFieldCounts);
-  AppendU32(&out, static_cast<uint32_t>(agg.extracted_names_.size()));
-  for (size_t i = 0; i < agg.extracted_names_.size(); ++i) {
-    AppendBytes(&out, agg.extracted_names_[i]);
-    AppendU64(&out, agg.field_lines_[i]);
-  }
-  EndSection(&out, at);
-
-  if (!run_id.empty()) {
-    at = BeginSection(&out, PartialSection::kRun);
-    AppendBytes(&out, run_id);
-    EndSection(&out, at);
-  }
-  if (not_numeric) {
-    at = BeginSection(&out, PartialSection::kNotNumeric);
-    AppendU32(&out, static_cast<uint32_t>(agg.field_not_numeric_.size()));
-    for (size_t i = 0; i < agg.field_not_numeric_.size(); ++i) {
-      AppendU64(&out, agg.field_not_numeric_[i]);
-      AppendBytes(&out, agg.field_not_numeric_[i] == 0
-                            ? std::string_view()
-                            : std::string_view(agg.field_example_[i]));
-    }
-    EndSection(&out, at);
-  }
+  AppendFieldSections(agg, not_numeric, &out);
 
   // Groups in key byte order; per group the key, the presence bits of the
   // stored slots of the groups section, then the state bytes of each
@@ -511,52 +576,7 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
     return groups.key(a) < groups.key(b);
   });
   for (PartialSection section : StateSections()) {
-    std::vector<const AggregateState*> stored;
-    std::vector<std::string> empty;
-    for (size_t k = 0; k < agg.states_.size(); ++k) {
-      if (agg.states_[k] == nullptr ||
-          StateSection(*p.slots[k].aggregate) != section) {
-        continue;
-      }
-      stored.push_back(agg.states_[k].get());
-      std::unique_ptr<AggregateState> fresh =
-          FindAggregate(*p.slots[k].aggregate)->new_state(p.state_options);
-      fresh->Resize(1);
-      empty.emplace_back();
-      fresh->Serialize(0, &empty.back());
-    }
-    const bool groups_section = section == PartialSection::kGroups;
-    if (!groups_section && stored.empty()) continue;
-    at = BeginSection(&out, section);
-    if (groups_section) {
-      AppendU32(&out, static_cast<uint32_t>(p.group_by.size()));
-    } else {
-      if (section == PartialSection::kQuantileStates) {
-        AppendU32(&out, p.state_options.percentile_exact_values);
-        AppendU64(&out,
-                  std::bit_cast<uint64_t>(p.state_options.percentile_accuracy));
-      }
-      AppendU32(&out, static_cast<uint32_t>(stored.size()));
-    }
-    const size_t bitmap_bytes = (stored.size() + 7) / 8;
-    for (uint32_t g : order) {
-      if (groups_section) AppendBytes(&out, groups.key(g));
-      const size_t bits_at = out.size();
-      out.append(bitmap_bytes, '\0');
-      for (size_t k = 0; k < stored.size(); ++k) {
-        const size_t before = out.size();
-        stored[k]->Serialize(g, &out);
-        const std::string_view written(out.data() + before,
-                                       out.size() - before);
-        if (written == empty[k]) {
-          out.resize(before);
-        } else {
-          out[bits_at + k / 8] = static_cast<char>(
-              static_cast<uint8_t>(out[bits_at + k / 8]) | (1u << (k % 8)));
-        }
-      }
-    }
-    EndSection(&out, at);
+    AppendStateSection(agg, section, order, &out);
   }
 
   StoreU64(&out, kFrameSizeAt, out.size() + kPartialTrailerBytes);

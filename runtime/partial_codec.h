@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -91,6 +92,19 @@ class PartialCodec {
   // ResourceExhausted if the groups exceed agg's max_groups. On error `agg`
   // holds some of the groups: the caller drops it.
   static absl::Status Load(const PartialFrame& frame, BatchAggregator* agg);
+
+ private:
+  // Encode's parts: the counters and more-counters sections, the field
+  // counts with the optional run and not-numeric sections, and one
+  // section of states (groups in `order`).
+  static void AppendCounterSections(const BatchAggregator& agg,
+                                    std::string* out);
+  static void AppendFieldSections(const BatchAggregator& agg, bool not_numeric,
+                                  std::string* out);
+  static void AppendStateSection(const BatchAggregator& agg,
+                                 PartialSection section,
+                                 const std::vector<uint32_t>& order,
+                                 std::string* out);
 };
 
 }  // namespace mapr::runtime
