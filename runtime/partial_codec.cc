@@ -5,12 +5,14 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/aggregate.h"
 #include "util/bytes.h"
+#include "util/status_macros.h"
 #include "util/strings.h"
 
 #define XXH_INLINE_ALL
@@ -391,6 +393,72 @@ bool WellFormedKey(std::string_view key, uint32_t parts) {
   return key.empty();
 }
 
+// Reads group g's presence bits and present states of `slots` from *in
+// (the groups section, or a later state section named `section`).
+absl::Status ReadGroupStates(std::string_view* in,
+                             const std::vector<AggregateState*>& slots,
+                             uint32_t g,
+                             std::optional<PartialSection> section) {
+  const size_t bits_bytes = (slots.size() + 7) / 8;
+  if (in->size() < bits_bytes) return Malformed("presence bits");
+  const std::string_view bits = in->substr(0, bits_bytes);
+  in->remove_prefix(bits_bytes);
+  for (size_t k = 0; k < bits_bytes * 8; ++k) {
+    const bool present = (static_cast<uint8_t>(bits[k / 8]) >> (k % 8)) & 1;
+    if (!present) continue;
+    if (k >= slots.size()) return Malformed("unused presence bits set");
+    if (!slots[k]->Deserialize(in, g)) {
+      return Malformed(
+          section ? absl::StrCat("state ", k, " of the ", SectionName(*section),
+                                 " section in group ", g)
+                  : absl::StrCat("state of slot ", k, " in group ", g));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The field counts section (lines with a value per extracted field, named
+// `names`) and the optional values-not-numeric section of frame `f`
+// (examples of at most `max_example_bytes`).
+absl::Status ReadFieldSections(const PartialFrame& f,
+                               const std::vector<std::string>& names,
+                               std::vector<uint64_t>* field_lines,
+                               std::vector<uint64_t>* not_numeric,
+                               size_t max_example_bytes,
+                               std::vector<std::string_view>* examples) {
+  std::string_view in = f.field_counts;
+  uint32_t n;
+  if (!ReadU32(&in, &n) || n != names.size()) {
+    return Malformed("field counts do not match the query");
+  }
+  field_lines->assign(n, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    std::string_view name;
+    if (!ReadBytes(&in, &name) || name != names[i] ||
+        !ReadU64(&in, &(*field_lines)[i])) {
+      return Malformed("field counts do not match the query");
+    }
+  }
+  if (!in.empty()) return Malformed("field counts section");
+  not_numeric->assign(n, 0);
+  examples->assign(n, std::string_view());
+  if (!f.not_numeric) return absl::OkStatus();
+  in = *f.not_numeric;
+  uint32_t m;
+  if (!ReadU32(&in, &m) || m != n) {
+    return Malformed("values not numeric do not match the query");
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!ReadU64(&in, &(*not_numeric)[i]) || !ReadBytes(&in, &(*examples)[i]) ||
+        (*examples)[i].size() > max_example_bytes ||
+        ((*not_numeric)[i] == 0 && !(*examples)[i].empty())) {
+      return Malformed("values not numeric section");
+    }
+  }
+  if (!in.empty()) return Malformed("values not numeric section");
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::array<uint64_t, 2> PartialCodec::Fingerprint(const BatchAggregator& agg) {
@@ -593,39 +661,13 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
     return Malformed("slot section does not match the query");
   }
 
-  std::string_view in = f.field_counts;
-  uint32_t n;
-  if (!ReadU32(&in, &n) || n != agg->extracted_names_.size()) {
-    return Malformed("field counts do not match the query");
-  }
-  std::vector<uint64_t> field_lines(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string_view name;
-    if (!ReadBytes(&in, &name) || name != agg->extracted_names_[i] ||
-        !ReadU64(&in, &field_lines[i])) {
-      return Malformed("field counts do not match the query");
-    }
-  }
-  if (!in.empty()) return Malformed("field counts section");
-  std::vector<uint64_t> not_numeric(n, 0);
-  std::vector<std::string_view> examples(n);
-  if (f.not_numeric) {
-    in = *f.not_numeric;
-    uint32_t m;
-    if (!ReadU32(&in, &m) || m != n) {
-      return Malformed("values not numeric do not match the query");
-    }
-    for (uint32_t i = 0; i < n; ++i) {
-      if (!ReadU64(&in, &not_numeric[i]) || !ReadBytes(&in, &examples[i]) ||
-          examples[i].size() > BatchAggregator::kMaxExampleBytes ||
-          (not_numeric[i] == 0 && !examples[i].empty())) {
-        return Malformed("values not numeric section");
-      }
-    }
-    if (!in.empty()) return Malformed("values not numeric section");
-  }
+  std::vector<uint64_t> field_lines, not_numeric;
+  std::vector<std::string_view> examples;
+  MAPR_RETURN_IF_ERROR(
+      ReadFieldSections(f, agg->extracted_names_, &field_lines, &not_numeric,
+                        BatchAggregator::kMaxExampleBytes, &examples));
 
-  in = f.group_bytes;
+  std::string_view in = f.group_bytes;
   uint32_t parts;
   if (!ReadU32(&in, &parts) || parts != p.group_by.size()) {
     return Malformed("group key parts do not match the query");
@@ -676,17 +718,7 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
     prev = key;
     bool created;
     agg->groups_.FindOrInsert(key, HashKey(key), &created);
-    if (in.size() < bitmap_bytes) return Malformed("presence bits");
-    const std::string_view bits = in.substr(0, bitmap_bytes);
-    in.remove_prefix(bitmap_bytes);
-    for (size_t k = 0; k < bitmap_bytes * 8; ++k) {
-      const bool present = (static_cast<uint8_t>(bits[k / 8]) >> (k % 8)) & 1;
-      if (!present) continue;
-      if (k >= stored.size()) return Malformed("unused presence bits set");
-      if (!stored[k]->Deserialize(&in, g)) {
-        return Malformed(absl::StrCat("state of slot ", k, " in group ", g));
-      }
-    }
+    MAPR_RETURN_IF_ERROR(ReadGroupStates(&in, stored, g, std::nullopt));
   }
   if (!in.empty()) return Malformed("bytes after the last group");
 
@@ -706,23 +738,8 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
       return Malformed(absl::StrCat(SectionName(section),
                                     " section does not match the query"));
     }
-    const size_t bits_bytes = (section_slots.size() + 7) / 8;
     for (uint32_t g = 0; g < count; ++g) {
-      if (in.size() < bits_bytes) return Malformed("presence bits");
-      const std::string_view bits = in.substr(0, bits_bytes);
-      in.remove_prefix(bits_bytes);
-      for (size_t k = 0; k < bits_bytes * 8; ++k) {
-        const bool present = (static_cast<uint8_t>(bits[k / 8]) >> (k % 8)) & 1;
-        if (!present) continue;
-        if (k >= section_slots.size()) {
-          return Malformed("unused presence bits set");
-        }
-        if (!section_slots[k]->Deserialize(&in, g)) {
-          return Malformed(absl::StrCat("state ", k, " of the ",
-                                        SectionName(section),
-                                        " section in group ", g));
-        }
-      }
+      MAPR_RETURN_IF_ERROR(ReadGroupStates(&in, section_slots, g, section));
     }
     if (!in.empty()) {
       return Malformed(absl::StrCat("bytes after the last group of the ",
@@ -731,7 +748,7 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
   }
   agg->counters_ = f.counters;
   agg->field_lines_ = std::move(field_lines);
-  for (uint32_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < not_numeric.size(); ++i) {
     agg->MergeNotNumeric(i, not_numeric[i], examples[i]);
   }
   return absl::OkStatus();
