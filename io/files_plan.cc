@@ -234,38 +234,46 @@ class Grouper {
   uint64_t filled_ = 0;
 };
 
-}  // namespace
-
-Plan MakePlan(const Query& query, const std::vector<FileInput>& inputs,
-              const FilesOptions& options, std::vector<bool>& failed,
-              Problems& problems) {
-  Plan plan;
-  // An input of unknown size (a pipe) weighs as much as one chunk.
-  const uint64_t unknown_weight = options.min_chunk_bytes;
-  std::vector<uint64_t> sizes(inputs.size(), 0);
-  std::vector<bool> regular(inputs.size(), false);
+// What MakePlan learns of the inputs before dealing them out.
+struct Survey {
+  std::vector<uint64_t> sizes;  // Regular files: bytes (of --range's).
+  std::vector<bool> regular;
   // Regular files: the estimated work (WorkOfFile), and whether they are
   // compressed.
-  std::vector<uint64_t> weights(inputs.size(), 0);
-  std::vector<bool> compressed(inputs.size(), false);
-  bool sizes_known = true;
+  std::vector<uint64_t> weights;
+  std::vector<bool> compressed;
   uint64_t total_weight = 0;
+  bool sizes_known = true;
+  // A pipe (or standard input that is not a regular file) named twice.
+  bool shared_stream = false;
+};
+
+// Stats every input (marking in `failed` those that cannot be read) and
+// weighs the work of each; an input of unknown size (a pipe) weighs
+// `unknown_weight`.
+Survey SurveyInputs(const std::vector<FileInput>& inputs,
+                    const FilesOptions& options, uint64_t unknown_weight,
+                    std::vector<bool>& failed, Problems& problems,
+                    uint64_t* total_bytes) {
+  Survey v;
+  v.sizes.assign(inputs.size(), 0);
+  v.regular.assign(inputs.size(), false);
+  v.weights.assign(inputs.size(), 0);
+  v.compressed.assign(inputs.size(), false);
   // Non-regular inputs (pipes, terminals, devices) seen, by device and inode.
   std::set<std::pair<dev_t, ino_t>> streams;
-  bool shared_stream = false;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const FileInput& in = inputs[i];
+    struct stat st;
     if (in.is_stdin) {
-      sizes_known = false;
-      total_weight += unknown_weight;
-      struct stat st;
+      v.sizes_known = false;
+      v.total_weight += unknown_weight;
       if (fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode) &&
           !streams.insert({st.st_dev, st.st_ino}).second) {
-        shared_stream = true;
+        v.shared_stream = true;
       }
       continue;
     }
-    struct stat st;
     if (stat(in.path.c_str(), &st) != 0) {
       problems.Add({in.path, ErrnoError(errno)});
       failed[i] = true;
@@ -277,38 +285,80 @@ Plan MakePlan(const Query& query, const std::vector<FileInput>& inputs,
       continue;
     }
     if (S_ISREG(st.st_mode)) {
-      regular[i] = true;
-      sizes[i] = static_cast<uint64_t>(st.st_size);
+      v.regular[i] = true;
+      v.sizes[i] = static_cast<uint64_t>(st.st_size);
       if (options.range.has_value() && i == 0) {
-        sizes[i] = options.range->end - options.range->begin;
+        v.sizes[i] = options.range->end - options.range->begin;
       }
-      plan.total_bytes += sizes[i];
+      *total_bytes += v.sizes[i];
       // Weights only matter when there is more than one group.
-      FileWork work{sizes[i], false};
+      FileWork work{v.sizes[i], false};
       if (options.threads > 1 && !(options.range.has_value() && i == 0)) {
-        work = WorkOfFile(in.path, sizes[i]);
+        work = WorkOfFile(in.path, v.sizes[i]);
       }
-      weights[i] = std::max<uint64_t>(work.work, 1);
-      compressed[i] = work.compressed;
-      total_weight += weights[i];
+      v.weights[i] = std::max<uint64_t>(work.work, 1);
+      v.compressed[i] = work.compressed;
+      v.total_weight += v.weights[i];
     } else {
-      sizes_known = false;
-      total_weight += unknown_weight;
+      v.sizes_known = false;
+      v.total_weight += unknown_weight;
       if (!streams.insert({st.st_dev, st.st_ino}).second) {
-        shared_stream = true;
+        v.shared_stream = true;
       }
     }
   }
-  if (!sizes_known) plan.total_bytes = 0;
+  return v;
+}
+
+// Threads the groups leave idle decompress: a group reading compressed
+// input then decodes on a second thread, pipelined with its parsing. The
+// decoder thread counts against --threads, so that N threads never keep
+// more than N cores busy, and --threads 1 stays on one core. Groups are
+// served in order; each uses at most one decoder thread at a time (its
+// pieces are read one after another).
+void GiveDecoderThreads(const Survey& v, uint64_t threads,
+                        std::vector<std::vector<Piece>>& groups) {
+  size_t spare = groups.size() < threads
+                     ? static_cast<size_t>(threads) - groups.size()
+                     : 0;
+  for (std::vector<Piece>& group : groups) {
+    if (spare == 0) break;
+    bool uses = false;
+    for (Piece& piece : group) {
+      // Standard input and other streams may be compressed too: they get
+      // the thread as well (it starts only for compressed input).
+      if (piece.spec.ranged) continue;
+      if (!piece.spec.is_stdin && v.regular[piece.input] &&
+          !v.compressed[piece.input]) {
+        continue;
+      }
+      piece.spec.decompress_on_thread = true;
+      uses = true;
+    }
+    if (uses) --spare;
+  }
+}
+
+}  // namespace
+
+Plan MakePlan(const Query& query, const std::vector<FileInput>& inputs,
+              const FilesOptions& options, std::vector<bool>& failed,
+              Problems& problems) {
+  Plan plan;
+  // An input of unknown size (a pipe) weighs as much as one chunk.
+  const uint64_t unknown_weight = options.min_chunk_bytes;
+  const Survey v = SurveyInputs(inputs, options, unknown_weight, failed,
+                                problems, &plan.total_bytes);
+  if (!v.sizes_known) plan.total_bytes = 0;
 
   // Two threads must not read one pipe at once: a pipe (or standard input
   // that is not a regular file) named twice makes the run single-threaded.
   const uint64_t threads =
-      shared_stream ? 1 : static_cast<uint64_t>(std::max(1, options.threads));
+      v.shared_stream ? 1 : static_cast<uint64_t>(std::max(1, options.threads));
   const bool can_cut =
       threads > 1 && LogFormatIsLineIndependent(query.log_format());
   Grouper grouper(static_cast<size_t>(threads),
-                  (total_weight + threads - 1) / threads,
+                  (v.total_weight + threads - 1) / threads,
                   std::max<uint64_t>(options.min_chunk_bytes, 1));
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (failed[i]) continue;
@@ -320,14 +370,14 @@ Plan MakePlan(const Query& query, const std::vector<FileInput>& inputs,
       continue;
     }
     piece.spec.path = inputs[i].path;
-    if (!regular[i]) {
+    if (!v.regular[i]) {
       grouper.Add(std::move(piece), unknown_weight);
       continue;
     }
     // A --range: only the line-aligned bytes [begin, end) (LineAlignedRange).
     const bool ranged = options.range.has_value() && i == 0;
     const uint64_t begin = ranged ? options.range->begin : 0;
-    const uint64_t end = ranged ? options.range->end : sizes[i];
+    const uint64_t end = ranged ? options.range->end : v.sizes[i];
     const int fd = can_cut && end - begin >= 2 * options.min_chunk_bytes
                        ? OpenIfPlain(inputs[i].path)
                        : -1;
@@ -338,38 +388,14 @@ Plan MakePlan(const Query& query, const std::vector<FileInput>& inputs,
         piece.spec.end = end;
       }
       grouper.Add(std::move(piece),
-                  ranged ? std::max<uint64_t>(end - begin, 1) : weights[i]);
+                  ranged ? std::max<uint64_t>(end - begin, 1) : v.weights[i]);
       continue;
     }
-    grouper.AddPlainFile(i, inputs[i].path, fd, begin, end, sizes[i]);
+    grouper.AddPlainFile(i, inputs[i].path, fd, begin, end, v.sizes[i]);
     close(fd);
   }
   plan.groups = grouper.Take();
-  // Threads the groups leave idle decompress: a group reading compressed
-  // input then decodes on a second thread, pipelined with its parsing. The
-  // decoder thread counts against --threads, so that N threads never keep
-  // more than N cores busy, and --threads 1 stays on one core. Groups are
-  // served in order; each uses at most one decoder thread at a time (its
-  // pieces are read one after another).
-  size_t spare = plan.groups.size() < threads
-                     ? static_cast<size_t>(threads) - plan.groups.size()
-                     : 0;
-  for (std::vector<Piece>& group : plan.groups) {
-    if (spare == 0) break;
-    bool uses = false;
-    for (Piece& piece : group) {
-      // Standard input and other streams may be compressed too: they get
-      // the thread as well (it starts only for compressed input).
-      if (piece.spec.ranged) continue;
-      if (!piece.spec.is_stdin && regular[piece.input] &&
-          !compressed[piece.input]) {
-        continue;
-      }
-      piece.spec.decompress_on_thread = true;
-      uses = true;
-    }
-    if (uses) --spare;
-  }
+  GiveDecoderThreads(v, threads, plan.groups);
   return plan;
 }
 
