@@ -244,9 +244,12 @@ struct set_expr : expr_sum {};
 // opening '(', coalesce(, a call whose argument is one, or a value
 // followed by an operator.
 struct expr_start;
+struct expr_start_nested;
 struct expr_start : sor<one<'('>, seq<TAO_PEGTL_STRING("coalesce"), one<'('>>,
-                        seq<func_name, one<'('>, sp, expr_start>,
+                        seq<func_name, one<'('>, sp, expr_start_nested>,
                         seq<set_value, sp, sor<add_op, mul_op>>> {};
+// A call's argument (its nesting is counted there: parse_internal.h).
+struct expr_start_nested : expr_start {};
 
 // ---- expressions as `where` operands (see operand above) -------------------
 
@@ -255,10 +258,11 @@ struct expr_start : sor<one<'('>, seq<TAO_PEGTL_STRING("coalesce"), one<'('>>,
 struct peek_quoted : seq<one<'"'>, star<not_one<'"'>>, one<'"'>> {};
 struct peek_squoted : seq<one<'\''>, star<not_one<'\''>>, one<'\''>> {};
 struct peek_parens;
-struct peek_parens : seq<one<'('>,
-                         star<sor<peek_quoted, peek_squoted, peek_parens,
+// What follows a '(' (its nesting is counted there: parse_internal.h).
+struct peek_inside : seq<star<sor<peek_quoted, peek_squoted, peek_parens,
                                   not_one<'(', ')', '"', '\''>>>,
                          one<')'>> {};
+struct peek_parens : seq<one<'('>, peek_inside> {};
 struct peek_backticked : seq<one<'`'>, star<not_one<'`'>>, one<'`'>> {};
 struct peek_value : sor<peek_quoted, peek_squoted, peek_backticked, bareword> {
 };

@@ -88,6 +88,10 @@ struct State {
   size_t comparisons = 0;
 
   size_t depth = 0;
+  // Nesting inside the lookaheads (PeekDepthControl), counted on its own:
+  // a lookahead scans ahead of the parse, so the levels it sees are also
+  // counted by the parse when it gets there.
+  size_t peek_depth = 0;
   // Where each paren_expr, negation or func_call being tried starts.
   std::vector<size_t> openers;
   size_t open_quote = 0;
@@ -307,6 +311,41 @@ struct DepthControl : BaseControl<Rule> {
     --st.depth;
   }
 };
+// The lookahead that tells an operand expression from a group of
+// conditions (g::operand_expr_start) scans balanced parentheses without
+// actions: it counts against the same limit, so a hostile '((((...' fails
+// with the nesting error instead of exhausting the stack.
+// kExtra: levels allowed beyond the limit, where the parse's own error
+// (which names the call) must come first.
+template <typename Rule, size_t kExtra>
+struct PeekDepthControl : BaseControl<Rule> {
+  template <typename Input>
+  static void start(const Input& in, State& st) {
+    if (++st.peek_depth > st.limits.max_depth + kExtra) {
+      // Just after the '(' that opened the level: point at it.
+      Fail(ast::Span{static_cast<uint32_t>(in.current() - st.text.data() - 1),
+                     1},
+           absl::StrCat("nesting deeper than ", st.limits.max_depth, " levels"),
+           "raise CompileOptions::max_depth, or simplify the expression");
+    }
+  }
+  template <typename Input>
+  static void success(const Input&, State& st) {
+    --st.peek_depth;
+  }
+  template <typename Input>
+  static void failure(const Input&, State& st) {
+    --st.peek_depth;
+  }
+};
+// Parentheses: the lookahead counts them as the parse does, and fails at the
+// same '('.
+template <>
+struct Control<g::peek_inside> : PeekDepthControl<g::peek_inside, 0> {};
+// Calls: the parse's error names the call that is one too deep.
+template <>
+struct Control<g::expr_start_nested>
+    : PeekDepthControl<g::expr_start_nested, 1> {};
 template <>
 struct Control<g::paren_condition> : DepthControl<g::paren_condition> {};
 template <>

@@ -1652,6 +1652,24 @@ TEST(ParseTest, TenThousandParenthesesFailCleanly) {
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{79, 1, 1, 80}));
 }
 
+// The lookaheads that tell an expression operand or a set expression
+// (parentheses, nested calls) count against the nesting limit too: a query
+// of the most bytes allowed fails cleanly, not on the stack.
+TEST(ParseTest, DeepLookaheadsFailCleanly) {
+  const size_t n = ParseLimits().max_query_bytes - 40;
+  for (const std::string& text :
+       {"select a where " + std::string(n, '('),
+        "select a where " + std::string(n / 2, '(') + "a + 1", [&] {
+          std::string t = "select $x set $x = ";
+          while (t.size() + 2 < n) t += "f(";
+          return t;
+        }()}) {
+    EXPECT_THAT(ParseAndPlan(text),
+                StatusIs(kInvalid, HasSubstr("nesting deeper than 64 levels")))
+        << text.substr(0, 40);
+  }
+}
+
 TEST(ParseTest, HundredThousandNotsFailCleanly) {
   std::string text = "select a where ";
   for (int i = 0; i < 100000; ++i) text += "not ";
