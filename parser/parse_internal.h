@@ -284,6 +284,13 @@ struct Control<g::expr_paren> : OpenerControl<g::expr_paren> {};
 template <>
 struct Control<g::expr_call> : OpenerControl<g::expr_call> {};
 
+// The error of a nesting deeper than st.limits.max_depth, at `span`.
+[[noreturn]] inline void FailTooDeep(ast::Span span, const State& st) {
+  Fail(span,
+       absl::StrCat("nesting deeper than ", st.limits.max_depth, " levels"),
+       "raise CompileOptions::max_depth, or simplify the expression");
+}
+
 template <typename Rule>
 struct DepthControl : BaseControl<Rule> {
   template <typename Input>
@@ -296,10 +303,10 @@ struct DepthControl : BaseControl<Rule> {
               st.text[end] == '_')) {
         ++end;
       }
-      Fail(ast::Span{static_cast<uint32_t>(offset),
-                     static_cast<uint32_t>(std::max<size_t>(end - offset, 1))},
-           absl::StrCat("nesting deeper than ", st.limits.max_depth, " levels"),
-           "raise CompileOptions::max_depth, or simplify the expression");
+      FailTooDeep(
+          ast::Span{static_cast<uint32_t>(offset),
+                    static_cast<uint32_t>(std::max<size_t>(end - offset, 1))},
+          st);
     }
   }
   template <typename Input>
@@ -323,10 +330,10 @@ struct PeekDepthControl : BaseControl<Rule> {
   static void start(const Input& in, State& st) {
     if (++st.peek_depth > st.limits.max_depth + kExtra) {
       // Just after the '(' that opened the level: point at it.
-      Fail(ast::Span{static_cast<uint32_t>(in.current() - st.text.data() - 1),
-                     1},
-           absl::StrCat("nesting deeper than ", st.limits.max_depth, " levels"),
-           "raise CompileOptions::max_depth, or simplify the expression");
+      FailTooDeep(
+          ast::Span{static_cast<uint32_t>(in.current() - st.text.data() - 1),
+                    1},
+          st);
     }
   }
   template <typename Input>

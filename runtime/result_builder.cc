@@ -317,57 +317,26 @@ bool IsTimeBucket(const plan::Plan& p, plan::FieldId field) {
   return f != nullptr && f->binding && f->binding->IsTimeBucket();
 }
 
-// A time bucket's instant, or nothing for a missing or unreadable text.
-struct Instant {
-  int64_t seconds = 0;
-  uint32_t nanos = 0;
-  bool ok = false;
-  // Missing first, then by instant.
-  int Compare(const Instant& o) const {
-    if (ok != o.ok) return ok ? 1 : -1;
-    if (!ok) return 0;
-    if (seconds != o.seconds) return seconds < o.seconds ? -1 : 1;
-    return nanos == o.nanos ? 0 : (nanos < o.nanos ? -1 : 1);
-  }
-};
-
-// The instants of a column of time buckets; times without a year are
-// placed across New Year (PlaceAcrossNewYear) when every time is one.
-std::vector<Instant> InstantsOf(
-    size_t n, absl::FunctionRef<std::string_view(size_t)> text) {
-  TimeReader reader;
-  std::vector<Instant> out(n);
-  bool all_yearless = true;
-  std::vector<int64_t> seconds;
-  for (size_t i = 0; i < n; ++i) {
-    const std::string_view v = text(i);
-    Timestamp t;
-    if (v.data() == nullptr || !reader.Read(v, &t)) continue;
-    out[i] = Instant{t.seconds, t.nanos, true};
-    all_yearless &= IsYearless(t.layout);
-    seconds.push_back(t.seconds);
-  }
-  if (!all_yearless || seconds.empty()) return out;
-  PlaceAcrossNewYear(seconds);
-  size_t k = 0;
-  for (Instant& i : out) {
-    if (i.ok) i.seconds = seconds[k++];
-  }
-  return out;
+// Missing (or unreadable) time buckets first, then by instant.
+int CompareInstants(const ColumnTime& a, const ColumnTime& b) {
+  if (a.ok != b.ok) return a.ok ? 1 : -1;
+  if (!a.ok) return 0;
+  if (a.seconds != b.seconds) return a.seconds < b.seconds ? -1 : 1;
+  return a.nanos == b.nanos ? 0 : (a.nanos < b.nanos ? -1 : 1);
 }
 
 // Without `order by`, groups whose first key is a time bucket come in time
 // order (ties, such as one instant in two layouts, in key order).
 void SortByTimeKey(const plan::Plan& p, const GroupStates& states,
                    std::vector<uint32_t>* order) {
-  const std::vector<Instant> instants =
-      InstantsOf(order->size(), [&](size_t i) {
+  const std::vector<ColumnTime> instants =
+      ReadTimeColumn(order->size(), [&](size_t i) {
         return KeyPart(states.groups.key((*order)[i]), p.group_by.size(), 0);
       });
   std::vector<uint32_t> pos(order->size());
   std::iota(pos.begin(), pos.end(), 0);
   std::stable_sort(pos.begin(), pos.end(), [&](uint32_t a, uint32_t b) {
-    return instants[a].Compare(instants[b]) < 0;
+    return CompareInstants(instants[a], instants[b]) < 0;
   });
   std::vector<uint32_t> sorted(order->size());
   for (size_t i = 0; i < pos.size(); ++i) sorted[i] = (*order)[pos[i]];
@@ -389,7 +358,7 @@ void SortByKeys(const plan::Plan& p, const GroupStates& states,
   ValueCache cache(p, states, *order);
   std::vector<const Values*> keys;
   // Per key: the instants of a time bucket's values (else empty).
-  std::vector<std::vector<Instant>> instants(p.order_by.size());
+  std::vector<std::vector<ColumnTime>> instants(p.order_by.size());
   for (size_t k = 0; k < p.order_by.size(); ++k) {
     const uint32_t value = p.order_by[k].value;
     keys.push_back(&cache.Get(value));
@@ -399,7 +368,7 @@ void SortByKeys(const plan::Plan& p, const GroupStates& states,
       continue;
     }
     instants[k] =
-        InstantsOf(order->size(), [&](size_t i) { return v.text[i]; });
+        ReadTimeColumn(order->size(), [&](size_t i) { return v.text[i]; });
   }
   // Positions in `order`; sorted, then mapped back to group ids.
   std::vector<uint32_t> pos(order->size());
@@ -407,7 +376,7 @@ void SortByKeys(const plan::Plan& p, const GroupStates& states,
   std::stable_sort(pos.begin(), pos.end(), [&](uint32_t a, uint32_t b) {
     for (size_t k = 0; k < keys.size(); ++k) {
       if (!instants[k].empty()) {
-        const int cmp = instants[k][a].Compare(instants[k][b]);
+        const int cmp = CompareInstants(instants[k][a], instants[k][b]);
         if (cmp != 0) return p.order_by[k].descending ? cmp > 0 : cmp < 0;
         continue;
       }

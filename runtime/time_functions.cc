@@ -669,4 +669,27 @@ void PlaceAcrossNewYear(std::span<int64_t> seconds) {
   }
 }
 
+std::vector<ColumnTime> ReadTimeColumn(
+    size_t n, absl::FunctionRef<std::string_view(size_t)> text) {
+  TimeReader reader;
+  std::vector<ColumnTime> out(n);
+  bool all_yearless = true;
+  std::vector<int64_t> seconds;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string_view v = text(i);
+    Timestamp t;
+    if (v.data() == nullptr || !reader.Read(v, &t)) continue;
+    out[i] = ColumnTime{t.seconds, t.nanos, true};
+    all_yearless &= IsYearless(t.layout);
+    seconds.push_back(t.seconds);
+  }
+  if (!all_yearless || seconds.empty()) return out;
+  PlaceAcrossNewYear(seconds);
+  size_t k = 0;
+  for (ColumnTime& c : out) {
+    if (c.ok) c.seconds = seconds[k++];
+  }
+  return out;
+}
+
 }  // namespace mapr::runtime

@@ -31,6 +31,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
 
 namespace mapr::runtime {
 
@@ -129,6 +132,20 @@ inline bool IsYearless(TimeLayout layout) {
 // December sorts before January; otherwise nothing changes. A pure function
 // of the set of values (any order, any split). Updates `seconds` in place.
 void PlaceAcrossNewYear(std::span<int64_t> seconds);
+
+// A time of a column of texts (ReadTimeColumn); `ok` false where the text
+// is missing or not a time.
+struct ColumnTime {
+  int64_t seconds = 0;
+  uint32_t nanos = 0;
+  bool ok = false;
+};
+
+// Reads text(i) for i < n in the fixed layouts, with times without a year
+// placed across New Year (PlaceAcrossNewYear) when every time read lacks
+// one: the order of a result's time-bucket column and of mapr::ReadTimes.
+std::vector<ColumnTime> ReadTimeColumn(
+    size_t n, absl::FunctionRef<std::string_view(size_t)> text);
 
 // Longest text FormatEpoch writes.
 inline constexpr size_t kMaxEpochTextSize = 32;
