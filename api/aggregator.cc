@@ -43,6 +43,8 @@ struct Aggregator::Rep {
   SplitRange coverage;
   // TakeDeltaPartial() calls so far.
   uint64_t deltas = 0;
+  // The stream mark of the latest delta the state holds (from partials).
+  StreamMark mark;
   // Null once merged into another aggregator: the aggregator then acts as
   // moved from.
   std::unique_ptr<runtime::BatchAggregator> engine;
@@ -327,6 +329,7 @@ absl::Status Aggregator::Merge(Aggregator&& later) {
   MAPR_RETURN_IF_ERROR(Fail(engine.Merge(later_engine), before));
   if (later.rep_->coverage.begin == rep_->coverage.end) {
     rep_->coverage.end = later.rep_->coverage.end;
+    rep_->mark = std::move(later.rep_->mark);
   }
   // `later` now acts as moved from. Its Rep stays: later_use still points
   // into it.
@@ -431,6 +434,20 @@ absl::Status CheckSameRun(std::string_view mine, std::string_view theirs) {
       "fresh folder"));
 }
 
+// Why partials of sources `mine` and `theirs` cannot merge, if they cannot.
+absl::Status CheckSameSource(std::string_view mine, std::string_view theirs) {
+  if (mine == theirs) return absl::OkStatus();
+  auto name = [](std::string_view source) {
+    return source.empty() ? std::string("no source")
+                          : absl::StrCat("source '", util::ToAbsl(source), "'");
+  };
+  return absl::InvalidArgumentError(absl::StrCat(
+      "partial of another source: ", name(theirs), " cannot merge with ",
+      name(mine),
+      " (each source numbers its splits; mapr::PartialReducer and mapr "
+      "reduce merge whole sources)"));
+}
+
 std::string SplitList(uint64_t lo, uint64_t hi) {  // [lo, hi), non-empty
   return hi - lo == 1 ? absl::StrCat("split ", lo)
                       : absl::StrCat("splits ", lo, "-", hi - 1);
@@ -462,7 +479,8 @@ absl::StatusOr<std::string> Aggregator::SerializePartial() const {
   MAPR_RETURN_IF_ERROR(
       CheckFinished("SerializePartial", "called after TakeResult()"));
   if (!rep_->error.ok()) return rep_->error;
-  return runtime::PartialCodec::Encode(*rep_->engine, rep_->coverage);
+  return runtime::PartialCodec::Encode(*rep_->engine, rep_->coverage,
+                                       rep_->mark);
 }
 
 absl::Status Aggregator::MergeSerialized(std::string_view frame) {
@@ -477,6 +495,7 @@ absl::Status Aggregator::MergeSerialized(std::string_view frame) {
                         runtime::DecodePartialFrame(frame));
   MAPR_RETURN_IF_ERROR(CheckSameQuery(f, engine));
   MAPR_RETURN_IF_ERROR(CheckSameRun(engine.options().run_id, f.run_id));
+  MAPR_RETURN_IF_ERROR(CheckSameSource(engine.options().source, f.source));
   MAPR_ASSIGN_OR_RETURN(const bool later,
                         CheckAdjacent(rep_->coverage, f.splits));
   MAPR_ASSIGN_OR_RETURN(
@@ -490,6 +509,7 @@ absl::Status Aggregator::MergeSerialized(std::string_view frame) {
   if (later) {
     MAPR_RETURN_IF_ERROR(Fail(engine.Merge(*other), before));
     rep_->coverage.end = f.splits.end;
+    rep_->mark = std::move(f.mark);
   } else {
     // The frame's lines come first: merge this state into it, then keep it.
     MAPR_RETURN_IF_ERROR(Fail(other->Merge(engine), before));
@@ -521,6 +541,7 @@ absl::StatusOr<Aggregator> Aggregator::FromPartial(
   AggregatorOptions with = options;
   with.splits = f.splits;
   with.run_id = std::string(f.run_id);
+  with.source = std::string(f.source);
   with.max_line_bytes = f.max_line_bytes;
   MAPR_ASSIGN_OR_RETURN(Aggregator agg, Create(*query, with));
   runtime::BatchAggregator& engine = *agg.rep_->engine;
@@ -532,17 +553,24 @@ absl::StatusOr<Aggregator> Aggregator::FromPartial(
         "'): it was written by a mapr with other aggregates or formats"));
   }
   MAPR_RETURN_IF_ERROR(runtime::PartialCodec::Load(f, &engine));
+  agg.rep_->mark = std::move(f.mark);
   return agg;
 }
 
 absl::StatusOr<std::string> Aggregator::TakeDeltaPartial() {
+  return TakeDeltaPartial(StreamMark());
+}
+
+absl::StatusOr<std::string> Aggregator::TakeDeltaPartial(
+    const StreamMark& mark) {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
   MAPR_RETURN_IF_ERROR(CheckOpen("TakeDeltaPartial"));
   if (!rep_->error.ok()) return rep_->error;
   runtime::BatchAggregator& engine = *rep_->engine;
   const uint64_t split = engine.options().splits.begin + rep_->deltas;
-  std::string out = runtime::PartialCodec::Encode(engine, {split, split + 1});
+  std::string out =
+      runtime::PartialCodec::Encode(engine, {split, split + 1}, mark);
   engine.Reset();
   ++rep_->deltas;
   return out;
@@ -582,6 +610,40 @@ absl::StatusOr<ResultTable> RunQuery(
 }
 
 // ---- Internal access (api/aggregator_internal.h)
+
+absl::Status AggregatorInternal::MergeCopy(Aggregator& into,
+                                           const Aggregator& from) {
+  if (into.rep_ == nullptr || into.rep_->engine == nullptr ||
+      from.rep_ == nullptr || from.rep_->engine == nullptr) {
+    return absl::FailedPreconditionError(
+        "MergeCopy of a moved-from Aggregator");
+  }
+  if (!into.rep_->error.ok()) return into.rep_->error;
+  if (!from.rep_->error.ok()) return from.rep_->error;
+  const LineCounters before = into.rep_->engine->counters();
+  return into.Fail(into.rep_->engine->Merge(*from.rep_->engine), before);
+}
+
+absl::StatusOr<Aggregator> AggregatorInternal::EmptyLike(
+    const Aggregator& model) {
+  if (model.rep_ == nullptr || model.rep_->engine == nullptr) {
+    return absl::FailedPreconditionError(
+        "EmptyLike of a moved-from Aggregator");
+  }
+  AggregatorOptions options = model.rep_->engine->options();
+  options.splits = {0, 1};
+  options.source.clear();
+  return Aggregator::Create(model.query_, options);
+}
+
+SplitRange AggregatorInternal::Coverage(const Aggregator& aggregator) {
+  return aggregator.rep_ == nullptr ? SplitRange{0, 0}
+                                    : aggregator.rep_->coverage;
+}
+
+StreamMark AggregatorInternal::Mark(const Aggregator& aggregator) {
+  return aggregator.rep_ == nullptr ? StreamMark() : aggregator.rep_->mark;
+}
 
 void AggregatorInternal::DiscardPartialLine(Aggregator& aggregator,
                                             SourceId source) {

@@ -16,6 +16,20 @@ namespace mapr {
 
 class AggregatorInternal {
  public:
+  // Adds the state of `from` (its lines coming after `into`'s: its last()
+  // values win) to `into`, leaving `from` unchanged: Merge() without
+  // consuming, for mapr::PartialReducer's views over sources it keeps. No
+  // adjacency or source check; `from`'s unfinished PushBytes() lines are
+  // not included. Errors as Merge().
+  static absl::Status MergeCopy(Aggregator& into, const Aggregator& from);
+  // An open aggregator of `model`'s query and options, holding nothing,
+  // with no source and covering split 0: where MergeCopy() gathers sources.
+  static absl::StatusOr<Aggregator> EmptyLike(const Aggregator& model);
+  // The splits `aggregator` covers and the stream mark of its latest
+  // partial ({} for a moved-from aggregator).
+  static SplitRange Coverage(const Aggregator& aggregator);
+  static StreamMark Mark(const Aggregator& aggregator);
+
   // Drops the line that PushBytes() left unfinished in `source`, without
   // aggregating or counting it, and ends `source`'s byte stream: the stream
   // broke off (a read error), so where that line would have ended is

@@ -1,5 +1,7 @@
 #include "mapr/partial.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/partial_codec.h"
 #include "util/status_macros.h"
@@ -17,6 +19,8 @@ absl::StatusOr<PartialInfo> InspectPartial(std::string_view frame) {
   info.fingerprint = f.fingerprint;
   info.splits = f.splits;
   info.run_id = std::string(f.run_id);
+  info.source = std::string(f.source);
+  info.mark = std::move(f.mark);
   info.counters = f.counters;
   info.groups = f.groups;
   info.frame_bytes = f.frame_bytes;

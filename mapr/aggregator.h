@@ -201,6 +201,10 @@ class MAPR_EXPORT Aggregator {
   // was created with, so a reducer can check that none is missing. Lines
   // that PushBytes() holds unfinished belong to a later delta.
   absl::StatusOr<std::string> TakeDeltaPartial();
+  // The same, with `mark` in the frame (mapr/partial.h): the stream's last
+  // delta (`final`) and how far its inputs were read, for a reducer's
+  // status and a resuming reader.
+  absl::StatusOr<std::string> TakeDeltaPartial(const StreamMark& mark);
 
   // Counters so far; for a failed aggregator, as they were before the call
   // that failed.

@@ -16,6 +16,7 @@
 #include "mapr/options.h"          // IWYU pragma: export
 #include "mapr/outfile.h"          // IWYU pragma: export
 #include "mapr/partial.h"          // IWYU pragma: export
+#include "mapr/partial_reducer.h"  // IWYU pragma: export
 #include "mapr/query.h"            // IWYU pragma: export
 #include "mapr/result.h"           // IWYU pragma: export
 #include "mapr/status.h"           // IWYU pragma: export

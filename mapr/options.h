@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "mapr/export.h"
 
@@ -49,6 +50,27 @@ struct MAPR_EXPORT CompileOptions {
   double percentile_accuracy = 0.01;
 };
 
+// How far a stream of delta partials has read one input: the bytes of
+// `input` before `offset` are in this partial or an earlier one of its
+// stream (whole lines only; an unfinished last line belongs to a later
+// delta). `mapr map --follow --resume-from` restarts there.
+struct InputPosition {
+  std::string input;  // The path as given, or "-" for standard input.
+  uint64_t offset = 0;
+  friend bool operator==(const InputPosition&, const InputPosition&) = default;
+};
+
+// What a delta partial says about its stream (docs/partial-format.md, the
+// stream section): whether it is the stream's last, and where its inputs
+// stand. The stream's source is AggregatorOptions::source.
+struct StreamMark {
+  // The last delta of its stream: the input ended (standard input reached
+  // its end, or `--until-eof`). A reducer knows the source is complete.
+  bool final = false;
+  std::vector<InputPosition> positions;
+  friend bool operator==(const StreamMark&, const StreamMark&) = default;
+};
+
 struct MAPR_EXPORT AggregatorOptions {
   // ---- Behaviour
 
@@ -69,6 +91,15 @@ struct MAPR_EXPORT AggregatorOptions {
   // this one. A partial read with Aggregator::FromPartial takes its run.
   // Default: empty, no run (such partials merge only with each other).
   std::string run_id;
+
+  // The source of the aggregator's partials: the host (or daemon instance)
+  // whose lines they hold, when several sources number their splits (their
+  // delta partials) each from 0. Partials record it; partials of one source
+  // merge by the split rules (MergeSerialized refuses another source's),
+  // and a mapr::PartialReducer merges whole sources, in the order it is
+  // given. It does not change results. A partial read with
+  // Aggregator::FromPartial takes its source. Default: empty, no source.
+  std::string source;
 
   // ---- Limits and performance
 

@@ -69,6 +69,11 @@ struct PartialInfo {
   SplitRange splits;
   // AggregatorOptions::run_id of its aggregator; empty without one.
   std::string run_id;
+  // AggregatorOptions::source: the host (or daemon instance) the partial
+  // comes from; empty without one. Splits are numbered per source.
+  std::string source;
+  // The stream mark of the last delta it holds (TakeDeltaPartial).
+  StreamMark mark;
   // The line counters of those splits.
   LineCounters counters;
   // Groups held (every group: partials are never ordered or limited).

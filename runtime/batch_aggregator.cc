@@ -618,7 +618,7 @@ void BatchAggregator::FindMergeTargets(const BatchAggregator& later,
   }
 }
 
-absl::Status BatchAggregator::Merge(BatchAggregator& later,
+absl::Status BatchAggregator::Merge(const BatchAggregator& later,
                                     size_t min_groups_per_thread) {
   if (later.plan_->canonical != plan_->canonical) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -53,10 +53,11 @@ class BatchAggregator {
   // `min_groups_per_thread` of `later`'s groups), and the states combine on
   // as many, a state per thread; the groups' ids and the result are the
   // same for any number of threads.
-  absl::Status Merge(BatchAggregator& later) {
+  absl::Status Merge(const BatchAggregator& later) {
     return Merge(later, kMinGroupsPerResultThread);
   }
-  absl::Status Merge(BatchAggregator& later, size_t min_groups_per_thread);
+  absl::Status Merge(const BatchAggregator& later,
+                     size_t min_groups_per_thread);
   // Renders the current state.
   ResultTable Result() const { return Result(options_.result_threads); }
   // The same on up to `threads` threads (AggregatorOptions::result_threads),

@@ -115,8 +115,32 @@ const char* SectionName(PartialSection kind) {
       return "values not numeric";
     case PartialSection::kRun:
       return "run";
+    case PartialSection::kStream:
+      return "stream";
   }
   return "?";
+}
+
+// The stream section (v1.4): bytes source, u8 flags (bit 0: final), u32 n,
+// n x (bytes input, u64 offset).
+absl::Status ReadStreamSection(std::string_view in, PartialFrame* f) {
+  uint8_t flags;
+  uint32_t n;
+  if (!ReadBytes(&in, &f->source) || !ReadU8(&in, &flags) || flags > 1 ||
+      !ReadU32(&in, &n) || n > in.size() / 12) {
+    return Malformed("stream section");
+  }
+  f->mark.final = flags == 1;
+  f->mark.positions.resize(n);
+  for (InputPosition& p : f->mark.positions) {
+    std::string_view input;
+    if (!ReadBytes(&in, &input) || !ReadU64(&in, &p.offset)) {
+      return Malformed("stream section");
+    }
+    p.input = std::string(input);
+  }
+  if (!in.empty()) return Malformed("stream section");
+  return absl::OkStatus();
 }
 
 absl::Status ReadQuerySection(std::string_view in, PartialFrame* f) {
@@ -320,6 +344,9 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
     if (!ReadBytes(&in11, &f.run_id) || f.run_id.empty() || !in11.empty()) {
       return Malformed("run section");
     }
+  }
+  if (seen[12]) {
+    MAPR_RETURN_IF_ERROR(ReadStreamSection(sections[12], &f));
   }
   const bool state_sections =
       (LoadU64(b, kFlagsAt) & kPartialFlagStateSections) != 0;
@@ -589,8 +616,8 @@ void PartialCodec::AppendStateSection(const BatchAggregator& agg,
   EndSection(out, at);
 }
 
-std::string PartialCodec::Encode(const BatchAggregator& agg,
-                                 SplitRange splits) {
+std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
+                                 const StreamMark& mark) {
   const plan::Plan& p = *agg.plan_;
   const GroupTable& groups = agg.groups_;
   bool state_sections = false;
@@ -608,7 +635,12 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   AppendU16(&out, kPartialMajor);
   // The oldest minor that has every section written.
   const std::string& run_id = agg.options_.run_id;
-  AppendU16(&out, not_numeric || !run_id.empty() ? 3 : state_sections ? 2 : 1);
+  const std::string& source = agg.options_.source;
+  const bool stream = !source.empty() || mark.final || !mark.positions.empty();
+  AppendU16(&out, stream                           ? 4
+                  : not_numeric || !run_id.empty() ? 3
+                  : state_sections                 ? 2
+                                                   : 1);
   AppendU32(&out, kPartialHeaderBytes);
   AppendU64(&out, state_sections ? kPartialFlagStateSections : 0);
   AppendU64(&out, 0);  // frame size, below
@@ -632,6 +664,17 @@ std::string PartialCodec::Encode(const BatchAggregator& agg,
   EndSection(&out, at);
 
   AppendFieldSections(agg, not_numeric, &out);
+  if (stream) {
+    at = BeginSection(&out, PartialSection::kStream);
+    AppendBytes(&out, source);
+    AppendU8(&out, mark.final ? 1 : 0);
+    AppendU32(&out, static_cast<uint32_t>(mark.positions.size()));
+    for (const InputPosition& position : mark.positions) {
+      AppendBytes(&out, position.input);
+      AppendU64(&out, position.offset);
+    }
+    EndSection(&out, at);
+  }
 
   // Groups in key byte order; per group the key, the presence bits of the
   // stored slots of the groups section, then the state bytes of each

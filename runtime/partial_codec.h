@@ -28,7 +28,7 @@
 namespace mapr::runtime {
 
 inline constexpr uint16_t kPartialMajor = 1;
-inline constexpr uint16_t kPartialMinor = 3;
+inline constexpr uint16_t kPartialMinor = 4;
 // Header flag bit 0 (v1.2): the frame holds aggregate states in sections of
 // kinds 7-9 (quantile, distinct, moments), which a reader must not skip; a
 // v1.0 or v1.1 reader refuses it by this flag. Frames without such states
@@ -57,6 +57,8 @@ struct PartialFrame {
   std::string_view group_bytes;                 // the kGroups payload
   std::optional<std::string_view> not_numeric;  // the kNotNumeric payload
   std::string_view run_id;  // the kRun payload; empty without one
+  std::string_view source;  // from the kStream payload; empty without one
+  StreamMark mark;          // from the kStream payload
   // The kQuantileStates..kMomentsStates payloads, by kind - 7 (empty when
   // absent).
   std::array<std::optional<std::string_view>, 3> state_sections;
@@ -82,8 +84,10 @@ class PartialCodec {
   // and max_line_bytes. Not the hostname, not the splits.
   static std::array<uint64_t, 2> Fingerprint(const BatchAggregator& agg);
 
-  // `agg`'s state as a frame covering `splits`.
-  static std::string Encode(const BatchAggregator& agg, SplitRange splits);
+  // `agg`'s state as a frame covering `splits`, with `mark` (and agg's
+  // source) in the stream section.
+  static std::string Encode(const BatchAggregator& agg, SplitRange splits,
+                            const StreamMark& mark = {});
 
   // Reads `frame`'s counters, field counts, groups and states into `agg`,
   // which holds no groups and zero counters (new or Reset()) and was made

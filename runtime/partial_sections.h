@@ -26,8 +26,11 @@ enum class PartialSection : uint32_t {
   kNotNumeric = 10,
   // v1.3: AggregatorOptions::run_id (written only when it is set).
   kRun = 11,
+  // v1.4: AggregatorOptions::source and the StreamMark of a delta (written
+  // only when there is a source, a final mark or input positions).
+  kStream = 12,
 };
-inline constexpr uint32_t kLastPartialSection = 11;
+inline constexpr uint32_t kLastPartialSection = 12;
 
 }  // namespace mapr::runtime
 

@@ -1,7 +1,10 @@
 #include "bindings/cli/flags.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -168,6 +171,60 @@ absl::Status SetHostname(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+absl::Status SetSource(Flags& flags, std::string_view value) {
+  if (value.empty()) return Usage("--source needs a non-empty ID");
+  flags.source = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetResumeFrom(Flags& flags, std::string_view value) {
+  absl::StatusOr<uint64_t> n =
+      ParseUint(value, "--resume-from", "a byte offset from 0");
+  if (!n.ok()) return n.status();
+  flags.resume_from = *n;
+  return absl::OkStatus();
+}
+
+// Appends the comma-separated hosts of `value` (empty entries skipped).
+absl::Status AddHosts(Flags& flags, std::string_view value) {
+  size_t before = flags.hosts.size();
+  for (std::string_view rest = value; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    std::string_view host = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view()
+                                           : rest.substr(comma + 1);
+    if (!host.empty()) flags.hosts.emplace_back(host);
+  }
+  if (flags.hosts.size() == before) return Usage("--hosts needs a host");
+  return absl::OkStatus();
+}
+
+// Appends the hosts of file `value`: one per line; blank lines and lines
+// starting with '#' are skipped, and so is what follows a host on its line.
+absl::Status AddHostsFile(Flags& flags, std::string_view value) {
+  std::FILE* f = std::fopen(std::string(value).c_str(), "r");
+  if (f == nullptr) {
+    return Usage(absl::StrCat("--hosts-file ", ToAbsl(value), ": ",
+                              std::strerror(errno)));
+  }
+  char line[4096];
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    std::string_view l(line);
+    const size_t start = l.find_first_not_of(" \t\r\n");
+    if (start == std::string_view::npos || l[start] == '#') continue;
+    l.remove_prefix(start);
+    flags.hosts.emplace_back(l.substr(0, l.find_first_of(" \t\r\n")));
+  }
+  std::fclose(f);
+  return absl::OkStatus();
+}
+
+template <std::string Flags::*kField>
+absl::Status SetText(Flags& flags, std::string_view value) {
+  flags.*kField = std::string(value);
+  return absl::OkStatus();
+}
+
 absl::Status SetRunId(Flags& flags, std::string_view value) {
   if (value.empty()) return Usage("--run-id needs a non-empty ID");
   flags.run_id = std::string(value);
@@ -257,6 +314,25 @@ constexpr FlagSpec kFlagSpecs[] = {
      "different runs (a stale one of an earlier run) refuse\n"
      "to merge in combine and reduce",
      SetRunId},
+    {"--source", 0, "ID", FlagSection::kDistributed,
+     "map: the partials come from source ID (a host);\n"
+     "each source numbers its splits from 0, and reduce\n"
+     "merges sources (default with --follow: the host\n"
+     "name; otherwise none)",
+     SetSource},
+    {"--until-eof", 0, "", FlagSection::kDistributed,
+     "map --follow: end (final partial, exit 0) at the\n"
+     "files' end instead of following them",
+     Set<&Flags::until_eof>},
+    {"--stop-on-stdin-eof", 0, "", FlagSection::kDistributed,
+     "map --follow: the end of standard input stops it\n"
+     "as SIGTERM does (the last partial, exit 0); FILEs\n"
+     "are then needed",
+     Set<&Flags::stop_on_stdin_eof>},
+    {"--resume-from", 0, "OFFSET", FlagSection::kDistributed,
+     "map --follow: read the one FILE from byte OFFSET\n"
+     "(a line start: a partial's position, see inspect)",
+     SetResumeFrom},
     {"--b64", 0, "", FlagSection::kDistributed,
      "map, combine: write a text line <split>TAB<base64>\n"
      "instead of a binary partial (Hadoop Streaming)",
@@ -265,6 +341,21 @@ constexpr FlagSpec kFlagSpecs[] = {
      "reduce: fail (exit 1) unless the partials cover\n"
      "splits 0 to N-1, naming the missing ones",
      Parse<&Flags::expect_splits, ParseExpectSplits>},
+    {"--hosts", 0, "LIST", FlagSection::kRemote,
+     "comma-separated hosts (ssh destinations) to query", AddHosts},
+    {"--hosts-file", 0, "FILE", FlagSection::kRemote,
+     "hosts, one per line ('#' comments)", AddHostsFile},
+    {"--ssh", 0, "COMMAND", FlagSection::kRemote,
+     "the ssh client and its options, split at spaces\n"
+     "(default: ssh -o BatchMode=yes)",
+     SetText<&Flags::ssh>},
+    {"--remote-mapr", 0, "PATH", FlagSection::kRemote,
+     "the mapr command on the hosts (default: mapr)",
+     SetText<&Flags::remote_mapr>},
+    {"--allow-partial", 0, "", FlagSection::kRemote,
+     "exit 0 even if a host failed (the result still\n"
+     "says which hosts it lacks)",
+     Set<&Flags::allow_partial>},
     {"--help", 'h', "", FlagSection::kOther, "print this help and exit",
      Set<&Flags::help>},
     {"--version", 'V', "", FlagSection::kOther, "print the version and exit",
@@ -313,6 +404,7 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
     if (word == "combine") flags.command = Command::kCombine;
     if (word == "reduce") flags.command = Command::kReduce;
     if (word == "inspect") flags.command = Command::kInspect;
+    if (word == "remote") flags.command = Command::kRemote;
     if (flags.command != Command::kQuery) first = 2;
   }
   for (int i = first; i < argc; ++i) {
@@ -367,7 +459,7 @@ absl::StatusOr<Flags> ParseFlags(int argc, const char* const* argv) {
   if (flags.command == Command::kCombine || flags.command == Command::kReduce ||
       flags.command == Command::kInspect) {
     if (flags.query.has_value()) {
-      return Usage("--query works only with map and without a subcommand");
+      return Usage("--query works only with a query, map and remote");
     }
     for (std::string& p : positional) flags.files.push_back(std::move(p));
     return flags;
@@ -417,6 +509,7 @@ std::string HelpText(int cpus) {
   or:  mapr combine [--b64] PART...|- > PART
   or:  mapr reduce [OPTION]... PART...|-
   or:  mapr inspect PART...|-
+  or:  mapr remote --hosts H1,H2,... [OPTION]... QUERY FILE...
 
 Runs a DTail-compatible mapreduce QUERY over log lines and prints the result
 as a table. With no FILE, or where FILE is -, reads standard input. gzip,
@@ -433,12 +526,20 @@ style (docs/distributed.md): `map` writes the partial state of its input
 adjacent splits into one, and `reduce` merges them and prints the result
 (`outfile` applies only there). Partials are taken in split order, whatever
 order they are named in; a PART may hold several, binary or --b64 lines.
-`inspect` prints what a partial holds. A subcommand must be the first
-argument: elsewhere, a word like `map` is a FILE.
+`inspect` prints what a partial holds. `map --follow` writes one delta
+partial per interval (empty ones too) and a final one at the end of its
+input. `remote` runs `mapr map` on every host over ssh (OpenSSH), merges
+their partials and prints the result: once, or every interval with
+--follow. A subcommand must be the first argument: elsewhere, a word like
+`map` is a FILE.
 )";
   static constexpr std::string_view kSectionTitles[] = {
-      "Output", "Input", "Follow (tail mode)",
-      "Distributed (mapr map|combine|reduce|inspect)", "Other"};
+      "Output",
+      "Input",
+      "Follow (tail mode)",
+      "Distributed (mapr map|combine|reduce|inspect)",
+      "Remote (mapr remote; also --follow, --interval-ms, --output)",
+      "Other"};
   const std::string default_threads = absl::StrCat(cpus);
   const FlagSpec* previous = nullptr;
   for (const FlagSpec& f : kFlagSpecs) {

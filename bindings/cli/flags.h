@@ -28,9 +28,10 @@ enum class OutputFormat { kTable, kCsv, kJson, kJsonl, kChart };
 
 // What the command does: run a query (the default), or one step of a
 // distributed run (docs/distributed.md). A subcommand is recognized only as
-// the very first argument, spelled exactly "map", "combine", "reduce" or
-// "inspect"; anywhere else these words are files (or the query).
-enum class Command { kQuery, kMap, kCombine, kReduce, kInspect };
+// the very first argument, spelled exactly "map", "combine", "reduce",
+// "inspect" or "remote"; anywhere else these words are files (or the
+// query).
+enum class Command { kQuery, kMap, kCombine, kReduce, kInspect, kRemote };
 
 // --split: a number, or "auto" (SplitFromEnvironment(),
 // bindings/cli/partials.h).
@@ -67,8 +68,24 @@ struct Flags {
   std::optional<std::pair<uint64_t, uint64_t>> range;
   // `mapr map`: the run its partial belongs to (AggregatorOptions::run_id).
   std::string run_id;
+  // `mapr map`: the source of its partials (AggregatorOptions::source).
+  std::string source;
+  // `mapr map --follow`: end at the files' end; start the one FILE at this
+  // byte offset.
+  bool until_eof = false;
+  std::optional<uint64_t> resume_from;
+  // `mapr map --follow`: the end of standard input stops following (as
+  // SIGTERM does); `mapr remote` closes it to stop a host.
+  bool stop_on_stdin_eof = false;
   // `mapr map` and `combine`: write `<split>\t<base64>` lines.
   bool b64 = false;
+  // `mapr remote`: the hosts (--hosts, then --hosts-file lines), the ssh
+  // command (split at spaces), the mapr command on the hosts, and whether
+  // a result without every host is exit 0.
+  std::vector<std::string> hosts;
+  std::string ssh = "ssh -o BatchMode=yes";
+  std::string remote_mapr = "mapr";
+  bool allow_partial = false;
   // `mapr reduce`: the partials must cover [0, N); 0: not checked.
   uint64_t expect_splits = 0;
   // The query (--query, else the first positional argument).
@@ -84,6 +101,7 @@ enum class FlagSection : uint8_t {
   kInput,
   kFollow,
   kDistributed,
+  kRemote,
   kOther
 };
 

@@ -30,6 +30,7 @@ std::string GoodValue(const FlagSpec& f) {
   if (f.name == "--hostname" || f.name == "--query") return "x";
   if (f.name == "--range") return "0:100";
   if (f.name == "--split") return "auto";
+  if (f.name == "--hosts-file") return "/dev/null";
   return "7";  // --threads, --max-groups, --interval-ms
 }
 
@@ -154,11 +155,52 @@ TEST(FlagsTest, SubcommandOnlyAsTheFirstArgument) {
   EXPECT_FALSE(flags->query.has_value());
   EXPECT_EQ(flags->files, (std::vector<std::string>{"select x.part", "b"}));
   EXPECT_EQ(Parse({"combine", "--query", "q"}).status().message(),
-            "--query works only with map and without a subcommand");
+            "--query works only with a query, map and remote");
   EXPECT_EQ(Parse({"map", "--range", "9:3"}).status().message(),
             "invalid --range '9:3' (use LO:HI, byte offsets, LO <= HI)");
   EXPECT_EQ(Parse({"reduce", "--expect-splits", "0"}).status().message(),
             "invalid --expect-splits '0' (use a number of splits from 1)");
+}
+
+TEST(FlagsTest, RemoteAndMapFollowOptions) {
+  const std::string hosts_file =
+      ::testing::TempDir() + "/flags_test_hosts.txt";
+  {
+    std::ofstream out(hosts_file);
+    out << "# the web tier\n  web-3  rack 2\n\nuser@web-4\r\n";
+  }
+  absl::StatusOr<Flags> flags =
+      Parse({"remote", "--hosts", "web-1,,web-2", "--hosts-file", hosts_file,
+             "--ssh", "ssh -p 2222", "--remote-mapr", "/opt/mapr/bin/mapr",
+             "--allow-partial", "--follow", "select x", "/var/log/a.log"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->command, Command::kRemote);
+  EXPECT_EQ(flags->hosts, (std::vector<std::string>{"web-1", "web-2", "web-3",
+                                                    "user@web-4"}));
+  EXPECT_EQ(flags->ssh, "ssh -p 2222");
+  EXPECT_EQ(flags->remote_mapr, "/opt/mapr/bin/mapr");
+  EXPECT_TRUE(flags->allow_partial && flags->follow);
+  EXPECT_EQ(flags->query, "select x");
+  EXPECT_EQ(flags->files, (std::vector<std::string>{"/var/log/a.log"}));
+  EXPECT_EQ(Parse({"remote", "--hosts", ","}).status().message(),
+            "--hosts needs a host");
+  EXPECT_THAT(std::string(
+                  Parse({"remote", "--hosts-file", "/nonexistent/hosts"})
+                      .status()
+                      .message()),
+              HasSubstr("--hosts-file /nonexistent/hosts: No such file"));
+
+  flags = Parse({"map", "--follow", "--source", "web-1", "--until-eof",
+                 "--resume-from", "1234", "--stop-on-stdin-eof", "select x",
+                 "a.log"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->source, "web-1");
+  EXPECT_TRUE(flags->until_eof && flags->stop_on_stdin_eof);
+  EXPECT_EQ(flags->resume_from, 1234u);
+  EXPECT_EQ(Parse({"map", "--source="}).status().message(),
+            "--source needs a non-empty ID");
+  EXPECT_EQ(Parse({"map", "--resume-from", "-1"}).status().message(),
+            "invalid --resume-from '-1' (use a byte offset from 0)");
 }
 
 TEST(FlagsTest, UnknownOptions) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <thread>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "mapr/input.h"
@@ -28,6 +30,7 @@
 #include "mapr/log_format.h"
 #include "util/errno_text.h"
 #include "util/host_name.h"
+#include "util/status_macros.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
@@ -72,8 +75,6 @@ enum class InputState : uint8_t {
 };
 
 struct Input {
-  explicit Input(size_t max_line_bytes) : splitter(max_line_bytes) {}
-
   size_t index = 0;  // On the command line: the SourceId.
   std::string name;  // The path, or "-".
   InputState state = InputState::kFailed;
@@ -88,20 +89,18 @@ struct Input {
   bool skip_fragment = false;
   // Missing at the start, and not opened since.
   bool awaited = false;
-  // Lines were pushed into `producer`.
-  bool pushed = false;
-  LineSplitter splitter;
-  std::unique_ptr<TurboAggregate::Producer> producer;
+  // The sink was told that the input begins (FollowSink::Begin), and not
+  // yet that it is finished.
+  bool begun = false;
 };
 
 // The reader: follows every input from one thread.
 class Follower {
  public:
-  Follower(TurboAggregate& turbo, const FollowOptions& options,
-           bool stateless_format, const FollowCallbacks& callbacks, int wake_fd)
-      : turbo_(turbo),
+  Follower(FollowSink& sink, const FollowInputsOptions& options,
+           const FollowCallbacks& callbacks, int wake_fd)
+      : sink_(sink),
         options_(options),
-        stateless_format_(stateless_format),
         callbacks_(callbacks),
         wake_fd_(wake_fd),
         buf_(std::make_unique<char[]>(kChunkBytes)) {}
@@ -119,7 +118,7 @@ class Follower {
   absl::StatusOr<size_t> Open(const std::vector<FileInput>& inputs) {
     bool stdin_taken = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      auto in = std::make_unique<Input>(options_.max_line_bytes);
+      auto in = std::make_unique<Input>();
       in->index = i;
       in->name = inputs[i].path;
       if (inputs[i].is_stdin) {
@@ -131,7 +130,10 @@ class Follower {
           in->fd = STDIN_FILENO;
           in->state = InputState::kStream;
         }
-      } else if (absl::Status s = OpenFile(*in, !options_.from_start);
+      } else if (absl::Status s = OpenFile(*in, !options_.from_start,
+                                           i < options_.resume_from.size()
+                                               ? options_.resume_from[i]
+                                               : std::nullopt);
                  !s.ok()) {
         if (absl::IsNotFound(s)) {
           in->state = InputState::kWaiting;
@@ -166,16 +168,14 @@ class Follower {
       if (in->state == InputState::kFailed || in->state == InputState::kEnded) {
         continue;
       }
-      absl::StatusOr<std::unique_ptr<TurboAggregate::Producer>> p =
-          turbo_.AddProducer(static_cast<SourceId>(in->index), in->name);
-      if (!p.ok()) return p.status();
-      in->producer = *std::move(p);
+      MAPR_RETURN_IF_ERROR(sink_.Begin(in->index, in->name, in->offset));
+      in->begun = true;
     }
     return live;
   }
 
   // A one-line description of the run, for FollowCallbacks::started.
-  std::string Summary(int64_t interval_ms) const {
+  std::string Summary(const std::string& every) const {
     size_t live = 0;
     const Input* only = nullptr;
     bool any_file = false;
@@ -201,13 +201,7 @@ class Follower {
       absl::StrAppend(
           &text, options_.from_start ? " from the start" : " from the end");
     }
-    absl::StrAppend(
-        &text, "; ",
-        options_.mode == ReportMode::kDelta ? "delta" : "cumulative",
-        " report every ",
-        interval_ms % 1000 == 0 ? absl::StrCat(interval_ms / 1000, "s")
-                                : absl::StrCat(interval_ms, "ms"),
-        "; Ctrl-C or SIGTERM prints the final result");
+    absl::StrAppend(&text, "; ", every);
     return text;
   }
 
@@ -215,6 +209,8 @@ class Follower {
   // has ended or failed), reads the rest on a first stop request, then
   // finishes every producer.
   void Run() {
+    next_tick_ = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(options_.tick_ms);
     try {
       Loop();
       if (error_.ok() && stop_.load() == 1) Drain();
@@ -239,11 +235,7 @@ class Follower {
   // After Run().
   const absl::Status& error() const { return error_; }
   size_t failed() const { return failed_; }
-  uint64_t too_long_lines() const {
-    uint64_t n = 0;
-    for (const auto& in : inputs_) n += in->splitter.too_long_lines();
-    return n;
-  }
+  bool hung_up() const { return hung_up_.load(); }
 
  private:
   void Loop() {
@@ -260,6 +252,11 @@ class Follower {
             const ReadOutcome r = ReadFile(*in, kReadsPerTurn, std::nullopt);
             progress |= r.progress;
             if (r.at_end) progress |= CheckFile(*in);
+            if (r.at_end && options_.until_eof &&
+                in->state == InputState::kFile && !r.progress) {
+              EndInput(*in);  // --until-eof: read to its end once.
+              progress = true;
+            }
             break;
           }
           case InputState::kStream:
@@ -274,21 +271,60 @@ class Follower {
                  in->state == InputState::kStream;
       }
       if (!active) return;  // Every input has ended or failed.
+      MaybeTick();
       if (!progress) Wait();
     }
   }
 
-  // Sleeps for poll_ms, or until a stream has data or a stop request.
+  // Calls FollowSink::Tick() when tick_ms have passed since the last one.
+  void MaybeTick() {
+    if (options_.tick_ms <= 0 || !error_.ok()) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now < next_tick_) return;
+    next_tick_ = now + std::chrono::milliseconds(options_.tick_ms);
+    if (absl::Status s = sink_.Tick(); !s.ok()) error_ = s;
+  }
+
+  // Sleeps for poll_ms (at most until the next tick), or until a stream has
+  // data, a stop request, or the hangup fd's reader is gone.
   void Wait() {
     std::vector<pollfd> fds;
     fds.push_back({wake_fd_, POLLIN, 0});
+    const size_t hangup_at = fds.size();
+    if (options_.hangup_fd >= 0) fds.push_back({options_.hangup_fd, 0, 0});
+    const size_t stop_at = fds.size();
+    if (options_.stop_fd >= 0 && !stop_fd_ended_) {
+      fds.push_back({options_.stop_fd, POLLIN, 0});
+    }
+    const size_t first_input = fds.size();
     for (const auto& in : inputs_) {
       if (in->state == InputState::kStream) fds.push_back({in->fd, POLLIN, 0});
     }
-    if (poll(fds.data(), fds.size(), options_.poll_ms) > 0 &&
-        (fds[0].revents & POLLIN) != 0) {
+    int timeout = options_.poll_ms;
+    if (options_.tick_ms > 0) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+          next_tick_ - std::chrono::steady_clock::now());
+      timeout = static_cast<int>(
+          std::clamp<int64_t>(left.count(), 0, options_.poll_ms));
+    }
+    if (poll(fds.data(), fds.size(), timeout) <= 0) return;
+    if ((fds[0].revents & POLLIN) != 0) {
       uint64_t count;
       [[maybe_unused]] ssize_t r = read(wake_fd_, &count, sizeof(count));
+    }
+    if (stop_at > hangup_at &&
+        (fds[hangup_at].revents & (POLLERR | POLLHUP)) != 0) {
+      hung_up_ = true;
+      RequestStop(2);
+    }
+    if (first_input > stop_at &&
+        (fds[stop_at].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+      char byte[512];
+      const ssize_t n = read(options_.stop_fd, byte, sizeof(byte));
+      if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+        stop_fd_ended_ = true;
+        RequestStop(1);
+      }
     }
   }
 
@@ -307,22 +343,32 @@ class Follower {
     }
   }
 
-  // Pushes the unfinished lines and finishes every producer.
+  // Ends every input's data and finishes it in the sink.
   void FinishAll() {
     for (auto& in : inputs_) {
-      if (in->producer != nullptr) {
+      if (in->begun) {
         if (in->state != InputState::kFailed) EndOfData(*in);
-        in->producer->Finish().IgnoreError();  // FinishInput() reports it.
-        in->producer.reset();
+        sink_.Finish(in->index);
+        in->begun = false;
       }
       if (in->state == InputState::kWaiting && in->awaited) ++failed_;
       CloseFd(*in);
     }
   }
 
+  // A stream or --until-eof file at its end: its data ends, it is finished.
+  void EndInput(Input& in) {
+    EndOfData(in);
+    if (in.begun) sink_.Finish(in.index);
+    in.begun = false;
+    CloseFd(in);
+    in.state = InputState::kEnded;
+  }
+
   // Opens the file of `in` (kFile), or a pipe or device (kStream), at the
-  // end of the file or at its start.
-  absl::Status OpenFile(Input& in, bool at_end) {
+  // end of the file, at `resume_from` (a line start) or at its start.
+  absl::Status OpenFile(Input& in, bool at_end,
+                        std::optional<uint64_t> resume_from = std::nullopt) {
     int fd;
     do {
       // O_NONBLOCK: opening a FIFO does not wait for a writer.
@@ -366,10 +412,19 @@ class Follower {
     in.skip_fragment = false;
     in.state = InputState::kFile;
     in.awaited = false;
-    if (at_end && st.st_size > 0) {
+    if (resume_from.has_value()) {
+      if (*resume_from > static_cast<uint64_t>(st.st_size)) {
+        close(fd);
+        in.fd = -1;
+        return absl::OutOfRangeError(absl::StrCat(
+            "--resume-from ", *resume_from, " is past the file's end (",
+            st.st_size, " bytes): truncated or replaced since"));
+      }
+      in.offset = *resume_from;
+      lseek(fd, static_cast<off_t>(*resume_from), SEEK_SET);
+    } else if (at_end && st.st_size > 0) {
       in.offset = static_cast<uint64_t>(st.st_size);
       lseek(fd, st.st_size, SEEK_SET);
-      in.splitter.ContinueStream();  // Not the file's start.
       char last = '\n';
       in.skip_fragment =
           pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
@@ -428,7 +483,7 @@ class Follower {
       EndOfData(in);
       lseek(in.fd, 0, SEEK_SET);
       in.offset = 0;
-      RenewProducer(in);
+      Renew(in);
       return true;
     }
     struct stat now;
@@ -451,7 +506,7 @@ class Follower {
       }
       return true;
     }
-    RenewProducer(in);
+    Renew(in);
     return true;
   }
 
@@ -465,7 +520,7 @@ class Follower {
       return true;
     }
     Notice(in, "appeared; following it from its start");
-    RenewProducer(in);
+    Renew(in);
     return true;
   }
 
@@ -486,20 +541,18 @@ class Follower {
         return true;
       }
       if (n == 0) {
-        EndOfData(in);
-        in.producer->Finish().IgnoreError();
-        in.producer.reset();
-        CloseFd(in);
-        in.state = InputState::kEnded;
+        EndInput(in);
         return true;
       }
       progress = true;
+      in.offset += static_cast<uint64_t>(n);
       Push(in, std::string_view(buf_.get(), static_cast<size_t>(n)));
     }
     return progress;
   }
 
-  // Splits `chunk` into lines and pushes them.
+  // Hands the bytes just read (in.offset is the offset after them) to the
+  // sink, without the fragment of a line the run started inside of.
   void Push(Input& in, std::string_view chunk) {
     if (in.skip_fragment) {
       const size_t nl = chunk.find('\n');
@@ -507,36 +560,28 @@ class Follower {
       chunk.remove_prefix(nl + 1);
       in.skip_fragment = false;
     }
-    std::span<const std::string_view> lines = in.splitter.Split(chunk);
-    if (lines.empty()) return;
-    in.pushed = true;
-    if (absl::Status s = in.producer->PushLines(lines); !s.ok()) error_ = s;
+    if (chunk.empty() || !error_.ok()) return;
+    if (absl::Status s = sink_.Bytes(in.index, chunk, in.offset); !s.ok()) {
+      error_ = s;
+    }
   }
 
   // The data of `in` ends here (truncation, rotation, end of the stream or
   // of the run): its unfinished last line is a line.
   void EndOfData(Input& in) {
     in.skip_fragment = false;
-    std::optional<std::string_view> last = in.splitter.Finish();
-    if (!last.has_value() || !error_.ok()) return;
-    in.pushed = true;
-    if (absl::Status s = in.producer->PushLine(*last); !s.ok()) error_ = s;
+    if (!in.begun || !error_.ok()) return;
+    if (absl::Status s = sink_.EndData(in.index); !s.ok()) error_ = s;
   }
 
-  // A new file continues the input. A log format with per-source state
-  // (csv: the header) gets a new producer, so the new file's first line is
-  // its header; the new producer merges after all the others.
-  void RenewProducer(Input& in) {
-    if (stateless_format_ || !in.pushed || !error_.ok()) return;
-    in.producer->Finish().IgnoreError();
-    absl::StatusOr<std::unique_ptr<TurboAggregate::Producer>> p =
-        turbo_.AddProducer(static_cast<SourceId>(in.index), in.name);
-    if (!p.ok()) {
-      error_ = p.status();
+  // A new file (or the file again from its start) continues the input.
+  void Renew(Input& in) {
+    if (!error_.ok()) return;
+    if (absl::Status s = sink_.Begin(in.index, in.name, in.offset); !s.ok()) {
+      error_ = s;
       return;
     }
-    in.producer = *std::move(p);
-    in.pushed = false;
+    in.begun = true;
   }
 
   // Gives up `in` after an error; its unfinished line is dropped.
@@ -545,10 +590,8 @@ class Follower {
     CloseFd(in);
     in.state = InputState::kFailed;
     ++failed_;
-    if (in.producer != nullptr) {
-      in.producer->Finish().IgnoreError();
-      in.producer.reset();
-    }
+    if (in.begun) sink_.Finish(in.index);
+    in.begun = false;
   }
 
   void Error(const Input& in, std::string_view reason) {
@@ -558,24 +601,100 @@ class Follower {
     if (callbacks_.notice) callbacks_.notice(in.name, text);
   }
 
-  TurboAggregate& turbo_;
-  const FollowOptions& options_;
-  const bool stateless_format_;
+  FollowSink& sink_;
+  const FollowInputsOptions& options_;
   const FollowCallbacks& callbacks_;
   const int wake_fd_;
   std::unique_ptr<char[]> buf_;
   std::vector<std::unique_ptr<Input>> inputs_;
   std::atomic<int> stop_{0};
+  std::atomic<bool> hung_up_{false};
+  bool stop_fd_ended_ = false;
   absl::Status error_;
   size_t failed_ = 0;
+  std::chrono::steady_clock::time_point next_tick_ =
+      std::chrono::steady_clock::now();
+};
+
+// The --follow report path: every input is a TurboAggregate producer whose
+// lines a LineSplitter cuts.
+class TurboSink : public FollowSink {
+ public:
+  TurboSink(TurboAggregate& turbo, size_t max_line_bytes, bool stateless)
+      : turbo_(turbo), max_line_bytes_(max_line_bytes), stateless_(stateless) {}
+
+  absl::Status Begin(size_t index, const std::string& name,
+                     uint64_t offset) override {
+    Source& src = Get(index);
+    // A log format with per-source state (csv: the header) gets a new
+    // producer for a new file, so its first line is its header; the new
+    // producer merges after all the others.
+    if (src.producer == nullptr || (!stateless_ && src.pushed)) {
+      if (src.producer != nullptr) src.producer->Finish().IgnoreError();
+      MAPR_ASSIGN_OR_RETURN(
+          src.producer, turbo_.AddProducer(static_cast<SourceId>(index), name));
+      src.pushed = false;
+    }
+    if (offset > 0) src.splitter.ContinueStream();  // Not the file's start.
+    return absl::OkStatus();
+  }
+
+  absl::Status Bytes(size_t index, std::string_view chunk,
+                     uint64_t /*end_offset*/) override {
+    Source& src = Get(index);
+    std::span<const std::string_view> lines = src.splitter.Split(chunk);
+    if (lines.empty()) return absl::OkStatus();
+    src.pushed = true;
+    return src.producer->PushLines(lines);
+  }
+
+  absl::Status EndData(size_t index) override {
+    Source& src = Get(index);
+    std::optional<std::string_view> last = src.splitter.Finish();
+    if (!last.has_value()) return absl::OkStatus();
+    src.pushed = true;
+    return src.producer->PushLine(*last);
+  }
+
+  void Finish(size_t index) override {
+    Source& src = Get(index);
+    src.splitter.DiscardPartialLine();
+    if (src.producer != nullptr) {
+      src.producer->Finish().IgnoreError();  // FinishInput() reports it.
+      src.producer.reset();
+    }
+  }
+
+  uint64_t too_long_lines() const {
+    uint64_t n = 0;
+    for (const auto& [index, src] : sources_)
+      n += src.splitter.too_long_lines();
+    return n;
+  }
+
+ private:
+  struct Source {
+    explicit Source(size_t max_line_bytes) : splitter(max_line_bytes) {}
+    LineSplitter splitter;
+    std::unique_ptr<TurboAggregate::Producer> producer;
+    bool pushed = false;  // Lines went into `producer`.
+  };
+
+  Source& Get(size_t index) {
+    return sources_.try_emplace(index, max_line_bytes_).first->second;
+  }
+
+  TurboAggregate& turbo_;
+  const size_t max_line_bytes_;
+  const bool stateless_;
+  absl::flat_hash_map<size_t, Source> sources_;
 };
 
 }  // namespace
 
-absl::StatusOr<FollowResult> FollowQuery(const Query& query,
-                                         const std::vector<FileInput>& inputs,
-                                         const FollowOptions& options,
-                                         const FollowCallbacks& callbacks) {
+absl::StatusOr<FollowInputsResult> FollowInputs(
+    const std::vector<FileInput>& inputs, const FollowInputsOptions& options,
+    FollowSink& sink, const FollowCallbacks& callbacks) {
   // Signals arrive through a signalfd, so no handler ever runs on a mapr
   // thread; they are blocked before any thread starts, and stay blocked (a
   // second signal during the final report must not kill the process).
@@ -593,36 +712,15 @@ absl::StatusOr<FollowResult> FollowQuery(const Query& query,
   Fd done_fd(eventfd(0, EFD_CLOEXEC));
   if (wake_fd.get() < 0 || done_fd.get() < 0) return ErrnoStatus(errno);
 
-  TurboOptions turbo_options;
-  turbo_options.aggregator.hostname =
-      options.hostname.empty() ? util::HostName() : options.hostname;
-  turbo_options.aggregator.max_line_bytes = options.max_line_bytes;
-  turbo_options.aggregator.max_groups = options.max_groups;
-  turbo_options.mode = options.mode;
-  turbo_options.interval_ms = options.interval_ms;
-  turbo_options.worker_threads = std::max(1, options.threads);
-  absl::StatusOr<std::unique_ptr<TurboAggregate>> turbo =
-      TurboAggregate::Create(query, turbo_options, callbacks.report);
-  if (!turbo.ok()) return turbo.status();
-
-  FollowResult result;
-  // Destroyed before the aggregate: its producers end first.
-  Follower follower(**turbo, options,
-                    LogFormatIsLineIndependent(query.log_format()), callbacks,
-                    wake_fd.get());
+  FollowInputsResult result;
+  Follower follower(sink, options, callbacks, wake_fd.get());
   absl::StatusOr<size_t> live = follower.Open(inputs);
   if (!live.ok()) return live.status();
   if (*live == 0) {
     result.inputs_failed = follower.failed();
     return result;
   }
-  if (callbacks.started) {
-    int64_t interval_ms = options.interval_ms;
-    if (interval_ms == 0) {
-      interval_ms = query.interval_ms() > 0 ? query.interval_ms() : 1000;
-    }
-    callbacks.started(follower.Summary(interval_ms));
-  }
+  if (callbacks.started) callbacks.started(follower.Summary(options.summary));
 
   std::thread reader([&follower, &done_fd] {
     follower.Run();
@@ -647,15 +745,71 @@ absl::StatusOr<FollowResult> FollowQuery(const Query& query,
     }
   }
   reader.join();
-
-  // Every producer has finished: the final report.
-  if (absl::Status s = (*turbo)->FinishInput(); !s.ok()) return s;
   if (!follower.error().ok()) return follower.error();
   result.followed = true;
-  result.stats = (*turbo)->stats();
-  CountTooLongLines(follower.too_long_lines(), result.stats);
   result.inputs_failed = follower.failed();
+  result.hung_up = follower.hung_up();
+  result.signalled = signals_seen > 0;
   return result;
+}
+
+absl::StatusOr<FollowResult> FollowQuery(const Query& query,
+                                         const std::vector<FileInput>& inputs,
+                                         const FollowOptions& options,
+                                         const FollowCallbacks& callbacks) {
+  // Before the aggregate starts its threads, which inherit the mask: a
+  // SIGTERM must never reach a thread that would die of it.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  if (int e = pthread_sigmask(SIG_BLOCK, &signals, nullptr); e != 0) {
+    return ErrnoStatus(e);
+  }
+  TurboOptions turbo_options;
+  turbo_options.aggregator.hostname =
+      options.hostname.empty() ? util::HostName() : options.hostname;
+  turbo_options.aggregator.max_line_bytes = options.max_line_bytes;
+  turbo_options.aggregator.max_groups = options.max_groups;
+  turbo_options.mode = options.mode;
+  turbo_options.interval_ms = options.interval_ms;
+  turbo_options.worker_threads = std::max(1, options.threads);
+  absl::StatusOr<std::unique_ptr<TurboAggregate>> turbo =
+      TurboAggregate::Create(query, turbo_options, callbacks.report);
+  if (!turbo.ok()) return turbo.status();
+
+  int64_t interval_ms = options.interval_ms;
+  if (interval_ms == 0) {
+    interval_ms = query.interval_ms() > 0 ? query.interval_ms() : 1000;
+  }
+  FollowInputsOptions follow;
+  follow.summary =
+      absl::StrCat(options.mode == ReportMode::kDelta ? "delta" : "cumulative",
+                   " report every ", IntervalText(interval_ms),
+                   "; Ctrl-C or SIGTERM prints the final result");
+  follow.from_start = options.from_start;
+  follow.poll_ms = options.poll_ms;
+  follow.hangup_fd = options.hangup_fd;
+  FollowResult result;
+  // Destroyed before the aggregate: its producers end first.
+  TurboSink sink(**turbo, options.max_line_bytes,
+                 LogFormatIsLineIndependent(query.log_format()));
+  absl::StatusOr<FollowInputsResult> run =
+      FollowInputs(inputs, follow, sink, callbacks);
+  if (!run.ok()) return run.status();
+  result.inputs_failed = run->inputs_failed;
+  if (!run->followed) return result;
+  // Every producer has finished: the final report.
+  if (absl::Status s = (*turbo)->FinishInput(); !s.ok()) return s;
+  result.followed = true;
+  result.stats = (*turbo)->stats();
+  CountTooLongLines(sink.too_long_lines(), result.stats);
+  return result;
+}
+
+std::string IntervalText(int64_t interval_ms) {
+  return interval_ms % 1000 == 0 ? absl::StrCat(interval_ms / 1000, "s")
+                                 : absl::StrCat(interval_ms, "ms");
 }
 
 }  // namespace mapr::cli

@@ -35,10 +35,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bindings/cli/runner.h"
 #include "mapr/query.h"
@@ -66,6 +68,10 @@ struct FollowOptions {
   // How often files at their end are checked for new data, truncation and
   // rotation, and missing files for their appearance. Default: 200.
   int poll_ms = 200;
+  // FollowInputsOptions::hangup_fd: stop at once when the reader of this
+  // fd (our standard output) has gone, so a `mapr --follow` whose ssh
+  // session or pipe reader ended does not follow a quiet log forever.
+  int hangup_fd = -1;
 };
 
 // The callbacks of one run. `report` is required; the others may be empty.
@@ -86,6 +92,77 @@ struct FollowCallbacks {
   // 5s; Ctrl-C or SIGTERM prints the final result".
   std::function<void(std::string_view summary)> started;
 };
+
+// What FollowInputs() feeds, from its reader thread (never concurrently).
+// `index` is the input's place on the command line.
+class FollowSink {
+ public:
+  virtual ~FollowSink() = default;
+  // Input `index` begins a stream of bytes at byte `offset` of its file: at
+  // the start (0, the file's end, or --resume-from), after truncation (0),
+  // after a rotation or when a missing file appears (0, the new file). The
+  // data before, if any, was ended with EndData().
+  virtual absl::Status Begin(size_t index, const std::string& name,
+                             uint64_t offset) = 0;
+  // The next bytes of input `index`; `end_offset` is the offset after them
+  // (for a stream: the bytes read so far).
+  virtual absl::Status Bytes(size_t index, std::string_view chunk,
+                             uint64_t end_offset) = 0;
+  // The input's data ends here: its unfinished last line is a line.
+  virtual absl::Status EndData(size_t index) = 0;
+  // The input is finished (ended, failed, or the run ends); after a failure
+  // without EndData(), its unfinished line is dropped.
+  virtual void Finish(size_t index) = 0;
+  // Every FollowInputsOptions::tick_ms while following.
+  virtual absl::Status Tick() { return absl::OkStatus(); }
+};
+
+struct FollowInputsOptions {
+  // As FollowOptions.
+  bool from_start = false;
+  int poll_ms = 200;
+  // Files end at their end as found (after any growth seen while reading)
+  // instead of being followed: `mapr map --follow --until-eof`.
+  bool until_eof = false;
+  // Per input (by index; missing: none): start reading at this offset,
+  // which must be a line start (`--resume-from`). An offset past the
+  // file's end fails that input (truncated or replaced since).
+  std::vector<std::optional<uint64_t>> resume_from;
+  // Calls FollowSink::Tick() this often (0: never).
+  int64_t tick_ms = 0;
+  // Stop at once (as on a second signal) when this fd reports an error or a
+  // hangup: the reader of our standard output has gone (-1: none).
+  int hangup_fd = -1;
+  // Stop as on a first signal (read what the files hold, then end) when
+  // this fd reaches its end: `mapr map --follow --stop-on-stdin-eof`, which
+  // `mapr remote` stops by closing the ssh session's standard input (-1:
+  // none).
+  int stop_fd = -1;
+  // The end of the summary line for FollowCallbacks::started, after
+  // "following INPUTS from the end; ".
+  std::string summary;
+};
+
+struct FollowInputsResult {
+  // As FollowResult.
+  bool followed = false;
+  size_t inputs_failed = 0;
+  // The run stopped because hangup_fd hung up.
+  bool hung_up = false;
+  // A signal stopped the run.
+  bool signalled = false;
+};
+
+// Follows `inputs` into `sink`: the reader and the signal handling of
+// FollowQuery() below, for any consumer of the bytes. Every begun input is
+// finished in the sink before it returns. FollowCallbacks::report is not
+// used. Errors: a sink error (the run stops) or a failed system call.
+absl::StatusOr<FollowInputsResult> FollowInputs(
+    const std::vector<FileInput>& inputs, const FollowInputsOptions& options,
+    FollowSink& sink, const FollowCallbacks& callbacks);
+
+// "5s" for 5000, "500ms" for 500.
+std::string IntervalText(int64_t interval_ms);
 
 struct FollowResult {
   // False if no input could be opened: nothing was followed and no report

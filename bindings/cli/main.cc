@@ -25,6 +25,8 @@
 #include "bindings/cli/flags.h"
 #include "bindings/cli/follow.h"
 #include "bindings/cli/huge_pages.h"
+#include "bindings/cli/map_follow.h"
+#include "bindings/cli/remote.h"
 #include "bindings/cli/runner.h"
 #include "bindings/cli/steps.h"
 #include "mapr/aggregator.h"
@@ -56,6 +58,15 @@ int UsageError(std::string_view message) {
   PrintError(message);
   std::fputs("Try 'mapr --help' for more information.\n", stderr);
   return kExitUsage;
+}
+
+std::string ReportEnd(OutputFormat format, size_t number, bool is_final) {
+  if (format == OutputFormat::kJson || format == OutputFormat::kJsonl) {
+    return absl::StrCat("{\"mapr_report_end\":", number,
+                        ",\"final\":", is_final ? "true" : "false", "}\n");
+  }
+  return absl::StrCat("# end of report ", number, is_final ? " (final)" : "",
+                      "\n");
 }
 
 void WriteStdout(std::string_view s) {
@@ -139,14 +150,46 @@ bool PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
   return true;
 }
 
-// Prints the notes on a probably wrong result (ResultNote).
+}  // namespace
+
 void PrintNotes(const std::vector<ResultNote>& notes) {
   for (const ResultNote& note : notes) {
     std::fprintf(stderr, "warning: %s\n", note.text.c_str());
   }
 }
 
-}  // namespace
+ReportWriter::ReportWriter(const Flags& flags, const Query& query)
+    : flags_(flags), query_(query), format_(flags.output) {
+  if (!query.outfile().has_value() && !format_.has_value()) {
+    format_ = OutputFormat::kTable;
+  }
+}
+
+void ReportWriter::Write(const ResultTable& r, bool is_final) {
+  if (query_.outfile().has_value()) {
+    absl::Status s = WriteOutfile(query_, r);
+    if (!s.ok()) {
+      // Once per distinct message, not every interval.
+      const std::string message(ToStd(s.message()));
+      if (message != last_outfile_error_) PrintError(message);
+      last_outfile_error_ = message;
+      failed_ = true;
+    } else {
+      last_outfile_error_.clear();
+    }
+  }
+  if (format_.has_value()) {
+    if (reports_ > 0) WriteStdout("\n");
+    if (!PrintResult(query_, r, *format_, flags_.quiet)) failed_ = true;
+    WriteStdout(ReportEnd(*format_, reports_ + 1, is_final));
+    if (std::fflush(stdout) != 0 && !failed_) {
+      failed_ = true;
+      PrintError(absl::StrCat("cannot write to standard output: ",
+                              std::strerror(errno)));
+    }
+  }
+  ++reports_;
+}
 
 int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
                const LineCounters& stats, const FilesReport& report,
@@ -184,8 +227,8 @@ int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
 namespace {
 
 // --follow: reports every interval until a signal (see follow.h). Every
-// report is written to the outfile and/or printed, reports separated by an
-// empty line.
+// report is written to the outfile and/or printed, each printed one ended
+// by its ReportEnd() line, and reports separated by an empty line.
 int RunFollow(const Flags& flags, const Query& query) {
   bool glob_errors = false;
   const std::vector<FileInput> inputs = ExpandInputs(
@@ -194,39 +237,13 @@ int RunFollow(const Flags& flags, const Query& query) {
         PrintInputProblem(name, reason);
       });
 
-  std::optional<OutputFormat> format = flags.output;
-  if (!query.outfile().has_value() && !format.has_value()) {
-    format = OutputFormat::kTable;
-  }
-  // Written by the reporter thread; read after FollowQuery() returned.
-  std::atomic<bool> output_failed{false};
-  std::string last_outfile_error;
-  size_t reports = 0;
+  // Used by the reporter thread; read after FollowQuery() returned.
+  ReportWriter writer(flags, query);
   uint64_t final_groups = 0;
   std::vector<FieldCount> final_fields;
   FollowCallbacks callbacks;
   callbacks.report = [&](const ResultTable& r, bool is_final) {
-    if (query.outfile().has_value()) {
-      absl::Status s = WriteOutfile(query, r);
-      if (!s.ok()) {
-        // Once per distinct message, not every interval.
-        const std::string message(ToStd(s.message()));
-        if (message != last_outfile_error) PrintError(message);
-        last_outfile_error = message;
-        output_failed = true;
-      } else {
-        last_outfile_error.clear();
-      }
-    }
-    if (format.has_value()) {
-      if (reports > 0) WriteStdout("\n");
-      if (!PrintResult(query, r, *format, flags.quiet)) output_failed = true;
-      if (std::fflush(stdout) != 0 && !output_failed.exchange(true)) {
-        PrintError(absl::StrCat("cannot write to standard output: ",
-                                std::strerror(errno)));
-      }
-    }
-    ++reports;
+    writer.Write(r, is_final);
     if (is_final) {
       final_groups = r.total_groups();
       // A delta holds only its own lines' field counts.
@@ -247,6 +264,7 @@ int RunFollow(const Flags& flags, const Query& query) {
   options.mode = flags.delta ? ReportMode::kDelta : ReportMode::kCumulative;
   options.interval_ms = flags.interval_ms;
   options.from_start = flags.from_start;
+  options.hangup_fd = STDOUT_FILENO;
   absl::StatusOr<FollowResult> run =
       FollowQuery(query, inputs, options, callbacks);
   if (!run.ok()) {
@@ -261,7 +279,7 @@ int RunFollow(const Flags& flags, const Query& query) {
     PrintNotes(
         ResultNotesFor(query, run->stats, final_fields, flags.max_line_bytes));
   }
-  return glob_errors || run->inputs_failed > 0 || output_failed.load()
+  return glob_errors || run->inputs_failed > 0 || writer.failed()
              ? kExitInputError
              : kExitOk;
 }
@@ -289,6 +307,7 @@ int Run(int argc, char** argv) {
       return RunInspect(*flags);
     case Command::kQuery:
     case Command::kMap:
+    case Command::kRemote:
       break;
   }
   if (!flags->follow) {
@@ -341,6 +360,12 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr,
                  "mapr: reading log lines from standard input, a terminal; "
                  "end them with Ctrl-D, or name a FILE\n");
+  }
+  if (flags->command == Command::kMap && flags->follow) {
+    return RunMapFollow(*flags, *query);
+  }
+  if (flags->command == Command::kRemote) {
+    return RunRemote(*flags, *query);
   }
   if (flags->follow) return RunFollow(*flags, *query);
   if (flags->command == Command::kMap) {

@@ -20,6 +20,7 @@
 #include "mapr/aggregator.h"
 #include "mapr/options.h"
 #include "mapr/partial.h"
+#include "mapr/partial_reducer.h"
 
 namespace mapr::cli {
 
@@ -73,10 +74,19 @@ struct NamedFrame {
 absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
                                                        std::string_view bytes);
 
+// Sorts `frames` by source (in the order of each source's first frame) and
+// split (stable) and adds them, in order, to a PartialReducer: each source's
+// splits merge by the split rules, and the sources add up in that order.
+// Errors are prefixed with the name of the PART that brought the frame.
+// `frames` are consumed.
+absl::StatusOr<PartialReducer> ReducePartials(std::vector<NamedFrame>& frames,
+                                              const AggregatorOptions& options);
+
 // Sorts `frames` by coverage (stable) and merges them, in order, into one
 // open aggregator: Aggregator::FromPartial() of the first, then
-// MergeSerialized() of each next. Errors of the merge (another query, an
-// overlap, missing splits, max_groups) are prefixed with the name of the
+// MergeSerialized() of each next. Every frame must come from one source
+// (InvalidArgument naming two otherwise). Errors of the merge (another query,
+// an overlap, missing splits, max_groups) are prefixed with the name of the
 // PART that brought the frame. `frames` are consumed (each frame's bytes are
 // freed once merged).
 absl::StatusOr<Aggregator> MergePartials(std::vector<NamedFrame>& frames,

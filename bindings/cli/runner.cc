@@ -88,6 +88,7 @@ FilesOptions ToFilesOptions(const RunOptions& options, ProgressLine& line,
   out.aggregator.max_groups = options.max_groups;
   out.aggregator.splits = options.splits;
   out.aggregator.run_id = options.run_id;
+  out.aggregator.source = options.source;
   out.range = options.range;
   out.on_problem = [&line, &errors](const InputProblem& p) {
     line.Erase();

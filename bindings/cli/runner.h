@@ -50,8 +50,9 @@ struct RunOptions {
   bool progress = false;
   // AggregatorOptions::splits of every aggregator (`mapr map --split`).
   SplitRange splits;
-  // AggregatorOptions::run_id.
+  // AggregatorOptions::run_id and source.
   std::string run_id;
+  std::string source;
   // `mapr map --range`: read only these bytes of the first input, which
   // must be a plain regular file (made by LineAlignedRange()).
   std::optional<LineRange> range;

@@ -19,6 +19,7 @@
 #include "mapr/input.h"
 #include "mapr/log_format.h"
 #include "mapr/partial.h"
+#include "mapr/partial_reducer.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
@@ -39,6 +40,8 @@ const char* CommandName(Command c) {
       return "reduce";
     case Command::kInspect:
       return "inspect";
+    case Command::kRemote:
+      return "remote";
   }
   return "";
 }
@@ -153,21 +156,9 @@ bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames,
 }
 
 // Reads and merges the PARTs into one open aggregator, or prints why not.
-// `covered` gets the merged coverage.
-std::optional<Aggregator> ReadAndMerge(const Flags& flags,
-                                       SplitRange* covered = nullptr) {
+std::optional<Aggregator> ReadAndMerge(const Flags& flags) {
   std::vector<NamedFrame> frames;
   if (!ReadPartials(flags, frames, /*keep_bytes=*/false)) return std::nullopt;
-  if (covered != nullptr && !frames.empty()) {
-    // The merge refuses gaps and overlaps, so a merged run of partials
-    // covers [least begin, greatest end).
-    covered->begin = UINT64_MAX;
-    covered->end = 0;
-    for (const NamedFrame& f : frames) {
-      covered->begin = std::min(covered->begin, f.info.splits.begin);
-      covered->end = std::max(covered->end, f.info.splits.end);
-    }
-  }
   AggregatorOptions options;
   options.hostname = flags.hostname;
   options.max_line_bytes = flags.max_line_bytes;
@@ -191,17 +182,31 @@ std::string MisplacedOption(const Flags& flags) {
     bool allowed;
     const char* where;
   };
+  const bool map_follow = c == Command::kMap && flags.follow;
+  const bool remote = c == Command::kRemote;
   const Rule rules[] = {
       {flags.split.has_value(), "--split", c == Command::kMap, "map"},
+      {!flags.source.empty(), "--source", c == Command::kMap, "map"},
+      {flags.until_eof, "--until-eof", map_follow, "map --follow"},
+      {flags.resume_from.has_value(), "--resume-from", map_follow,
+       "map --follow"},
+      {flags.stop_on_stdin_eof, "--stop-on-stdin-eof", map_follow,
+       "map --follow"},
+      {!flags.hosts.empty(), "--hosts", remote, "remote"},
+      {flags.allow_partial, "--allow-partial", remote, "remote"},
       {flags.range.has_value(), "--range", c == Command::kMap, "map"},
       {!flags.run_id.empty(), "--run-id", c == Command::kMap, "map"},
-      {flags.b64, "--b64", c == Command::kMap || c == Command::kCombine,
+      {flags.b64, "--b64", (c == Command::kMap || c == Command::kCombine),
        "map and combine"},
       {flags.expect_splits > 0, "--expect-splits", c == Command::kReduce,
        "reduce"},
       {flags.output.has_value(), "--output",
-       c == Command::kQuery || c == Command::kReduce, "a query and reduce"},
-      {flags.follow, "--follow", c == Command::kQuery, "a query"},
+       c == Command::kQuery || c == Command::kReduce || remote,
+       "a query, reduce and remote"},
+      {flags.follow, "--follow",
+       c == Command::kQuery || c == Command::kMap || remote,
+       "a query, map and remote"},
+      {flags.delta, "--delta", c == Command::kQuery, "a query"},
       {flags.explain, "--explain", query_or_map, "a query and map"},
       {flags.threads > 0, "--threads", query_or_map, "a query and map"},
       {!flags.hostname.empty(), "--hostname", query_or_map, "a query and map"},
@@ -225,6 +230,7 @@ int RunMap(const Flags& flags, const Query& query, int default_threads) {
     options.splits = {flags.split->index, flags.split->index + 1};
   }
   options.run_id = flags.run_id;
+  options.source = flags.source;
   if (flags.range.has_value()) {
     if (!LogFormatIsLineIndependent(query.log_format())) {
       return UsageError(absl::StrCat(
@@ -278,25 +284,43 @@ int RunCombine(const Flags& flags) {
 }
 
 int RunReduce(const Flags& flags) {
-  SplitRange covered;
-  std::optional<Aggregator> agg = ReadAndMerge(flags, &covered);
-  if (!agg.has_value()) return kExitInputError;
-  if (flags.expect_splits > 0) {
-    std::string problem = ExpectedSplitsProblem(covered, flags.expect_splits);
-    if (!problem.empty()) {
-      PrintError(problem);
-      return kExitInputError;
+  std::vector<NamedFrame> frames;
+  if (!ReadPartials(flags, frames, /*keep_bytes=*/false))
+    return kExitInputError;
+  AggregatorOptions options;
+  options.hostname = flags.hostname;
+  options.max_line_bytes = flags.max_line_bytes;
+  options.max_groups = flags.max_groups;
+  absl::StatusOr<PartialReducer> reducer = ReducePartials(frames, options);
+  if (!reducer.ok()) {
+    PrintError(ToStd(reducer.status().message()));
+    return kExitInputError;
+  }
+  for (const PartialReducer::Source& source : reducer->sources()) {
+    const std::string prefix =
+        source.name.empty() ? std::string()
+                            : absl::StrCat("source '", source.name, "': ");
+    if (flags.expect_splits > 0) {
+      std::string problem =
+          ExpectedSplitsProblem(source.splits, flags.expect_splits);
+      if (!problem.empty()) {
+        PrintError(prefix + problem);
+        return kExitInputError;
+      }
+    }
+    // A stream of `map --follow` deltas that has not ended.
+    if (!flags.quiet && !source.mark.positions.empty() && !source.mark.final) {
+      PrintError(absl::StrCat(prefix,
+                              "its last partial is not final (its stream had "
+                              "not ended): the result lacks what came later"));
     }
   }
-  absl::Status s = agg->FinishInput();
-  absl::StatusOr<ResultTable> table =
-      s.ok() ? agg->TakeResult() : absl::StatusOr<ResultTable>(s);
+  const Query query = *reducer->query();
+  absl::StatusOr<ResultTable> table = reducer->TakeResult();
   if (!table.ok()) {
     PrintError(ToStd(table.status().message()));
     return kExitInputError;
   }
-  const Query query = agg->query();
-  agg.reset();
   if (!flags.quiet) {
     for (const std::string& w : query.warnings()) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());
@@ -324,6 +348,11 @@ int RunInspect(const Flags& flags) {
     absl::StrAppend(&out, "splits: [", i.splits.begin, ", ", i.splits.end,
                     ")\n");
     if (!i.run_id.empty()) absl::StrAppend(&out, "run_id: ", i.run_id, "\n");
+    if (!i.source.empty()) absl::StrAppend(&out, "source: ", i.source, "\n");
+    if (i.mark.final) absl::StrAppend(&out, "final: yes\n");
+    for (const InputPosition& p : i.mark.positions) {
+      absl::StrAppend(&out, "position: ", p.offset, " ", p.input, "\n");
+    }
     absl::StrAppend(&out, "groups: ", i.groups, "\n");
     absl::StrAppend(&out, "frame_bytes: ", i.frame_bytes, "\n");
     for (const LineCounterField& c : kLineCounterFields) {

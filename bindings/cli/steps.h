@@ -8,9 +8,12 @@
 #ifndef MAPR_BINDINGS_CLI_STEPS_H_
 #define MAPR_BINDINGS_CLI_STEPS_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "bindings/cli/flags.h"
 #include "mapr/files.h"
@@ -31,6 +34,13 @@ void PrintInputProblem(std::string_view name, std::string_view reason);
 // main.cc: the message, the --help hint; returns kExitUsage.
 int UsageError(std::string_view message);
 void WriteStdout(std::string_view s);
+// main.cc: the line that ends report `number` (from 1) of --follow, so a
+// reader knows the report is whole without waiting for the next:
+// "# end of report 3" ("# end of report 4 (final)") after a table, csv or
+// chart; {"mapr_report_end":3,"final":false} after json and jsonl.
+std::string ReportEnd(OutputFormat format, size_t number, bool is_final);
+// main.cc: "warning: <text>" on stderr per note on a probably wrong result.
+void PrintNotes(const std::vector<ResultNote>& notes);
 // main.cc: the counters and `groups` on stderr (--stats).
 void PrintStats(const LineCounters& c, uint64_t groups);
 // main.cc: writes the outfile and/or prints `table` per --output, then
@@ -41,6 +51,27 @@ void PrintStats(const LineCounters& c, uint64_t groups);
 int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
                const LineCounters& stats, const FilesReport& report,
                int exit_code);
+
+// main.cc: writes the reports of --follow (local or remote): each to the
+// outfile and/or printed per --output (default: table, unless there is an
+// outfile), a printed one ended by its ReportEnd() line and separated from
+// the previous one by an empty line. Not thread-safe: one thread at a time
+// (FollowQuery's reporter thread calls it, never concurrently).
+class ReportWriter {
+ public:
+  ReportWriter(const Flags& flags, const Query& query);
+  void Write(const ResultTable& r, bool is_final);
+  // An output failed (an outfile error is printed once per message).
+  bool failed() const { return failed_; }
+
+ private:
+  const Flags& flags_;
+  const Query& query_;
+  std::optional<OutputFormat> format_;
+  std::string last_outfile_error_;
+  size_t reports_ = 0;
+  bool failed_ = false;
+};
 
 // A usage problem with an option given to the wrong subcommand ("--range
 // works only with map"); empty if there is none.

@@ -943,7 +943,8 @@ class NotesTest(MaprTestCase):
                              "select count($line) group by hots "
                              "logformat generickv", "-",
                              stdin=b"host=a\nhost=b\n")
-        self.assertTrue(out.endswith(b"count($line)\n2\n"), out)
+        self.assertTrue(
+            out.endswith(b"count($line)\n2\n# end of report 1 (final)\n"), out)
         self.assertIn("field 'hots' was not found in any of the 2 parsed lines",
                       err.decode())
 
@@ -1127,7 +1128,8 @@ class MaxGroupsTest(MaprTestCase):
         self.assertEqual(err.decode(), self.exhausted(2))
         out, err = self.mapr("--follow", "--quiet", "--max-groups", "3", "-o",
                              "csv", self.BY_KEY, "-", stdin=lines)
-        self.assertEqual(out, b"key,count($line)\nk0,1\nk1,1\nk2,1\n")
+        self.assertEqual(out, b"key,count($line)\nk0,1\nk1,1\nk2,1\n"
+                              b"# end of report 1 (final)\n")
 
     def test_invalid_values_are_usage_errors(self):
         for value in ("x", "-1", "1.5", "", "2147483649"):
@@ -1143,12 +1145,18 @@ COUNT = "select count($line) group by * logformat generic"
 
 
 def csv_reports(out):
-    """The `count($line)` value of each CSV report (0 for an empty one)."""
+    """The `count($line)` value of each CSV report (0 for an empty one).
+
+    Only whole reports count: each ends with its "# end of report N" line
+    (N from 1, " (final)" on the last one).
+    """
     counts = []
     for block in out.decode().split("\n\n"):
         lines = block.strip("\n").split("\n")
-        if lines == [""]:
+        if lines == [""] or not lines[-1].startswith("# end of report "):
             continue
+        assert lines[-1].split()[4] == str(len(counts) + 1), block
+        lines = lines[:-1]
         assert lines[0] == "count($line)", block
         counts.append(int(lines[1]) if len(lines) > 1 else 0)
     return counts
@@ -1284,7 +1292,9 @@ class FollowTest(MaprTestCase):
         self.write("a.csv", b"name,n\nb,10\nc,100\n")
         f.wait_for("the second report", lambda: b'"sum(n)":111' in f.out())
         out = f.finish()
-        self.assertEqual(json.loads(out.splitlines()[-1])["count($line)"], 3)
+        lines = out.splitlines()
+        self.assertEqual(json.loads(lines[-1])["final"], True)
+        self.assertEqual(json.loads(lines[-2])["count($line)"], 3)
         self.assertIn(b"lines_header: 2\n", f.err())
 
     def test_delta_reports_only_new_lines(self):
@@ -1373,8 +1383,11 @@ class FollowTest(MaprTestCase):
         out = f.finish().decode()
         tables = out.split("\n\n")
         self.assertGreaterEqual(len(tables), 3)  # Two intervals, the final.
-        for table in tables:
-            self.assertEqual(len(table.strip("\n").split("\n")), 12, table)
+        for n, table in enumerate(tables, 1):
+            lines = table.strip("\n").split("\n")
+            self.assertEqual(len(lines), 13, table)
+            self.assertEqual(lines[-1], "# end of report %d%s" % (
+                n, " (final)" if n == len(tables) else ""))
         self.assertEqual(tables[-1].split("\n")[2].split("|")[0].strip(),
                          "46")
         self.assertEqual(f.err().decode().count(TERMINAL_NOTE), len(tables))

@@ -77,17 +77,18 @@ def read_text(path):
 
 
 def parse_reports(text):
-    """CSV reports separated by empty lines -> list of (header, {user: row}).
+    """CSV reports, each ended by its "# end of report N" line and separated
+    by empty lines -> list of (header, {user: row}).
 
-    A row is (count, sum, max) as numbers. An unfinished last line is left
-    out, so a report being written may be seen short.
+    A row is (count, sum, max) as numbers. A report being written (without
+    its end line yet) is left out.
     """
-    text = text[:text.rfind("\n") + 1]
     reports = []
     for block in text.split("\n\n"):
         lines = block.splitlines()
-        if not lines:
+        if not lines or not lines[-1].startswith("# end of report "):
             continue
+        lines = lines[:-1]
         rows = {}
         for line in lines[1:]:
             user, count, total, biggest = line.split(",")

@@ -591,6 +591,42 @@ TEST(HeaderExamplesTest, Partial) {
   EXPECT_EQ(r.ToCsv(), "count($line)\n6\n");
 }
 
+// mapr/partial_reducer.h
+absl::StatusOr<mapr::ResultTable> ReducerExample(
+    const std::vector<std::string>& hosts,
+    const std::vector<std::string>& frames) {
+  // clang-format off
+  mapr::PartialReducer reducer;
+  for (const std::string& host : hosts) reducer.DeclareSource(host);
+  for (const std::string& frame : frames) {
+    if (absl::Status s = reducer.Add(frame); !s.ok()) return s;
+  }
+  absl::StatusOr<mapr::ResultTable> now = reducer.Result();
+  // clang-format on
+  return now;
+}
+
+TEST(HeaderExamplesTest, PartialReducer) {
+  ASSERT_OK_AND_ASSIGN(
+      mapr::Query query,
+      mapr::Query::Compile("from STATS select count($line),last($time)"));
+  std::vector<std::string> frames;
+  for (const char* host : {"web-2", "web-1"}) {
+    mapr::AggregatorOptions options;
+    options.source = host;
+    ASSERT_OK_AND_ASSIGN(mapr::Aggregator agg,
+                         mapr::Aggregator::Create(query, options));
+    for (int delta = 0; delta < 2; ++delta) {
+      ASSERT_OK(agg.PushLines({kStatsLine}));
+      ASSERT_OK_AND_ASSIGN(std::string frame, agg.TakeDeltaPartial());
+      frames.push_back(std::move(frame));
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(mapr::ResultTable r,
+                       ReducerExample({"web-1", "web-2"}, frames));
+  EXPECT_EQ(r.ToCsv(), "count($line),last($time)\n4,1002-071143\n");
+}
+
 // mapr/catalog.h
 std::string CatalogExample() {
   std::ostringstream out;
@@ -666,8 +702,8 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   }
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
   // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, files.h,
-  // partial.h, catalog.h, time.h and c_api.h.
-  EXPECT_EQ(headers_with_examples, 15);
+  // partial.h, partial_reducer.h, catalog.h, time.h and c_api.h.
+  EXPECT_EQ(headers_with_examples, 16);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");

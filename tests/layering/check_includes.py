@@ -73,6 +73,7 @@ HEADER_LAYER = {
     "mapr/line_splitter.h": "api",
     "mapr/outfile.h": "api",
     "mapr/partial.h": "api",
+    "mapr/partial_reducer.h": "api",
     "mapr/query.h": "api",
     "mapr/time.h": "api",
     "mapr/turbo_aggregate.h": "api",

@@ -1,0 +1,266 @@
+// mapr::PartialReducer (mapr/partial_reducer.h) and the stream section of
+// partials (v1.4): sources, final marks and input positions.
+#include "mapr/partial_reducer.h"
+
+#include <algorithm>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "mapr/aggregator.h"
+#include "mapr/options.h"
+#include "mapr/partial.h"
+#include "mapr/query.h"
+#include "tests/testing/status_matchers.h"
+
+namespace mapr {
+namespace {
+
+using ::mapr::testing::StatusIs;
+using ::testing::HasSubstr;
+
+constexpr char kQuery[] =
+    "select host,count($line),sum(n),first(n),last(n),min(n),max(n) "
+    "group by host logformat generickv";
+
+// `n` lines of a host: "host=h<i%3>|n=<base+i>".
+std::vector<std::string> HostLines(int base, int n) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < n; ++i) {
+    lines.push_back(absl::StrCat("host=h", i % 3, "|n=", base + i));
+  }
+  return lines;
+}
+
+// The delta partials of `lines` pushed by a daemon of `source` in chunks of
+// `chunk` lines (an empty delta after the last chunk too), the last marked
+// final.
+std::vector<std::string> Deltas(const std::string& source,
+                                const std::vector<std::string>& lines,
+                                size_t chunk) {
+  const Query q = *Query::Compile(kQuery);
+  AggregatorOptions o;
+  o.hostname = "test";
+  o.source = source;
+  Aggregator agg = *Aggregator::Create(q, o);
+  std::vector<std::string> deltas;
+  for (size_t lo = 0; lo < lines.size(); lo += chunk) {
+    const size_t hi = std::min(lines.size(), lo + chunk);
+    EXPECT_OK(agg.PushLines(
+        std::span<const std::string>(lines.data() + lo, hi - lo)));
+    StreamMark mark;
+    mark.positions = {{"app.log", hi * 10}};
+    deltas.push_back(*agg.TakeDeltaPartial(mark));
+  }
+  StreamMark last;
+  last.final = true;
+  deltas.push_back(*agg.TakeDeltaPartial(last));
+  return deltas;
+}
+
+std::string OnePass(const std::vector<std::string>& lines) {
+  AggregatorOptions o;
+  o.hostname = "test";
+  return RunQuery(kQuery, lines, o)->ToCsv();
+}
+
+TEST(PartialStreamTest, SourceMarkAndPositionsRoundTrip) {
+  const std::vector<std::string> d = Deltas("web-1", HostLines(0, 10), 4);
+  ASSERT_EQ(d.size(), 4u);
+  ASSERT_OK_AND_ASSIGN(PartialInfo first, InspectPartial(d[0]));
+  EXPECT_EQ(first.minor, 4);
+  EXPECT_EQ(first.source, "web-1");
+  EXPECT_FALSE(first.mark.final);
+  ASSERT_EQ(first.mark.positions.size(), 1u);
+  EXPECT_EQ(first.mark.positions[0].input, "app.log");
+  EXPECT_EQ(first.mark.positions[0].offset, 40u);
+  ASSERT_OK_AND_ASSIGN(PartialInfo last, InspectPartial(d[3]));
+  EXPECT_TRUE(last.mark.final);
+  EXPECT_EQ(last.splits, (SplitRange{3, 4}));
+  EXPECT_EQ(last.counters.lines_read, 0u);
+  // Merged in order, the aggregator keeps the latest mark and re-serializes
+  // it with its source.
+  AggregatorOptions o;
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::FromPartial(d[0], o));
+  for (size_t i = 1; i < d.size(); ++i) ASSERT_OK(agg.MergeSerialized(d[i]));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string merged, agg.SerializePartial());
+  ASSERT_OK_AND_ASSIGN(PartialInfo m, InspectPartial(merged));
+  EXPECT_EQ(m.source, "web-1");
+  EXPECT_TRUE(m.mark.final);
+  EXPECT_EQ(m.splits, (SplitRange{0, 4}));
+  EXPECT_EQ(m.counters.lines_read, 10u);
+}
+
+TEST(PartialStreamTest, PartialsWithoutStreamFactsKeepTheirOldMinor) {
+  AggregatorOptions o;
+  o.hostname = "test";
+  Aggregator agg = *Aggregator::Create(*Query::Compile(kQuery), o);
+  ASSERT_OK(agg.PushLines({"host=a|n=1"}));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(PartialInfo info,
+                       InspectPartial(*agg.SerializePartial()));
+  EXPECT_LT(info.minor, 4);
+  EXPECT_EQ(info.source, "");
+  EXPECT_EQ(info.mark, StreamMark());
+}
+
+TEST(PartialStreamTest, MergeSerializedRefusesAnotherSource) {
+  const std::vector<std::string> a = Deltas("a", HostLines(0, 5), 5);
+  const std::vector<std::string> b = Deltas("b", HostLines(0, 5), 5);
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::FromPartial(a[0]));
+  EXPECT_THAT(agg.MergeSerialized(b[1]),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("partial of another source: source 'b' "
+                                 "cannot merge with source 'a'")));
+}
+
+TEST(PartialReducerTest, SourcesAddUpInSourceOrderWhateverTheArrivalOrder) {
+  const std::vector<std::string> a_lines = HostLines(0, 40);
+  const std::vector<std::string> b_lines = HostLines(1000, 25);
+  const std::vector<std::string> c_lines = HostLines(5000, 7);
+  const std::vector<std::string> a = Deltas("a", a_lines, 6);
+  const std::vector<std::string> b = Deltas("b", b_lines, 4);
+  const std::vector<std::string> c = Deltas("c", c_lines, 3);
+  std::vector<std::string> all_lines = a_lines;
+  all_lines.insert(all_lines.end(), b_lines.begin(), b_lines.end());
+  all_lines.insert(all_lines.end(), c_lines.begin(), c_lines.end());
+  const std::string want = OnePass(all_lines);
+
+  std::mt19937 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    // Each source's deltas in order, the sources interleaved at random.
+    std::vector<const std::vector<std::string>*> streams = {&a, &b, &c};
+    std::vector<size_t> next(3, 0);
+    PartialReducer reducer;
+    for (const char* s : {"a", "b", "c"}) reducer.DeclareSource(s);
+    size_t left = a.size() + b.size() + c.size();
+    while (left > 0) {
+      const size_t k = rng() % 3;
+      if (next[k] == streams[k]->size()) continue;
+      ASSERT_OK(reducer.Add((*streams[k])[next[k]++]));
+      --left;
+      // A report on the way never changes what comes later.
+      if (rng() % 4 == 0) {
+        ASSERT_OK(reducer.Result().status());
+      }
+    }
+    ASSERT_OK_AND_ASSIGN(ResultTable r, reducer.Result());
+    EXPECT_EQ(r.ToCsv(), want) << "round " << round;
+    ASSERT_OK_AND_ASSIGN(ResultTable taken, reducer.TakeResult());
+    EXPECT_EQ(taken.ToCsv(), want);
+    EXPECT_EQ(taken.stats().lines_read, all_lines.size());
+    EXPECT_THAT(reducer.Result().status(),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         HasSubstr("before any partial")));
+  }
+}
+
+TEST(PartialReducerTest, UndeclaredSourcesFollowInTheOrderMet) {
+  const std::vector<std::string> a = Deltas("a", HostLines(0, 9), 9);
+  const std::vector<std::string> b = Deltas("b", HostLines(100, 9), 9);
+  PartialReducer reducer;
+  ASSERT_OK(reducer.Add(b[0]));
+  ASSERT_OK(reducer.Add(a[0]));
+  std::vector<std::string> want_lines = HostLines(100, 9);
+  for (const std::string& l : HostLines(0, 9)) want_lines.push_back(l);
+  EXPECT_EQ(reducer.Result()->ToCsv(), OnePass(want_lines));
+  const std::vector<PartialReducer::Source> sources = reducer.sources();
+  ASSERT_EQ(sources.size(), 2u);
+  EXPECT_EQ(sources[0].name, "b");
+  EXPECT_EQ(sources[1].name, "a");
+  EXPECT_EQ(sources[1].splits, (SplitRange{0, 1}));
+  EXPECT_EQ(sources[1].counters.lines_read, 9u);
+  EXPECT_FALSE(sources[1].mark.final);
+}
+
+TEST(PartialReducerTest, StatusPerSource) {
+  const std::vector<std::string> a = Deltas("a", HostLines(0, 9), 3);
+  PartialReducer reducer;
+  reducer.DeclareSource("a");
+  reducer.DeclareSource("quiet");
+  for (const std::string& d : a) ASSERT_OK(reducer.Add(d));
+  const std::vector<PartialReducer::Source> s = reducer.sources();
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].partials, a.size());
+  EXPECT_EQ(s[0].splits, (SplitRange{0, a.size()}));
+  EXPECT_TRUE(s[0].mark.final);
+  EXPECT_EQ(s[1].partials, 0u);
+  EXPECT_EQ(s[1].splits, (SplitRange{0, 0}));
+}
+
+TEST(PartialReducerTest, MissingAndRepeatedDeltasAreNamedPerSource) {
+  const std::vector<std::string> a = Deltas("a", HostLines(0, 9), 3);
+  const std::vector<std::string> b = Deltas("b", HostLines(0, 9), 3);
+  PartialReducer reducer;
+  ASSERT_OK(reducer.Add(a[0]));
+  ASSERT_OK(reducer.Add(b[0]));
+  EXPECT_THAT(reducer.Add(b[2]),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("source 'b': missing split 1")));
+  EXPECT_THAT(reducer.Add(a[0]),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("source 'a': split 0 would be counted twice")));
+  // Nothing changed.
+  ASSERT_OK(reducer.Add(b[1]));
+  ASSERT_OK(reducer.Add(b[2]));
+}
+
+TEST(PartialReducerTest, RefusesAnotherQueryOrRun) {
+  const std::vector<std::string> a = Deltas("a", HostLines(0, 3), 3);
+  AggregatorOptions o;
+  o.hostname = "test";
+  o.source = "b";
+  Aggregator other =
+      *Aggregator::Create(*Query::Compile("select count($line) group by *"), o);
+  PartialReducer reducer;
+  ASSERT_OK(reducer.Add(a[0]));
+  EXPECT_THAT(reducer.Add(*other.TakeDeltaPartial()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("source 'b': partial of another query")));
+  o.run_id = "run-2";
+  Aggregator other_run = *Aggregator::Create(*Query::Compile(kQuery), o);
+  EXPECT_THAT(reducer.Add(*other_run.TakeDeltaPartial()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("source 'b': partial of another run: run "
+                                 "'run-2' cannot merge with no run id")));
+}
+
+TEST(PartialReducerTest, PartialsWithoutSourceBehaveAsBefore) {
+  const std::vector<std::string> lines = HostLines(0, 30);
+  AggregatorOptions o;
+  o.hostname = "test";
+  std::vector<std::string> parts;
+  for (uint64_t s = 0; s < 3; ++s) {
+    o.splits = {s, s + 1};
+    Aggregator agg = *Aggregator::Create(*Query::Compile(kQuery), o);
+    ASSERT_OK(agg.PushLines(
+        std::span<const std::string>(lines.data() + 10 * s, 10)));
+    ASSERT_OK(agg.FinishInput());
+    parts.push_back(*agg.SerializePartial());
+  }
+  PartialReducer reducer;
+  for (const std::string& p : parts) ASSERT_OK(reducer.Add(p));
+  EXPECT_EQ(reducer.Result()->ToCsv(), OnePass(lines));
+  ASSERT_EQ(reducer.sources().size(), 1u);
+  EXPECT_EQ(reducer.sources()[0].name, "");
+  EXPECT_EQ(reducer.sources()[0].splits, (SplitRange{0, 3}));
+}
+
+TEST(PartialReducerTest, ResultBeforeAnyPartialIsAnError) {
+  PartialReducer reducer;
+  EXPECT_EQ(reducer.query(), nullptr);
+  EXPECT_THAT(reducer.Result().status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("before any partial")));
+  EXPECT_THAT(reducer.Add("not a partial"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("not a mapr partial")));
+}
+
+}  // namespace
+}  // namespace mapr

@@ -1,0 +1,629 @@
+#include "bindings/cli/remote.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "bindings/cli/follow.h"
+#include "bindings/cli/steps.h"
+#include "mapr/files.h"
+#include "mapr/partial.h"
+#include "mapr/partial_reducer.h"
+#include "mapr/version.h"
+#include "util/errno_text.h"
+#include "util/strings.h"
+
+extern char** environ;
+
+namespace mapr::cli {
+namespace {
+
+using ::mapr::util::ErrnoText;
+using ::mapr::util::ToStd;
+using Clock = std::chrono::steady_clock;
+
+// A frame's header: magic, version, header size, flags, then the frame
+// size at this offset (docs/partial-format.md).
+constexpr size_t kFrameSizeAt = 24;
+constexpr size_t kFrameHeaderBytes = 32;
+// Frames larger than this are refused before they are buffered whole.
+constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 40;
+// Lines of a host's stderr kept for its failure message.
+constexpr size_t kStderrTail = 3;
+
+enum class HostState : uint8_t { kRunning, kDone, kFailed };
+
+struct Host {
+  std::string name;
+  pid_t pid = -1;
+  int in = -1;   // Our end of its standard input (--follow), or -1.
+  int out = -1;  // Its standard output: partials.
+  int err = -1;  // Its standard error: lines.
+  std::string out_buf;
+  std::string err_buf;
+  std::vector<std::string> err_tail;
+  HostState state = HostState::kRunning;
+  std::string failure;  // Why it failed.
+  uint64_t partials = 0;
+  bool final_seen = false;
+  Clock::time_point last_partial;
+};
+
+void CloseFd(int& fd) {
+  if (fd >= 0) close(fd);
+  fd = -1;
+}
+
+// Starts `argv` with stdin, stdout and stderr from the given fds.
+absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, int in,
+                            int out, int err) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in, STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err, STDERR_FILENO);
+  // The child starts with default signal dispositions and mask: ours block
+  // SIGINT and SIGTERM (read through a signalfd) and ignore SIGPIPE.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  const int e =
+      posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (e != 0) {
+    return absl::Status(absl::ErrnoToStatusCode(e),
+                        absl::StrCat("cannot run ", argv[0], ": ",
+                                     ErrnoText(e)));
+  }
+  return pid;
+}
+
+// Starts the ssh session of `host`.
+absl::Status StartHost(const Flags& flags, Host& host) {
+  int out[2], err[2], in[2] = {-1, -1};
+  if (pipe2(out, O_CLOEXEC) != 0) return absl::InternalError(ErrnoText(errno));
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(out[0]);
+    close(out[1]);
+    return absl::InternalError(ErrnoText(errno));
+  }
+  int child_in;
+  if (flags.follow) {
+    if (pipe2(in, O_CLOEXEC) != 0) {
+      for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
+      return absl::InternalError(ErrnoText(errno));
+    }
+    child_in = in[0];
+  } else {
+    child_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  absl::StatusOr<pid_t> pid =
+      Spawn(RemoteCommand(flags, host.name), child_in, out[1], err[1]);
+  close(child_in);
+  close(out[1]);
+  close(err[1]);
+  if (!pid.ok()) {
+    close(out[0]);
+    close(err[0]);
+    if (in[1] >= 0) close(in[1]);
+    return pid.status();
+  }
+  host.pid = *pid;
+  host.out = out[0];
+  host.err = err[0];
+  host.in = in[1];
+  fcntl(host.out, F_SETFL, fcntl(host.out, F_GETFL) | O_NONBLOCK);
+  fcntl(host.err, F_SETFL, fcntl(host.err, F_GETFL) | O_NONBLOCK);
+  host.last_partial = Clock::now();
+  return absl::OkStatus();
+}
+
+// `bytes` for a message: printable ASCII, at most 40 bytes.
+std::string Printable(std::string_view bytes) {
+  std::string out;
+  for (char c : bytes.substr(0, 40)) {
+    out.push_back(c >= 0x20 && c < 0x7f ? c : '?');
+  }
+  return out;
+}
+
+class Remote {
+ public:
+  Remote(const Flags& flags, const Query& query)
+      : flags_(flags), query_(query), writer_(flags, query) {
+    interval_ms_ = flags.interval_ms;
+    if (interval_ms_ == 0) {
+      interval_ms_ = query.interval_ms() > 0 ? query.interval_ms() : 1000;
+    }
+    AggregatorOptions options;
+    options.max_groups = flags.max_groups;
+    reducer_ = PartialReducer(options);
+  }
+
+  int Run() {
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    signal(SIGPIPE, SIG_IGN);  // A host's stdin closed early is EPIPE.
+    signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC);
+    if (signal_fd_ < 0) {
+      PrintError(ErrnoText(errno));
+      return kExitInputError;
+    }
+    for (const std::string& name : flags_.hosts) {
+      reducer_.DeclareSource(name);
+      Host& host = hosts_.emplace_back();
+      host.name = name;
+      if (absl::Status s = StartHost(flags_, host); !s.ok()) {
+        Fail(host, ToStd(s.message()));
+      }
+    }
+    if (flags_.follow && !flags_.quiet) {
+      PrintError(absl::StrCat("following ", hosts_.size(),
+                              hosts_.size() == 1 ? " host" : " hosts",
+                              "; cumulative report every ",
+                              IntervalText(interval_ms_),
+                              "; Ctrl-C or SIGTERM prints the final result"));
+    }
+    next_report_ = Clock::now() + std::chrono::milliseconds(interval_ms_);
+    Loop();
+    close(signal_fd_);
+    return Finish();
+  }
+
+ private:
+  void Loop() {
+    while (Running() > 0) {
+      std::vector<pollfd> fds;
+      std::vector<std::pair<Host*, bool>> owners;  // (host, is stdout)
+      fds.push_back({signal_fd_, POLLIN, 0});
+      owners.emplace_back(nullptr, false);
+      for (Host& h : hosts_) {
+        if (h.out >= 0) {
+          fds.push_back({h.out, POLLIN, 0});
+          owners.emplace_back(&h, true);
+        }
+        if (h.err >= 0) {
+          fds.push_back({h.err, POLLIN, 0});
+          owners.emplace_back(&h, false);
+        }
+      }
+      const int timeout = TimeoutMs();
+      const int ready = poll(fds.data(), fds.size(), timeout);
+      if (ready < 0 && errno != EINTR) {
+        PrintError(absl::StrCat("poll: ", ErrnoText(errno)));
+        KillAll("stopped: poll failed");
+        continue;
+      }
+      for (size_t i = 0; ready > 0 && i < fds.size(); ++i) {
+        if (fds[i].revents == 0) continue;
+        if (i == 0) {
+          OnSignal();
+        } else if (owners[i].second) {
+          ReadOut(*owners[i].first);
+        } else {
+          ReadErr(*owners[i].first);
+        }
+      }
+      for (Host& h : hosts_) {
+        if (h.state == HostState::kRunning && h.out < 0 && h.err < 0) Reap(h);
+      }
+      OnTime();
+    }
+  }
+
+  size_t Running() const {
+    return static_cast<size_t>(
+        std::count_if(hosts_.begin(), hosts_.end(), [](const Host& h) {
+          return h.state == HostState::kRunning;
+        }));
+  }
+
+  int TimeoutMs() const {
+    Clock::time_point next = Clock::time_point::max();
+    if (flags_.follow && !stopping_) next = next_report_;
+    if (stop_deadline_.has_value()) next = std::min(next, *stop_deadline_);
+    if (next == Clock::time_point::max()) return -1;
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+        next - Clock::now());
+    return static_cast<int>(std::max<int64_t>(left.count(), 0));
+  }
+
+  void OnSignal() {
+    signalfd_siginfo info;
+    if (read(signal_fd_, &info, sizeof(info)) != sizeof(info)) return;
+    ++signals_;
+    if (!flags_.follow || signals_ >= 2) {
+      KillAll(flags_.follow ? "stopped by a second signal before its last partial"
+                            : "stopped by a signal");
+      return;
+    }
+    // Each host reads what its files hold, sends its last partial, ends.
+    stopping_ = true;
+    stop_deadline_ = Clock::now() + std::chrono::milliseconds(kStopTimeoutMs);
+    for (Host& h : hosts_) CloseFd(h.in);
+  }
+
+  void OnTime() {
+    const Clock::time_point now = Clock::now();
+    if (stop_deadline_.has_value() && now >= *stop_deadline_) {
+      KillAll(absl::StrCat("sent no last partial within ",
+                           kStopTimeoutMs / 1000, "s of the stop"));
+      stop_deadline_.reset();
+    }
+    if (flags_.follow && !stopping_ && now >= next_report_) {
+      next_report_ = now + std::chrono::milliseconds(interval_ms_);
+      Report();
+    }
+  }
+
+  // One interval's report and status line.
+  void Report() {
+    if (reducer_.query() != nullptr) {
+      absl::StatusOr<ResultTable> r = reducer_.Result();
+      if (r.ok()) {
+        writer_.Write(*r, /*is_final=*/false);
+      } else {
+        PrintError(ToStd(r.status().message()));
+      }
+    }
+    if (!flags_.quiet) PrintError(StatusLine());
+  }
+
+  std::string StatusLine() const {
+    const Clock::time_point now = Clock::now();
+    const auto lag_limit = std::chrono::milliseconds(2 * interval_ms_ + 2000);
+    size_t reporting = 0;
+    std::vector<std::string> lagging, failed, done;
+    for (const Host& h : hosts_) {
+      if (h.state == HostState::kFailed) {
+        failed.push_back(h.name);
+      } else if (h.state == HostState::kDone) {
+        done.push_back(h.name);
+      } else if (now - h.last_partial > lag_limit) {
+        const auto s = std::chrono::duration_cast<std::chrono::seconds>(
+            now - h.last_partial);
+        lagging.push_back(absl::StrCat(
+            h.name, h.partials == 0 ? " (no partial yet, " : " (no partial for ",
+            s.count(), "s", h.partials == 0 ? ")" : ")"));
+      } else {
+        ++reporting;
+      }
+    }
+    std::string line = absl::StrCat(hosts_.size(), hosts_.size() == 1 ? " host: " : " hosts: ",
+                                    reporting, " reporting");
+    if (!lagging.empty()) {
+      absl::StrAppend(&line, ", ", lagging.size(), " lagging (",
+                      absl::StrJoin(lagging, ", "), ")");
+    }
+    if (!done.empty()) {
+      absl::StrAppend(&line, ", ", done.size(), " ended (",
+                      absl::StrJoin(done, ", "), ")");
+    }
+    if (!failed.empty()) {
+      absl::StrAppend(&line, ", ", failed.size(), " failed (",
+                      absl::StrJoin(failed, ", "), ")");
+    }
+    return line;
+  }
+
+  void ReadOut(Host& h) {
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = read(h.out, buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n <= 0) {
+        CloseFd(h.out);
+        if (!h.out_buf.empty() && h.state == HostState::kRunning) {
+          Fail(h, absl::StrCat("its output ended inside a partial (",
+                               h.out_buf.size(), " bytes of it)"));
+        }
+        return;
+      }
+      if (h.state != HostState::kRunning) continue;  // Drained, ignored.
+      h.out_buf.append(buf, static_cast<size_t>(n));
+      TakeFrames(h);
+    }
+  }
+
+  // Adds every whole frame at the front of h.out_buf.
+  void TakeFrames(Host& h) {
+    size_t at = 0;
+    while (h.state == HostState::kRunning &&
+           h.out_buf.size() - at >= kFrameHeaderBytes) {
+      const std::string_view rest = std::string_view(h.out_buf).substr(at);
+      if (rest.substr(0, 8) != "MAPRPART") {
+        Fail(h, absl::StrCat("its output is not mapr partials: '",
+                             Printable(rest), "' (does its shell print "
+                             "something at login?)"));
+        break;
+      }
+      uint64_t size = 0;
+      std::memcpy(&size, rest.data() + kFrameSizeAt, sizeof(size));
+      if (size < kFrameHeaderBytes || size > kMaxFrameBytes) {
+        Fail(h, absl::StrCat("malformed partial: frame size ", size));
+        break;
+      }
+      if (rest.size() < size) break;
+      AddFrame(h, rest.substr(0, size));
+      at += size;
+    }
+    h.out_buf.erase(0, at);
+  }
+
+  void AddFrame(Host& h, std::string_view frame) {
+    absl::StatusOr<PartialInfo> info = InspectPartial(frame);
+    if (!info.ok()) {
+      Fail(h, ToStd(info.status().message()));
+      return;
+    }
+    if (info->source != h.name) {
+      Fail(h, absl::StrCat("it sent a partial of source '", info->source,
+                           "', not '", h.name, "'"));
+      return;
+    }
+    if (absl::Status s = reducer_.Add(frame); !s.ok()) {
+      Fail(h, ToStd(s.message()));
+      return;
+    }
+    ++h.partials;
+    h.final_seen = h.final_seen || info->mark.final;
+    h.last_partial = Clock::now();
+  }
+
+  void ReadErr(Host& h) {
+    char buf[4096];
+    for (;;) {
+      const ssize_t n = read(h.err, buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n <= 0) {
+        if (!h.err_buf.empty()) ErrLine(h, h.err_buf);
+        h.err_buf.clear();
+        CloseFd(h.err);
+        return;
+      }
+      h.err_buf.append(buf, static_cast<size_t>(n));
+      size_t nl;
+      while ((nl = h.err_buf.find('\n')) != std::string::npos) {
+        ErrLine(h, h.err_buf.substr(0, nl));
+        h.err_buf.erase(0, nl + 1);
+      }
+    }
+  }
+
+  void ErrLine(Host& h, std::string line) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) return;
+    std::fprintf(stderr, "mapr: %s: %s\n", h.name.c_str(), line.c_str());
+    h.err_tail.push_back(std::move(line));
+    if (h.err_tail.size() > kStderrTail) h.err_tail.erase(h.err_tail.begin());
+  }
+
+  // The host's session has closed both outputs: its exit status decides.
+  void Reap(Host& h) {
+    int status = 0;
+    pid_t r;
+    do {
+      r = waitpid(h.pid, &status, 0);
+    } while (r < 0 && errno == EINTR);
+    h.pid = -1;
+    CloseFd(h.in);
+    if (h.state != HostState::kRunning) return;
+    std::string why;
+    if (r < 0) {
+      why = absl::StrCat("waitpid: ", ErrnoText(errno));
+    } else if (WIFSIGNALED(status)) {
+      why = absl::StrCat("ssh was killed by signal ", WTERMSIG(status));
+    } else if (WEXITSTATUS(status) == 255) {
+      why = "ssh failed (exit status 255)";
+    } else if (WEXITSTATUS(status) == 127) {
+      why = absl::StrCat("the host has no '", flags_.remote_mapr,
+                         "' (exit status 127; see --remote-mapr)");
+    } else if (WEXITSTATUS(status) == 2 && !h.err_tail.empty() &&
+               h.err_tail.back().rfind("mapr: ", 0) == 0) {
+      why = absl::StrCat(
+          "its mapr refused the request (exit status 2): is it another "
+          "version? this is mapr " MAPR_VERSION_STRING
+          "; compare `ssh HOST ", flags_.remote_mapr, " --version`");
+    } else if (WEXITSTATUS(status) != 0) {
+      why = absl::StrCat("its mapr failed (exit status ", WEXITSTATUS(status),
+                         ")");
+    } else if (h.partials == 0) {
+      why = "it ended without sending a partial";
+    } else if (flags_.follow && !h.final_seen) {
+      why = "it ended without its last partial";
+    }
+    if (!why.empty()) {
+      if (!h.err_tail.empty()) absl::StrAppend(&why, ": ", h.err_tail.back());
+      Fail(h, why);
+      return;
+    }
+    h.state = HostState::kDone;
+  }
+
+  void Fail(Host& h, std::string_view why) {
+    if (h.state == HostState::kFailed) return;
+    h.state = HostState::kFailed;
+    h.failure = std::string(why);
+    PrintError(absl::StrCat(h.name, ": failed: ", h.failure));
+    Stop(h);
+  }
+
+  // Ends `h`'s session: its outputs are closed and ssh is stopped.
+  void Stop(Host& h) {
+    CloseFd(h.in);
+    CloseFd(h.out);
+    CloseFd(h.err);
+    if (h.pid > 0) {
+      kill(h.pid, SIGTERM);
+      int status;
+      while (waitpid(h.pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      h.pid = -1;
+    }
+  }
+
+  void KillAll(const std::string& why) {
+    for (Host& h : hosts_) {
+      if (h.state == HostState::kRunning) Fail(h, why);
+    }
+  }
+
+  int Finish() {
+    std::vector<std::string> failed;
+    for (const Host& h : hosts_) {
+      if (h.state == HostState::kFailed) failed.push_back(h.name);
+    }
+    int code = kExitOk;
+    if (reducer_.query() == nullptr) {
+      PrintError("no host sent a partial: no result");
+      return kExitInputError;
+    }
+    absl::StatusOr<ResultTable> table = reducer_.TakeResult();
+    if (!table.ok()) {
+      PrintError(ToStd(table.status().message()));
+      return kExitInputError;
+    }
+    if (flags_.follow) {
+      writer_.Write(*table, /*is_final=*/true);
+      if (writer_.failed()) code = kExitInputError;
+      if (!flags_.quiet) {
+        PrintNotes(table->notes());
+      }
+    } else {
+      code = EmitResult(flags_, query_, *table, table->stats(), FilesReport(),
+                        kExitOk);
+    }
+    if (!failed.empty()) {
+      PrintError(absl::StrCat("the result is partial: it lacks ",
+                              failed.size() == 1 ? "host " : "hosts ",
+                              absl::StrJoin(failed, ", "), " (failed)"));
+      if (!flags_.allow_partial) code = kExitInputError;
+    }
+    return code;
+  }
+
+  const Flags& flags_;
+  const Query& query_;
+  ReportWriter writer_;
+  int64_t interval_ms_ = 1000;
+  PartialReducer reducer_;
+  std::vector<Host> hosts_;
+  int signal_fd_ = -1;
+  int signals_ = 0;
+  bool stopping_ = false;
+  std::optional<Clock::time_point> stop_deadline_;
+  Clock::time_point next_report_;
+};
+
+}  // namespace
+
+std::string ShellQuote(std::string_view arg) {
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out.push_back(c);
+    }
+  }
+  out += "'";
+  return out;
+}
+
+std::vector<std::string> RemoteCommand(const Flags& flags,
+                                       const std::string& ssh_host) {
+  std::vector<std::string> argv =
+      absl::StrSplit(flags.ssh, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  argv.push_back(ssh_host);
+  std::vector<std::string> remote = {flags.remote_mapr, "map", "--quiet",
+                                     "--source", ssh_host};
+  if (flags.follow) {
+    remote.insert(remote.end(),
+                  {"--follow", "--stop-on-stdin-eof", "--interval-ms",
+                   absl::StrCat(flags.interval_ms)});
+    if (flags.from_start) remote.push_back("--from-start");
+  }
+  remote.insert(remote.end(),
+                {"--max-line-bytes", absl::StrCat(flags.max_line_bytes)});
+  if (flags.max_groups > 0) {
+    remote.insert(remote.end(),
+                  {"--max-groups", absl::StrCat(flags.max_groups)});
+  }
+  remote.insert(remote.end(), {"--query", flags.query.value_or(""), "--"});
+  remote.insert(remote.end(), flags.files.begin(), flags.files.end());
+  std::vector<std::string> quoted;
+  quoted.reserve(remote.size());
+  for (const std::string& a : remote) quoted.push_back(ShellQuote(a));
+  argv.push_back(absl::StrJoin(quoted, " "));
+  return argv;
+}
+
+int RunRemote(const Flags& flags, const Query& query) {
+  if (flags.hosts.empty()) {
+    return UsageError("remote needs hosts: --hosts H1,H2 or --hosts-file FILE");
+  }
+  absl::flat_hash_set<std::string> seen;
+  for (const std::string& h : flags.hosts) {
+    if (!seen.insert(h).second) {
+      return UsageError(absl::StrCat("host '", h, "' is named twice"));
+    }
+  }
+  if (flags.files.empty() ||
+      std::find(flags.files.begin(), flags.files.end(), "-") !=
+          flags.files.end()) {
+    return UsageError(
+        "remote reads FILEs on the hosts: name them (standard input is not "
+        "one)");
+  }
+  if (flags.ssh.find_first_not_of(" \t") == std::string::npos) {
+    return UsageError("--ssh needs a command");
+  }
+  Flags with = flags;
+  if (with.follow && with.interval_ms == 0) {
+    with.interval_ms = query.interval_ms() > 0 ? query.interval_ms() : 1000;
+  }
+  Remote remote(with, query);
+  return remote.Run();
+}
+
+}  // namespace mapr::cli
