@@ -84,7 +84,8 @@ absl::Status CheckSameJob(const PartialInfo& mine, const PartialInfo& theirs) {
 absl::Status PartialReducer::Add(std::string_view frame) {
   MAPR_ASSIGN_OR_RETURN(PartialInfo info, InspectPartial(frame));
   if (rep_->first.has_value()) {
-    MAPR_RETURN_IF_ERROR(InSource(info.source, CheckSameJob(*rep_->first, info)));
+    MAPR_RETURN_IF_ERROR(
+        InSource(info.source, CheckSameJob(*rep_->first, info)));
   }
   Rep::SourceState& source = rep_->Find(info.source);
   if (source.aggregator.has_value()) {
@@ -158,7 +159,8 @@ absl::StatusOr<ResultTable> PartialReducer::TakeResult() {
     if (!all.has_value()) {
       all.emplace(*std::move(s.aggregator));
     } else {
-      MAPR_RETURN_IF_ERROR(InSource(s.name, all->Merge(*std::move(s.aggregator))));
+      MAPR_RETURN_IF_ERROR(
+          InSource(s.name, all->Merge(*std::move(s.aggregator))));
     }
     s.aggregator.reset();
   }

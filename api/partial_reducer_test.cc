@@ -202,9 +202,10 @@ TEST(PartialReducerTest, MissingAndRepeatedDeltasAreNamedPerSource) {
   EXPECT_THAT(reducer.Add(b[2]),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("source 'b': missing split 1")));
-  EXPECT_THAT(reducer.Add(a[0]),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("source 'a': split 0 would be counted twice")));
+  EXPECT_THAT(
+      reducer.Add(a[0]),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("source 'a': split 0 would be counted twice")));
   // Nothing changed.
   ASSERT_OK(reducer.Add(b[1]));
   ASSERT_OK(reducer.Add(b[2]));
@@ -238,8 +239,8 @@ TEST(PartialReducerTest, PartialsWithoutSourceBehaveAsBefore) {
   for (uint64_t s = 0; s < 3; ++s) {
     o.splits = {s, s + 1};
     Aggregator agg = *Aggregator::Create(*Query::Compile(kQuery), o);
-    ASSERT_OK(agg.PushLines(
-        std::span<const std::string>(lines.data() + 10 * s, 10)));
+    ASSERT_OK(
+        agg.PushLines(std::span<const std::string>(lines.data() + 10 * s, 10)));
     ASSERT_OK(agg.FinishInput());
     parts.push_back(*agg.SerializePartial());
   }

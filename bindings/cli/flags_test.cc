@@ -163,8 +163,7 @@ TEST(FlagsTest, SubcommandOnlyAsTheFirstArgument) {
 }
 
 TEST(FlagsTest, RemoteAndMapFollowOptions) {
-  const std::string hosts_file =
-      ::testing::TempDir() + "/flags_test_hosts.txt";
+  const std::string hosts_file = ::testing::TempDir() + "/flags_test_hosts.txt";
   {
     std::ofstream out(hosts_file);
     out << "# the web tier\n  web-3  rack 2\n\nuser@web-4\r\n";
@@ -184,11 +183,11 @@ TEST(FlagsTest, RemoteAndMapFollowOptions) {
   EXPECT_EQ(flags->files, (std::vector<std::string>{"/var/log/a.log"}));
   EXPECT_EQ(Parse({"remote", "--hosts", ","}).status().message(),
             "--hosts needs a host");
-  EXPECT_THAT(std::string(
-                  Parse({"remote", "--hosts-file", "/nonexistent/hosts"})
+  EXPECT_THAT(
+      std::string(Parse({"remote", "--hosts-file", "/nonexistent/hosts"})
                       .status()
                       .message()),
-              HasSubstr("--hosts-file /nonexistent/hosts: No such file"));
+      HasSubstr("--hosts-file /nonexistent/hosts: No such file"));
 
   flags = Parse({"map", "--follow", "--source", "web-1", "--until-eof",
                  "--resume-from", "1234", "--stop-on-stdin-eof", "select x",

@@ -127,12 +127,12 @@ int RunMapFollow(const Flags& flags, const Query& query) {
   }
   if (flags.resume_from.has_value() &&
       (flags.files.size() != 1 || flags.files[0] == "-")) {
-    return UsageError("--resume-from needs exactly one FILE (not standard input)");
+    return UsageError(
+        "--resume-from needs exactly one FILE (not standard input)");
   }
   if (flags.stop_on_stdin_eof &&
-      (flags.files.empty() ||
-       std::find(flags.files.begin(), flags.files.end(), "-") !=
-           flags.files.end())) {
+      (flags.files.empty() || std::find(flags.files.begin(), flags.files.end(),
+                                        "-") != flags.files.end())) {
     return UsageError(
         "--stop-on-stdin-eof needs FILEs, and standard input is not one");
   }
@@ -178,11 +178,11 @@ int RunMapFollow(const Flags& flags, const Query& query) {
   follow.hangup_fd = STDOUT_FILENO;
   if (flags.stop_on_stdin_eof) follow.stop_fd = STDIN_FILENO;
   if (flags.resume_from.has_value()) follow.resume_from = {flags.resume_from};
-  follow.summary = absl::StrCat(
-      "a delta partial of source '", options.source, "' every ",
-      IntervalText(interval_ms),
-      flags.until_eof ? "; the last at the files' end"
-                      : "; Ctrl-C or SIGTERM writes the last");
+  follow.summary =
+      absl::StrCat("a delta partial of source '", options.source, "' every ",
+                   IntervalText(interval_ms),
+                   flags.until_eof ? "; the last at the files' end"
+                                   : "; Ctrl-C or SIGTERM writes the last");
   FollowCallbacks callbacks;
   callbacks.error = PrintInputProblem;
   if (!flags.quiet) {
@@ -208,9 +208,7 @@ int RunMapFollow(const Flags& flags, const Query& query) {
     return kExitInputError;
   }
   if (flags.stats) PrintStats(sink.total(), 0);
-  return glob_errors || run->inputs_failed > 0
-             ? kExitInputError
-             : kExitOk;
+  return glob_errors || run->inputs_failed > 0 ? kExitInputError : kExitOk;
 }
 
 }  // namespace mapr::cli

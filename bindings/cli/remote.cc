@@ -98,7 +98,8 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, int in,
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid;
   const int e =
@@ -106,9 +107,9 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, int in,
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (e != 0) {
-    return absl::Status(absl::ErrnoToStatusCode(e),
-                        absl::StrCat("cannot run ", argv[0], ": ",
-                                     ErrnoText(e)));
+    return absl::Status(
+        absl::ErrnoToStatusCode(e),
+        absl::StrCat("cannot run ", argv[0], ": ", ErrnoText(e)));
   }
   return pid;
 }
@@ -196,11 +197,10 @@ class Remote {
       }
     }
     if (flags_.follow && !flags_.quiet) {
-      PrintError(absl::StrCat("following ", hosts_.size(),
-                              hosts_.size() == 1 ? " host" : " hosts",
-                              "; cumulative report every ",
-                              IntervalText(interval_ms_),
-                              "; Ctrl-C or SIGTERM prints the final result"));
+      PrintError(absl::StrCat(
+          "following ", hosts_.size(), hosts_.size() == 1 ? " host" : " hosts",
+          "; cumulative report every ", IntervalText(interval_ms_),
+          "; Ctrl-C or SIGTERM prints the final result"));
     }
     next_report_ = Clock::now() + std::chrono::milliseconds(interval_ms_);
     Loop();
@@ -250,10 +250,9 @@ class Remote {
   }
 
   size_t Running() const {
-    return static_cast<size_t>(
-        std::count_if(hosts_.begin(), hosts_.end(), [](const Host& h) {
-          return h.state == HostState::kRunning;
-        }));
+    return static_cast<size_t>(std::count_if(
+        hosts_.begin(), hosts_.end(),
+        [](const Host& h) { return h.state == HostState::kRunning; }));
   }
 
   int TimeoutMs() const {
@@ -261,8 +260,8 @@ class Remote {
     if (flags_.follow && !stopping_) next = next_report_;
     if (stop_deadline_.has_value()) next = std::min(next, *stop_deadline_);
     if (next == Clock::time_point::max()) return -1;
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-        next - Clock::now());
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
     return static_cast<int>(std::max<int64_t>(left.count(), 0));
   }
 
@@ -271,8 +270,9 @@ class Remote {
     if (read(signal_fd_, &info, sizeof(info)) != sizeof(info)) return;
     ++signals_;
     if (!flags_.follow || signals_ >= 2) {
-      KillAll(flags_.follow ? "stopped by a second signal before its last partial"
-                            : "stopped by a signal");
+      KillAll(flags_.follow
+                  ? "stopped by a second signal before its last partial"
+                  : "stopped by a signal");
       return;
     }
     // Each host reads what its files hold, sends its last partial, ends.
@@ -321,14 +321,16 @@ class Remote {
         const auto s = std::chrono::duration_cast<std::chrono::seconds>(
             now - h.last_partial);
         lagging.push_back(absl::StrCat(
-            h.name, h.partials == 0 ? " (no partial yet, " : " (no partial for ",
+            h.name,
+            h.partials == 0 ? " (no partial yet, " : " (no partial for ",
             s.count(), "s", h.partials == 0 ? ")" : ")"));
       } else {
         ++reporting;
       }
     }
-    std::string line = absl::StrCat(hosts_.size(), hosts_.size() == 1 ? " host: " : " hosts: ",
-                                    reporting, " reporting");
+    std::string line = absl::StrCat(
+        hosts_.size(), hosts_.size() == 1 ? " host: " : " hosts: ", reporting,
+        " reporting");
     if (!lagging.empty()) {
       absl::StrAppend(&line, ", ", lagging.size(), " lagging (",
                       absl::StrJoin(lagging, ", "), ")");
@@ -371,9 +373,10 @@ class Remote {
            h.out_buf.size() - at >= kFrameHeaderBytes) {
       const std::string_view rest = std::string_view(h.out_buf).substr(at);
       if (rest.substr(0, 8) != "MAPRPART") {
-        Fail(h, absl::StrCat("its output is not mapr partials: '",
-                             Printable(rest), "' (does its shell print "
-                             "something at login?)"));
+        Fail(h,
+             absl::StrCat("its output is not mapr partials: '", Printable(rest),
+                          "' (does its shell print "
+                          "something at login?)"));
         break;
       }
       uint64_t size = 0;
@@ -462,8 +465,8 @@ class Remote {
                h.err_tail.back().rfind("mapr: ", 0) == 0) {
       why = absl::StrCat(
           "its mapr refused the request (exit status 2): is it another "
-          "version? this is mapr " MAPR_VERSION_STRING
-          "; compare `ssh HOST ", flags_.remote_mapr, " --version`");
+          "version? this is mapr " MAPR_VERSION_STRING "; compare `ssh HOST ",
+          flags_.remote_mapr, " --version`");
     } else if (WEXITSTATUS(status) != 0) {
       why = absl::StrCat("its mapr failed (exit status ", WEXITSTATUS(status),
                          ")");
@@ -608,9 +611,8 @@ int RunRemote(const Flags& flags, const Query& query) {
       return UsageError(absl::StrCat("host '", h, "' is named twice"));
     }
   }
-  if (flags.files.empty() ||
-      std::find(flags.files.begin(), flags.files.end(), "-") !=
-          flags.files.end()) {
+  if (flags.files.empty() || std::find(flags.files.begin(), flags.files.end(),
+                                       "-") != flags.files.end()) {
     return UsageError(
         "remote reads FILEs on the hosts: name them (standard input is not "
         "one)");

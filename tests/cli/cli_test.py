@@ -20,6 +20,7 @@ import lzma
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -1652,6 +1653,232 @@ class DistributedTest(MaprTestCase):
         out, _ = self.mapr("reduce", "-o", "csv", "--expect-splits",
                            str(len(parts)), *parts)
         self.assertEqual(out, want)
+
+
+class MapFollowTest(MaprTestCase):
+    """mapr map --follow (delta partials per interval), sources in reduce,
+    and the usage rules of map --follow and remote (docs/distributed.md)."""
+
+    Q = ("select host,count($line),sum(n),first(n),last(n) group by host "
+         "logformat generickv")
+
+    @staticmethod
+    def lines(base, n):
+        return b"".join(b"host=h%d|n=%d\n" % (i % 3, base + i)
+                        for i in range(n))
+
+    def one_pass(self, data):
+        out, _ = self.mapr("-o", "csv", self.Q, "-", stdin=data)
+        return out
+
+    def inspect(self, part):
+        """Per frame of `part`: a dict of what `mapr inspect` prints."""
+        out, _ = self.mapr("inspect", part)
+        frames = []
+        for block in out.decode().split("\n\n"):
+            info = {"position": []}
+            for line in block.strip().splitlines():
+                key, value = line.split(": ", 1)
+                if key == "position":
+                    info["position"].append(value)
+                else:
+                    info[key] = value
+            frames.append(info)
+        return frames
+
+    def test_until_eof_writes_deltas_ending_with_a_final_one(self):
+        data = self.lines(0, 3000)
+        self.write("a.log", data)
+        out, err = self.mapr("map", "--follow", "--until-eof", "--from-start",
+                             "--source", "web-1", "--interval-ms", "50",
+                             self.Q, "a.log")
+        self.assertIn(b"following a.log from the start; a delta partial of "
+                      b"source 'web-1' every 50ms; the last at the files' end",
+                      err)
+        part = self.write("a.part", out)
+        frames = self.inspect(part)
+        self.assertEqual([f["splits"] for f in frames],
+                         ["[%d, %d)" % (i, i + 1) for i in range(len(frames))])
+        self.assertTrue(all(f["source"] == "web-1" for f in frames))
+        self.assertEqual([f.get("final") for f in frames],
+                         [None] * (len(frames) - 1) + ["yes"])
+        self.assertEqual(frames[-1]["position"], ["%d a.log" % len(data)])
+        self.assertEqual(sum(int(f["lines_read"]) for f in frames), 3000)
+        out, _ = self.mapr("reduce", "-o", "csv", part)
+        self.assertEqual(out, self.one_pass(data))
+        # --b64 lines carry the same frames.
+        out, _ = self.mapr("map", "--follow", "--until-eof", "--from-start",
+                           "--b64", "-q", self.Q, "a.log")
+        self.assertTrue(out.startswith(b"0\t"), out[:20])
+        out, _ = self.mapr("reduce", "-o", "csv", "-", stdin=out)
+        self.assertEqual(out, self.one_pass(data))
+
+    def test_stdin_ends_with_a_final_partial_and_default_source(self):
+        data = self.lines(0, 100) + b"host=h9|n=5"  # No final newline.
+        out, _ = self.mapr("map", "--follow", "-q", self.Q, "-", stdin=data)
+        part = self.write("s.part", out)
+        frames = self.inspect(part)
+        self.assertEqual(frames[-1].get("final"), "yes")
+        self.assertEqual(frames[-1]["source"], socket.gethostname())
+        out, _ = self.mapr("reduce", "-o", "csv", part)
+        self.assertEqual(out, self.one_pass(data))
+
+    def test_growing_file_and_sigterm(self):
+        self.write("g.log", b"")
+        with open(self.path("g.part"), "wb") as sink:
+            p = subprocess.Popen(
+                [os.path.abspath(MAPR_BIN), "map", "--follow", "-q",
+                 "--interval-ms", "100", self.Q, "g.log"],
+                cwd=self.tmp, stdout=sink, stderr=subprocess.PIPE)
+            self.addCleanup(p.kill)
+            time.sleep(0.3)
+            data = b""
+            for k in range(4):
+                chunk = self.lines(100 * k, 50)
+                with open(self.path("g.log"), "ab") as f:
+                    f.write(chunk)
+                data += chunk
+                time.sleep(0.25)
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=10)
+        self.assertEqual(p.returncode, 0, err)
+        frames = self.inspect(self.path("g.part"))
+        self.assertGreater(len(frames), 4)
+        # Empty deltas too: a quiet interval is not a dead host.
+        self.assertIn("0", [f["lines_read"] for f in frames])
+        self.assertEqual(frames[-1].get("final"), "yes")
+        out, _ = self.mapr("reduce", "-o", "csv", self.path("g.part"))
+        self.assertEqual(out, self.one_pass(data))
+
+    def test_resume_from_the_last_position_loses_and_doubles_nothing(self):
+        first = self.lines(0, 700)
+        self.write("r.log", first)
+        out, _ = self.mapr("map", "--follow", "--until-eof", "--from-start",
+                           "-q", self.Q, "r.log")
+        self.write("r0.part", out)
+        last = self.inspect(self.path("r0.part"))[-1]
+        offset, name = last["position"][0].split(" ", 1)
+        self.assertEqual((int(offset), name), (len(first), "r.log"))
+        nxt = int(last["splits"].split(",")[1].rstrip(")"))
+        more = self.lines(5000, 300)
+        with open(self.path("r.log"), "ab") as f:
+            f.write(more)
+        out, _ = self.mapr("map", "--follow", "--until-eof", "-q",
+                           "--resume-from", offset, "--split", str(nxt),
+                           self.Q, "r.log")
+        self.write("r1.part", out)
+        out, _ = self.mapr("reduce", "-o", "csv", "r1.part", "r0.part")
+        self.assertEqual(out, self.one_pass(first + more))
+        _, err = self.mapr("map", "--follow", "--until-eof", "--resume-from",
+                           "999999", self.Q, "r.log", code=1)
+        self.assertIn(b"--resume-from 999999 is past the file's end", err)
+
+    def test_closed_stdout_ends_a_quiet_follow(self):
+        self.write("quiet.log", b"")
+        for args in (["map", "--follow", "-q", "--interval-ms", "100000"],
+                     ["--follow", "-q", "--interval-ms", "100000"]):
+            p = subprocess.Popen(
+                [os.path.abspath(MAPR_BIN)] + args + [self.Q, "quiet.log"],
+                cwd=self.tmp, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL)
+            self.addCleanup(p.kill)
+            time.sleep(0.3)
+            self.assertIsNone(p.poll())
+            p.stdout.close()  # The reader (an ssh session) has gone.
+            p.wait(timeout=5)
+
+    def test_reduce_merges_sources_in_order_of_appearance(self):
+        a, b = self.lines(0, 40), self.lines(1000, 30)
+        self.write("a.log", a)
+        self.write("b.log", b)
+        for name in ("a", "b"):
+            out, _ = self.mapr("map", "--source", "web-" + name, self.Q,
+                               name + ".log")
+            self.write(name + ".part", out)
+        out, _ = self.mapr("reduce", "-o", "csv", "b.part", "a.part")
+        self.assertEqual(out, self.one_pass(b + a))
+        out, _ = self.mapr("reduce", "-o", "csv", "--expect-splits", "1",
+                           "a.part", "b.part")
+        self.assertEqual(out, self.one_pass(a + b))
+        _, err = self.mapr("reduce", "--expect-splits", "2", "a.part",
+                           "b.part", code=1)
+        self.assertEqual(err, b"mapr: source 'web-a': missing split 1\n")
+        _, err = self.mapr("reduce", "a.part", "a.part", code=1)
+        self.assertIn(b"source 'web-a': split 0 would be counted twice", err)
+        _, err = self.mapr("combine", "a.part", "b.part", code=1)
+        self.assertIn(b"partials of two sources ('web-a' in a.part, 'web-b' "
+                      b"in b.part): combine merges the splits of one source",
+                      err)
+        frames = self.inspect(self.path("a.part"))
+        self.assertEqual(frames[0]["source"], "web-a")
+        self.assertEqual(frames[0]["version"], "1.4")
+
+    def test_reduce_warns_about_a_stream_that_has_not_ended(self):
+        # A map killed before its final partial (a host that died).
+        with open(self.path("early.part"), "wb") as sink:
+            p = subprocess.Popen(
+                [os.path.abspath(MAPR_BIN), "map", "--follow", "-q",
+                 "--interval-ms", "50", self.Q, "-"],
+                cwd=self.tmp, stdin=subprocess.PIPE, stdout=sink)
+            self.addCleanup(p.kill)
+            p.stdin.write(self.lines(0, 10))
+            p.stdin.flush()
+            time.sleep(0.4)
+            p.kill()
+            p.wait()
+            p.stdin.close()
+        frames = self.inspect(self.path("early.part"))
+        self.assertNotIn("yes", [f.get("final") for f in frames])
+        out, err = self.mapr("reduce", "-o", "csv", "early.part")
+        self.assertEqual(out, self.one_pass(self.lines(0, 10)))
+        self.assertIn(b"its last partial is not final (its stream had not "
+                      b"ended): the result lacks what came later", err)
+
+    def test_usage_errors(self):
+        cases = [
+            (["map", "--until-eof", self.Q, "a.log"],
+             "--until-eof works only with map --follow, not with map"),
+            (["map", "--follow", "--range", "0:10", self.Q, "a.log"],
+             "--range does not work with --follow"),
+            (["map", "--follow", "--resume-from", "5", self.Q, "a.log",
+              "b.log"],
+             "--resume-from needs exactly one FILE (not standard input)"),
+            (["map", "--follow", "--stop-on-stdin-eof", self.Q, "-"],
+             "--stop-on-stdin-eof needs FILEs, and standard input is not one"),
+            (["remote", self.Q, "a.log"],
+             "remote needs hosts: --hosts H1,H2 or --hosts-file FILE"),
+            (["remote", "--hosts", "a,a", self.Q, "a.log"],
+             "host 'a' is named twice"),
+            (["remote", "--hosts", "a", self.Q],
+             "remote reads FILEs on the hosts: name them (standard input is "
+             "not one)"),
+            (["reduce", "--hosts", "a", "x.part"],
+             "--hosts works only with remote, not with reduce"),
+            (["--source", "a", self.Q], "--source works only with map, not "
+             "with a query"),
+        ]
+        for args, message in cases:
+            _, err = self.mapr(*args, code=2)
+            self.assertIn(("mapr: " + message + "\n").encode(), err, args)
+
+    def test_remote_command_quotes_every_argument(self):
+        # A stand-in for ssh that records its arguments, then fails as ssh.
+        fake = self.write("fakessh", b'#!/bin/sh\nprintf "%s\\n" "$@" '
+                          b'> args.txt\nexit 255\n')
+        os.chmod(fake, 0o755)
+        query = "select count($line) where x eq \"it's\""
+        self.mapr("remote", "--ssh", fake + " -p 22", "--hosts", "h1",
+                  "--allow-partial", query, "my log's.log", code=1)
+        with open(self.path("args.txt")) as f:
+            args = f.read().split("\n")
+        self.assertEqual(args[:3], ["-p", "22", "h1"])
+        # The host's shell splits the command back into these arguments.
+        words = subprocess.run(
+            ["sh", "-c", 'printf "%s\\n" ' + args[3]], capture_output=True,
+            check=True).stdout.decode().split("\n")[:-1]
+        self.assertEqual(words, [
+            "mapr", "map", "--quiet", "--source", "h1", "--max-line-bytes",
+            "1048576", "--query", query, "--", "my log's.log"])
 
 
 if __name__ == "__main__":
