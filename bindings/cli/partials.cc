@@ -147,22 +147,15 @@ constexpr size_t kTrimAfterFrameBytes = size_t{8} << 20;
 
 namespace {
 
-// Sorts `frames` by source (in the order of each source's first frame),
-// then by split, keeping the order of equal ones.
+// Sorts `frames` by source name (bytewise), then by split, keeping the
+// order of equal ones: the result does not depend on the order in which
+// PARTs are named or frames arrived.
 void SortBySourceAndSplit(std::vector<NamedFrame>& frames) {
-  std::vector<std::string> order;
-  for (const NamedFrame& f : frames) {
-    if (std::find(order.begin(), order.end(), f.info.source) == order.end()) {
-      order.push_back(f.info.source);
-    }
-  }
-  auto rank = [&order](const NamedFrame& f) {
-    return std::find(order.begin(), order.end(), f.info.source) - order.begin();
-  };
   std::stable_sort(frames.begin(), frames.end(),
-                   [&rank](const NamedFrame& a, const NamedFrame& b) {
-                     const auto ra = rank(a), rb = rank(b);
-                     if (ra != rb) return ra < rb;
+                   [](const NamedFrame& a, const NamedFrame& b) {
+                     if (a.info.source != b.info.source) {
+                       return a.info.source < b.info.source;
+                     }
                      return a.info.splits.begin < b.info.splits.begin;
                    });
 }

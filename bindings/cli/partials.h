@@ -74,9 +74,10 @@ struct NamedFrame {
 absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
                                                        std::string_view bytes);
 
-// Sorts `frames` by source (in the order of each source's first frame) and
-// split (stable) and adds them, in order, to a PartialReducer: each source's
-// splits merge by the split rules, and the sources add up in that order.
+// Sorts `frames` by source name (bytewise) and split (stable) and adds them,
+// in order, to a PartialReducer: each source's splits merge by the split
+// rules, and the sources add up in name order, whatever order the PARTs
+// were named in.
 // Errors are prefixed with the name of the PART that brought the frame.
 // `frames` are consumed.
 absl::StatusOr<PartialReducer> ReducePartials(std::vector<NamedFrame>& frames,

@@ -7,10 +7,20 @@
 // reducer is `mapr reduce OUTBOX/*.part` or a host that keeps one
 // Aggregator::FromPartial per shipping host and MergeSerialized()s each
 // delta as it arrives (delta k covers split k, so a lost one is DataLoss,
-// "missing split k").
+// "missing split k"). It ships on the interval's timer, also while the log
+// is idle (an empty delta says "alive, nothing new"), and marks its last
+// delta final at the end of its input. With SOURCE (say the host name) the
+// deltas carry it, so the outboxes of several hosts reduce together
+// (`mapr reduce` merges sources; each numbers its deltas from 0).
+// `mapr map --follow` is the same as a command, with files and rotation.
 //
 //   tail -F app.log | delta_shipper 'from STATS select count($line) group by
-//   $hostname' /var/spool/mapr 10000
+//   $hostname' /var/spool/mapr 10000 "$(hostname)"
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,8 +30,11 @@
 
 namespace {
 
-bool Ship(mapr::Aggregator& agg, const std::string& outbox, int seq) {
-  absl::StatusOr<std::string> part = agg.TakeDeltaPartial();
+bool Ship(mapr::Aggregator& agg, const std::string& outbox, int seq,
+          bool final = false) {
+  mapr::StreamMark mark;
+  mark.final = final;
+  absl::StatusOr<std::string> part = agg.TakeDeltaPartial(mark);
   if (!part.ok()) {
     std::fprintf(stderr, "delta_shipper: %s\n",
                  std::string(part.status().message()).c_str());
@@ -43,7 +56,8 @@ bool Ship(mapr::Aggregator& agg, const std::string& outbox, int seq) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: delta_shipper QUERY OUTBOX [INTERVAL_MS]\n");
+    std::fprintf(stderr,
+                 "usage: delta_shipper QUERY OUTBOX [INTERVAL_MS [SOURCE]]\n");
     return 2;
   }
   const auto interval =
@@ -53,23 +67,41 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(query.status().message()).c_str());
     return 2;
   }
-  absl::StatusOr<mapr::Aggregator> agg = mapr::Aggregator::Create(*query);
+  mapr::AggregatorOptions options;
+  if (argc > 4) options.source = argv[4];
+  absl::StatusOr<mapr::Aggregator> agg =
+      mapr::Aggregator::Create(*query, options);
   if (!agg.ok()) return 1;
   int seq = 0;
-  auto last = std::chrono::steady_clock::now();
+  auto next = std::chrono::steady_clock::now() + interval;
   char buf[1 << 16];
-  size_t n;
-  // A real daemon would also ship on a timer while no input arrives.
-  while ((n = std::fread(buf, 1, sizeof(buf), stdin)) > 0) {
-    if (!agg->PushBytes(std::string_view(buf, n)).ok()) return 1;
-    if (std::chrono::steady_clock::now() - last >= interval) {
+  for (;;) {
+    // Wait for input, at most until the next delta is due.
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        next - std::chrono::steady_clock::now());
+    pollfd in = {STDIN_FILENO, POLLIN, 0};
+    const int ready =
+        poll(&in, 1, static_cast<int>(std::max<int64_t>(left.count(), 0)));
+    if (ready < 0 && errno != EINTR) return 1;
+    if (ready > 0) {
+      const ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+      if (n < 0 && errno != EINTR) return 1;
+      if (n == 0) break;  // The end of the input.
+      if (n > 0 &&
+          !agg->PushBytes(std::string_view(buf, static_cast<size_t>(n))).ok()) {
+        return 1;
+      }
+    }
+    if (std::chrono::steady_clock::now() >= next) {
       // Lines are shipped whole: the unfinished last line waits for the
-      // next delta.
+      // next delta. Idle intervals ship empty deltas.
       if (!Ship(*agg, argv[2], seq++)) return 1;
-      last = std::chrono::steady_clock::now();
+      next = std::chrono::steady_clock::now() + interval;
     }
   }
-  if (!agg->EndSource().ok() || !Ship(*agg, argv[2], seq++)) return 1;
+  if (!agg->EndSource().ok() || !Ship(*agg, argv[2], seq++, /*final=*/true)) {
+    return 1;
+  }
   std::fprintf(stderr, "delta_shipper: shipped %d partials\n", seq);
   return 0;
 }

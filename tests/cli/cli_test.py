@@ -1667,6 +1667,10 @@ class MapFollowTest(MaprTestCase):
         return b"".join(b"host=h%d|n=%d\n" % (i % 3, base + i)
                         for i in range(n))
 
+    def read_bytes(self, name):
+        with open(self.path(name), "rb") as f:
+            return f.read()
+
     def one_pass(self, data):
         out, _ = self.mapr("-o", "csv", self.Q, "-", stdin=data)
         return out
@@ -1787,7 +1791,7 @@ class MapFollowTest(MaprTestCase):
             p.stdout.close()  # The reader (an ssh session) has gone.
             p.wait(timeout=5)
 
-    def test_reduce_merges_sources_in_order_of_appearance(self):
+    def test_reduce_merges_sources_in_name_order(self):
         a, b = self.lines(0, 40), self.lines(1000, 30)
         self.write("a.log", a)
         self.write("b.log", b)
@@ -1796,7 +1800,11 @@ class MapFollowTest(MaprTestCase):
                                name + ".log")
             self.write(name + ".part", out)
         out, _ = self.mapr("reduce", "-o", "csv", "b.part", "a.part")
-        self.assertEqual(out, self.one_pass(b + a))
+        self.assertEqual(out, self.one_pass(a + b))
+        out, _ = self.mapr("reduce", "-o", "csv", "-",
+                           stdin=self.read_bytes("b.part") +
+                           self.read_bytes("a.part"))
+        self.assertEqual(out, self.one_pass(a + b))
         out, _ = self.mapr("reduce", "-o", "csv", "--expect-splits", "1",
                            "a.part", "b.part")
         self.assertEqual(out, self.one_pass(a + b))
