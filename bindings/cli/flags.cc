@@ -602,8 +602,9 @@ JOB_COMPLETION_INDEX (a Kubernetes indexed Job), mapreduce_task_partition
 
 Exit status: 0 on success (with --follow: after the final result); 1 if an
 input could not be read (the others are still counted), the outfile could
-not be written, or a partial is invalid, of another query, overlapping or
-missing; 2 on a usage error or an invalid query.
+not be written, a partial is invalid, of another query, overlapping or
+missing, or a remote host failed (unless --allow-partial); 2 on a usage
+error or an invalid query.
 
 Examples:
   mapr 'from STATS select count($line),avg($goroutines) group by $hostname' app.log
@@ -612,6 +613,7 @@ Examples:
   mapr --follow --delta 'from STATS select count($line) group by $hostname interval 10' app.log
   mapr map --split 1 --range 1000000:2000000 'from STATS select count($line)' app.log >1.part
   mapr reduce --expect-splits 4 0.part 1.part 2.part 3.part
+  mapr remote --hosts web1,web2 --follow 'from STATS select count($line) group by $hostname' /var/log/app.log
 )");
   return text;
 }
