@@ -296,6 +296,16 @@ MAPR_EXPORT void mapr_aggregator_options_set_result_threads(
 MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_splits(
     mapr_aggregator_options_t* options, uint64_t begin,
     uint64_t end) MAPR_C_NOEXCEPT;
+/* The source of the aggregator's partials (AggregatorOptions::source): the
+ * host or daemon instance whose lines they hold, when several number their
+ * delta partials each from 0. Partials of different sources refuse to merge
+ * in mapr_aggregator_merge_serialized; `mapr reduce` (and
+ * mapr::PartialReducer) adds sources up. Returns MAPR_OK,
+ * MAPR_INVALID_ARGUMENT for NULL options (or a NULL source with a length),
+ * MAPR_RESOURCE_EXHAUSTED without memory. Default: none. */
+MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_source(
+    mapr_aggregator_options_t* options, const char* source,
+    size_t source_len) MAPR_C_NOEXCEPT;
 MAPR_EXPORT void mapr_aggregator_options_free(
     mapr_aggregator_options_t* options) MAPR_C_NOEXCEPT;
 

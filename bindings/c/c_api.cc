@@ -801,6 +801,20 @@ mapr_code_t mapr_aggregator_options_set_splits(
   return MAPR_OK;
 }
 
+mapr_code_t mapr_aggregator_options_set_source(
+    mapr_aggregator_options_t* options, const char* source,
+    size_t source_len) noexcept {
+  if (options == nullptr || (source == nullptr && source_len != 0)) {
+    return MAPR_INVALID_ARGUMENT;
+  }
+  try {
+    options->options.source.assign(View(source, source_len));
+    return MAPR_OK;
+  } catch (...) {
+    return MAPR_RESOURCE_EXHAUSTED;
+  }
+}
+
 char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator, size_t* len,
                                      mapr_error_t** errptr) noexcept {
   if (CheckUsable(aggregator, "mapr_aggregator_finish_partial", errptr) !=

@@ -1285,6 +1285,46 @@ static char* CsvWithResultThreads(const char* query, const char* bytes,
 }
 
 /* Enough groups for three result threads: the same CSV as one thread. */
+/* Sources: deltas of two sources do not merge into one aggregator. */
+static void TestSources(void) {
+  mapr_query_t* q = Compile(kByHost);
+  mapr_error_t* err = NULL;
+  char* deltas[2];
+  size_t lens[2];
+  for (int i = 0; i < 2; ++i) {
+    mapr_aggregator_options_t* options = mapr_aggregator_options_create();
+    CHECK(mapr_aggregator_options_set_source(
+              options, i == 0 ? "web-a" : "web-b", 5) == MAPR_OK);
+    CHECK(mapr_aggregator_options_set_source(NULL, "x", 1) ==
+          MAPR_INVALID_ARGUMENT);
+    CHECK(mapr_aggregator_options_set_source(options, NULL, 1) ==
+          MAPR_INVALID_ARGUMENT);
+    mapr_aggregator_t* agg = mapr_aggregator_create(q, options, &err);
+    mapr_aggregator_options_free(options);
+    CHECK_NO_ERROR(err);
+    CHECK(mapr_aggregator_push_bytes(agg, kPartA, strlen(kPartA), &err) ==
+          MAPR_OK);
+    deltas[i] = mapr_aggregator_take_delta_partial(agg, &lens[i], &err);
+    CHECK_NO_ERROR(err);
+    CHECK(deltas[i] != NULL);
+    mapr_aggregator_free(agg);
+  }
+  mapr_aggregator_t* reducer =
+      mapr_aggregator_from_partial(deltas[0], lens[0], NULL, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_aggregator_merge_serialized(reducer, deltas[1], lens[1], &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(strstr(mapr_error_message(err),
+               "partial of another source: source "
+               "'web-b' cannot merge with source "
+               "'web-a'") != NULL);
+  mapr_error_free(err);
+  mapr_aggregator_free(reducer);
+  mapr_free(deltas[0]);
+  mapr_free(deltas[1]);
+  mapr_query_free(q);
+}
+
 static void TestResultThreads(void) {
   enum { kGroups = 100000 };
   char* log = malloc((size_t)kGroups * 32 + 32);
@@ -1321,6 +1361,7 @@ int main(void) {
   TestQueryFiles();
   TestExceptionsNeverCrossTheBoundary();
   TestPartials();
+  TestSources();
   TestResultThreads();
   printf("c_api_test: %d checks passed\n", g_checks);
   return 0;

@@ -432,6 +432,13 @@ PYBIND11_MODULE(_mapr, m) {
         d["log_format"] = Text(i.log_format);
         d["fingerprint"] = py::make_tuple(i.fingerprint[0], i.fingerprint[1]);
         d["splits"] = py::make_tuple(i.splits.begin, i.splits.end);
+        d["source"] = Text(i.source);
+        d["final"] = i.mark.final;
+        py::list positions;
+        for (const mapr::InputPosition& p : i.mark.positions) {
+          positions.append(py::make_tuple(Text(p.input), p.offset));
+        }
+        d["positions"] = positions;
         d["stats"] = CountersDict(i.counters);
         d["groups"] = i.groups;
         d["frame_bytes"] = i.frame_bytes;
@@ -573,9 +580,11 @@ PYBIND11_MODULE(_mapr, m) {
                       std::optional<size_t> max_line_bytes,
                       std::optional<uint64_t> max_groups,
                       std::optional<std::pair<uint64_t, uint64_t>> splits,
-                      std::optional<size_t> result_threads) {
+                      std::optional<size_t> result_threads,
+                      std::optional<std::string> source) {
             mapr::AggregatorOptions options = MakeOptions(
                 hostname, max_line_bytes, max_groups, result_threads);
+            if (source) options.source = *source;
             if (splits) {
               if (splits->first >= splits->second) {
                 throw py::value_error("splits: begin must be less than end");
@@ -589,7 +598,8 @@ PYBIND11_MODULE(_mapr, m) {
           py::arg("query"), py::arg("hostname") = py::none(),
           py::arg("max_line_bytes") = py::none(),
           py::arg("max_groups") = py::none(), py::arg("splits") = py::none(),
-          py::arg("result_threads") = py::none())
+          py::arg("result_threads") = py::none(),
+          py::arg("source") = py::none())
       .def_static(
           "from_partial",
           [](py::buffer data, std::optional<std::string> hostname,

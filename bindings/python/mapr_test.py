@@ -842,6 +842,24 @@ class PartialTest(unittest.TestCase):
             agg.merge_serialized(p2)
         self.assertEqual(e.exception.code, "FAILED_PRECONDITION")
 
+    def test_sources_are_recorded_and_do_not_merge(self):
+        q = "select count($line) group by $hostname"
+        a = mapr.Aggregator(q, hostname="h", source="web-a")
+        b = mapr.Aggregator(q, hostname="h", source="web-b")
+        a.push(["x", "y"])
+        b.push(["z"])
+        da, db = a.take_delta_partial(), b.take_delta_partial()
+        info = mapr.inspect_partial(da)
+        self.assertEqual(info.source, "web-a")
+        self.assertFalse(info.final)
+        self.assertEqual(info.positions, ())
+        self.assertEqual(mapr.inspect_partial(db).source, "web-b")
+        reducer = mapr.Aggregator.from_partial(da)
+        with self.assertRaises(mapr.PartialError) as e:
+            reducer.merge_serialized(db)
+        self.assertIn("partial of another source: source 'web-b' cannot "
+                      "merge with source 'web-a'", str(e.exception))
+
     def test_delta_partials_cover_successive_splits(self):
         agg = mapr.Aggregator(self.Q)
         deltas = []

@@ -525,13 +525,19 @@ class Aggregator:
         max_groups: Optional[int] = None,
         splits: Optional[Tuple[int, int]] = None,
         result_threads: Optional[int] = None,
+        source: Optional[str] = None,
     ) -> None:
         """`splits` = (begin, end): the input splits this aggregator covers,
-        for partials (split i of n is (i, i + 1); default (0, 1))."""
+        for partials (split i of n is (i, i + 1); default (0, 1)).
+        `source`: the host (or daemon instance) its partials come from, when
+        several number their delta partials each from 0; partials of
+        different sources refuse to merge_serialized(), and `mapr reduce`
+        adds sources up (docs/distributed.md)."""
         self.query = _as_query(query)
         self._a = _mapr.Aggregator(
             self.query._q, hostname, max_line_bytes, max_groups,
             None if splits is None else tuple(splits), result_threads,
+            source,
         )
 
     @classmethod
@@ -677,6 +683,10 @@ class PartialInfo:
     stats: Stats
     groups: int
     frame_bytes: int
+    source: str = ""  # Aggregator(source=...); "" without one
+    final: bool = False  # the last delta of a `mapr map --follow` stream
+    # (input, offset): how far each input of the stream was read.
+    positions: Tuple[Tuple[str, int], ...] = ()
 
 
 def inspect_partial(data: Union[bytes, bytearray, memoryview]) -> PartialInfo:
@@ -684,6 +694,7 @@ def inspect_partial(data: Union[bytes, bytearray, memoryview]) -> PartialInfo:
     its header facts. Raises PartialError."""
     d = _mapr.inspect_partial(data)
     d["stats"] = Stats(**d["stats"])
+    d["positions"] = tuple(d["positions"])
     return PartialInfo(**d)
 
 
