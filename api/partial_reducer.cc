@@ -20,10 +20,16 @@ struct PartialReducer::Rep {
 
   explicit Rep(const AggregatorOptions& o) : options(o) {}
 
-  SourceState& Find(std::string_view name) {
+  // The source called `name`, or null.
+  SourceState* Find(std::string_view name) {
     for (SourceState& s : sources) {
-      if (s.name == name) return s;
+      if (s.name == name) return &s;
     }
+    return nullptr;
+  }
+  // The source called `name`, added last if it is new.
+  SourceState& FindOrAdd(std::string_view name) {
+    if (SourceState* s = Find(name)) return *s;
     sources.push_back(SourceState{std::string(name), 0, std::nullopt});
     return sources.back();
   }
@@ -41,7 +47,7 @@ PartialReducer::PartialReducer(PartialReducer&&) noexcept = default;
 PartialReducer& PartialReducer::operator=(PartialReducer&&) noexcept = default;
 
 void PartialReducer::DeclareSource(std::string_view source) {
-  rep_->Find(source);
+  rep_->FindOrAdd(source);
 }
 
 namespace {
@@ -87,17 +93,19 @@ absl::Status PartialReducer::Add(std::string_view frame) {
     MAPR_RETURN_IF_ERROR(
         InSource(info.source, CheckSameJob(*rep_->first, info)));
   }
-  Rep::SourceState& source = rep_->Find(info.source);
-  if (source.aggregator.has_value()) {
+  Rep::SourceState* source = rep_->Find(info.source);
+  if (source != nullptr && source->aggregator.has_value()) {
     MAPR_RETURN_IF_ERROR(
-        InSource(info.source, source.aggregator->MergeSerialized(frame)));
+        InSource(info.source, source->aggregator->MergeSerialized(frame)));
   } else {
+    // A source is added only with its first partial that loads.
     absl::StatusOr<Aggregator> agg =
         Aggregator::FromPartial(frame, rep_->options);
     if (!agg.ok()) return InSource(info.source, agg.status());
-    source.aggregator.emplace(*std::move(agg));
+    source = &rep_->FindOrAdd(info.source);
+    source->aggregator.emplace(*std::move(agg));
   }
-  ++source.partials;
+  ++source->partials;
   if (!rep_->first.has_value()) rep_->first = std::move(info);
   return absl::OkStatus();
 }

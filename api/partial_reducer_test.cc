@@ -261,6 +261,12 @@ TEST(PartialReducerTest, ResultBeforeAnyPartialIsAnError) {
   EXPECT_THAT(reducer.Add("not a partial"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("not a mapr partial")));
+  // A source whose first partial fails is not added.
+  std::string bad = Deltas("late", HostLines(0, 3), 3)[0];
+  bad[bad.size() - 1] ^= 1;  // The checksum.
+  EXPECT_THAT(reducer.Add(bad), StatusIs(absl::StatusCode::kDataLoss,
+                                         HasSubstr("checksum mismatch")));
+  EXPECT_TRUE(reducer.sources().empty());
 }
 
 }  // namespace

@@ -68,6 +68,13 @@ struct Host {
   uint64_t partials = 0;
   bool final_seen = false;
   Clock::time_point last_partial;
+  // --follow: where a new session continues (the last partial's position
+  // in the one FILE and its next split), the sessions lost so far, and
+  // when the next one starts.
+  std::optional<uint64_t> resume_from;
+  uint64_t next_split = 0;
+  int reconnects = 0;
+  std::optional<Clock::time_point> reconnect_at;
 };
 
 void CloseFd(int& fd) {
@@ -114,7 +121,7 @@ absl::StatusOr<pid_t> Spawn(const std::vector<std::string>& argv, int in,
   return pid;
 }
 
-// Starts the ssh session of `host`.
+// Starts the ssh session of `host` (continuing from its resume point).
 absl::Status StartHost(const Flags& flags, Host& host) {
   int out[2], err[2], in[2] = {-1, -1};
   if (pipe2(out, O_CLOEXEC) != 0) return absl::InternalError(ErrnoText(errno));
@@ -134,7 +141,8 @@ absl::Status StartHost(const Flags& flags, Host& host) {
     child_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
   }
   absl::StatusOr<pid_t> pid =
-      Spawn(RemoteCommand(flags, host.name), child_in, out[1], err[1]);
+      Spawn(RemoteCommand(flags, host.name, host.resume_from, host.next_split),
+            child_in, out[1], err[1]);
   close(child_in);
   close(out[1]);
   close(err[1]);
@@ -243,7 +251,10 @@ class Remote {
         }
       }
       for (Host& h : hosts_) {
-        if (h.state == HostState::kRunning && h.out < 0 && h.err < 0) Reap(h);
+        if (h.state == HostState::kRunning && h.pid > 0 && h.out < 0 &&
+            h.err < 0) {
+          Reap(h);
+        }
       }
       OnTime();
     }
@@ -259,6 +270,9 @@ class Remote {
     Clock::time_point next = Clock::time_point::max();
     if (flags_.follow && !stopping_) next = next_report_;
     if (stop_deadline_.has_value()) next = std::min(next, *stop_deadline_);
+    for (const Host& h : hosts_) {
+      if (h.reconnect_at.has_value()) next = std::min(next, *h.reconnect_at);
+    }
     if (next == Clock::time_point::max()) return -1;
     const auto left =
         std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
@@ -283,6 +297,16 @@ class Remote {
 
   void OnTime() {
     const Clock::time_point now = Clock::now();
+    for (Host& h : hosts_) {
+      if (h.reconnect_at.has_value() && now >= *h.reconnect_at) {
+        if (stopping_) {
+          h.reconnect_at.reset();
+          Fail(h, "its session was lost before its last partial");
+        } else {
+          Reconnect(h);
+        }
+      }
+    }
     if (stop_deadline_.has_value() && now >= *stop_deadline_) {
       KillAll(absl::StrCat("sent no last partial within ",
                            kStopTimeoutMs / 1000, "s of the stop"));
@@ -410,6 +434,10 @@ class Remote {
     ++h.partials;
     h.final_seen = h.final_seen || info->mark.final;
     h.last_partial = Clock::now();
+    h.next_split = info->splits.end;
+    if (info->mark.positions.size() == 1) {
+      h.resume_from = info->mark.positions[0].offset;
+    }
   }
 
   void ReadErr(Host& h) {
@@ -477,10 +505,48 @@ class Remote {
     }
     if (!why.empty()) {
       if (!h.err_tail.empty()) absl::StrAppend(&why, ": ", h.err_tail.back());
+      if (MayReconnect(
+              h, r >= 0 && (WIFSIGNALED(status) || WEXITSTATUS(status) == 255 ||
+                            WEXITSTATUS(status) == 0))) {
+        ScheduleReconnect(h, why);
+        return;
+      }
       Fail(h, why);
       return;
     }
     h.state = HostState::kDone;
+  }
+
+  // --follow: a session that was lost (ssh died or was cut, the stream
+  // ended without its last partial) after partials of the one FILE came
+  // starts again from the last one's position, at most kMaxReconnects
+  // times, unless the run is stopping.
+  bool MayReconnect(const Host& h, bool lost) const {
+    return flags_.follow && lost && !stopping_ && flags_.files.size() == 1 &&
+           h.resume_from.has_value() && !h.final_seen &&
+           h.reconnects < kMaxReconnects;
+  }
+
+  void ScheduleReconnect(Host& h, std::string_view why) {
+    ++h.reconnects;
+    CloseFd(h.in);
+    CloseFd(h.out);
+    CloseFd(h.err);
+    h.out_buf.clear();
+    h.err_buf.clear();
+    h.reconnect_at = Clock::now() + std::chrono::seconds(h.reconnects);
+    PrintError(absl::StrCat(
+        h.name, ": session lost (", util::ToAbsl(why), "); reconnecting in ",
+        h.reconnects, "s (", h.reconnects, " of ", kMaxReconnects,
+        "), from byte ", *h.resume_from, ", split ", h.next_split));
+  }
+
+  void Reconnect(Host& h) {
+    h.reconnect_at.reset();
+    h.err_tail.clear();
+    if (absl::Status s = StartHost(flags_, h); !s.ok()) {
+      Fail(h, ToStd(s.message()));
+    }
   }
 
   void Fail(Host& h, std::string_view why) {
@@ -497,9 +563,19 @@ class Remote {
     CloseFd(h.out);
     CloseFd(h.err);
     if (h.pid > 0) {
+      // SIGTERM ends ssh (and so the session); SIGKILL if it lingers.
       kill(h.pid, SIGTERM);
       int status;
-      while (waitpid(h.pid, &status, 0) < 0 && errno == EINTR) {
+      const Clock::time_point deadline = Clock::now() + std::chrono::seconds(2);
+      pid_t r;
+      while ((r = waitpid(h.pid, &status, WNOHANG)) == 0 &&
+             Clock::now() < deadline) {
+        usleep(10000);
+      }
+      if (r == 0) {
+        kill(h.pid, SIGKILL);
+        while (waitpid(h.pid, &status, 0) < 0 && errno == EINTR) {
+        }
       }
       h.pid = -1;
     }
@@ -574,7 +650,9 @@ std::string ShellQuote(std::string_view arg) {
 }
 
 std::vector<std::string> RemoteCommand(const Flags& flags,
-                                       const std::string& ssh_host) {
+                                       const std::string& ssh_host,
+                                       std::optional<uint64_t> resume_from,
+                                       uint64_t first_split) {
   std::vector<std::string> argv =
       absl::StrSplit(flags.ssh, absl::ByAnyChar(" \t"), absl::SkipEmpty());
   argv.push_back(ssh_host);
@@ -584,7 +662,12 @@ std::vector<std::string> RemoteCommand(const Flags& flags,
     remote.insert(remote.end(),
                   {"--follow", "--stop-on-stdin-eof", "--interval-ms",
                    absl::StrCat(flags.interval_ms)});
-    if (flags.from_start) remote.push_back("--from-start");
+    if (resume_from.has_value()) {
+      remote.insert(remote.end(), {"--resume-from", absl::StrCat(*resume_from),
+                                   "--split", absl::StrCat(first_split)});
+    } else if (flags.from_start) {
+      remote.push_back("--from-start");
+    }
   }
   remote.insert(remote.end(),
                 {"--max-line-bytes", absl::StrCat(flags.max_line_bytes)});

@@ -240,6 +240,68 @@ class RemoteTest(unittest.TestCase):
         self.assertEqual(body, self.one_pass(one + more + two))
         self.assertIn("2 hosts: 2 reporting", err.decode())
 
+    def follow_reader(self, p):
+        """A function that reads p's stdout until marker(out) holds."""
+        os.set_blocking(p.stdout.fileno(), False)
+        out = [b""]
+        deadline = time.monotonic() + TIMEOUT
+
+        def read_until(marker):
+            while time.monotonic() < deadline:
+                chunk = p.stdout.read()
+                if chunk:
+                    out[0] += chunk
+                if marker(out[0]):
+                    return out[0]
+                time.sleep(0.05)
+            self.fail("timed out; stdout %r" % out[0])
+        return read_until
+
+    def test_follow_reconnects_a_lost_session_exactly(self):
+        self.write("127.0.0.1", "cut.log", "")
+        self.write("127.0.0.2", "cut.log", "")
+        p = subprocess.Popen(
+            self.remote("--follow", "--interval-ms", "200", "-o", "csv",
+                        QUERY, "cut.log"),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            read_until = self.follow_reader(p)
+            read_until(lambda o: b"# end of report 1\n" in o)
+            one = log_lines(0, 40)
+            two = log_lines(300, 10)
+            self.write("127.0.0.1", "cut.log", one, "a")
+            self.write("127.0.0.2", "cut.log", two, "a")
+            want = self.one_pass(one + two).encode() + b"# end of report "
+            read_until(lambda o: want in o)
+            # Cut 127.0.0.1's session: its ssh client dies.
+            ssh = subprocess.run(
+                ["pgrep", "-f", r"^ssh .*-p %d .* 127\.0\.0\.1 " %
+                 FIXTURE.port], capture_output=True).stdout.split()
+            self.assertEqual(len(ssh), 1, ssh)
+            os.kill(int(ssh[0]), signal.SIGKILL)
+            more = log_lines(1000, 25)
+            self.write("127.0.0.1", "cut.log", more, "a")
+            want = (self.one_pass(one + more + two).encode() +
+                    b"# end of report ")
+            seen = read_until(lambda o: want in o)
+            p.send_signal(signal.SIGINT)
+            rest, err = p.communicate(timeout=TIMEOUT)
+            out = seen + rest
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        err = err.decode()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("127.0.0.1: session lost (ssh was killed by signal 9",
+                      err)
+        self.assertIn("reconnecting in 1s (1 of 3), from byte %d" % len(one),
+                      err)
+        final = out.decode().split("\n\n")[-1]
+        body, end = final.rsplit("# end of report ", 1)
+        self.assertTrue(end.endswith(" (final)\n"), final)
+        self.assertEqual(body, self.one_pass(one + more + two))
+
     def remote_maps(self):
         p = subprocess.run(["pgrep", "-f", "--", "--stop-on-stdin-eof"],
                            capture_output=True)
