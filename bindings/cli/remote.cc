@@ -588,9 +588,15 @@ class Remote {
   }
 
   int Finish() {
+    // A failed host's partials that arrived are in the result: say so.
     std::vector<std::string> failed;
     for (const Host& h : hosts_) {
-      if (h.state == HostState::kFailed) failed.push_back(h.name);
+      if (h.state != HostState::kFailed) continue;
+      failed.push_back(absl::StrCat(
+          "host ", h.name, " failed (",
+          h.partials == 0 ? "none of its lines are counted"
+                          : "its lines up to its last partial are counted",
+          ")"));
     }
     int code = kExitOk;
     if (reducer_.query() == nullptr) {
@@ -613,9 +619,8 @@ class Remote {
                         kExitOk);
     }
     if (!failed.empty()) {
-      PrintError(absl::StrCat("the result is partial: it lacks ",
-                              failed.size() == 1 ? "host " : "hosts ",
-                              absl::StrJoin(failed, ", "), " (failed)"));
+      PrintError(
+          absl::StrCat("the result is partial: ", absl::StrJoin(failed, "; ")));
       if (!flags_.allow_partial) code = kExitInputError;
     }
     return code;

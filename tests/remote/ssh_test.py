@@ -177,7 +177,8 @@ class RemoteTest(unittest.TestCase):
         self.assertEqual(out, self.one_pass(one + two))
         self.assertIn("mapr: 127.0.0.3: failed: ssh failed (exit status 255)",
                       err)
-        self.assertIn("the result is partial: it lacks host 127.0.0.3", err)
+        self.assertIn("the result is partial: host 127.0.0.3 failed (none "
+                      "of its lines are counted)", err)
         out, _ = self.run_remote("--allow-partial", "-o", "csv", QUERY,
                                  "app.log", hosts=hosts)
         self.assertEqual(out, self.one_pass(one + two))
@@ -198,7 +199,8 @@ class RemoteTest(unittest.TestCase):
         self.write("127.0.0.1", "live.log", "")
         self.write("127.0.0.2", "live.log", "")
         p = subprocess.Popen(
-            self.remote("--follow", "--interval-ms", "300", "-o", "csv",
+            self.remote("--follow", "--from-start", "--interval-ms", "300",
+                        "-o", "csv",
                         QUERY, "live.log"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
@@ -261,7 +263,8 @@ class RemoteTest(unittest.TestCase):
         self.write("127.0.0.1", "cut.log", "")
         self.write("127.0.0.2", "cut.log", "")
         p = subprocess.Popen(
-            self.remote("--follow", "--interval-ms", "200", "-o", "csv",
+            self.remote("--follow", "--from-start", "--interval-ms", "200",
+                        "-o", "csv",
                         QUERY, "cut.log"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
