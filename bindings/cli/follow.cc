@@ -692,12 +692,7 @@ class TurboSink : public FollowSink {
 
 }  // namespace
 
-absl::StatusOr<FollowInputsResult> FollowInputs(
-    const std::vector<FileInput>& inputs, const FollowInputsOptions& options,
-    FollowSink& sink, const FollowCallbacks& callbacks) {
-  // Signals arrive through a signalfd, so no handler ever runs on a mapr
-  // thread; they are blocked before any thread starts, and stay blocked (a
-  // second signal during the final report must not kill the process).
+absl::Status BlockStopSignals(sigset_t* set) {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
@@ -705,6 +700,18 @@ absl::StatusOr<FollowInputsResult> FollowInputs(
   if (int e = pthread_sigmask(SIG_BLOCK, &signals, nullptr); e != 0) {
     return ErrnoStatus(e);
   }
+  if (set != nullptr) *set = signals;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FollowInputsResult> FollowInputs(
+    const std::vector<FileInput>& inputs, const FollowInputsOptions& options,
+    FollowSink& sink, const FollowCallbacks& callbacks) {
+  // Signals arrive through a signalfd, so no handler ever runs on a mapr
+  // thread; they are blocked before any thread starts, and stay blocked (a
+  // second signal during the final report must not kill the process).
+  sigset_t signals;
+  if (absl::Status s = BlockStopSignals(&signals); !s.ok()) return s;
   Fd signal_fd(signalfd(-1, &signals, SFD_CLOEXEC));
   if (signal_fd.get() < 0) return ErrnoStatus(errno);
   // Wakes the reader for a stop request; tells the caller it has finished.
@@ -759,13 +766,7 @@ absl::StatusOr<FollowResult> FollowQuery(const Query& query,
                                          const FollowCallbacks& callbacks) {
   // Before the aggregate starts its threads, which inherit the mask: a
   // SIGTERM must never reach a thread that would die of it.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  if (int e = pthread_sigmask(SIG_BLOCK, &signals, nullptr); e != 0) {
-    return ErrnoStatus(e);
-  }
+  if (absl::Status s = BlockStopSignals(); !s.ok()) return s;
   TurboOptions turbo_options;
   turbo_options.aggregator.hostname =
       options.hostname.empty() ? util::HostName() : options.hostname;

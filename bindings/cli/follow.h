@@ -32,6 +32,8 @@
 #ifndef MAPR_BINDINGS_CLI_FOLLOW_H_
 #define MAPR_BINDINGS_CLI_FOLLOW_H_
 
+#include <signal.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -160,6 +162,12 @@ struct FollowInputsResult {
 absl::StatusOr<FollowInputsResult> FollowInputs(
     const std::vector<FileInput>& inputs, const FollowInputsOptions& options,
     FollowSink& sink, const FollowCallbacks& callbacks);
+
+// Blocks SIGINT and SIGTERM in the calling thread (threads started later
+// inherit the mask), so they are read from a signalfd and never kill a
+// thread; `set` (if not null) receives the two. Call it before starting
+// threads.
+absl::Status BlockStopSignals(sigset_t* set = nullptr);
 
 // "5s" for 5000, "500ms" for 500.
 std::string IntervalText(int64_t interval_ms);

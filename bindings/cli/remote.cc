@@ -186,10 +186,10 @@ class Remote {
 
   int Run() {
     sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    if (absl::Status s = BlockStopSignals(&signals); !s.ok()) {
+      PrintError(ToStd(s.message()));
+      return kExitInputError;
+    }
     signal(SIGPIPE, SIG_IGN);  // A host's stdin closed early is EPIPE.
     signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC);
     if (signal_fd_ < 0) {

@@ -155,15 +155,20 @@ bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames,
   return ok;
 }
 
-// Reads and merges the PARTs into one open aggregator, or prints why not.
-std::optional<Aggregator> ReadAndMerge(const Flags& flags) {
-  std::vector<NamedFrame> frames;
-  if (!ReadPartials(flags, frames, /*keep_bytes=*/false)) return std::nullopt;
+// The options a reducing aggregator takes from the flags.
+AggregatorOptions ReducerOptions(const Flags& flags) {
   AggregatorOptions options;
   options.hostname = flags.hostname;
   options.max_line_bytes = flags.max_line_bytes;
   options.max_groups = flags.max_groups;
-  absl::StatusOr<Aggregator> agg = MergePartials(frames, options);
+  return options;
+}
+
+// Reads and merges the PARTs into one open aggregator, or prints why not.
+std::optional<Aggregator> ReadAndMerge(const Flags& flags) {
+  std::vector<NamedFrame> frames;
+  if (!ReadPartials(flags, frames, /*keep_bytes=*/false)) return std::nullopt;
+  absl::StatusOr<Aggregator> agg = MergePartials(frames, ReducerOptions(flags));
   if (!agg.ok()) {
     PrintError(ToStd(agg.status().message()));
     return std::nullopt;
@@ -287,11 +292,8 @@ int RunReduce(const Flags& flags) {
   std::vector<NamedFrame> frames;
   if (!ReadPartials(flags, frames, /*keep_bytes=*/false))
     return kExitInputError;
-  AggregatorOptions options;
-  options.hostname = flags.hostname;
-  options.max_line_bytes = flags.max_line_bytes;
-  options.max_groups = flags.max_groups;
-  absl::StatusOr<PartialReducer> reducer = ReducePartials(frames, options);
+  absl::StatusOr<PartialReducer> reducer =
+      ReducePartials(frames, ReducerOptions(flags));
   if (!reducer.ok()) {
     PrintError(ToStd(reducer.status().message()));
     return kExitInputError;
