@@ -177,11 +177,20 @@ absl::Status SetSource(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+// OFFSET, or FILE=OFFSET (the last '=' separates them).
 absl::Status SetResumeFrom(Flags& flags, std::string_view value) {
+  const size_t eq = value.rfind('=');
+  const std::string_view file =
+      eq == std::string_view::npos ? std::string_view() : value.substr(0, eq);
   absl::StatusOr<uint64_t> n =
-      ParseUint(value, "--resume-from", "a byte offset from 0");
+      ParseUint(eq == std::string_view::npos ? value : value.substr(eq + 1),
+                "--resume-from", "OFFSET or FILE=OFFSET, a byte offset from 0");
   if (!n.ok()) return n.status();
-  flags.resume_from = *n;
+  if (eq != std::string_view::npos && file.empty()) {
+    return Usage(absl::StrCat("invalid --resume-from '", ToAbsl(value),
+                              "' (use OFFSET or FILE=OFFSET)"));
+  }
+  flags.resume_from.emplace_back(file, *n);
   return absl::OkStatus();
 }
 
@@ -329,9 +338,10 @@ constexpr FlagSpec kFlagSpecs[] = {
      "as SIGTERM does (the last partial, exit 0); FILEs\n"
      "are then needed",
      Set<&Flags::stop_on_stdin_eof>},
-    {"--resume-from", 0, "OFFSET", FlagSection::kDistributed,
-     "map --follow: read the one FILE from byte OFFSET\n"
-     "(a line start: a partial's position, see inspect)",
+    {"--resume-from", 0, "[FILE=]OFFSET", FlagSection::kDistributed,
+     "map --follow: read FILE (or the one FILE) from byte\n"
+     "OFFSET, a partial's position (see inspect); may be\n"
+     "repeated; other FILEs are then read from their start",
      SetResumeFrom},
     {"--b64", 0, "", FlagSection::kDistributed,
      "map, combine: write a text line <split>TAB<base64>\n"

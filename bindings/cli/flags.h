@@ -73,7 +73,9 @@ struct Flags {
   // `mapr map --follow`: end at the files' end; start the one FILE at this
   // byte offset.
   bool until_eof = false;
-  std::optional<uint64_t> resume_from;
+  // --resume-from: (FILE, OFFSET) pairs; an empty FILE is "the one FILE"
+  // (--resume-from OFFSET).
+  std::vector<std::pair<std::string, uint64_t>> resume_from;
   // `mapr map --follow`: the end of standard input stops following (as
   // SIGTERM does); `mapr remote` closes it to stop a host.
   bool stop_on_stdin_eof = false;

@@ -190,16 +190,20 @@ TEST(FlagsTest, RemoteAndMapFollowOptions) {
       HasSubstr("--hosts-file /nonexistent/hosts: No such file"));
 
   flags = Parse({"map", "--follow", "--source", "web-1", "--until-eof",
-                 "--resume-from", "1234", "--stop-on-stdin-eof", "select x",
-                 "a.log"});
+                 "--resume-from", "1234", "--resume-from", "b=c.log=7",
+                 "--stop-on-stdin-eof", "select x", "a.log"});
   ASSERT_TRUE(flags.ok()) << flags.status();
   EXPECT_EQ(flags->source, "web-1");
   EXPECT_TRUE(flags->until_eof && flags->stop_on_stdin_eof);
-  EXPECT_EQ(flags->resume_from, 1234u);
+  EXPECT_EQ(flags->resume_from, (std::vector<std::pair<std::string, uint64_t>>{
+                                    {"", 1234}, {"b=c.log", 7}}));
+  EXPECT_EQ(Parse({"map", "--resume-from", "=7"}).status().message(),
+            "invalid --resume-from '=7' (use OFFSET or FILE=OFFSET)");
   EXPECT_EQ(Parse({"map", "--source="}).status().message(),
             "--source needs a non-empty ID");
   EXPECT_EQ(Parse({"map", "--resume-from", "-1"}).status().message(),
-            "invalid --resume-from '-1' (use a byte offset from 0)");
+            "invalid --resume-from '-1' (use OFFSET or FILE=OFFSET, a byte "
+            "offset from 0)");
 }
 
 TEST(FlagsTest, UnknownOptions) {

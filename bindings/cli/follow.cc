@@ -130,10 +130,10 @@ class Follower {
           in->fd = STDIN_FILENO;
           in->state = InputState::kStream;
         }
-      } else if (absl::Status s = OpenFile(*in, !options_.from_start,
-                                           i < options_.resume_from.size()
-                                               ? options_.resume_from[i]
-                                               : std::nullopt);
+      } else if (absl::Status s = OpenFile(
+                     *in, !options_.from_start && options_.resume_from.empty(),
+                     i < options_.resume_from.size() ? options_.resume_from[i]
+                                                     : std::nullopt);
                  !s.ok()) {
         if (absl::IsNotFound(s)) {
           in->state = InputState::kWaiting;

@@ -128,7 +128,9 @@ struct FollowInputsOptions {
   bool until_eof = false;
   // Per input (by index; missing: none): start reading at this offset,
   // which must be a line start (`--resume-from`). An offset past the
-  // file's end fails that input (truncated or replaced since).
+  // file's end fails that input (truncated or replaced since). When any
+  // is given, the files without one are read from their start (a resumed
+  // run had not read them).
   std::vector<std::optional<uint64_t>> resume_from;
   // Calls FollowSink::Tick() this often (0: never).
   int64_t tick_ms = 0;

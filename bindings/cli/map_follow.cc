@@ -114,6 +114,40 @@ class DeltaSink : public FollowSink {
   LineCounters total_;
 };
 
+// The --resume-from offsets by input index, or the usage problem.
+std::string ResumeOffsets(const Flags& flags,
+                          const std::vector<FileInput>& inputs,
+                          std::vector<std::optional<uint64_t>>* offsets) {
+  offsets->assign(inputs.size(), std::nullopt);
+  for (const auto& [file, offset] : flags.resume_from) {
+    if (file.empty()) {
+      if (inputs.size() != 1 || inputs[0].is_stdin ||
+          flags.resume_from.size() != 1) {
+        return "--resume-from OFFSET needs exactly one FILE (not standard "
+               "input); with several, use --resume-from FILE=OFFSET";
+      }
+      (*offsets)[0] = offset;
+      continue;
+    }
+    bool found = false;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].is_stdin && inputs[i].path == file) {
+        if ((*offsets)[i].has_value()) {
+          return absl::StrCat("--resume-from names ", file, " twice");
+        }
+        (*offsets)[i] = offset;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      return absl::StrCat("--resume-from names ", file,
+                          ", which is not one of the FILEs");
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 int RunMapFollow(const Flags& flags, const Query& query) {
@@ -124,11 +158,6 @@ int RunMapFollow(const Flags& flags, const Query& query) {
     return UsageError(
         "--split auto does not work with --follow (give the first delta's "
         "split number)");
-  }
-  if (flags.resume_from.has_value() &&
-      (flags.files.size() != 1 || flags.files[0] == "-")) {
-    return UsageError(
-        "--resume-from needs exactly one FILE (not standard input)");
   }
   if (flags.stop_on_stdin_eof &&
       (flags.files.empty() || std::find(flags.files.begin(), flags.files.end(),
@@ -177,7 +206,10 @@ int RunMapFollow(const Flags& flags, const Query& query) {
   follow.tick_ms = interval_ms;
   follow.hangup_fd = STDOUT_FILENO;
   if (flags.stop_on_stdin_eof) follow.stop_fd = STDIN_FILENO;
-  if (flags.resume_from.has_value()) follow.resume_from = {flags.resume_from};
+  if (std::string problem = ResumeOffsets(flags, inputs, &follow.resume_from);
+      !problem.empty()) {
+    return UsageError(problem);
+  }
   follow.summary =
       absl::StrCat("a delta partial of source '", options.source, "' every ",
                    IntervalText(interval_ms),

@@ -68,10 +68,10 @@ struct Host {
   uint64_t partials = 0;
   bool final_seen = false;
   Clock::time_point last_partial;
-  // --follow: where a new session continues (the last partial's position
-  // in the one FILE and its next split), the sessions lost so far, and
-  // when the next one starts.
-  std::optional<uint64_t> resume_from;
+  // --follow: where a new session continues (the last partial's positions
+  // and its next split), the sessions lost so far, and when the next one
+  // starts.
+  std::vector<InputPosition> resume_from;
   uint64_t next_split = 0;
   int reconnects = 0;
   std::optional<Clock::time_point> reconnect_at;
@@ -435,9 +435,7 @@ class Remote {
     h.final_seen = h.final_seen || info->mark.final;
     h.last_partial = Clock::now();
     h.next_split = info->splits.end;
-    if (info->mark.positions.size() == 1) {
-      h.resume_from = info->mark.positions[0].offset;
-    }
+    h.resume_from = info->mark.positions;
   }
 
   void ReadErr(Host& h) {
@@ -518,12 +516,12 @@ class Remote {
   }
 
   // --follow: a session that was lost (ssh died or was cut, the stream
-  // ended without its last partial) after partials of the one FILE came
-  // starts again from the last one's position, at most kMaxReconnects
-  // times, unless the run is stopping.
+  // ended without its last partial) after partials came starts again from
+  // the last one's positions, at most kMaxReconnects times, unless the run
+  // is stopping.
   bool MayReconnect(const Host& h, bool lost) const {
-    return flags_.follow && lost && !stopping_ && flags_.files.size() == 1 &&
-           h.resume_from.has_value() && !h.final_seen &&
+    return flags_.follow && lost && !stopping_ && h.partials > 0 &&
+           !h.resume_from.empty() && !h.final_seen &&
            h.reconnects < kMaxReconnects;
   }
 
@@ -535,10 +533,15 @@ class Remote {
     h.out_buf.clear();
     h.err_buf.clear();
     h.reconnect_at = Clock::now() + std::chrono::seconds(h.reconnects);
-    PrintError(absl::StrCat(
-        h.name, ": session lost (", util::ToAbsl(why), "); reconnecting in ",
-        h.reconnects, "s (", h.reconnects, " of ", kMaxReconnects,
-        "), from byte ", *h.resume_from, ", split ", h.next_split));
+    std::string from;
+    for (const InputPosition& p : h.resume_from) {
+      absl::StrAppend(&from, from.empty() ? "" : ", ", p.input, " byte ",
+                      p.offset);
+    }
+    PrintError(absl::StrCat(h.name, ": session lost (", util::ToAbsl(why),
+                            "); reconnecting in ", h.reconnects, "s (",
+                            h.reconnects, " of ", kMaxReconnects, ") from ",
+                            from, ", split ", h.next_split));
   }
 
   void Reconnect(Host& h) {
@@ -654,10 +657,9 @@ std::string ShellQuote(std::string_view arg) {
   return out;
 }
 
-std::vector<std::string> RemoteCommand(const Flags& flags,
-                                       const std::string& ssh_host,
-                                       std::optional<uint64_t> resume_from,
-                                       uint64_t first_split) {
+std::vector<std::string> RemoteCommand(
+    const Flags& flags, const std::string& ssh_host,
+    const std::vector<InputPosition>& resume_from, uint64_t first_split) {
   std::vector<std::string> argv =
       absl::StrSplit(flags.ssh, absl::ByAnyChar(" \t"), absl::SkipEmpty());
   argv.push_back(ssh_host);
@@ -667,9 +669,12 @@ std::vector<std::string> RemoteCommand(const Flags& flags,
     remote.insert(remote.end(),
                   {"--follow", "--stop-on-stdin-eof", "--interval-ms",
                    absl::StrCat(flags.interval_ms)});
-    if (resume_from.has_value()) {
-      remote.insert(remote.end(), {"--resume-from", absl::StrCat(*resume_from),
-                                   "--split", absl::StrCat(first_split)});
+    if (!resume_from.empty()) {
+      for (const InputPosition& p : resume_from) {
+        remote.insert(remote.end(),
+                      {"--resume-from", absl::StrCat(p.input, "=", p.offset)});
+      }
+      remote.insert(remote.end(), {"--split", absl::StrCat(first_split)});
     } else if (flags.from_start) {
       remote.push_back("--from-start");
     }

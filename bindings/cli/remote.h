@@ -21,10 +21,10 @@
 //     the host reads what its files hold, sends its final partial and ends;
 //     the final result follows when every host has ended, or after
 //     kStopTimeoutMs (a host still running is then stopped and counted as
-//     failed). A second signal stops every host at once. With one FILE, a
-//     session lost on the way (ssh cut) starts again from the last
-//     partial's position and split (`--resume-from`, `--split`), up to
-//     kMaxReconnects times: nothing is lost or counted twice.
+//     failed). A second signal stops every host at once. A session lost on
+//     the way (ssh cut) starts again from the last partial's positions and
+//     split (`--resume-from FILE=OFFSET`, `--split`), up to kMaxReconnects
+//     times: nothing is lost or counted twice.
 //   * A host whose ssh or mapr fails (ssh's exit status, the stream ending
 //     without its last partial, a partial of another query or source, a
 //     newer partial format) is named with its error. The result of the
@@ -40,15 +40,15 @@
 #include <vector>
 
 #include "bindings/cli/flags.h"
+#include "mapr/options.h"
 #include "mapr/query.h"
 
 namespace mapr::cli {
 
 // How long hosts get to send their final partial after a stop.
 inline constexpr int kStopTimeoutMs = 10000;
-// --follow with one FILE: how often a lost session starts again (after 1,
-// 2, 3 s) from its last partial's position before the host counts as
-// failed.
+// --follow: how often a lost session starts again (after 1, 2, 3 s) from
+// its last partial's positions before the host counts as failed.
 inline constexpr int kMaxReconnects = 3;
 
 // `arg` quoted for a POSIX shell: 'it'\''s'. ssh passes the command to the
@@ -57,11 +57,11 @@ std::string ShellQuote(std::string_view arg);
 
 // The ssh command line for `host`: the words of `ssh` (split at spaces and
 // tabs), the host, and the quoted `mapr map` command the flags ask for;
-// with `resume_from`, a --follow session that continues the one FILE from
-// that byte with split `first_split`.
+// with `resume_from`, a --follow session that continues each FILE from its
+// position with split `first_split`.
 std::vector<std::string> RemoteCommand(
     const Flags& flags, const std::string& ssh_host,
-    std::optional<uint64_t> resume_from = std::nullopt,
+    const std::vector<InputPosition>& resume_from = {},
     uint64_t first_split = 0);
 
 // Runs `mapr remote`; returns the exit status.

@@ -1777,6 +1777,32 @@ class MapFollowTest(MaprTestCase):
                            "999999", self.Q, "r.log", code=1)
         self.assertIn(b"--resume-from 999999 is past the file's end", err)
 
+    def test_resume_several_files_by_name(self):
+        a, b = self.lines(0, 100), self.lines(500, 60)
+        self.write("a.log", a)
+        self.write("b.log", b)
+        out, _ = self.mapr("map", "--follow", "--until-eof", "--from-start",
+                           "-q", self.Q, "a.log", "b.log")
+        self.write("p0.part", out)
+        last = self.inspect(self.path("p0.part"))[-1]
+        self.assertEqual(last["position"],
+                         ["%d a.log" % len(a), "%d b.log" % len(b)])
+        nxt = int(last["splits"].split(",")[1].rstrip(")"))
+        a2, b2, c = self.lines(900, 30), self.lines(1900, 20), self.lines(3000, 5)
+        with open(self.path("a.log"), "ab") as f:
+            f.write(a2)
+        with open(self.path("b.log"), "ab") as f:
+            f.write(b2)
+        self.write("c.log", c)  # Not read before: read from its start.
+        out, _ = self.mapr("map", "--follow", "--until-eof", "-q",
+                           "--resume-from", "a.log=%d" % len(a),
+                           "--resume-from", "b.log=%d" % len(b),
+                           "--split", str(nxt), self.Q, "a.log", "b.log",
+                           "c.log")
+        self.write("p1.part", out)
+        out, _ = self.mapr("reduce", "-o", "csv", "p0.part", "p1.part")
+        self.assertEqual(out, self.one_pass(a + a2 + b + b2 + c))
+
     def test_closed_stdout_ends_a_quiet_follow(self):
         self.write("quiet.log", b"")
         for args in (["map", "--follow", "-q", "--interval-ms", "100000"],
@@ -1850,7 +1876,10 @@ class MapFollowTest(MaprTestCase):
              "--range does not work with --follow"),
             (["map", "--follow", "--resume-from", "5", self.Q, "a.log",
               "b.log"],
-             "--resume-from needs exactly one FILE (not standard input)"),
+             "--resume-from OFFSET needs exactly one FILE (not standard "
+             "input); with several, use --resume-from FILE=OFFSET"),
+            (["map", "--follow", "--resume-from", "c.log=5", self.Q, "a.log"],
+             "--resume-from names c.log, which is not one of the FILEs"),
             (["map", "--follow", "--stop-on-stdin-eof", self.Q, "-"],
              "--stop-on-stdin-eof needs FILEs, and standard input is not one"),
             (["remote", self.Q, "a.log"],

@@ -298,7 +298,7 @@ class RemoteTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, err)
         self.assertIn("127.0.0.1: session lost (ssh was killed by signal 9",
                       err)
-        self.assertIn("reconnecting in 1s (1 of 3), from byte %d" % len(one),
+        self.assertIn("reconnecting in 1s (1 of 3) from cut.log byte %d" % len(one),
                       err)
         final = out.decode().split("\n\n")[-1]
         body, end = final.rsplit("# end of report ", 1)
