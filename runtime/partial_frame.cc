@@ -1,0 +1,283 @@
+// The MAPRPART frame's decoder (runtime/partial_codec.h): header checks,
+// the checksum and the sections that do not need the engine.
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "runtime/partial_bytes.h"
+#include "runtime/partial_codec.h"
+#include "util/bytes.h"
+#include "util/status_macros.h"
+#include "util/strings.h"
+
+namespace mapr::runtime {
+namespace {
+
+using partial_bytes::LoadU16;
+using partial_bytes::LoadU32;
+using partial_bytes::LoadU64;
+using partial_bytes::Checksum;
+using partial_bytes::Truncated;
+using partial_bytes::Malformed;
+using partial_bytes::InMoreCounters;
+using partial_bytes::OmittedWhenZero;
+using partial_bytes::SectionName;
+using partial_bytes::kMajorAt;
+using partial_bytes::kMinorAt;
+using partial_bytes::kHeaderSizeAt;
+using partial_bytes::kFlagsAt;
+using partial_bytes::kFrameSizeAt;
+using partial_bytes::kFingerprintAt;
+using partial_bytes::kSplitsAt;
+using partial_bytes::kGroupsAt;
+using partial_bytes::kMinGroupBytes;
+using util::ReadBytes;
+using util::ReadU32;
+using util::ReadU64;
+using util::ReadU8;
+
+
+// The stream section (v1.4): bytes source, u8 flags (bit 0: final), u32 n,
+// n x (bytes input, u64 offset).
+absl::Status ReadStreamSection(std::string_view in, PartialFrame* f) {
+  uint8_t flags;
+  uint32_t n;
+  if (!ReadBytes(&in, &f->source) || !ReadU8(&in, &flags) || flags > 1 ||
+      !ReadU32(&in, &n) || n > in.size() / 12) {
+    return Malformed("stream section");
+  }
+  f->mark.final = flags == 1;
+  f->mark.positions.resize(n);
+  for (InputPosition& p : f->mark.positions) {
+    std::string_view input;
+    if (!ReadBytes(&in, &input) || !ReadU64(&in, &p.offset)) {
+      return Malformed("stream section");
+    }
+    p.input = std::string(input);
+  }
+  if (!in.empty()) return Malformed("stream section");
+  return absl::OkStatus();
+}
+
+absl::Status ReadQuerySection(std::string_view in, PartialFrame* f) {
+  if (!ReadBytes(&in, &f->query) || !ReadBytes(&in, &f->log_format) ||
+      !ReadU64(&in, &f->max_line_bytes) || !in.empty()) {
+    return Malformed("query section");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadCounterList(std::string_view in, bool more, PartialFrame* f) {
+  const char* what = more ? "more counters section" : "counters section";
+  uint32_t n;
+  uint32_t expected = 0;
+  uint32_t required = 0;
+  for (const LineCounterField& field : kLineCounterFields) {
+    if (InMoreCounters(field) != more) continue;
+    ++expected;
+    required += !OmittedWhenZero(field);
+  }
+  if (!ReadU32(&in, &n) || n < required || n > expected) {
+    return Malformed(absl::StrCat(what, " (another set of line counters)"));
+  }
+  uint32_t read = 0;
+  for (const LineCounterField& field : kLineCounterFields) {
+    if (InMoreCounters(field) != more || read == n) continue;
+    std::string_view name;
+    if (!ReadBytes(&in, &name) || name != field.name ||
+        !ReadU64(&in, &(f->counters.*field.value))) {
+      return Malformed(absl::StrCat(what, " (another set of line counters)"));
+    }
+    ++read;
+  }
+  if (!in.empty()) return Malformed(what);
+  return absl::OkStatus();
+}
+
+// `more` is empty in a v1.0 frame.
+absl::Status ReadCountersSection(std::string_view in,
+                                 std::optional<std::string_view> more,
+                                 PartialFrame* f) {
+  absl::Status s = ReadCounterList(in, false, f);
+  if (s.ok() && more) s = ReadCounterList(*more, true, f);
+  if (!s.ok()) return s;
+  const LineCounters& c = f->counters;
+  // Every line read lands in exactly one outcome.
+  uint64_t sum = 0;
+  bool overflow = false;
+  for (const LineCounterField& field : kLineCounterFields) {
+    if (!field.line_outcome) continue;
+    overflow |= __builtin_add_overflow(sum, c.*field.value, &sum);
+  }
+  if (overflow || sum != c.lines_read) {
+    return Malformed("line counters do not add up to lines_read");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> PartialFrameSize(std::string_view b) {
+  if (b.empty()) {
+    return absl::InvalidArgumentError("not a mapr partial: the input is empty");
+  }
+  if (b.size() < kPartialMagic.size()) {
+    if (kPartialMagic.substr(0, b.size()) == b) {
+      return Truncated(b.size(), kPartialHeaderBytes);
+    }
+  }
+  if (b.substr(0, kPartialMagic.size()) != kPartialMagic) {
+    return absl::InvalidArgumentError(
+        "not a mapr partial: the input does not start with MAPRPART");
+  }
+  if (b.size() < kHeaderSizeAt) return Truncated(b.size(), kPartialHeaderBytes);
+  const uint16_t major = LoadU16(b, kMajorAt);
+  const uint16_t minor = LoadU16(b, kMinorAt);
+  if (major != kPartialMajor) {
+    const std::string versions =
+        absl::StrFormat("partial format version %d.%d; this mapr reads %d.%d",
+                        major, minor, kPartialMajor, kPartialMinor);
+    if (major > kPartialMajor) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(versions, " (the partial was written by a newer mapr)"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat("unknown ", versions));
+  }
+  if (b.size() < kPartialHeaderBytes) {
+    return Truncated(b.size(), kPartialHeaderBytes);
+  }
+  const uint32_t header_size = LoadU32(b, kHeaderSizeAt);
+  if (header_size < kPartialHeaderBytes) {
+    return Malformed(
+        absl::StrCat("header size ", header_size, " < ", kPartialHeaderBytes));
+  }
+  const uint64_t flags = LoadU64(b, kFlagsAt);
+  if ((flags & ~kPartialFlagStateSections) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "partial has unknown flags 0x%x (this mapr reads version %d.%d)", flags,
+        kPartialMajor, kPartialMinor));
+  }
+  const uint64_t size = LoadU64(b, kFrameSizeAt);
+  if (size < uint64_t{header_size} + kPartialTrailerBytes) {
+    return Malformed(absl::StrCat("frame size ", size,
+                                  " is smaller than its header and trailer"));
+  }
+  return size;
+}
+
+absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
+  absl::StatusOr<uint64_t> size_or = PartialFrameSize(b);
+  if (!size_or.ok()) return size_or.status();
+  const uint64_t size = *size_or;
+  if (b.size() < size) return Truncated(b.size(), size);
+  if (b.size() > size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the input holds ", b.size() - size,
+                     " bytes after the partial's frame (several frames: "
+                     "SplitPartialFrames)"));
+  }
+  PartialFrame f;
+  f.major = LoadU16(b, kMajorAt);
+  f.minor = LoadU16(b, kMinorAt);
+  f.frame_bytes = size;
+  const uint32_t header_size = LoadU32(b, kHeaderSizeAt);
+  f.fingerprint = {LoadU64(b, kFingerprintAt), LoadU64(b, kFingerprintAt + 8)};
+  f.splits = {LoadU64(b, kSplitsAt), LoadU64(b, kSplitsAt + 8)};
+  f.groups = LoadU64(b, kGroupsAt);
+  // Before anything is allocated for them: can the body hold the groups?
+  const uint64_t body = size - header_size - kPartialTrailerBytes;
+  if (f.groups > body / kMinGroupBytes) {
+    return Malformed(absl::StrCat("group count ", f.groups,
+                                  " does not fit in a frame of ", size,
+                                  " bytes"));
+  }
+  const std::string_view covered = b.substr(0, size - kPartialTrailerBytes);
+  if (Checksum(covered) != LoadU64(b, size - kPartialTrailerBytes)) {
+    return absl::DataLossError(
+        "partial checksum mismatch: the frame is corrupt");
+  }
+  if (f.splits.begin >= f.splits.end) {
+    return Malformed(absl::StrCat("empty coverage [", f.splits.begin, ", ",
+                                  f.splits.end, ")"));
+  }
+
+  std::string_view in = covered.substr(header_size);
+  std::string_view sections[kLastPartialSection + 1];
+  bool seen[kLastPartialSection + 1] = {};
+  while (!in.empty()) {
+    uint32_t kind;
+    uint64_t length;
+    if (!ReadU32(&in, &kind) || !ReadU64(&in, &length) || length > in.size()) {
+      return Malformed("section framing");
+    }
+    const std::string_view payload = in.substr(0, length);
+    in.remove_prefix(length);
+    // A later minor's section: skip it.
+    if (kind < 1 || kind > kLastPartialSection) continue;
+    if (seen[kind]) {
+      return Malformed(absl::StrCat(
+          "duplicate ", SectionName(static_cast<PartialSection>(kind)),
+          " section"));
+    }
+    seen[kind] = true;
+    sections[kind] = payload;
+  }
+  for (uint32_t kind = 1; kind <= 5; ++kind) {
+    if (!seen[kind]) {
+      return Malformed(absl::StrCat(
+          "no ", SectionName(static_cast<PartialSection>(kind)), " section"));
+    }
+  }
+  absl::Status s = ReadQuerySection(sections[1], &f);
+  if (s.ok()) {
+    s = ReadCountersSection(
+        sections[2],
+        seen[6] ? std::optional<std::string_view>(sections[6]) : std::nullopt,
+        &f);
+  }
+  if (!s.ok()) return s;
+  f.slots = sections[3];
+  f.field_counts = sections[4];
+  f.group_bytes = sections[5];
+  if (seen[10]) f.not_numeric = sections[10];
+  if (seen[11]) {
+    std::string_view in11 = sections[11];
+    if (!ReadBytes(&in11, &f.run_id) || f.run_id.empty() || !in11.empty()) {
+      return Malformed("run section");
+    }
+  }
+  if (seen[12]) {
+    MAPR_RETURN_IF_ERROR(ReadStreamSection(sections[12], &f));
+  }
+  const bool state_sections =
+      (LoadU64(b, kFlagsAt) & kPartialFlagStateSections) != 0;
+  for (uint32_t kind = 7; kind <= 9; ++kind) {
+    if (seen[kind] && !state_sections) {
+      return Malformed(
+          absl::StrCat(SectionName(static_cast<PartialSection>(kind)),
+                       " section without the state sections flag"));
+    }
+    if (seen[kind]) f.state_sections[kind - 7] = sections[kind];
+  }
+  if (f.state_sections[0]) {
+    std::string_view& in7 = *f.state_sections[0];
+    plan::StateOptions o;
+    uint64_t accuracy_bits;
+    if (!ReadU32(&in7, &o.percentile_exact_values) ||
+        !ReadU64(&in7, &accuracy_bits) ||
+        o.percentile_exact_values > (uint32_t{1} << 20)) {
+      return Malformed("quantile states section (settings)");
+    }
+    o.percentile_accuracy = std::bit_cast<double>(accuracy_bits);
+    if (!(o.percentile_accuracy >= 0.0001 && o.percentile_accuracy <= 0.2)) {
+      return Malformed("quantile states section (settings)");
+    }
+    f.state_options = o;
+  }
+  return f;
+}
+
+}  // namespace mapr::runtime
