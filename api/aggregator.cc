@@ -45,6 +45,9 @@ struct Aggregator::Rep {
   uint64_t deltas = 0;
   // The stream mark of the latest delta the state holds (from partials).
   StreamMark mark;
+  // The partition the state holds, for a state read from partitioned
+  // partials.
+  std::optional<Partition> partition;
   // Null once merged into another aggregator: the aggregator then acts as
   // moved from.
   std::unique_ptr<runtime::BatchAggregator> engine;
@@ -448,6 +451,23 @@ absl::Status CheckSameSource(std::string_view mine, std::string_view theirs) {
       "reduce merge whole sources)"));
 }
 
+std::string PartitionName(const std::optional<Partition>& p) {
+  return p.has_value()
+             ? absl::StrCat("partition ", p->index, " of ", p->count)
+             : std::string("an unpartitioned partial");
+}
+
+// Why a partial of partition `theirs` cannot join a state of `mine`.
+absl::Status CheckSamePartition(const std::optional<Partition>& mine,
+                                const std::optional<Partition>& theirs) {
+  if (mine == theirs) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("partial of another partition: ", PartitionName(theirs),
+                   " cannot merge with ", PartitionName(mine),
+                   " (merge each partition's splits apart; mapr reduce "
+                   "joins the partitions)"));
+}
+
 std::string SplitList(uint64_t lo, uint64_t hi) {  // [lo, hi), non-empty
   return hi - lo == 1 ? absl::StrCat("split ", lo)
                       : absl::StrCat("splits ", lo, "-", hi - 1);
@@ -480,7 +500,34 @@ absl::StatusOr<std::string> Aggregator::SerializePartial() const {
       CheckFinished("SerializePartial", "called after TakeResult()"));
   if (!rep_->error.ok()) return rep_->error;
   return runtime::PartialCodec::Encode(*rep_->engine, rep_->coverage,
-                                       rep_->mark);
+                                       rep_->mark, rep_->partition);
+}
+
+absl::StatusOr<std::vector<std::string>> Aggregator::SerializePartitions(
+    uint32_t count) const {
+  UseGuard use(*this, /*mutating=*/false);
+  MAPR_RETURN_IF_ERROR(use.status());
+  MAPR_RETURN_IF_ERROR(
+      CheckFinished("SerializePartitions", "called after TakeResult()"));
+  if (!rep_->error.ok()) return rep_->error;
+  if (count == 0 || count > runtime::kMaxPartitions) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("SerializePartitions(", count, "): the count must be 1 to ",
+                     runtime::kMaxPartitions));
+  }
+  if (rep_->partition.has_value()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "SerializePartitions of a state that is ",
+        PartitionName(rep_->partition), " already"));
+  }
+  std::vector<std::string> frames;
+  frames.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    frames.push_back(runtime::PartialCodec::Encode(
+        *rep_->engine, rep_->coverage, rep_->mark, Partition{count, i},
+        /*select=*/true));
+  }
+  return frames;
 }
 
 absl::Status Aggregator::MergeSerialized(std::string_view frame) {
@@ -496,6 +543,7 @@ absl::Status Aggregator::MergeSerialized(std::string_view frame) {
   MAPR_RETURN_IF_ERROR(CheckSameQuery(f, engine));
   MAPR_RETURN_IF_ERROR(CheckSameRun(engine.options().run_id, f.run_id));
   MAPR_RETURN_IF_ERROR(CheckSameSource(engine.options().source, f.source));
+  MAPR_RETURN_IF_ERROR(CheckSamePartition(rep_->partition, f.partition));
   MAPR_ASSIGN_OR_RETURN(const bool later,
                         CheckAdjacent(rep_->coverage, f.splits));
   MAPR_ASSIGN_OR_RETURN(
@@ -554,6 +602,7 @@ absl::StatusOr<Aggregator> Aggregator::FromPartial(
   }
   MAPR_RETURN_IF_ERROR(runtime::PartialCodec::Load(f, &engine));
   agg.rep_->mark = std::move(f.mark);
+  agg.rep_->partition = f.partition;
   return agg;
 }
 

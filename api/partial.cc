@@ -21,6 +21,10 @@ absl::StatusOr<PartialInfo> InspectPartial(std::string_view frame) {
   info.run_id = std::string(f.run_id);
   info.source = std::string(f.source);
   info.mark = std::move(f.mark);
+  if (f.partition.has_value()) {
+    info.partitions = f.partition->count;
+    info.partition = f.partition->index;
+  }
   info.counters = f.counters;
   info.groups = f.groups;
   info.frame_bytes = f.frame_bytes;

@@ -12,10 +12,16 @@
 namespace mapr {
 
 struct PartialReducer::Rep {
+  // The state of one partition of a source (the whole source when its
+  // partials are not partitioned).
+  struct State {
+    std::optional<Partition> partition;
+    uint64_t partials = 0;
+    Aggregator aggregator;
+  };
   struct SourceState {
     std::string name;
-    uint64_t partials = 0;
-    std::optional<Aggregator> aggregator;  // From its first partial on.
+    std::vector<State> states;  // In the order met.
   };
 
   explicit Rep(const AggregatorOptions& o) : options(o) {}
@@ -30,7 +36,7 @@ struct PartialReducer::Rep {
   // The source called `name`, added last if it is new.
   SourceState& FindOrAdd(std::string_view name) {
     if (SourceState* s = Find(name)) return *s;
-    sources.push_back(SourceState{std::string(name), 0, std::nullopt});
+    sources.push_back(SourceState{std::string(name), {}});
     return sources.back();
   }
 
@@ -73,6 +79,15 @@ absl::Status CheckSameJob(const PartialInfo& mine, const PartialInfo& theirs) {
                      "(--max-line-bytes, percentile settings) or another "
                      "mapr's catalog"));
   }
+  if (theirs.partitions != mine.partitions) {
+    auto name = [](uint32_t n) {
+      return n == 0 ? std::string("unpartitioned partials")
+                    : absl::StrCat("partials cut into ", n, " partitions");
+    };
+    return absl::InvalidArgumentError(
+        absl::StrCat(name(theirs.partitions), " cannot join ",
+                     name(mine.partitions)));
+  }
   if (theirs.run_id != mine.run_id) {
     auto name = [](const std::string& run) {
       return run.empty() ? std::string("no run id")
@@ -93,19 +108,28 @@ absl::Status PartialReducer::Add(std::string_view frame) {
     MAPR_RETURN_IF_ERROR(
         InSource(info.source, CheckSameJob(*rep_->first, info)));
   }
-  Rep::SourceState* source = rep_->Find(info.source);
-  if (source != nullptr && source->aggregator.has_value()) {
+  std::optional<Partition> partition;
+  if (info.partitions > 0) partition = Partition{info.partitions, info.partition};
+  Rep::State* state = nullptr;
+  if (Rep::SourceState* source = rep_->Find(info.source)) {
+    for (Rep::State& st : source->states) {
+      if (st.partition == partition) state = &st;
+    }
+  }
+  if (state != nullptr) {
     MAPR_RETURN_IF_ERROR(
-        InSource(info.source, source->aggregator->MergeSerialized(frame)));
+        InSource(info.source, state->aggregator.MergeSerialized(frame)));
   } else {
-    // A source is added only with its first partial that loads.
+    // A source (and a partition) is added only with its first partial that
+    // loads.
     absl::StatusOr<Aggregator> agg =
         Aggregator::FromPartial(frame, rep_->options);
     if (!agg.ok()) return InSource(info.source, agg.status());
-    source = &rep_->FindOrAdd(info.source);
-    source->aggregator.emplace(*std::move(agg));
+    Rep::SourceState& source = rep_->FindOrAdd(info.source);
+    source.states.push_back(Rep::State{partition, 0, *std::move(agg)});
+    state = &source.states.back();
   }
-  ++source->partials;
+  ++state->partials;
   if (!rep_->first.has_value()) rep_->first = std::move(info);
   return absl::OkStatus();
 }
@@ -116,11 +140,20 @@ std::vector<PartialReducer::Source> PartialReducer::sources() const {
   for (const Rep::SourceState& s : rep_->sources) {
     Source o;
     o.name = s.name;
-    o.partials = s.partials;
-    if (s.aggregator.has_value()) {
-      o.splits = AggregatorInternal::Coverage(*s.aggregator);
-      o.mark = AggregatorInternal::Mark(*s.aggregator);
-      o.counters = s.aggregator->stats();
+    for (const Rep::State& st : s.states) {
+      o.partials += st.partials;
+      o.counters += st.aggregator.stats();
+      const SplitRange splits = AggregatorInternal::Coverage(st.aggregator);
+      if (st.partition.has_value()) {
+        o.partition_count = st.partition->count;
+        o.partition_splits.resize(st.partition->count, SplitRange{0, 0});
+        o.partition_splits[st.partition->index] = splits;
+      }
+      // The whole source's, or partition 0's.
+      if (!st.partition.has_value() || st.partition->index == 0) {
+        o.splits = splits;
+        o.mark = AggregatorInternal::Mark(st.aggregator);
+      }
     }
     out.push_back(std::move(o));
   }
@@ -129,7 +162,7 @@ std::vector<PartialReducer::Source> PartialReducer::sources() const {
 
 const Query* PartialReducer::query() const {
   for (const Rep::SourceState& s : rep_->sources) {
-    if (s.aggregator.has_value()) return &s.aggregator->query();
+    if (!s.states.empty()) return &s.states.front().aggregator.query();
   }
   return nullptr;
 }
@@ -141,16 +174,19 @@ absl::StatusOr<ResultTable> PartialReducer::Result() const {
   }
   const Aggregator* model = nullptr;
   for (const Rep::SourceState& s : rep_->sources) {
-    if (s.aggregator.has_value()) {
-      model = &*s.aggregator;
+    if (!s.states.empty()) {
+      model = &s.states.front().aggregator;
       break;
     }
   }
   MAPR_ASSIGN_OR_RETURN(Aggregator view, AggregatorInternal::EmptyLike(*model));
+  // Partitions hold disjoint groups: their order within a source does not
+  // matter; sources add up in source order.
   for (const Rep::SourceState& s : rep_->sources) {
-    if (!s.aggregator.has_value()) continue;
-    MAPR_RETURN_IF_ERROR(
-        InSource(s.name, AggregatorInternal::MergeCopy(view, *s.aggregator)));
+    for (const Rep::State& st : s.states) {
+      MAPR_RETURN_IF_ERROR(
+          InSource(s.name, AggregatorInternal::MergeCopy(view, st.aggregator)));
+    }
   }
   return view.Snapshot();
 }
@@ -163,14 +199,14 @@ absl::StatusOr<ResultTable> PartialReducer::TakeResult() {
   }
   std::optional<Aggregator> all;
   for (Rep::SourceState& s : rep_->sources) {
-    if (!s.aggregator.has_value()) continue;
-    if (!all.has_value()) {
-      all.emplace(*std::move(s.aggregator));
-    } else {
-      MAPR_RETURN_IF_ERROR(
-          InSource(s.name, all->Merge(*std::move(s.aggregator))));
+    for (Rep::State& st : s.states) {
+      if (!all.has_value()) {
+        all.emplace(std::move(st.aggregator));
+      } else {
+        MAPR_RETURN_IF_ERROR(
+            InSource(s.name, all->Merge(std::move(st.aggregator))));
+      }
     }
-    s.aggregator.reset();
   }
   rep_->sources.clear();
   MAPR_RETURN_IF_ERROR(all->FinishInput());

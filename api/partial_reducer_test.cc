@@ -3,6 +3,7 @@
 #include "mapr/partial_reducer.h"
 
 #include <algorithm>
+#include <numeric>
 #include <random>
 #include <span>
 #include <string>
@@ -267,6 +268,135 @@ TEST(PartialReducerTest, ResultBeforeAnyPartialIsAnError) {
   EXPECT_THAT(reducer.Add(bad), StatusIs(absl::StatusCode::kDataLoss,
                                          HasSubstr("checksum mismatch")));
   EXPECT_TRUE(reducer.sources().empty());
+}
+
+}  // namespace
+}  // namespace mapr
+
+namespace mapr {
+namespace {
+
+// ---- Hash-partitioned partials
+
+// The partials of `lines` cut into `splits` splits, each serialized as
+// `count` partitions: frames[split][partition].
+std::vector<std::vector<std::string>> PartitionedSplits(
+    const std::vector<std::string>& lines, size_t splits, uint32_t count) {
+  const Query q = *Query::Compile(kQuery);
+  std::vector<std::vector<std::string>> frames;
+  for (size_t s = 0; s < splits; ++s) {
+    AggregatorOptions o;
+    o.hostname = "test";
+    o.splits = {s, s + 1};
+    Aggregator agg = *Aggregator::Create(q, o);
+    const size_t lo = lines.size() * s / splits;
+    const size_t hi = lines.size() * (s + 1) / splits;
+    EXPECT_OK(agg.PushLines(
+        std::span<const std::string>(lines.data() + lo, hi - lo)));
+    EXPECT_OK(agg.FinishInput());
+    frames.push_back(*agg.SerializePartitions(count));
+  }
+  return frames;
+}
+
+TEST(PartitionTest, PartitionsAddUpToOnePassForAnyCountAndOrder) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 600; ++i) {
+    lines.push_back(absl::StrCat("host=h", (i * 7919) % 97, "|n=", i));
+  }
+  const std::string want = OnePass(lines);
+  std::mt19937 rng(11);
+  for (uint32_t count : {1u, 2u, 7u, 64u}) {
+    const auto frames = PartitionedSplits(lines, 3, count);
+    uint64_t groups = 0;
+    std::vector<uint64_t> lines_read(count, 0);
+    for (size_t s = 0; s < frames.size(); ++s) {
+      ASSERT_EQ(frames[s].size(), count);
+      for (uint32_t i = 0; i < count; ++i) {
+        ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(frames[s][i]));
+        EXPECT_EQ(info.partitions, count);
+        EXPECT_EQ(info.partition, i);
+        EXPECT_EQ(info.minor, 5);
+        lines_read[i] += info.counters.lines_read;
+        if (s == 0) groups += info.groups;
+      }
+    }
+    // Only partition 0 carries the line counters; the groups of a split are
+    // spread over the partitions.
+    EXPECT_EQ(lines_read[0], lines.size());
+    for (uint32_t i = 1; i < count; ++i) EXPECT_EQ(lines_read[i], 0u);
+    EXPECT_EQ(groups, 97u);
+    // The partitions in any order, each's splits in order.
+    for (int round = 0; round < 3; ++round) {
+      std::vector<uint32_t> partitions(count);
+      std::iota(partitions.begin(), partitions.end(), 0u);
+      std::shuffle(partitions.begin(), partitions.end(), rng);
+      PartialReducer reducer;
+      for (uint32_t i : partitions) {
+        for (size_t s = 0; s < frames.size(); ++s) {
+          ASSERT_OK(reducer.Add(frames[s][i]));
+        }
+      }
+      ASSERT_OK_AND_ASSIGN(ResultTable r, reducer.Result());
+      EXPECT_EQ(r.ToCsv(), want) << count;
+      EXPECT_EQ(r.stats().lines_read, lines.size());
+      const std::vector<PartialReducer::Source> s = reducer.sources();
+      ASSERT_EQ(s.size(), 1u);
+      EXPECT_EQ(s[0].partition_count, count);
+      ASSERT_EQ(s[0].partition_splits.size(), count);
+      for (const SplitRange& range : s[0].partition_splits) {
+        EXPECT_EQ(range, (SplitRange{0, 3}));
+      }
+      ASSERT_OK_AND_ASSIGN(ResultTable taken, reducer.TakeResult());
+      EXPECT_EQ(taken.ToCsv(), want);
+    }
+  }
+}
+
+TEST(PartitionTest, PartitionsMergeOnlyWithTheirOwn) {
+  std::vector<std::string> lines = HostLines(0, 60);
+  const auto seven = PartitionedSplits(lines, 2, 7);
+  const auto three = PartitionedSplits(lines, 2, 3);
+  ASSERT_OK_AND_ASSIGN(Aggregator p0, Aggregator::FromPartial(seven[0][0]));
+  EXPECT_THAT(p0.MergeSerialized(seven[1][1]),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("partial of another partition: partition 1 "
+                                 "of 7 cannot merge with partition 0 of 7")));
+  ASSERT_OK(p0.MergeSerialized(seven[1][0]));
+  // A combined partition is still that partition.
+  ASSERT_OK(p0.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string combined, p0.SerializePartial());
+  ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(combined));
+  EXPECT_EQ(info.partitions, 7u);
+  EXPECT_EQ(info.partition, 0u);
+  EXPECT_EQ(info.splits, (SplitRange{0, 2}));
+  EXPECT_EQ(info.counters.lines_read, lines.size());
+  EXPECT_THAT(p0.SerializePartitions(2).status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("partition 0 of 7 already")));
+
+  PartialReducer reducer;
+  ASSERT_OK(reducer.Add(seven[0][0]));
+  EXPECT_THAT(reducer.Add(three[0][1]),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("partials cut into 3 partitions cannot join "
+                                 "partials cut into 7 partitions")));
+  AggregatorOptions o;
+  Aggregator whole = *Aggregator::Create(*Query::Compile(kQuery), o);
+  ASSERT_OK(whole.FinishInput());
+  EXPECT_THAT(reducer.Add(*whole.SerializePartial()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("unpartitioned partials cannot join")));
+  EXPECT_THAT(whole.SerializePartitions(0).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the count must be 1 to 65536")));
+}
+
+TEST(PartitionTest, PartitionedFramesCarryTheirFlag) {
+  const auto frames = PartitionedSplits(HostLines(0, 10), 1, 2);
+  for (const std::string& f : frames[0]) {
+    EXPECT_EQ(static_cast<uint8_t>(f[16]) & 2, 2);  // kPartialFlagPartitioned
+  }
 }
 
 }  // namespace

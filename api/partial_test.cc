@@ -546,7 +546,7 @@ TEST(PartialTest, NamedErrors) {
     newer[10] = 3;
     EXPECT_THAT(InspectPartial(newer),
                 StatusIs(absl::StatusCode::kFailedPrecondition,
-                         AllOf(HasSubstr("2.3"), HasSubstr("1.4"))));
+                         AllOf(HasSubstr("2.3"), HasSubstr("1.5"))));
   }
   {
     std::string flagged = p;

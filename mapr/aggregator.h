@@ -167,6 +167,19 @@ class MAPR_EXPORT Aggregator {
   // TakeResult().
   absl::StatusOr<std::string> SerializePartial() const;
 
+  // The aggregator's state as `count` frames, one per partition of the
+  // group-key space (docs/partial-format.md, hash-partitioned partials):
+  // frame i holds the groups whose key hashes to i, and frame 0 also the
+  // line counters, so that the frames add up to SerializePartial()'s. Each
+  // partition is merged on its own (MergeSerialized refuses another
+  // partition's frame), so a reducer per partition holds about 1/count of
+  // the groups; mapr::PartialReducer (and `mapr reduce`) joins the
+  // partitions into the result. Same phase rules and errors as
+  // SerializePartial(); InvalidArgument unless 1 <= count <= 65536;
+  // FailedPrecondition for a state read from a partition already.
+  absl::StatusOr<std::vector<std::string>> SerializePartitions(
+      uint32_t count) const;
+
   // Validates `frame` completely, then adds its state. It must come from the
   // same query and result-changing options (equal fingerprint; otherwise
   // InvalidArgument naming both queries) and cover splits adjacent to this

@@ -71,6 +71,15 @@ struct StreamMark {
   friend bool operator==(const StreamMark&, const StreamMark&) = default;
 };
 
+// One partition of the group-key space (hash-partitioned partials,
+// Aggregator::SerializePartitions): the groups whose key hashes to `index`
+// of `count` (docs/partial-format.md, the partition section).
+struct Partition {
+  uint32_t count = 1;
+  uint32_t index = 0;
+  friend bool operator==(const Partition&, const Partition&) = default;
+};
+
 struct MAPR_EXPORT AggregatorOptions {
   // ---- Behaviour
 

@@ -74,6 +74,11 @@ struct PartialInfo {
   std::string source;
   // The stream mark of the last delta it holds (TakeDeltaPartial).
   StreamMark mark;
+  // A partition of a hash-partitioned partial (SerializePartitions):
+  // index `partition` of `partitions`; partitions == 0 when the partial is
+  // not partitioned.
+  uint32_t partitions = 0;
+  uint32_t partition = 0;
   // The line counters of those splits.
   LineCounters counters;
   // Groups held (every group: partials are never ordered or limited).

@@ -72,6 +72,11 @@ class MAPR_EXPORT PartialReducer {
     // The mark of its latest partial: `final` once its stream has ended.
     StreamMark mark;
     LineCounters counters;
+    // Hash-partitioned partials (Aggregator::SerializePartitions): their
+    // count (0: not partitioned) and the splits each partition holds
+    // ({0, 0}: none yet); `splits` and `mark` are then partition 0's.
+    uint32_t partition_count = 0;
+    std::vector<SplitRange> partition_splits;
   };
   // Every source declared or met, in source order.
   std::vector<Source> sources() const;

@@ -134,6 +134,8 @@ inline const char* SectionName(PartialSection kind) {
       return "run";
     case PartialSection::kStream:
       return "stream";
+    case PartialSection::kPartition:
+      return "partition";
   }
   return "?";
 }

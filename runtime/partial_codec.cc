@@ -171,7 +171,9 @@ std::array<uint64_t, 2> PartialCodec::Fingerprint(const BatchAggregator& agg) {
 }
 
 void PartialCodec::AppendCounterSections(const BatchAggregator& agg,
-                                         std::string* out) {
+                                         bool zero, std::string* out) {
+  const LineCounters none;
+  const LineCounters& counters = zero ? none : agg.counters_;
   for (bool more : {false, true}) {
     const size_t at = BeginSection(
         out, more ? PartialSection::kMoreCounters : PartialSection::kCounters);
@@ -179,7 +181,7 @@ void PartialCodec::AppendCounterSections(const BatchAggregator& agg,
     // last of its section, so readers take the list as a prefix).
     auto written = [&](const LineCounterField& field) {
       return InMoreCounters(field) == more &&
-             (!OmittedWhenZero(field) || agg.counters_.*field.value != 0);
+             (!OmittedWhenZero(field) || counters.*field.value != 0);
     };
     uint32_t n = 0;
     for (const LineCounterField& field : kLineCounterFields) {
@@ -189,20 +191,21 @@ void PartialCodec::AppendCounterSections(const BatchAggregator& agg,
     for (const LineCounterField& field : kLineCounterFields) {
       if (!written(field)) continue;
       AppendBytes(out, field.name);
-      AppendU64(out, agg.counters_.*field.value);
+      AppendU64(out, counters.*field.value);
     }
     EndSection(out, at);
   }
 }
 
 void PartialCodec::AppendFieldSections(const BatchAggregator& agg,
-                                       bool not_numeric, std::string* out) {
+                                       bool not_numeric, bool zero,
+                                       std::string* out) {
   const std::string& run_id = agg.options_.run_id;
   const size_t counts_at = BeginSection(out, PartialSection::kFieldCounts);
   AppendU32(out, static_cast<uint32_t>(agg.extracted_names_.size()));
   for (size_t i = 0; i < agg.extracted_names_.size(); ++i) {
     AppendBytes(out, agg.extracted_names_[i]);
-    AppendU64(out, agg.field_lines_[i]);
+    AppendU64(out, zero ? 0 : agg.field_lines_[i]);
   }
   EndSection(out, counts_at);
 
@@ -278,8 +281,18 @@ void PartialCodec::AppendStateSection(const BatchAggregator& agg,
   EndSection(out, at);
 }
 
+uint32_t PartialCodec::PartitionOfKey(std::string_view key, uint32_t count) {
+  // A seed of the format's own, so partitions do not follow the group
+  // table's hash (XXH3 with seed 0).
+  constexpr uint64_t kPartitionSeed = 0x6d617072'70617274;  // "maprpart"
+  return static_cast<uint32_t>(
+      XXH3_64bits_withSeed(key.data(), key.size(), kPartitionSeed) % count);
+}
+
 std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
-                                 const StreamMark& mark) {
+                                 const StreamMark& mark,
+                                 std::optional<Partition> partition,
+                                 bool select) {
   const plan::Plan& p = *agg.plan_;
   const GroupTable& groups = agg.groups_;
   bool state_sections = false;
@@ -289,29 +302,51 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
       state_sections = true;
     }
   }
+  // A selected partition but the first carries no counters.
+  const bool zero = select && partition.has_value() && partition->index != 0;
+  // Groups in key byte order (of the partition, when selecting one); per
+  // group the key, the presence bits of the stored slots of the groups
+  // section, then the state bytes of each present one. A state equal to an
+  // empty one is absent. The sections of the later states repeat the
+  // presence bits and states, group by group in the same order, for their
+  // own slots.
+  std::vector<uint32_t> order;
+  order.reserve(groups.size());
+  for (uint32_t g = 0; g < groups.size(); ++g) {
+    if (!select || !partition.has_value() ||
+        PartitionOfKey(groups.key(g), partition->count) == partition->index) {
+      order.push_back(g);
+    }
+  }
+  std::sort(order.begin(), order.end(), [&groups](uint32_t a, uint32_t b) {
+    return groups.key(a) < groups.key(b);
+  });
   std::string out;
   out.append(kPartialMagic);
   const bool not_numeric =
-      std::any_of(agg.field_not_numeric_.begin(), agg.field_not_numeric_.end(),
-                  [](uint64_t n) { return n != 0; });
+      !zero && std::any_of(agg.field_not_numeric_.begin(),
+                           agg.field_not_numeric_.end(),
+                           [](uint64_t n) { return n != 0; });
   AppendU16(&out, kPartialMajor);
   // The oldest minor that has every section written.
   const std::string& run_id = agg.options_.run_id;
   const std::string& source = agg.options_.source;
   const bool stream = !source.empty() || mark.final || !mark.positions.empty();
-  AppendU16(&out, stream                           ? 4
+  AppendU16(&out, partition.has_value()               ? 5
+                  : stream                           ? 4
                   : not_numeric || !run_id.empty() ? 3
                   : state_sections                 ? 2
                                                    : 1);
   AppendU32(&out, kPartialHeaderBytes);
-  AppendU64(&out, state_sections ? kPartialFlagStateSections : 0);
+  AppendU64(&out, (state_sections ? kPartialFlagStateSections : 0) |
+                      (partition.has_value() ? kPartialFlagPartitioned : 0));
   AppendU64(&out, 0);  // frame size, below
   const std::array<uint64_t, 2> fp = Fingerprint(agg);
   AppendU64(&out, fp[0]);
   AppendU64(&out, fp[1]);
   AppendU64(&out, splits.begin);
   AppendU64(&out, splits.end);
-  AppendU64(&out, groups.size());
+  AppendU64(&out, order.size());
 
   size_t at = BeginSection(&out, PartialSection::kQuery);
   AppendBytes(&out, p.canonical);
@@ -319,13 +354,13 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
   AppendU64(&out, agg.options_.max_line_bytes);
   EndSection(&out, at);
 
-  AppendCounterSections(agg, &out);
+  AppendCounterSections(agg, zero, &out);
 
   at = BeginSection(&out, PartialSection::kSlots);
   AppendSlots(agg, &out, p, agg.key_part_);
   EndSection(&out, at);
 
-  AppendFieldSections(agg, not_numeric, &out);
+  AppendFieldSections(agg, not_numeric, zero, &out);
   if (stream) {
     at = BeginSection(&out, PartialSection::kStream);
     AppendBytes(&out, source);
@@ -338,16 +373,12 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
     EndSection(&out, at);
   }
 
-  // Groups in key byte order; per group the key, the presence bits of the
-  // stored slots of the groups section, then the state bytes of each
-  // present one. A state equal to an empty one is absent. The sections of
-  // the later states repeat the presence bits and states, group by group in
-  // the same order, for their own slots.
-  std::vector<uint32_t> order(groups.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&groups](uint32_t a, uint32_t b) {
-    return groups.key(a) < groups.key(b);
-  });
+  if (partition.has_value()) {
+    at = BeginSection(&out, PartialSection::kPartition);
+    AppendU32(&out, partition->count);
+    AppendU32(&out, partition->index);
+    EndSection(&out, at);
+  }
   for (PartialSection section : StateSections()) {
     AppendStateSection(agg, section, order, &out);
   }

@@ -28,12 +28,18 @@
 namespace mapr::runtime {
 
 inline constexpr uint16_t kPartialMajor = 1;
-inline constexpr uint16_t kPartialMinor = 4;
+inline constexpr uint16_t kPartialMinor = 5;
 // Header flag bit 0 (v1.2): the frame holds aggregate states in sections of
 // kinds 7-9 (quantile, distinct, moments), which a reader must not skip; a
 // v1.0 or v1.1 reader refuses it by this flag. Frames without such states
 // are written as v1.1 with no flag, so every older reader still reads them.
 inline constexpr uint64_t kPartialFlagStateSections = 1;
+// Header flag bit 1 (v1.5): the frame holds one partition of the group-key
+// space (section kPartition). Earlier readers refuse it by this flag: they
+// would take it for the whole state.
+inline constexpr uint64_t kPartialFlagPartitioned = 2;
+// Most partitions a partitioned partial may be cut into.
+inline constexpr uint32_t kMaxPartitions = 65536;
 inline constexpr std::string_view kPartialMagic = "MAPRPART";
 // The fixed header of v1.0; later minors may make it longer.
 inline constexpr uint32_t kPartialHeaderBytes = 72;
@@ -59,6 +65,7 @@ struct PartialFrame {
   std::string_view run_id;  // the kRun payload; empty without one
   std::string_view source;  // from the kStream payload; empty without one
   StreamMark mark;          // from the kStream payload
+  std::optional<Partition> partition;  // the kPartition payload
   // The kQuantileStates..kMomentsStates payloads, by kind - 7 (empty when
   // absent).
   std::array<std::optional<std::string_view>, 3> state_sections;
@@ -85,9 +92,18 @@ class PartialCodec {
   static std::array<uint64_t, 2> Fingerprint(const BatchAggregator& agg);
 
   // `agg`'s state as a frame covering `splits`, with `mark` (and agg's
-  // source) in the stream section.
+  // source) in the stream section. With `partition`, the frame is that
+  // partition's; with `select` too, it holds only the groups whose key is in
+  // it, and the line counters, field counts and not-numeric values only in
+  // partition 0 (others write zeros), so the partitions add up to the whole.
   static std::string Encode(const BatchAggregator& agg, SplitRange splits,
-                            const StreamMark& mark = {});
+                            const StreamMark& mark = {},
+                            std::optional<Partition> partition = std::nullopt,
+                            bool select = false);
+
+  // The partition (of `count`) of a group key as the engine holds it:
+  // XXH3-64 of the key bytes with a fixed seed, modulo count.
+  static uint32_t PartitionOfKey(std::string_view key, uint32_t count);
 
   // Reads `frame`'s counters, field counts, groups and states into `agg`,
   // which holds no groups and zero counters (new or Reset()) and was made
@@ -101,10 +117,12 @@ class PartialCodec {
   // Encode's parts: the counters and more-counters sections, the field
   // counts with the optional run and not-numeric sections, and one
   // section of states (groups in `order`).
-  static void AppendCounterSections(const BatchAggregator& agg,
+  // `zero`: write the counters (field counts) as zeros: a partition but
+  // the first of a partitioned partial.
+  static void AppendCounterSections(const BatchAggregator& agg, bool zero,
                                     std::string* out);
   static void AppendFieldSections(const BatchAggregator& agg, bool not_numeric,
-                                  std::string* out);
+                                  bool zero, std::string* out);
   static void AppendStateSection(const BatchAggregator& agg,
                                  PartialSection section,
                                  const std::vector<uint32_t>& order,

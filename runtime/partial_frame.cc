@@ -155,7 +155,7 @@ absl::StatusOr<uint64_t> PartialFrameSize(std::string_view b) {
         absl::StrCat("header size ", header_size, " < ", kPartialHeaderBytes));
   }
   const uint64_t flags = LoadU64(b, kFlagsAt);
-  if ((flags & ~kPartialFlagStateSections) != 0) {
+  if ((flags & ~(kPartialFlagStateSections | kPartialFlagPartitioned)) != 0) {
     return absl::InvalidArgumentError(absl::StrFormat(
         "partial has unknown flags 0x%x (this mapr reads version %d.%d)", flags,
         kPartialMajor, kPartialMinor));
@@ -251,6 +251,24 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   }
   if (seen[12]) {
     MAPR_RETURN_IF_ERROR(ReadStreamSection(sections[12], &f));
+  }
+  const bool partitioned =
+      (LoadU64(b, kFlagsAt) & kPartialFlagPartitioned) != 0;
+  if (partitioned != seen[13]) {
+    return Malformed(partitioned ? "no partition section behind the "
+                                   "partitioned flag"
+                                 : "partition section without the "
+                                   "partitioned flag");
+  }
+  if (seen[13]) {
+    std::string_view in13 = sections[13];
+    Partition part;
+    if (!ReadU32(&in13, &part.count) || !ReadU32(&in13, &part.index) ||
+        !in13.empty() || part.count == 0 || part.count > kMaxPartitions ||
+        part.index >= part.count) {
+      return Malformed("partition section");
+    }
+    f.partition = part;
   }
   const bool state_sections =
       (LoadU64(b, kFlagsAt) & kPartialFlagStateSections) != 0;

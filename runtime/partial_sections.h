@@ -29,8 +29,11 @@ enum class PartialSection : uint32_t {
   // v1.4: AggregatorOptions::source and the StreamMark of a delta (written
   // only when there is a source, a final mark or input positions).
   kStream = 12,
+  // v1.5: the partition of a hash-partitioned partial (with header flag
+  // bit 1, which earlier readers refuse).
+  kPartition = 13,
 };
-inline constexpr uint32_t kLastPartialSection = 12;
+inline constexpr uint32_t kLastPartialSection = 13;
 
 }  // namespace mapr::runtime
 
