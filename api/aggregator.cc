@@ -452,9 +452,8 @@ absl::Status CheckSameSource(std::string_view mine, std::string_view theirs) {
 }
 
 std::string PartitionName(const std::optional<Partition>& p) {
-  return p.has_value()
-             ? absl::StrCat("partition ", p->index, " of ", p->count)
-             : std::string("an unpartitioned partial");
+  return p.has_value() ? absl::StrCat("partition ", p->index, " of ", p->count)
+                       : std::string("an unpartitioned partial");
 }
 
 // Why a partial of partition `theirs` cannot join a state of `mine`.
@@ -512,13 +511,13 @@ absl::StatusOr<std::vector<std::string>> Aggregator::SerializePartitions(
   if (!rep_->error.ok()) return rep_->error;
   if (count == 0 || count > runtime::kMaxPartitions) {
     return absl::InvalidArgumentError(
-        absl::StrCat("SerializePartitions(", count, "): the count must be 1 to ",
-                     runtime::kMaxPartitions));
+        absl::StrCat("SerializePartitions(", count,
+                     "): the count must be 1 to ", runtime::kMaxPartitions));
   }
   if (rep_->partition.has_value()) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "SerializePartitions of a state that is ",
-        PartitionName(rep_->partition), " already"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("SerializePartitions of a state that is ",
+                     PartitionName(rep_->partition), " already"));
   }
   std::vector<std::string> frames;
   frames.reserve(count);

@@ -84,9 +84,8 @@ absl::Status CheckSameJob(const PartialInfo& mine, const PartialInfo& theirs) {
       return n == 0 ? std::string("unpartitioned partials")
                     : absl::StrCat("partials cut into ", n, " partitions");
     };
-    return absl::InvalidArgumentError(
-        absl::StrCat(name(theirs.partitions), " cannot join ",
-                     name(mine.partitions)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        name(theirs.partitions), " cannot join ", name(mine.partitions)));
   }
   if (theirs.run_id != mine.run_id) {
     auto name = [](const std::string& run) {
@@ -109,7 +108,8 @@ absl::Status PartialReducer::Add(std::string_view frame) {
         InSource(info.source, CheckSameJob(*rep_->first, info)));
   }
   std::optional<Partition> partition;
-  if (info.partitions > 0) partition = Partition{info.partitions, info.partition};
+  if (info.partitions > 0)
+    partition = Partition{info.partitions, info.partition};
   Rep::State* state = nullptr;
   if (Rep::SourceState* source = rep_->Find(info.source)) {
     for (Rep::State& st : source->states) {
@@ -149,8 +149,9 @@ std::vector<PartialReducer::Source> PartialReducer::sources() const {
         o.partition_splits.resize(st.partition->count, SplitRange{0, 0});
         o.partition_splits[st.partition->index] = splits;
       }
-      // The whole source's, or partition 0's.
-      if (!st.partition.has_value() || st.partition->index == 0) {
+      // The whole source's, or partition 0's (else the first partition's).
+      if (&st == &s.states.front() || !st.partition.has_value() ||
+          st.partition->index == 0) {
         o.splits = splits;
         o.mark = AggregatorInternal::Mark(st.aggregator);
       }

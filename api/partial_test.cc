@@ -310,6 +310,55 @@ TEST(PartialTest, SplitInvariance) {
   }
 }
 
+// Hash-partitioned partials: every query of the corpus, cut into 3 splits
+// and R partitions, each partition folded over its splits apart (as a
+// reducer per partition does), then joined: the one-pass result, counters
+// and field counts included; and each partition re-serializes to the bytes
+// a fold of the same splits gives.
+TEST(PartialTest, PartitionInvariance) {
+  std::mt19937_64 rng(29);
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(c.query));
+    const size_t n_lines = c.lines.size();
+    ASSERT_OK_AND_ASSIGN(Aggregator direct,
+                         RunLines(q, c.lines, 0, n_lines, {}));
+    ASSERT_OK_AND_ASSIGN(ResultTable one, direct.TakeResult());
+    std::vector<size_t> cuts = {0, n_lines, rng() % (n_lines + 1),
+                                rng() % (n_lines + 1)};
+    std::sort(cuts.begin(), cuts.end());
+    for (uint32_t count : {1u, 2u, 7u, 64u}) {
+      SCOPED_TRACE(absl::StrCat("R=", count));
+      // frames[split][partition]
+      std::vector<std::vector<std::string>> frames;
+      for (uint64_t i = 0; i < 3; ++i) {
+        ASSERT_OK_AND_ASSIGN(Aggregator agg, RunLines(q, c.lines, cuts[i],
+                                                      cuts[i + 1], {i, i + 1}));
+        ASSERT_OK_AND_ASSIGN(std::vector<std::string> f,
+                             agg.SerializePartitions(count));
+        frames.push_back(std::move(f));
+      }
+      std::optional<Aggregator> all;
+      for (uint32_t p = 0; p < count; ++p) {
+        ASSERT_OK_AND_ASSIGN(Aggregator part,
+                             Aggregator::FromPartial(frames[0][p], Options()));
+        ASSERT_OK(part.MergeSerialized(frames[1][p]));
+        ASSERT_OK(part.MergeSerialized(frames[2][p]));
+        if (!all.has_value()) {
+          all.emplace(std::move(part));
+        } else {
+          ASSERT_OK(all->Merge(std::move(part)));
+        }
+      }
+      ASSERT_OK(all->FinishInput());
+      ASSERT_OK_AND_ASSIGN(ResultTable joined, all->TakeResult());
+      EXPECT_EQ(joined.ToCsv(), one.ToCsv());
+      EXPECT_EQ(joined.stats(), one.stats());
+      EXPECT_EQ(joined.field_counts(), one.field_counts());
+    }
+  }
+}
+
 // ------------------------------------------------------------ Basics
 
 constexpr char kQuery[] =

@@ -74,7 +74,8 @@ class MAPR_EXPORT PartialReducer {
     LineCounters counters;
     // Hash-partitioned partials (Aggregator::SerializePartitions): their
     // count (0: not partitioned) and the splits each partition holds
-    // ({0, 0}: none yet); `splits` and `mark` are then partition 0's.
+    // ({0, 0}: none yet); `splits` and `mark` are then partition 0's (or,
+    // without it, the first partition's met).
     uint32_t partition_count = 0;
     std::vector<SplitRange> partition_splits;
   };

@@ -170,8 +170,8 @@ std::array<uint64_t, 2> PartialCodec::Fingerprint(const BatchAggregator& agg) {
   return {h.low64, h.high64};
 }
 
-void PartialCodec::AppendCounterSections(const BatchAggregator& agg,
-                                         bool zero, std::string* out) {
+void PartialCodec::AppendCounterSections(const BatchAggregator& agg, bool zero,
+                                         std::string* out) {
   const LineCounters none;
   const LineCounters& counters = zero ? none : agg.counters_;
   for (bool more : {false, true}) {
@@ -324,16 +324,16 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
   std::string out;
   out.append(kPartialMagic);
   const bool not_numeric =
-      !zero && std::any_of(agg.field_not_numeric_.begin(),
-                           agg.field_not_numeric_.end(),
-                           [](uint64_t n) { return n != 0; });
+      !zero &&
+      std::any_of(agg.field_not_numeric_.begin(), agg.field_not_numeric_.end(),
+                  [](uint64_t n) { return n != 0; });
   AppendU16(&out, kPartialMajor);
   // The oldest minor that has every section written.
   const std::string& run_id = agg.options_.run_id;
   const std::string& source = agg.options_.source;
   const bool stream = !source.empty() || mark.final || !mark.positions.empty();
-  AppendU16(&out, partition.has_value()               ? 5
-                  : stream                           ? 4
+  AppendU16(&out, partition.has_value()            ? 5
+                  : stream                         ? 4
                   : not_numeric || !run_id.empty() ? 3
                   : state_sections                 ? 2
                                                    : 1);

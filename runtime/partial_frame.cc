@@ -16,29 +16,28 @@
 namespace mapr::runtime {
 namespace {
 
+using partial_bytes::Checksum;
+using partial_bytes::InMoreCounters;
+using partial_bytes::kFingerprintAt;
+using partial_bytes::kFlagsAt;
+using partial_bytes::kFrameSizeAt;
+using partial_bytes::kGroupsAt;
+using partial_bytes::kHeaderSizeAt;
+using partial_bytes::kMajorAt;
+using partial_bytes::kMinGroupBytes;
+using partial_bytes::kMinorAt;
+using partial_bytes::kSplitsAt;
 using partial_bytes::LoadU16;
 using partial_bytes::LoadU32;
 using partial_bytes::LoadU64;
-using partial_bytes::Checksum;
-using partial_bytes::Truncated;
 using partial_bytes::Malformed;
-using partial_bytes::InMoreCounters;
 using partial_bytes::OmittedWhenZero;
 using partial_bytes::SectionName;
-using partial_bytes::kMajorAt;
-using partial_bytes::kMinorAt;
-using partial_bytes::kHeaderSizeAt;
-using partial_bytes::kFlagsAt;
-using partial_bytes::kFrameSizeAt;
-using partial_bytes::kFingerprintAt;
-using partial_bytes::kSplitsAt;
-using partial_bytes::kGroupsAt;
-using partial_bytes::kMinGroupBytes;
+using partial_bytes::Truncated;
 using util::ReadBytes;
 using util::ReadU32;
 using util::ReadU64;
 using util::ReadU8;
-
 
 // The stream section (v1.4): bytes source, u8 flags (bit 0: final), u32 n,
 // n x (bytes input, u64 offset).

@@ -171,6 +171,30 @@ absl::Status SetHostname(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+absl::Status SetPartitions(Flags& flags, std::string_view value) {
+  absl::StatusOr<uint64_t> n =
+      ParseUint(value, "--partitions", "a count from 1 to 65536");
+  if (!n.ok()) return n.status();
+  if (*n == 0 || *n > 65536) {
+    return Usage(absl::StrCat("invalid --partitions '", ToAbsl(value),
+                              "' (use a count from 1 to 65536)"));
+  }
+  flags.partitions = static_cast<uint32_t>(*n);
+  return absl::OkStatus();
+}
+
+absl::Status SetPartition(Flags& flags, std::string_view value) {
+  absl::StatusOr<uint64_t> n =
+      ParseUint(value, "--partition", "a partition number from 0");
+  if (!n.ok()) return n.status();
+  if (*n >= 65536) {
+    return Usage(absl::StrCat("invalid --partition '", ToAbsl(value),
+                              "' (use a partition number from 0)"));
+  }
+  flags.partition = static_cast<uint32_t>(*n);
+  return absl::OkStatus();
+}
+
 absl::Status SetSource(Flags& flags, std::string_view value) {
   if (value.empty()) return Usage("--source needs a non-empty ID");
   flags.source = std::string(value);
@@ -343,6 +367,14 @@ constexpr FlagSpec kFlagSpecs[] = {
      "OFFSET, a partial's position (see inspect); may be\n"
      "repeated; other FILEs are then read from their start",
      SetResumeFrom},
+    {"--partitions", 0, "R", FlagSection::kDistributed,
+     "map: write R partials, one per hash partition of the\n"
+     "group keys (partition 0 carries the line counters)",
+     SetPartitions},
+    {"--partition", 0, "P", FlagSection::kDistributed,
+     "combine, reduce: take only the partials of partition\n"
+     "P; reduce without it joins every partition",
+     SetPartition},
     {"--b64", 0, "", FlagSection::kDistributed,
      "map, combine: write a text line <split>TAB<base64>\n"
      "instead of a binary partial (Hadoop Streaming)",

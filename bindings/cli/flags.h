@@ -79,6 +79,11 @@ struct Flags {
   // `mapr map --follow`: the end of standard input stops following (as
   // SIGTERM does); `mapr remote` closes it to stop a host.
   bool stop_on_stdin_eof = false;
+  // `mapr map`: write the partial cut into this many hash partitions of the
+  // group keys (0: not partitioned).
+  uint32_t partitions = 0;
+  // `mapr combine` and `reduce`: take only this partition's partials.
+  std::optional<uint32_t> partition;
   // `mapr map` and `combine`: write `<split>\t<base64>` lines.
   bool b64 = false;
   // `mapr remote`: the hosts (--hosts, then --hosts-file lines), the ssh

@@ -46,12 +46,12 @@ const char* CommandName(Command c) {
   return "";
 }
 
-// Writes the partial `frame` (covering splits from `first_split`) to stdout,
-// binary or as a --b64 line. Returns the exit status.
-int WritePartial(const Flags& flags, const std::string& frame,
-                 uint64_t first_split) {
+// Writes the partial `frame` to stdout, binary or as a --b64 line keyed by
+// `key` (its first split; for a partition, its number). Returns the exit
+// status.
+int WritePartial(const Flags& flags, const std::string& frame, uint64_t key) {
   if (flags.b64) {
-    WriteStdout(B64Line(first_split, frame));
+    WriteStdout(B64Line(key, frame));
   } else {
     WriteStdout(frame);
   }
@@ -62,8 +62,36 @@ int WritePartial(const Flags& flags, const std::string& frame,
   return kExitOk;
 }
 
+// Finishes `agg` and writes its partial (--partitions: one per partition,
+// --b64 lines keyed by partition); --stats prints its counters.
+int FinishPartitions(const Flags& flags, Aggregator& agg) {
+  absl::Status s = agg.FinishInput();
+  absl::StatusOr<std::vector<std::string>> frames =
+      s.ok() ? agg.SerializePartitions(flags.partitions)
+             : absl::StatusOr<std::vector<std::string>>(s);
+  if (!frames.ok()) {
+    PrintError(ToStd(frames.status().message()));
+    return kExitInputError;
+  }
+  uint64_t groups = 0;
+  for (size_t i = 0; i < frames->size(); ++i) {
+    absl::StatusOr<PartialInfo> info = InspectPartial((*frames)[i]);
+    if (!info.ok()) {  // Our own frame: a bug if it happens.
+      PrintError(ToStd(info.status().message()));
+      return kExitInputError;
+    }
+    groups += info->groups;
+    if (const int rc = WritePartial(flags, (*frames)[i], i); rc != kExitOk) {
+      return rc;
+    }
+  }
+  if (flags.stats) PrintStats(agg.stats(), groups);
+  return kExitOk;
+}
+
 // Finishes `agg` and writes its partial; --stats prints its counters.
 int FinishAndWrite(const Flags& flags, Aggregator& agg) {
+  if (flags.partitions > 0) return FinishPartitions(flags, agg);
   absl::Status s = agg.FinishInput();
   absl::StatusOr<std::string> frame =
       s.ok() ? agg.SerializePartial() : absl::StatusOr<std::string>(s);
@@ -76,7 +104,9 @@ int FinishAndWrite(const Flags& flags, Aggregator& agg) {
     PrintError(ToStd(info.status().message()));
     return kExitInputError;
   }
-  const int rc = WritePartial(flags, *frame, info->splits.begin);
+  const int rc =
+      WritePartial(flags, *frame,
+                   info->partitions > 0 ? info->partition : info->splits.begin);
   if (flags.stats) PrintStats(info->counters, info->groups);
   return rc;
 }
@@ -155,6 +185,36 @@ bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames,
   return ok;
 }
 
+// --partition P: keeps the frames of partition P, or prints why the PARTs
+// do not have it and returns false.
+bool SelectPartition(const Flags& flags, std::vector<NamedFrame>& frames) {
+  if (!flags.partition.has_value()) return true;
+  const uint32_t p = *flags.partition;
+  std::vector<NamedFrame> kept;
+  for (NamedFrame& f : frames) {
+    if (f.info.partitions == 0) {
+      PrintError(absl::StrCat("--partition ", p, ": ", f.name,
+                              " holds an unpartitioned partial (written "
+                              "without map --partitions)"));
+      return false;
+    }
+    if (p >= f.info.partitions) {
+      PrintError(absl::StrCat(
+          "--partition ", p, ": ", f.name, " holds partials cut into ",
+          f.info.partitions, " partitions (0 to ", f.info.partitions - 1, ")"));
+      return false;
+    }
+    if (f.info.partition == p) kept.push_back(std::move(f));
+  }
+  if (kept.empty()) {
+    PrintError(absl::StrCat("--partition ", p, ": no partial of partition ", p,
+                            " in the PARTs"));
+    return false;
+  }
+  frames = std::move(kept);
+  return true;
+}
+
 // The options a reducing aggregator takes from the flags.
 AggregatorOptions ReducerOptions(const Flags& flags) {
   AggregatorOptions options;
@@ -167,7 +227,10 @@ AggregatorOptions ReducerOptions(const Flags& flags) {
 // Reads and merges the PARTs into one open aggregator, or prints why not.
 std::optional<Aggregator> ReadAndMerge(const Flags& flags) {
   std::vector<NamedFrame> frames;
-  if (!ReadPartials(flags, frames, /*keep_bytes=*/false)) return std::nullopt;
+  if (!ReadPartials(flags, frames, /*keep_bytes=*/false) ||
+      !SelectPartition(flags, frames)) {
+    return std::nullopt;
+  }
   absl::StatusOr<Aggregator> agg = MergePartials(frames, ReducerOptions(flags));
   if (!agg.ok()) {
     PrintError(ToStd(agg.status().message()));
@@ -192,6 +255,10 @@ std::string MisplacedOption(const Flags& flags) {
   const Rule rules[] = {
       {flags.split.has_value(), "--split", c == Command::kMap, "map"},
       {!flags.source.empty(), "--source", c == Command::kMap, "map"},
+      {flags.partitions > 0, "--partitions",
+       c == Command::kMap && !flags.follow, "map (without --follow)"},
+      {flags.partition.has_value(), "--partition",
+       c == Command::kCombine || c == Command::kReduce, "combine and reduce"},
       {flags.until_eof, "--until-eof", map_follow, "map --follow"},
       {!flags.resume_from.empty(), "--resume-from", map_follow, "map --follow"},
       {flags.stop_on_stdin_eof, "--stop-on-stdin-eof", map_follow,
@@ -287,10 +354,35 @@ int RunCombine(const Flags& flags) {
   return FinishAndWrite(flags, *agg);
 }
 
+// What is wrong with the partitions of a reduce over every partition
+// (each present, all with the same splits), or "".
+std::string PartitionProblem(const PartialReducer::Source& source) {
+  if (source.partition_count == 0) return "";
+  for (uint32_t i = 0; i < source.partition_count; ++i) {
+    const SplitRange& have = source.partition_splits[i];
+    if (have.begin == have.end) {
+      return absl::StrCat("no partial of partition ", i, " of ",
+                          source.partition_count,
+                          " (every partition is needed; --partition P "
+                          "reduces one)");
+    }
+    const SplitRange& first = source.partition_splits[0];
+    if (!(have == first)) {
+      return absl::StrCat("partition ", i, " of ", source.partition_count,
+                          " covers splits [", have.begin, ", ", have.end,
+                          "), partition 0 [", first.begin, ", ", first.end,
+                          ")");
+    }
+  }
+  return "";
+}
+
 int RunReduce(const Flags& flags) {
   std::vector<NamedFrame> frames;
-  if (!ReadPartials(flags, frames, /*keep_bytes=*/false))
+  if (!ReadPartials(flags, frames, /*keep_bytes=*/false) ||
+      !SelectPartition(flags, frames)) {
     return kExitInputError;
+  }
   absl::StatusOr<PartialReducer> reducer =
       ReducePartials(frames, ReducerOptions(flags));
   if (!reducer.ok()) {
@@ -301,6 +393,12 @@ int RunReduce(const Flags& flags) {
     const std::string prefix =
         source.name.empty() ? std::string()
                             : absl::StrCat("source '", source.name, "': ");
+    if (!flags.partition.has_value()) {
+      if (std::string problem = PartitionProblem(source); !problem.empty()) {
+        PrintError(prefix + problem);
+        return kExitInputError;
+      }
+    }
     if (flags.expect_splits > 0) {
       std::string problem =
           ExpectedSplitsProblem(source.splits, flags.expect_splits);
@@ -327,7 +425,11 @@ int RunReduce(const Flags& flags) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
   }
-  return EmitResult(flags, query, *table, table->stats(), FilesReport(),
+  // Another partition than 0 carries no line counters: notes on them
+  // would be wrong.
+  Flags emit = flags;
+  if (flags.partition.has_value() && *flags.partition != 0) emit.quiet = true;
+  return EmitResult(emit, query, *table, table->stats(), FilesReport(),
                     kExitOk);
 }
 
@@ -350,6 +452,10 @@ int RunInspect(const Flags& flags) {
                     ")\n");
     if (!i.run_id.empty()) absl::StrAppend(&out, "run_id: ", i.run_id, "\n");
     if (!i.source.empty()) absl::StrAppend(&out, "source: ", i.source, "\n");
+    if (i.partitions > 0) {
+      absl::StrAppend(&out, "partition: ", i.partition, " of ", i.partitions,
+                      "\n");
+    }
     if (i.mark.final) absl::StrAppend(&out, "final: yes\n");
     for (const InputPosition& p : i.mark.positions) {
       absl::StrAppend(&out, "position: ", p.offset, " ", p.input, "\n");

@@ -1415,7 +1415,7 @@ class DistributedTest(MaprTestCase):
                                     out))
         return parts
 
-    def combine_randomly(self, parts, rnd):
+    def combine_randomly(self, parts, rnd, prefix="c"):
         """Combines random adjacent pairs until one partial is left."""
         n = 0
         while len(parts) > 1:
@@ -1424,7 +1424,7 @@ class DistributedTest(MaprTestCase):
                 parts[k:k + 2]
             out, _ = self.mapr("combine", *pair)
             n += 1
-            parts[k:k + 2] = [self.write("c%d.part" % n, out)]
+            parts[k:k + 2] = [self.write("%s%d.part" % (prefix, n), out)]
         return parts[0]
 
     def test_split_invariance(self):
@@ -1452,6 +1452,76 @@ class DistributedTest(MaprTestCase):
                 out, err = self.mapr("reduce", "-o", "csv", "--stats", one)
                 self.assertEqual(out, want_out, (query, cuts))
                 self.assertEqual(err, want_err, (query, cuts))
+
+    def test_partitions_give_the_one_pass_output(self):
+        """map --partitions R, combine --partition P in random adjacent
+        trees, reduce over the partitions in any order: byte for byte the
+        one-pass output, for R in 1, 2, 7, 64."""
+        import random
+        rnd = random.Random(29)
+        size = os.path.getsize(LOG)
+        for query in self.QUERIES:
+            want_out, want_err = self.mapr("-o", "csv", "--stats", query, LOG)
+            for count in (1, 2, 7, 64):
+                n = rnd.choice((1, 2, 3))
+                cuts = [0] + sorted(rnd.sample(range(1, size), n - 1)) + [size]
+                maps = []
+                for i in range(n):
+                    out, _ = self.mapr(
+                        "map", "--split", str(i), "--range",
+                        "%d:%d" % (cuts[i], cuts[i + 1]), "--partitions",
+                        str(count), query, LOG)
+                    maps.append(self.write("m%d.parts" % i, out))
+                parts = []
+                for p in range(count):
+                    # Each partition's splits, combined in a random tree.
+                    pieces = []
+                    for i, m in enumerate(maps):
+                        out, _ = self.mapr("combine", "--partition", str(p), m)
+                        pieces.append(self.write("p%d.%d.part" % (p, i), out))
+                    parts.append(
+                        self.combine_randomly(pieces, rnd, "c%d." % p))
+                rnd.shuffle(parts)
+                out, err = self.mapr("reduce", "-o", "csv", "--stats", *parts)
+                self.assertEqual(out, want_out, (query, count, cuts))
+                self.assertEqual(err, want_err, (query, count, cuts))
+                # The map outputs themselves reduce too.
+                out, _ = self.mapr("reduce", "-o", "csv", *maps)
+                self.assertEqual(out, want_out, (query, count, cuts))
+
+    def test_partition_errors(self):
+        query = self.QUERIES[2]
+        out, _ = self.mapr("map", "--partitions", "3", query, LOG)
+        self.write("all.parts", out)
+        out, _ = self.mapr("inspect", "all.parts")
+        self.assertEqual(
+            [l for l in out.decode().splitlines() if l.startswith("partition")],
+            ["partition: 0 of 3", "partition: 1 of 3", "partition: 2 of 3"])
+        out, _ = self.mapr("combine", "--partition", "1", "all.parts")
+        self.write("p1.part", out)
+        _, err = self.mapr("reduce", "p1.part", code=1)
+        self.assertEqual(err, b"mapr: no partial of partition 0 of 3 (every "
+                         b"partition is needed; --partition P reduces one)\n")
+        out, err = self.mapr("reduce", "--partition", "1", "-o", "csv",
+                             "p1.part")
+        self.assertEqual(err, b"")  # No notes from counters it lacks.
+        _, err = self.mapr("reduce", "--partition", "5", "p1.part", code=1)
+        self.assertIn(b"holds partials cut into 3 partitions (0 to 2)", err)
+        out, _ = self.mapr("map", query, LOG)
+        self.write("whole.part", out)
+        _, err = self.mapr("combine", "--partition", "0", "whole.part", code=1)
+        self.assertIn(b"holds an unpartitioned partial", err)
+        _, err = self.mapr("reduce", "whole.part", "p1.part", code=1)
+        self.assertIn(b"cannot join", err)
+        out, _ = self.mapr("map", "--partitions", "2", "--b64", query, LOG)
+        keys = [line.split(b"\t")[0] for line in out.splitlines()]
+        self.assertEqual(keys, [b"0", b"1"])  # Keyed by partition.
+        _, err = self.mapr("map", "--partitions", "0", query, LOG, code=2)
+        self.assertIn(b"invalid --partitions '0'", err)
+        _, err = self.mapr("map", "--follow", "--partitions", "2", query,
+                           LOG, code=2)
+        self.assertIn(b"--partitions works only with map (without --follow)",
+                      err)
 
     # The benchmark's queries (tests/bench/run.sh), over lines of the
     # benchmark log's shape, some of another table or level.
