@@ -519,12 +519,15 @@ absl::StatusOr<std::vector<std::string>> Aggregator::SerializePartitions(
         absl::StrCat("SerializePartitions of a state that is ",
                      PartitionName(rep_->partition), " already"));
   }
+  // Each group's partition is computed once, for all the frames.
+  const std::vector<std::vector<uint32_t>> groups =
+      runtime::PartialCodec::PartitionGroups(*rep_->engine, count);
   std::vector<std::string> frames;
   frames.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     frames.push_back(runtime::PartialCodec::Encode(
         *rep_->engine, rep_->coverage, rep_->mark, Partition{count, i},
-        /*select=*/true));
+        &groups[i]));
   }
   return frames;
 }

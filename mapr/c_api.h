@@ -462,6 +462,15 @@ typedef struct mapr_partial_info_t {
  * then returns its final result. NULL on failure: MAPR_FAILED_PRECONDITION
  * once the result was taken (or the input ended by another call), or the
  * error of a failed aggregator. */
+/* As mapr_aggregator_finish_partial, but the frame of partition `index` of
+ * `count` (Aggregator::SerializePartitions, docs/partial-format.md): the
+ * groups whose key hashes to it, and the line counters in partition 0 only.
+ * Call it once per index; the aggregator stays finished. NULL on failure:
+ * the errors of mapr_aggregator_finish_partial, MAPR_INVALID_ARGUMENT
+ * unless 1 <= count <= 65536 and index < count. */
+MAPR_EXPORT char* mapr_aggregator_finish_partition(
+    mapr_aggregator_t* aggregator, uint32_t count, uint32_t index, size_t* len,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 MAPR_EXPORT char* mapr_aggregator_finish_partial(
     mapr_aggregator_t* aggregator, size_t* len,
     mapr_error_t** errptr) MAPR_C_NOEXCEPT;

@@ -289,10 +289,20 @@ uint32_t PartialCodec::PartitionOfKey(std::string_view key, uint32_t count) {
       XXH3_64bits_withSeed(key.data(), key.size(), kPartitionSeed) % count);
 }
 
+std::vector<std::vector<uint32_t>> PartialCodec::PartitionGroups(
+    const BatchAggregator& agg, uint32_t count) {
+  std::vector<std::vector<uint32_t>> out(count);
+  const GroupTable& groups = agg.groups_;
+  for (uint32_t g = 0; g < groups.size(); ++g) {
+    out[PartitionOfKey(groups.key(g), count)].push_back(g);
+  }
+  return out;
+}
+
 std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
                                  const StreamMark& mark,
                                  std::optional<Partition> partition,
-                                 bool select) {
+                                 const std::vector<uint32_t>* selected) {
   const plan::Plan& p = *agg.plan_;
   const GroupTable& groups = agg.groups_;
   bool state_sections = false;
@@ -303,7 +313,8 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
     }
   }
   // A selected partition but the first carries no counters.
-  const bool zero = select && partition.has_value() && partition->index != 0;
+  const bool zero =
+      selected != nullptr && partition.has_value() && partition->index != 0;
   // Groups in key byte order (of the partition, when selecting one); per
   // group the key, the presence bits of the stored slots of the groups
   // section, then the state bytes of each present one. A state equal to an
@@ -311,12 +322,11 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
   // presence bits and states, group by group in the same order, for their
   // own slots.
   std::vector<uint32_t> order;
-  order.reserve(groups.size());
-  for (uint32_t g = 0; g < groups.size(); ++g) {
-    if (!select || !partition.has_value() ||
-        PartitionOfKey(groups.key(g), partition->count) == partition->index) {
-      order.push_back(g);
-    }
+  if (selected != nullptr) {
+    order = *selected;
+  } else {
+    order.resize(groups.size());
+    std::iota(order.begin(), order.end(), 0u);
   }
   std::sort(order.begin(), order.end(), [&groups](uint32_t a, uint32_t b) {
     return groups.key(a) < groups.key(b);

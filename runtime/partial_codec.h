@@ -93,13 +93,19 @@ class PartialCodec {
 
   // `agg`'s state as a frame covering `splits`, with `mark` (and agg's
   // source) in the stream section. With `partition`, the frame is that
-  // partition's; with `select` too, it holds only the groups whose key is in
-  // it, and the line counters, field counts and not-numeric values only in
-  // partition 0 (others write zeros), so the partitions add up to the whole.
-  static std::string Encode(const BatchAggregator& agg, SplitRange splits,
-                            const StreamMark& mark = {},
-                            std::optional<Partition> partition = std::nullopt,
-                            bool select = false);
+  // partition's; with `selected` too (the ids of the partition's groups,
+  // PartitionGroups), it holds only those groups, and the line counters,
+  // field counts and not-numeric values only in partition 0 (others write
+  // zeros), so the partitions add up to the whole.
+  static std::string Encode(
+      const BatchAggregator& agg, SplitRange splits,
+      const StreamMark& mark = {},
+      std::optional<Partition> partition = std::nullopt,
+      const std::vector<uint32_t>* selected = nullptr);
+
+  // The ids of `agg`'s groups in each of `count` partitions (one pass).
+  static std::vector<std::vector<uint32_t>> PartitionGroups(
+      const BatchAggregator& agg, uint32_t count);
 
   // The partition (of `count`) of a group key as the engine holds it:
   // XXH3-64 of the key bytes with a fixed seed, modulo count.

@@ -815,6 +815,39 @@ mapr_code_t mapr_aggregator_options_set_source(
   }
 }
 
+char* mapr_aggregator_finish_partition(mapr_aggregator_t* aggregator,
+                                       uint32_t count, uint32_t index,
+                                       size_t* len,
+                                       mapr_error_t** errptr) noexcept {
+  if (CheckUsable(aggregator, "mapr_aggregator_finish_partition", errptr) !=
+      MAPR_OK) {
+    return nullptr;
+  }
+  if (len == nullptr || index >= count) {
+    InvalidArgument(errptr, "mapr_aggregator_finish_partition",
+                    len == nullptr ? ": NULL len" : ": index >= count");
+    return nullptr;
+  }
+  return GuardAggregator(
+      aggregator, errptr, static_cast<char*>(nullptr), [&]() -> char* {
+        if (!aggregator->input_finished) {
+          absl::Status s = aggregator->agg.FinishInput();
+          if (!s.ok()) {
+            Fail(errptr, s);
+            return nullptr;
+          }
+          aggregator->input_finished = true;
+        }
+        absl::StatusOr<std::vector<std::string>> frames =
+            aggregator->agg.SerializePartitions(count);
+        if (!frames.ok()) {
+          Fail(errptr, frames.status());
+          return nullptr;
+        }
+        return CopyOut((*frames)[index], len);
+      });
+}
+
 char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator, size_t* len,
                                      mapr_error_t** errptr) noexcept {
   if (CheckUsable(aggregator, "mapr_aggregator_finish_partial", errptr) !=

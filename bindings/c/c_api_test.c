@@ -1325,6 +1325,39 @@ static void TestSources(void) {
   mapr_query_free(q);
 }
 
+/* Partitions: the frames of every partition, each with its partition. */
+static void TestPartitions(void) {
+  mapr_query_t* q = Compile(kByHost);
+  mapr_error_t* err = NULL;
+  mapr_aggregator_t* agg = NewAggregator(q);
+  CHECK(mapr_aggregator_push_bytes(agg, kPartA, strlen(kPartA), &err) ==
+        MAPR_OK);
+  uint64_t groups = 0;
+  for (uint32_t i = 0; i < 3; ++i) {
+    size_t len = 0;
+    char* frame = mapr_aggregator_finish_partition(agg, 3, i, &len, &err);
+    CHECK_NO_ERROR(err);
+    CHECK(frame != NULL);
+    mapr_partial_info_t info;
+    CHECK(mapr_partial_inspect(frame, len, &info, NULL, NULL, &err) ==
+          MAPR_OK);
+    groups += info.groups;
+    CHECK(info.counters.lines_read == (i == 0 ? 3u : 0u));
+    mapr_free(frame);
+  }
+  CHECK(groups == 2);
+  size_t len = 0;
+  CHECK(mapr_aggregator_finish_partition(agg, 3, 3, &len, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+  err = NULL;
+  CHECK(mapr_aggregator_finish_partition(agg, 0, 0, &len, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+  mapr_aggregator_free(agg);
+  mapr_query_free(q);
+}
+
 static void TestResultThreads(void) {
   enum { kGroups = 100000 };
   char* log = malloc((size_t)kGroups * 32 + 32);
@@ -1362,6 +1395,7 @@ int main(void) {
   TestExceptionsNeverCrossTheBoundary();
   TestPartials();
   TestSources();
+  TestPartitions();
   TestResultThreads();
   printf("c_api_test: %d checks passed\n", g_checks);
   return 0;

@@ -439,6 +439,8 @@ PYBIND11_MODULE(_mapr, m) {
           positions.append(py::make_tuple(Text(p.input), p.offset));
         }
         d["positions"] = positions;
+        d["partitions"] = i.partitions;
+        d["partition"] = i.partition;
         d["stats"] = CountersDict(i.counters);
         d["groups"] = i.groups;
         d["frame_bytes"] = i.frame_bytes;
@@ -633,6 +635,24 @@ PYBIND11_MODULE(_mapr, m) {
                  }));
              return Bytes(frame);
            })
+      .def(
+          "serialize_partitions",
+          [](PyAggregator& self, uint32_t count) {
+            std::vector<std::string> frames = TakePartial(self.Locked(
+                [&](mapr::Aggregator& a)
+                    -> absl::StatusOr<std::vector<std::string>> {
+                  if (!self.input_finished) {
+                    absl::Status s = a.FinishInput();
+                    if (!s.ok()) return s;
+                    self.input_finished = true;
+                  }
+                  return a.SerializePartitions(count);
+                }));
+            py::list out;
+            for (const std::string& f : frames) out.append(Bytes(f));
+            return out;
+          },
+          py::arg("count"))
       .def("merge_serialized",
            [](PyAggregator& self, py::buffer data) {
              py::buffer_info info = data.request();

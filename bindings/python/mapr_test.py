@@ -842,6 +842,25 @@ class PartialTest(unittest.TestCase):
             agg.merge_serialized(p2)
         self.assertEqual(e.exception.code, "FAILED_PRECONDITION")
 
+    def test_partitions_join_to_the_one_pass_result(self):
+        q = "select $line,count($line) group by $line"
+        lines = ["k%d" % (i % 50) for i in range(500)]
+        agg = mapr.Aggregator(q, hostname="h")
+        agg.push(lines)
+        frames = agg.serialize_partitions(4)
+        self.assertEqual(len(frames), 4)
+        infos = [mapr.inspect_partial(f) for f in frames]
+        self.assertEqual([(i.partitions, i.partition) for i in infos],
+                         [(4, 0), (4, 1), (4, 2), (4, 3)])
+        self.assertEqual(sum(i.groups for i in infos), 50)
+        self.assertEqual(infos[1].stats.lines_read, 0)
+        joined = mapr.Aggregator.from_partial(frames[0])
+        with self.assertRaises(mapr.PartialError) as e:
+            joined.merge_serialized(frames[1])
+        self.assertIn("partial of another partition", str(e.exception))
+        with self.assertRaises(mapr.PartialError):
+            mapr.Aggregator(q).serialize_partitions(0)
+
     def test_sources_are_recorded_and_do_not_merge(self):
         q = "select count($line) group by $hostname"
         a = mapr.Aggregator(q, hostname="h", source="web-a")

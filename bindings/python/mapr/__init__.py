@@ -566,6 +566,15 @@ class Aggregator:
         afterwards. Raises PartialError."""
         return self._a.serialize_partial()
 
+    def serialize_partitions(self, count: int) -> List[bytes]:
+        """Ends the input (as finish() does) and returns the state as
+        `count` partials, one per hash partition of the group keys (frame 0
+        also carries the line counters): each partition is merged apart,
+        and mapr reduce joins them (docs/distributed.md, "Partitioned
+        reduce"). Raises PartialError (INVALID_ARGUMENT unless
+        1 <= count <= 65536)."""
+        return self._a.serialize_partitions(count)
+
     def merge_serialized(self, data: Union[bytes, bytearray, memoryview]) -> None:
         """Validates the partial `data` completely, then adds it: same query,
         splits adjacent to this aggregator's (before or after). On error
@@ -687,6 +696,10 @@ class PartialInfo:
     final: bool = False  # the last delta of a `mapr map --follow` stream
     # (input, offset): how far each input of the stream was read.
     positions: Tuple[Tuple[str, int], ...] = ()
+    # A hash-partitioned partial: partition `partition` of `partitions`
+    # (0 partitions: not partitioned).
+    partitions: int = 0
+    partition: int = 0
 
 
 def inspect_partial(data: Union[bytes, bytearray, memoryview]) -> PartialInfo:
