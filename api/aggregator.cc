@@ -525,9 +525,9 @@ absl::StatusOr<std::vector<std::string>> Aggregator::SerializePartitions(
   std::vector<std::string> frames;
   frames.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
-    frames.push_back(runtime::PartialCodec::Encode(
-        *rep_->engine, rep_->coverage, rep_->mark, Partition{count, i},
-        &groups[i]));
+    frames.push_back(
+        runtime::PartialCodec::Encode(*rep_->engine, rep_->coverage, rep_->mark,
+                                      Partition{count, i}, &groups[i]));
   }
   return frames;
 }

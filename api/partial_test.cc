@@ -1157,6 +1157,60 @@ TEST(PartialTest, FuzzerFindingsAreRefused) {
 // it (1.1 adds the "more counters" section). Every later version must keep
 // reading both. MAPR_UPDATE_GOLDEN_PARTIAL=1 rewrites v1.1.mpart (only when
 // the format's version changes; v1.mpart is never rewritten).
+// Golden v1.5 frames: the partial of RealPartial()'s state cut into 3
+// partitions (tests/golden/partial/v1.5-partition-P-of-3.mpart). Each must
+// load, write back its own bytes, and the three must join to v1.csv; this
+// mapr must still cut the state into the same bytes. Rewritten with
+// MAPR_UPDATE_GOLDEN_PARTITIONS=1 (only on a format change), which also
+// writes a fuzz seed of each.
+TEST(PartialTest, GoldenPartitionedPartialsStillRead) {
+  const fs::path dir = fs::path(MAPR_GOLDEN_DIR) / "partial";
+  ASSERT_OK_AND_ASSIGN(Aggregator whole,
+                       Aggregator::FromPartial(RealPartial(), Options()));
+  ASSERT_OK(whole.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> cut,
+                       whole.SerializePartitions(3));
+  auto path = [&](uint32_t p) {
+    return dir / absl::StrCat("v1.5-partition-", p, "-of-3.mpart");
+  };
+  if (std::getenv("MAPR_UPDATE_GOLDEN_PARTITIONS") != nullptr) {
+    const fs::path seeds =
+        fs::path(MAPR_GOLDEN_DIR) / ".." / "fuzz" / "corpus" / "partial";
+    for (uint32_t p = 0; p < 3; ++p) {
+      std::ofstream(path(p), std::ios::binary) << cut[p];
+      std::ofstream(seeds / absl::StrCat("golden_v1.5_partition_", p),
+                    std::ios::binary)
+          << '\x01' << cut[p];
+    }
+  }
+  std::optional<Aggregator> joined;
+  for (uint32_t p = 0; p < 3; ++p) {
+    const std::string bytes = ReadFile(path(p));
+    ASSERT_FALSE(bytes.empty()) << path(p);
+    EXPECT_EQ(bytes, cut[p]) << path(p);
+    ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(bytes));
+    EXPECT_EQ(info.minor, 5);
+    EXPECT_EQ(info.partitions, 3u);
+    EXPECT_EQ(info.partition, p);
+    EXPECT_EQ(info.counters.lines_read, p == 0 ? 41u : 0u);
+    ASSERT_OK_AND_ASSIGN(Aggregator agg,
+                         Aggregator::FromPartial(bytes, Options()));
+    ASSERT_OK(agg.FinishInput());
+    ASSERT_OK_AND_ASSIGN(std::string again, agg.SerializePartial());
+    EXPECT_EQ(again, bytes);
+    ASSERT_OK_AND_ASSIGN(Aggregator open,
+                         Aggregator::FromPartial(bytes, Options()));
+    if (!joined.has_value()) {
+      joined.emplace(std::move(open));
+    } else {
+      ASSERT_OK(joined->Merge(std::move(open)));
+    }
+  }
+  ASSERT_OK(joined->FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable r, joined->TakeResult());
+  EXPECT_EQ(r.ToCsv(), ReadFile(dir / "v1.csv"));
+}
+
 TEST(PartialTest, GoldenV1PartialStillReads) {
   const fs::path dir = fs::path(MAPR_GOLDEN_DIR) / "partial";
   const fs::path file = dir / "v1.mpart";

@@ -97,11 +97,10 @@ class PartialCodec {
   // PartitionGroups), it holds only those groups, and the line counters,
   // field counts and not-numeric values only in partition 0 (others write
   // zeros), so the partitions add up to the whole.
-  static std::string Encode(
-      const BatchAggregator& agg, SplitRange splits,
-      const StreamMark& mark = {},
-      std::optional<Partition> partition = std::nullopt,
-      const std::vector<uint32_t>* selected = nullptr);
+  static std::string Encode(const BatchAggregator& agg, SplitRange splits,
+                            const StreamMark& mark = {},
+                            std::optional<Partition> partition = std::nullopt,
+                            const std::vector<uint32_t>* selected = nullptr);
 
   // The ids of `agg`'s groups in each of `count` partitions (one pass).
   static std::vector<std::vector<uint32_t>> PartitionGroups(

@@ -828,24 +828,24 @@ char* mapr_aggregator_finish_partition(mapr_aggregator_t* aggregator,
                     len == nullptr ? ": NULL len" : ": index >= count");
     return nullptr;
   }
-  return GuardAggregator(
-      aggregator, errptr, static_cast<char*>(nullptr), [&]() -> char* {
-        if (!aggregator->input_finished) {
-          absl::Status s = aggregator->agg.FinishInput();
-          if (!s.ok()) {
-            Fail(errptr, s);
-            return nullptr;
-          }
-          aggregator->input_finished = true;
-        }
-        absl::StatusOr<std::vector<std::string>> frames =
-            aggregator->agg.SerializePartitions(count);
-        if (!frames.ok()) {
-          Fail(errptr, frames.status());
-          return nullptr;
-        }
-        return CopyOut((*frames)[index], len);
-      });
+  return GuardAggregator(aggregator, errptr, static_cast<char*>(nullptr),
+                         [&]() -> char* {
+                           if (!aggregator->input_finished) {
+                             absl::Status s = aggregator->agg.FinishInput();
+                             if (!s.ok()) {
+                               Fail(errptr, s);
+                               return nullptr;
+                             }
+                             aggregator->input_finished = true;
+                           }
+                           absl::StatusOr<std::vector<std::string>> frames =
+                               aggregator->agg.SerializePartitions(count);
+                           if (!frames.ok()) {
+                             Fail(errptr, frames.status());
+                             return nullptr;
+                           }
+                           return CopyOut((*frames)[index], len);
+                         });
 }
 
 char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator, size_t* len,

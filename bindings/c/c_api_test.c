@@ -1339,8 +1339,7 @@ static void TestPartitions(void) {
     CHECK_NO_ERROR(err);
     CHECK(frame != NULL);
     mapr_partial_info_t info;
-    CHECK(mapr_partial_inspect(frame, len, &info, NULL, NULL, &err) ==
-          MAPR_OK);
+    CHECK(mapr_partial_inspect(frame, len, &info, NULL, NULL, &err) == MAPR_OK);
     groups += info.groups;
     CHECK(info.counters.lines_read == (i == 0 ? 3u : 0u));
     mapr_free(frame);

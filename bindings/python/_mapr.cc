@@ -638,9 +638,9 @@ PYBIND11_MODULE(_mapr, m) {
       .def(
           "serialize_partitions",
           [](PyAggregator& self, uint32_t count) {
-            std::vector<std::string> frames = TakePartial(self.Locked(
-                [&](mapr::Aggregator& a)
-                    -> absl::StatusOr<std::vector<std::string>> {
+            std::vector<std::string> frames = TakePartial(
+                self.Locked([&](mapr::Aggregator& a)
+                                -> absl::StatusOr<std::vector<std::string>> {
                   if (!self.input_finished) {
                     absl::Status s = a.FinishInput();
                     if (!s.ok()) return s;

@@ -5,7 +5,8 @@
 // FromPartial and MergeSerialized never crash and return only the
 // documented codes; a frame that loads re-serializes to bytes that load
 // again to the same bytes; merging it as an earlier split works or fails
-// cleanly; its result renders.
+// cleanly; its result renders; an unpartitioned state cuts into partitions
+// that load again and hold all its groups.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -93,6 +94,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(again->FinishInput().ok());
   auto bytes2 = again->SerializePartial();
   Check(bytes2.ok() && *bytes2 == *bytes);
+  // An unpartitioned state cuts into partitions that load and join again
+  // (a partitioned one refuses to be cut twice).
+  const uint32_t count = 1 + (mode >> 1) % 7;
+  auto cut = again->SerializePartitions(count);
+  if (info->partitions > 0) {
+    Check(!cut.ok() && absl::IsFailedPrecondition(cut.status()));
+  } else {
+    Check(cut.ok() && cut->size() == count);
+    uint64_t groups = 0;
+    for (const std::string& part : *cut) {
+      auto p = mapr::InspectPartial(part);
+      Check(p.ok() && p->partitions == count);
+      groups += p->groups;
+      auto loaded = mapr::Aggregator::FromPartial(part, options);
+      Check(loaded.ok());
+    }
+    Check(groups == info->groups);
+  }
   auto result = agg->TakeResult();
   Check(result.ok());
   (void)result->ToCsv();
