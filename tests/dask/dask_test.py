@@ -78,6 +78,26 @@ class DaskTest(unittest.TestCase):
                                  (query, blocksize, split_every))
                 self.assertEqual(got.stats, want.stats)
 
+    def test_partitions(self):
+        for query in (Q, Q_TIME):
+            want = self.one_pass(query)
+            for partitions, blocksize in ((1, 300 << 10), (3, 97 << 10),
+                                          (7, 1 << 30)):
+                got = mapr.dask.run(query, self.logs, self.client,
+                                    blocksize=blocksize, split_every=3,
+                                    hostname="hx", partitions=partitions)
+                self.assertEqual(got.to_csv(), want.to_csv(),
+                                 (query, partitions, blocksize))
+                self.assertEqual(got.stats, want.stats)
+        futures = mapr.dask.partial(Q, self.logs, self.client,
+                                    blocksize="100KiB", hostname="hx",
+                                    partitions=4)
+        infos = [mapr.inspect_partial(f.result()) for f in futures]
+        self.assertEqual([(i.partitions, i.partition) for i in infos],
+                         [(4, 0), (4, 1), (4, 2), (4, 3)])
+        self.assertEqual([i.stats.lines_read for i in infos],
+                         [40007, 0, 0, 0])
+
     def test_partial_future_is_bytes(self):
         fut = mapr.dask.partial(Q, self.logs, self.client, blocksize="100KiB",
                                 hostname="hx")

@@ -117,16 +117,25 @@ def _next_line_start(f, pos: int, size: int) -> int:
         at += len(buf)
 
 
+def _finish(agg: "mapr.Aggregator", partitions: int) -> Any:
+    """The map task's output: one partial, or a list of `partitions`."""
+    if partitions > 0:
+        return agg.serialize_partitions(partitions)
+    return agg.serialize_partial()
+
+
 def _map_block(query_text: str, block: Block, split: int,
-               hostname: Optional[str], max_line_bytes: Optional[int]) -> bytes:
-    """A map task: the partial of one block, covering [split, split + 1)."""
+               hostname: Optional[str], max_line_bytes: Optional[int],
+               partitions: int = 0) -> Any:
+    """A map task: the partial of one block, covering [split, split + 1)
+    (a list of its partitions' partials with `partitions`)."""
     agg = mapr.Aggregator(query_text, hostname=hostname,
                           max_line_bytes=max_line_bytes,
                           splits=(split, split + 1))
     path, lo, hi = block
     if lo is None:
         agg.push_file(path)  # Decompressed in C++, without the GIL.
-        return agg.serialize_partial()
+        return _finish(agg, partitions)
     agg.set_source_name(0, path)
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
@@ -141,17 +150,18 @@ def _map_block(query_text: str, block: Block, split: int,
             left -= len(chunk)
             agg.push_bytes(chunk)  # The GIL is released while aggregating.
     agg.end_source(0)
-    return agg.serialize_partial()
+    return _finish(agg, partitions)
 
 
 def _map_lines(lines: Any, query_text: str, split: int,
-               hostname: Optional[str], max_line_bytes: Optional[int]) -> bytes:
+               hostname: Optional[str], max_line_bytes: Optional[int],
+               partitions: int = 0) -> Any:
     """A map task over a dask.bag partition of lines."""
     agg = mapr.Aggregator(query_text, hostname=hostname,
                           max_line_bytes=max_line_bytes,
                           splits=(split, split + 1))
     agg.push(list(lines))
-    return agg.serialize_partial()
+    return _finish(agg, partitions)
 
 
 def _combine(*parts: bytes) -> bytes:
@@ -162,9 +172,30 @@ def _combine(*parts: bytes) -> bytes:
     return agg.serialize_partial()
 
 
-def _empty(query_text: str, hostname: Optional[str]) -> bytes:
+def _combine_partition(index: int, *outputs: Any) -> bytes:
+    """A first-level combine task of a partitioned job: partition `index` of
+    map outputs of adjacent splits, in split order."""
+    return _combine(*(o[index] for o in outputs))
+
+
+def _pick(index: int, output: Any) -> bytes:
+    return output[index]
+
+
+def _empty(query_text: str, hostname: Optional[str],
+           partitions: int = 0) -> Any:
     agg = mapr.Aggregator(query_text, hostname=hostname)
-    return agg.serialize_partial()
+    return _finish(agg, partitions)
+
+
+def join(partials: Sequence[bytes],
+         hostname: Optional[str] = None) -> "mapr.Result":
+    """The result of the partials of every partition of a partitioned job
+    (their groups are disjoint): what `mapr reduce` prints."""
+    agg = mapr.Aggregator.from_partial(partials[0], hostname=hostname)
+    for p in partials[1:]:
+        agg.merge(mapr.Aggregator.from_partial(p, hostname=hostname))
+    return agg.finish()
 
 
 def _workers_for(workers: Any, path: Optional[str]) -> Optional[List[str]]:
@@ -182,11 +213,18 @@ def partial(query: Union[str, mapr.Query], paths_or_bag: Any, client: Any = None
             *, blocksize: Union[int, str] = "64MiB", split_every: int = 8,
             hostname: Optional[str] = None, workers: Any = None,
             max_line_bytes: Optional[int] = None,
-            sizes: Optional[Dict[str, int]] = None) -> Any:
+            sizes: Optional[Dict[str, int]] = None,
+            partitions: int = 0) -> Any:
     """Submits the job and returns a Future of the whole input's partial
-    (bytes), for mapr.Aggregator.from_partial() or further merging."""
+    (bytes), for mapr.Aggregator.from_partial() or further merging. With
+    `partitions` = R, the map tasks cut their partials into R hash
+    partitions of the group keys, each partition is combined by tasks of
+    its own (holding about 1/R of the groups), and the return value is a
+    list of R Futures, one per partition (join() makes the result)."""
     if split_every < 2:
         raise ValueError("split_every must be at least 2")
+    if partitions < 0 or partitions > 65536:
+        raise ValueError("partitions must be 0 (none) to 65536")
     if client is None:
         from distributed import get_client
 
@@ -201,7 +239,7 @@ def partial(query: Union[str, mapr.Query], paths_or_bag: Any, client: Any = None
         parts = paths_or_bag.to_delayed()
         for i, part in enumerate(parts):
             task = dask.delayed(_map_lines, pure=False)(
-                part, text, i, hostname, max_line_bytes,
+                part, text, i, hostname, max_line_bytes, partitions,
                 dask_key_name=f"mapr-map-{job}-{i}")
             futures.append(client.compute(task))
     else:
@@ -210,12 +248,37 @@ def partial(query: Union[str, mapr.Query], paths_or_bag: Any, client: Any = None
         for i, block in enumerate(blocks(q, paths, blocksize, sizes)):
             futures.append(client.submit(
                 _map_block, text, block, i, hostname, max_line_bytes,
-                key=f"mapr-map-{job}-{i}",
+                partitions, key=f"mapr-map-{job}-{i}",
                 workers=_workers_for(workers, block[0]),
                 allow_other_workers=False))
     if not futures:
-        return client.submit(_empty, text, hostname, key=f"mapr-empty-{job}")
-    level = 0
+        empty = client.submit(_empty, text, hostname, partitions,
+                              key=f"mapr-empty-{job}")
+        if partitions == 0:
+            return empty
+        futures = [empty]
+    if partitions == 0:
+        return _combine_tree(client, futures, split_every, f"{job}")
+    out = []
+    for r in range(partitions):
+        # The first level picks partition r of each map output.
+        first = [
+            client.submit(_combine_partition, r, *futures[k:k + split_every],
+                          key=f"mapr-combine-{job}-p{r}-0-{k // split_every}")
+            if len(futures[k:k + split_every]) > 1 else
+            client.submit(_pick, r, futures[k],
+                          key=f"mapr-pick-{job}-p{r}-{k}")
+            for k in range(0, len(futures), split_every)
+        ]
+        out.append(_combine_tree(client, first, split_every, f"{job}-p{r}",
+                                 first_level=1))
+    return out
+
+
+def _combine_tree(client: Any, futures: List[Any], split_every: int,
+                  job: str, first_level: int = 0) -> Any:
+    """Combines `futures` (partials of adjacent splits) level by level."""
+    level = first_level
     while len(futures) > 1:
         futures = [
             client.submit(_combine, *futures[k:k + split_every],
@@ -231,13 +294,17 @@ def run(query: Union[str, mapr.Query], paths_or_bag: Any, client: Any = None,
         *, blocksize: Union[int, str] = "64MiB", split_every: int = 8,
         hostname: Optional[str] = None, workers: Any = None,
         max_line_bytes: Optional[int] = None,
-        sizes: Optional[Dict[str, int]] = None) -> mapr.Result:
+        sizes: Optional[Dict[str, int]] = None,
+        partitions: int = 0) -> mapr.Result:
     """Runs `query` over files (paths, in order) or a dask.bag of lines on
     the cluster and returns the final result, as mapr.run_file would. Task
-    errors are raised here."""
+    errors are raised here. With `partitions` = R, the reduce is
+    hash-partitioned (see partial()); the result is the same."""
     future = partial(query, paths_or_bag, client, blocksize=blocksize,
                      split_every=split_every, hostname=hostname,
                      workers=workers, max_line_bytes=max_line_bytes,
-                     sizes=sizes)
+                     sizes=sizes, partitions=partitions)
+    if partitions > 0:
+        return join([f.result() for f in future], hostname=hostname)
     data = future.result()
     return mapr.Aggregator.from_partial(data, hostname=hostname).finish()
