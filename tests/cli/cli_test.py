@@ -1456,13 +1456,15 @@ class DistributedTest(MaprTestCase):
     def test_partitions_give_the_one_pass_output(self):
         """map --partitions R, combine --partition P in random adjacent
         trees, reduce over the partitions in any order: byte for byte the
-        one-pass output, for R in 1, 2, 7, 64."""
+        one-pass output, for R in 1, 2, 7 (and 64 for one query)."""
         import random
         rnd = random.Random(29)
         size = os.path.getsize(LOG)
-        for query in self.QUERIES:
+        for q, query in enumerate(self.QUERIES):
             want_out, want_err = self.mapr("-o", "csv", "--stats", query, LOG)
-            for count in (1, 2, 7, 64):
+            # R = 64 for one query (a few hundred runs of mapr; the C++
+            # PartitionInvariance test takes every query to R = 64).
+            for count in (1, 2, 7, 64) if q == 0 else (1, 2, 7):
                 n = rnd.choice((1, 2, 3))
                 cuts = [0] + sorted(rnd.sample(range(1, size), n - 1)) + [size]
                 maps = []
