@@ -42,6 +42,36 @@ using util::ReadU8;
 
 namespace {
 
+// The ids of `selected` (all groups when null) in key byte order.
+std::vector<uint32_t> KeyOrder(const GroupTable& groups,
+                               const std::vector<uint32_t>* selected) {
+  std::vector<uint32_t> order;
+  if (selected != nullptr) {
+    order = *selected;
+  } else {
+    order.resize(groups.size());
+    std::iota(order.begin(), order.end(), 0u);
+  }
+  std::sort(order.begin(), order.end(), [&groups](uint32_t a, uint32_t b) {
+    return groups.key(a) < groups.key(b);
+  });
+  return order;
+}
+
+// The stream section (v1.4): the source, the final flag and the positions.
+void AppendStreamSection(std::string_view source, const StreamMark& mark,
+                         std::string* out) {
+  const size_t at = BeginSection(out, PartialSection::kStream);
+  AppendBytes(out, source);
+  AppendU8(out, mark.final ? 1 : 0);
+  AppendU32(out, static_cast<uint32_t>(mark.positions.size()));
+  for (const InputPosition& position : mark.positions) {
+    AppendBytes(out, position.input);
+    AppendU64(out, position.offset);
+  }
+  EndSection(out, at);
+}
+
 void AppendSlots(const BatchAggregator& agg, std::string* out,
                  const plan::Plan& p, const std::vector<int32_t>& key_part) {
   (void)agg;
@@ -145,6 +175,58 @@ absl::Status ReadFieldSections(const PartialFrame& f,
     }
   }
   if (!in.empty()) return Malformed("values not numeric section");
+  return absl::OkStatus();
+}
+
+// Whether `groups` groups can be in a groups section of `bytes` bytes with
+// `bitmap_bytes` of presence bits each, and within the limits.
+absl::Status CheckGroupCount(uint64_t groups, size_t bytes, size_t bitmap_bytes,
+                             uint64_t max_groups) {
+  if (groups > bytes / (kMinGroupBytes + bitmap_bytes)) {
+    return Malformed(absl::StrCat("group count ", groups,
+                                  " does not fit in the groups section"));
+  }
+  if (groups >= GroupTable::kNotFound) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("partial holds ", groups, " groups, more than 2^32-2"));
+  }
+  if (max_groups != 0 && groups > max_groups) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("more than ", max_groups,
+                     " groups (AggregatorOptions::max_groups) in the partial (",
+                     groups, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// The sections of the later states (7-9), group by group in the groups
+// section's order, into the stored slots of each (`later`, by kind - 7).
+absl::Status ReadLaterStateSections(
+    const PartialFrame& f, const std::vector<AggregateState*> (&later)[3],
+    uint32_t count) {
+  for (uint32_t i = 0; i < 3; ++i) {
+    const PartialSection section = static_cast<PartialSection>(7 + i);
+    const std::vector<AggregateState*>& section_slots = later[i];
+    const std::optional<std::string_view>& payload = f.state_sections[i];
+    if (section_slots.empty() != !payload.has_value()) {
+      return Malformed(absl::StrCat(payload ? "unexpected " : "no ",
+                                    SectionName(section), " section"));
+    }
+    if (!payload) continue;
+    std::string_view in = *payload;
+    uint32_t section_n;
+    if (!ReadU32(&in, &section_n) || section_n != section_slots.size()) {
+      return Malformed(absl::StrCat(SectionName(section),
+                                    " section does not match the query"));
+    }
+    for (uint32_t g = 0; g < count; ++g) {
+      MAPR_RETURN_IF_ERROR(ReadGroupStates(&in, section_slots, g, section));
+    }
+    if (!in.empty()) {
+      return Malformed(absl::StrCat("bytes after the last group of the ",
+                                    SectionName(section), " section"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -321,16 +403,7 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
   // empty one is absent. The sections of the later states repeat the
   // presence bits and states, group by group in the same order, for their
   // own slots.
-  std::vector<uint32_t> order;
-  if (selected != nullptr) {
-    order = *selected;
-  } else {
-    order.resize(groups.size());
-    std::iota(order.begin(), order.end(), 0u);
-  }
-  std::sort(order.begin(), order.end(), [&groups](uint32_t a, uint32_t b) {
-    return groups.key(a) < groups.key(b);
-  });
+  const std::vector<uint32_t> order = KeyOrder(groups, selected);
   std::string out;
   out.append(kPartialMagic);
   const bool not_numeric =
@@ -371,18 +444,7 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
   EndSection(&out, at);
 
   AppendFieldSections(agg, not_numeric, zero, &out);
-  if (stream) {
-    at = BeginSection(&out, PartialSection::kStream);
-    AppendBytes(&out, source);
-    AppendU8(&out, mark.final ? 1 : 0);
-    AppendU32(&out, static_cast<uint32_t>(mark.positions.size()));
-    for (const InputPosition& position : mark.positions) {
-      AppendBytes(&out, position.input);
-      AppendU64(&out, position.offset);
-    }
-    EndSection(&out, at);
-  }
-
+  if (stream) AppendStreamSection(source, mark, &out);
   if (partition.has_value()) {
     at = BeginSection(&out, PartialSection::kPartition);
     AppendU32(&out, partition->count);
@@ -431,22 +493,8 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
       later[static_cast<uint32_t>(section) - 7].push_back(s);
     }
   }
-  const size_t bitmap_bytes = (stored.size() + 7) / 8;
-  if (f.groups > in.size() / (kMinGroupBytes + bitmap_bytes)) {
-    return Malformed(absl::StrCat("group count ", f.groups,
-                                  " does not fit in the groups section"));
-  }
-  if (f.groups >= GroupTable::kNotFound) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("partial holds ", f.groups, " groups, more than 2^32-2"));
-  }
-  const uint64_t max_groups = agg->options_.max_groups;
-  if (max_groups != 0 && f.groups > max_groups) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("more than ", max_groups,
-                     " groups (AggregatorOptions::max_groups) in the partial (",
-                     f.groups, ")"));
-  }
+  MAPR_RETURN_IF_ERROR(CheckGroupCount(
+      f.groups, in.size(), (stored.size() + 7) / 8, agg->options_.max_groups));
   const uint32_t count = static_cast<uint32_t>(f.groups);
   agg->groups_.Reserve(count);
   for (const std::unique_ptr<AggregateState>& s : agg->states_) {
@@ -462,36 +510,19 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
       return Malformed("groups are not in strictly increasing key order");
     }
     prev = key;
+    if (f.partition.has_value() &&
+        PartitionOfKey(key, f.partition->count) != f.partition->index) {
+      return Malformed(absl::StrCat("group ", g, " is not in partition ",
+                                    f.partition->index, " of ",
+                                    f.partition->count));
+    }
     bool created;
     agg->groups_.FindOrInsert(key, HashKey(key), &created);
     MAPR_RETURN_IF_ERROR(ReadGroupStates(&in, stored, g, std::nullopt));
   }
   if (!in.empty()) return Malformed("bytes after the last group");
 
-  // The sections of the later states, group by group in the same order.
-  for (uint32_t i = 0; i < 3; ++i) {
-    const PartialSection section = static_cast<PartialSection>(7 + i);
-    const std::vector<AggregateState*>& section_slots = later[i];
-    const std::optional<std::string_view>& payload = f.state_sections[i];
-    if (section_slots.empty() != !payload.has_value()) {
-      return Malformed(absl::StrCat(payload ? "unexpected " : "no ",
-                                    SectionName(section), " section"));
-    }
-    if (!payload) continue;
-    in = *payload;
-    uint32_t section_n;
-    if (!ReadU32(&in, &section_n) || section_n != section_slots.size()) {
-      return Malformed(absl::StrCat(SectionName(section),
-                                    " section does not match the query"));
-    }
-    for (uint32_t g = 0; g < count; ++g) {
-      MAPR_RETURN_IF_ERROR(ReadGroupStates(&in, section_slots, g, section));
-    }
-    if (!in.empty()) {
-      return Malformed(absl::StrCat("bytes after the last group of the ",
-                                    SectionName(section), " section"));
-    }
-  }
+  MAPR_RETURN_IF_ERROR(ReadLaterStateSections(f, later, count));
   agg->counters_ = f.counters;
   agg->field_lines_ = std::move(field_lines);
   for (size_t i = 0; i < not_numeric.size(); ++i) {

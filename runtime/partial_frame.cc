@@ -117,6 +117,122 @@ absl::Status ReadCountersSection(std::string_view in,
   return absl::OkStatus();
 }
 
+// The sections of a frame by kind (docs/partial-format.md); kinds a later
+// minor added are skipped.
+struct Sections {
+  std::string_view payload[kLastPartialSection + 1];
+  bool seen[kLastPartialSection + 1] = {};
+};
+
+absl::Status CutSections(std::string_view in, Sections* out) {
+  while (!in.empty()) {
+    uint32_t kind;
+    uint64_t length;
+    if (!ReadU32(&in, &kind) || !ReadU64(&in, &length) || length > in.size()) {
+      return Malformed("section framing");
+    }
+    const std::string_view payload = in.substr(0, length);
+    in.remove_prefix(length);
+    // A later minor's section: skip it.
+    if (kind < 1 || kind > kLastPartialSection) continue;
+    if (out->seen[kind]) {
+      return Malformed(absl::StrCat(
+          "duplicate ", SectionName(static_cast<PartialSection>(kind)),
+          " section"));
+    }
+    out->seen[kind] = true;
+    out->payload[kind] = payload;
+  }
+  return absl::OkStatus();
+}
+
+// Sections 1-5 and 6 (v1.0's, and the more counters of v1.1).
+absl::Status ReadRequiredSections(const Sections& s, PartialFrame* f) {
+  for (uint32_t kind = 1; kind <= 5; ++kind) {
+    if (!s.seen[kind]) {
+      return Malformed(absl::StrCat(
+          "no ", SectionName(static_cast<PartialSection>(kind)), " section"));
+    }
+  }
+  MAPR_RETURN_IF_ERROR(ReadQuerySection(s.payload[1], f));
+  MAPR_RETURN_IF_ERROR(ReadCountersSection(
+      s.payload[2],
+      s.seen[6] ? std::optional<std::string_view>(s.payload[6]) : std::nullopt,
+      f));
+  f->slots = s.payload[3];
+  f->field_counts = s.payload[4];
+  f->group_bytes = s.payload[5];
+  return absl::OkStatus();
+}
+
+// The partition section (v1.5): u32 count, u32 index; exactly when the
+// partitioned flag is set.
+absl::Status ReadPartitionSection(const Sections& s, bool partitioned,
+                                  PartialFrame* f) {
+  if (partitioned != s.seen[13]) {
+    return Malformed(partitioned ? "no partition section behind the "
+                                   "partitioned flag"
+                                 : "partition section without the "
+                                   "partitioned flag");
+  }
+  if (!partitioned) return absl::OkStatus();
+  std::string_view in = s.payload[13];
+  Partition part;
+  if (!ReadU32(&in, &part.count) || !ReadU32(&in, &part.index) || !in.empty() ||
+      part.count == 0 || part.count > kMaxPartitions ||
+      part.index >= part.count) {
+    return Malformed("partition section");
+  }
+  f->partition = part;
+  return absl::OkStatus();
+}
+
+// The state sections 7-9 (v1.2), behind the state sections flag; the
+// quantile one opens with its settings.
+absl::Status ReadStateSections(const Sections& s, bool state_sections,
+                               PartialFrame* f) {
+  for (uint32_t kind = 7; kind <= 9; ++kind) {
+    if (s.seen[kind] && !state_sections) {
+      return Malformed(
+          absl::StrCat(SectionName(static_cast<PartialSection>(kind)),
+                       " section without the state sections flag"));
+    }
+    if (s.seen[kind]) f->state_sections[kind - 7] = s.payload[kind];
+  }
+  if (!f->state_sections[0]) return absl::OkStatus();
+  std::string_view& in7 = *f->state_sections[0];
+  plan::StateOptions o;
+  uint64_t accuracy_bits;
+  if (!ReadU32(&in7, &o.percentile_exact_values) ||
+      !ReadU64(&in7, &accuracy_bits) ||
+      o.percentile_exact_values > (uint32_t{1} << 20)) {
+    return Malformed("quantile states section (settings)");
+  }
+  o.percentile_accuracy = std::bit_cast<double>(accuracy_bits);
+  if (!(o.percentile_accuracy >= 0.0001 && o.percentile_accuracy <= 0.2)) {
+    return Malformed("quantile states section (settings)");
+  }
+  f->state_options = o;
+  return absl::OkStatus();
+}
+
+// Every section after the required ones: not-numeric values (v1.3), run
+// (v1.3), stream (v1.4), partition (v1.5) and the state sections (v1.2).
+absl::Status ReadOptionalSections(const Sections& s, uint64_t flags,
+                                  PartialFrame* f) {
+  if (s.seen[10]) f->not_numeric = s.payload[10];
+  if (s.seen[11]) {
+    std::string_view in = s.payload[11];
+    if (!ReadBytes(&in, &f->run_id) || f->run_id.empty() || !in.empty()) {
+      return Malformed("run section");
+    }
+  }
+  if (s.seen[12]) MAPR_RETURN_IF_ERROR(ReadStreamSection(s.payload[12], f));
+  MAPR_RETURN_IF_ERROR(
+      ReadPartitionSection(s, (flags & kPartialFlagPartitioned) != 0, f));
+  return ReadStateSections(s, (flags & kPartialFlagStateSections) != 0, f);
+}
+
 }  // namespace
 
 absl::StatusOr<uint64_t> PartialFrameSize(std::string_view b) {
@@ -204,96 +320,11 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   }
 
   std::string_view in = covered.substr(header_size);
-  std::string_view sections[kLastPartialSection + 1];
-  bool seen[kLastPartialSection + 1] = {};
-  while (!in.empty()) {
-    uint32_t kind;
-    uint64_t length;
-    if (!ReadU32(&in, &kind) || !ReadU64(&in, &length) || length > in.size()) {
-      return Malformed("section framing");
-    }
-    const std::string_view payload = in.substr(0, length);
-    in.remove_prefix(length);
-    // A later minor's section: skip it.
-    if (kind < 1 || kind > kLastPartialSection) continue;
-    if (seen[kind]) {
-      return Malformed(absl::StrCat(
-          "duplicate ", SectionName(static_cast<PartialSection>(kind)),
-          " section"));
-    }
-    seen[kind] = true;
-    sections[kind] = payload;
-  }
-  for (uint32_t kind = 1; kind <= 5; ++kind) {
-    if (!seen[kind]) {
-      return Malformed(absl::StrCat(
-          "no ", SectionName(static_cast<PartialSection>(kind)), " section"));
-    }
-  }
-  absl::Status s = ReadQuerySection(sections[1], &f);
-  if (s.ok()) {
-    s = ReadCountersSection(
-        sections[2],
-        seen[6] ? std::optional<std::string_view>(sections[6]) : std::nullopt,
-        &f);
-  }
-  if (!s.ok()) return s;
-  f.slots = sections[3];
-  f.field_counts = sections[4];
-  f.group_bytes = sections[5];
-  if (seen[10]) f.not_numeric = sections[10];
-  if (seen[11]) {
-    std::string_view in11 = sections[11];
-    if (!ReadBytes(&in11, &f.run_id) || f.run_id.empty() || !in11.empty()) {
-      return Malformed("run section");
-    }
-  }
-  if (seen[12]) {
-    MAPR_RETURN_IF_ERROR(ReadStreamSection(sections[12], &f));
-  }
-  const bool partitioned =
-      (LoadU64(b, kFlagsAt) & kPartialFlagPartitioned) != 0;
-  if (partitioned != seen[13]) {
-    return Malformed(partitioned ? "no partition section behind the "
-                                   "partitioned flag"
-                                 : "partition section without the "
-                                   "partitioned flag");
-  }
-  if (seen[13]) {
-    std::string_view in13 = sections[13];
-    Partition part;
-    if (!ReadU32(&in13, &part.count) || !ReadU32(&in13, &part.index) ||
-        !in13.empty() || part.count == 0 || part.count > kMaxPartitions ||
-        part.index >= part.count) {
-      return Malformed("partition section");
-    }
-    f.partition = part;
-  }
-  const bool state_sections =
-      (LoadU64(b, kFlagsAt) & kPartialFlagStateSections) != 0;
-  for (uint32_t kind = 7; kind <= 9; ++kind) {
-    if (seen[kind] && !state_sections) {
-      return Malformed(
-          absl::StrCat(SectionName(static_cast<PartialSection>(kind)),
-                       " section without the state sections flag"));
-    }
-    if (seen[kind]) f.state_sections[kind - 7] = sections[kind];
-  }
-  if (f.state_sections[0]) {
-    std::string_view& in7 = *f.state_sections[0];
-    plan::StateOptions o;
-    uint64_t accuracy_bits;
-    if (!ReadU32(&in7, &o.percentile_exact_values) ||
-        !ReadU64(&in7, &accuracy_bits) ||
-        o.percentile_exact_values > (uint32_t{1} << 20)) {
-      return Malformed("quantile states section (settings)");
-    }
-    o.percentile_accuracy = std::bit_cast<double>(accuracy_bits);
-    if (!(o.percentile_accuracy >= 0.0001 && o.percentile_accuracy <= 0.2)) {
-      return Malformed("quantile states section (settings)");
-    }
-    f.state_options = o;
-  }
+  Sections sections;
+  MAPR_RETURN_IF_ERROR(CutSections(in, &sections));
+  MAPR_RETURN_IF_ERROR(ReadRequiredSections(sections, &f));
+  MAPR_RETURN_IF_ERROR(
+      ReadOptionalSections(sections, LoadU64(b, kFlagsAt), &f));
   return f;
 }
 
