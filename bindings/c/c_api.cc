@@ -574,18 +574,26 @@ mapr_aggregator_options_t* mapr_aggregator_options_create(void) noexcept {
   return new (std::nothrow) mapr_aggregator_options_t;
 }
 
-mapr_code_t mapr_aggregator_options_set_hostname(
-    mapr_aggregator_options_t* options, const char* hostname,
-    size_t hostname_len) noexcept {
-  if (options == nullptr || (hostname == nullptr && hostname_len != 0)) {
+// Sets a text option (hostname, source) from data[0, len).
+static mapr_code_t AssignText(mapr_aggregator_options_t* options,
+                              std::string mapr::AggregatorOptions::*field,
+                              const char* data, size_t len) noexcept {
+  if (options == nullptr || (data == nullptr && len != 0)) {
     return MAPR_INVALID_ARGUMENT;
   }
   try {
-    options->options.hostname.assign(View(hostname, hostname_len));
+    (options->options.*field).assign(View(data, len));
     return MAPR_OK;
   } catch (...) {
     return MAPR_RESOURCE_EXHAUSTED;
   }
+}
+
+mapr_code_t mapr_aggregator_options_set_hostname(
+    mapr_aggregator_options_t* options, const char* hostname,
+    size_t hostname_len) noexcept {
+  return AssignText(options, &mapr::AggregatorOptions::hostname, hostname,
+                    hostname_len);
 }
 
 void mapr_aggregator_options_set_max_line_bytes(
@@ -757,6 +765,15 @@ mapr_result_t* mapr_aggregator_take_delta(mapr_aggregator_t* aggregator,
       [&] { return NewResult(aggregator->agg.TakeDelta(), errptr); });
 }
 
+// Ends the aggregator's input once (the finishing calls may follow each
+// other: finish_partial, then finish).
+static absl::Status EndInputOnce(mapr_aggregator_t* aggregator) {
+  if (aggregator->input_finished) return absl::OkStatus();
+  absl::Status s = aggregator->agg.FinishInput();
+  if (s.ok()) aggregator->input_finished = true;
+  return s;
+}
+
 mapr_result_t* mapr_aggregator_finish(mapr_aggregator_t* aggregator,
                                       mapr_error_t** errptr) noexcept {
   if (CheckUsable(aggregator, "mapr_aggregator_finish", errptr) != MAPR_OK) {
@@ -765,14 +782,10 @@ mapr_result_t* mapr_aggregator_finish(mapr_aggregator_t* aggregator,
   return GuardAggregator(
       aggregator, errptr, static_cast<mapr_result_t*>(nullptr),
       [&]() -> mapr_result_t* {
-        if (!aggregator->input_finished) {
-          absl::Status s = aggregator->agg.FinishInput();
-          if (!s.ok()) {
-            Fail(errptr, s);
-            return nullptr;
-          }
+        if (absl::Status s = EndInputOnce(aggregator); !s.ok()) {
+          Fail(errptr, s);
+          return nullptr;
         }
-        aggregator->input_finished = true;
         return NewResult(aggregator->agg.TakeResult(), errptr);
       });
 }
@@ -804,15 +817,8 @@ mapr_code_t mapr_aggregator_options_set_splits(
 mapr_code_t mapr_aggregator_options_set_source(
     mapr_aggregator_options_t* options, const char* source,
     size_t source_len) noexcept {
-  if (options == nullptr || (source == nullptr && source_len != 0)) {
-    return MAPR_INVALID_ARGUMENT;
-  }
-  try {
-    options->options.source.assign(View(source, source_len));
-    return MAPR_OK;
-  } catch (...) {
-    return MAPR_RESOURCE_EXHAUSTED;
-  }
+  return AssignText(options, &mapr::AggregatorOptions::source, source,
+                    source_len);
 }
 
 char* mapr_aggregator_finish_partition(mapr_aggregator_t* aggregator,
@@ -828,24 +834,20 @@ char* mapr_aggregator_finish_partition(mapr_aggregator_t* aggregator,
                     len == nullptr ? ": NULL len" : ": index >= count");
     return nullptr;
   }
-  return GuardAggregator(aggregator, errptr, static_cast<char*>(nullptr),
-                         [&]() -> char* {
-                           if (!aggregator->input_finished) {
-                             absl::Status s = aggregator->agg.FinishInput();
-                             if (!s.ok()) {
-                               Fail(errptr, s);
-                               return nullptr;
-                             }
-                             aggregator->input_finished = true;
-                           }
-                           absl::StatusOr<std::vector<std::string>> frames =
-                               aggregator->agg.SerializePartitions(count);
-                           if (!frames.ok()) {
-                             Fail(errptr, frames.status());
-                             return nullptr;
-                           }
-                           return CopyOut((*frames)[index], len);
-                         });
+  return GuardAggregator(
+      aggregator, errptr, static_cast<char*>(nullptr), [&]() -> char* {
+        if (absl::Status s = EndInputOnce(aggregator); !s.ok()) {
+          Fail(errptr, s);
+          return nullptr;
+        }
+        absl::StatusOr<std::vector<std::string>> frames =
+            aggregator->agg.SerializePartitions(count);
+        if (!frames.ok()) {
+          Fail(errptr, frames.status());
+          return nullptr;
+        }
+        return CopyOut((*frames)[index], len);
+      });
 }
 
 char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator, size_t* len,
@@ -860,13 +862,9 @@ char* mapr_aggregator_finish_partial(mapr_aggregator_t* aggregator, size_t* len,
   }
   return GuardAggregator(
       aggregator, errptr, static_cast<char*>(nullptr), [&]() -> char* {
-        if (!aggregator->input_finished) {
-          absl::Status s = aggregator->agg.FinishInput();
-          if (!s.ok()) {
-            Fail(errptr, s);
-            return nullptr;
-          }
-          aggregator->input_finished = true;
+        if (absl::Status s = EndInputOnce(aggregator); !s.ok()) {
+          Fail(errptr, s);
+          return nullptr;
         }
         absl::StatusOr<std::string> frame = aggregator->agg.SerializePartial();
         if (!frame.ok()) {
