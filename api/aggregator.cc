@@ -502,23 +502,29 @@ absl::StatusOr<std::string> Aggregator::SerializePartial() const {
                                        rep_->mark, rep_->partition);
 }
 
+// Why the state cannot be cut into `count` partitions, if it cannot.
+absl::Status Aggregator::CheckPartitionable(const char* method,
+                                            uint32_t count) const {
+  MAPR_RETURN_IF_ERROR(CheckFinished(method, "called after TakeResult()"));
+  if (!rep_->error.ok()) return rep_->error;
+  if (count == 0 || count > runtime::kMaxPartitions) {
+    return absl::InvalidArgumentError(absl::StrCat(method, "(", count,
+                                                   "): the count must be 1 to ",
+                                                   runtime::kMaxPartitions));
+  }
+  if (rep_->partition.has_value()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(method, " of a state that is ",
+                     PartitionName(rep_->partition), " already"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<std::string>> Aggregator::SerializePartitions(
     uint32_t count) const {
   UseGuard use(*this, /*mutating=*/false);
   MAPR_RETURN_IF_ERROR(use.status());
-  MAPR_RETURN_IF_ERROR(
-      CheckFinished("SerializePartitions", "called after TakeResult()"));
-  if (!rep_->error.ok()) return rep_->error;
-  if (count == 0 || count > runtime::kMaxPartitions) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("SerializePartitions(", count,
-                     "): the count must be 1 to ", runtime::kMaxPartitions));
-  }
-  if (rep_->partition.has_value()) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("SerializePartitions of a state that is ",
-                     PartitionName(rep_->partition), " already"));
-  }
+  MAPR_RETURN_IF_ERROR(CheckPartitionable("SerializePartitions", count));
   // Each group's partition is computed once, for all the frames.
   const std::vector<std::vector<uint32_t>> groups =
       runtime::PartialCodec::PartitionGroups(*rep_->engine, count);
@@ -530,6 +536,22 @@ absl::StatusOr<std::vector<std::string>> Aggregator::SerializePartitions(
                                       Partition{count, i}, &groups[i]));
   }
   return frames;
+}
+
+absl::StatusOr<std::string> Aggregator::SerializePartition(
+    uint32_t count, uint32_t index) const {
+  UseGuard use(*this, /*mutating=*/false);
+  MAPR_RETURN_IF_ERROR(use.status());
+  MAPR_RETURN_IF_ERROR(CheckPartitionable("SerializePartition", count));
+  if (index >= count) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SerializePartition: index ", index, " of ", count, " partitions"));
+  }
+  const std::vector<std::vector<uint32_t>> groups =
+      runtime::PartialCodec::PartitionGroups(*rep_->engine, count);
+  return runtime::PartialCodec::Encode(*rep_->engine, rep_->coverage,
+                                       rep_->mark, Partition{count, index},
+                                       &groups[index]);
 }
 
 absl::Status Aggregator::MergeSerialized(std::string_view frame) {

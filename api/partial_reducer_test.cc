@@ -392,6 +392,23 @@ TEST(PartitionTest, PartitionsMergeOnlyWithTheirOwn) {
                        HasSubstr("the count must be 1 to 65536")));
 }
 
+TEST(PartitionTest, OnePartitionIsThatFrameOfAll) {
+  AggregatorOptions o;
+  o.hostname = "test";
+  Aggregator agg = *Aggregator::Create(*Query::Compile(kQuery), o);
+  ASSERT_OK(agg.PushLines(HostLines(0, 50)));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> all,
+                       agg.SerializePartitions(5));
+  for (uint32_t i = 0; i < 5; ++i) {
+    ASSERT_OK_AND_ASSIGN(std::string one, agg.SerializePartition(5, i));
+    EXPECT_EQ(one, all[i]) << i;
+  }
+  EXPECT_THAT(agg.SerializePartition(5, 5).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("index 5 of 5 partitions")));
+}
+
 TEST(PartitionTest, PartitionedFramesCarryTheirFlag) {
   const auto frames = PartitionedSplits(HostLines(0, 10), 1, 2);
   for (const std::string& f : frames[0]) {

@@ -179,6 +179,11 @@ class MAPR_EXPORT Aggregator {
   // FailedPrecondition for a state read from a partition already.
   absl::StatusOr<std::vector<std::string>> SerializePartitions(
       uint32_t count) const;
+  // Frame `index` of SerializePartitions(count) alone, for a caller that
+  // writes one partition at a time (the C API). Same errors, and
+  // InvalidArgument unless index < count.
+  absl::StatusOr<std::string> SerializePartition(uint32_t count,
+                                                 uint32_t index) const;
 
   // Validates `frame` completely, then adds its state. It must come from the
   // same query and result-changing options (equal fingerprint; otherwise
@@ -232,6 +237,7 @@ class MAPR_EXPORT Aggregator {
 
   Aggregator(Query query, std::unique_ptr<Rep> rep);
   absl::Status CheckOpen(const char* method) const;
+  absl::Status CheckPartitionable(const char* method, uint32_t count) const;
   // FailedPrecondition unless FinishInput() was called and the result not
   // taken; `after_taken` ends the message for the latter ("called twice").
   absl::Status CheckFinished(const char* method, const char* after_taken) const;

@@ -840,13 +840,13 @@ char* mapr_aggregator_finish_partition(mapr_aggregator_t* aggregator,
           Fail(errptr, s);
           return nullptr;
         }
-        absl::StatusOr<std::vector<std::string>> frames =
-            aggregator->agg.SerializePartitions(count);
-        if (!frames.ok()) {
-          Fail(errptr, frames.status());
+        absl::StatusOr<std::string> frame =
+            aggregator->agg.SerializePartition(count, index);
+        if (!frame.ok()) {
+          Fail(errptr, frame.status());
           return nullptr;
         }
-        return CopyOut((*frames)[index], len);
+        return CopyOut(*frame, len);
       });
 }
 

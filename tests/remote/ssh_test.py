@@ -204,21 +204,7 @@ class RemoteTest(unittest.TestCase):
                         QUERY, "live.log"),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            out = b""
-            os.set_blocking(p.stdout.fileno(), False)
-            deadline = time.monotonic() + TIMEOUT
-
-            def read_until(marker):
-                nonlocal out
-                while time.monotonic() < deadline:
-                    chunk = p.stdout.read()
-                    if chunk:
-                        out += chunk
-                    if marker(out):
-                        return
-                    time.sleep(0.05)
-                self.fail("timed out; stdout %r" % out)
-
+            read_until = self.follow_reader(p)
             read_until(lambda o: b"# end of report 2\n" in o)
             one, two = log_lines(0, 30), log_lines(100, 20)
             self.write("127.0.0.1", "live.log", one, "a")
@@ -228,9 +214,10 @@ class RemoteTest(unittest.TestCase):
             more = log_lines(1000, 7)
             self.write("127.0.0.1", "live.log", more, "a")
             time.sleep(0.05)
+            seen = read_until(lambda o: True)
             p.send_signal(signal.SIGINT)
             rest, err = p.communicate(timeout=TIMEOUT)
-            out += rest
+            out = seen + rest
         finally:
             if p.poll() is None:
                 p.kill()
