@@ -84,6 +84,10 @@ constexpr bool kDetectConcurrentUse = true;
 
 constexpr char kConcurrentUse[] = "aggregator used from two threads at once";
 
+// MergeSerialized reads a later frame this many groups at a time (a few MiB
+// of decoded states), merging each chunk before it reads the next.
+constexpr uint32_t kMergeChunkGroups = uint32_t{1} << 16;
+
 }  // namespace
 
 // Enters the aggregator for one API call: exclusively for a non-const call,
@@ -502,6 +506,39 @@ absl::StatusOr<std::string> Aggregator::SerializePartial() const {
                                        rep_->mark, rep_->partition);
 }
 
+absl::StatusOr<uint64_t> Aggregator::WritePartial(
+    absl::FunctionRef<absl::Status(std::string_view)> write) const {
+  UseGuard use(*this, /*mutating=*/false);
+  MAPR_RETURN_IF_ERROR(use.status());
+  MAPR_RETURN_IF_ERROR(
+      CheckFinished("WritePartial", "called after TakeResult()"));
+  if (!rep_->error.ok()) return rep_->error;
+  return runtime::PartialCodec::EncodeTo(*rep_->engine, rep_->coverage,
+                                         rep_->mark, rep_->partition,
+                                         /*selected=*/nullptr, write);
+}
+
+absl::StatusOr<uint64_t> Aggregator::WritePartitions(
+    uint32_t count,
+    absl::FunctionRef<absl::Status(uint32_t, std::string_view)> write) const {
+  UseGuard use(*this, /*mutating=*/false);
+  MAPR_RETURN_IF_ERROR(use.status());
+  MAPR_RETURN_IF_ERROR(CheckPartitionable("WritePartitions", count));
+  const std::vector<std::vector<uint32_t>> groups =
+      runtime::PartialCodec::PartitionGroups(*rep_->engine, count);
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    MAPR_ASSIGN_OR_RETURN(
+        const uint64_t n,
+        runtime::PartialCodec::EncodeTo(
+            *rep_->engine, rep_->coverage, rep_->mark, Partition{count, i},
+            &groups[i],
+            [&](std::string_view piece) { return write(i, piece); }));
+    total += n;
+  }
+  return total;
+}
+
 // Why the state cannot be cut into `count` partitions, if it cannot.
 absl::Status Aggregator::CheckPartitionable(const char* method,
                                             uint32_t count) const {
@@ -575,14 +612,28 @@ absl::Status Aggregator::MergeSerialized(std::string_view frame) {
       runtime::BatchAggregator::Create(QueryInternal::SharedPlan(query_),
                                        engine.options()));
   const LineCounters before = engine.counters();
-  absl::Status s = runtime::PartialCodec::Load(f, other.get());
-  if (absl::IsResourceExhausted(s)) return Fail(s, before);
-  MAPR_RETURN_IF_ERROR(s);
   if (later) {
-    MAPR_RETURN_IF_ERROR(Fail(engine.Merge(*other), before));
+    // Streamed in chunks of groups, each merged as it is read: no second
+    // engine of the frame's size.
+    bool merging = false;
+    absl::Status s = runtime::PartialCodec::LoadInChunks(
+        f, other.get(), kMergeChunkGroups,
+        [&](runtime::BatchAggregator& chunk) {
+          merging = true;
+          return engine.Merge(chunk);
+        });
+    // Once a chunk is in, an error (malformed states behind a valid
+    // checksum, max_groups) leaves the state incomplete: failed.
+    if (merging || absl::IsResourceExhausted(s)) {
+      MAPR_RETURN_IF_ERROR(Fail(s, before));
+    }
+    MAPR_RETURN_IF_ERROR(s);
     rep_->coverage.end = f.splits.end;
     rep_->mark = std::move(f.mark);
   } else {
+    absl::Status s = runtime::PartialCodec::Load(f, other.get());
+    if (absl::IsResourceExhausted(s)) return Fail(s, before);
+    MAPR_RETURN_IF_ERROR(s);
     // The frame's lines come first: merge this state into it, then keep it.
     MAPR_RETURN_IF_ERROR(Fail(other->Merge(engine), before));
     engine.SwapState(*other);
@@ -593,6 +644,11 @@ absl::Status Aggregator::MergeSerialized(std::string_view frame) {
 
 absl::StatusOr<Aggregator> Aggregator::FromPartial(
     std::string_view frame, const AggregatorOptions& options) {
+  return AggregatorInternal::FromFrame(frame, options, /*keep_shown=*/false);
+}
+
+absl::StatusOr<Aggregator> AggregatorInternal::FromFrame(
+    std::string_view frame, const AggregatorOptions& options, bool keep_shown) {
   MAPR_ASSIGN_OR_RETURN(runtime::PartialFrame f,
                         runtime::DecodePartialFrame(frame));
   // The stored text compiled within the limits it was compiled with before.
@@ -615,7 +671,7 @@ absl::StatusOr<Aggregator> Aggregator::FromPartial(
   with.run_id = std::string(f.run_id);
   with.source = std::string(f.source);
   with.max_line_bytes = f.max_line_bytes;
-  MAPR_ASSIGN_OR_RETURN(Aggregator agg, Create(*query, with));
+  MAPR_ASSIGN_OR_RETURN(Aggregator agg, Aggregator::Create(*query, with));
   runtime::BatchAggregator& engine = *agg.rep_->engine;
   if (f.fingerprint != runtime::PartialCodec::Fingerprint(engine)) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -624,10 +680,30 @@ absl::StatusOr<Aggregator> Aggregator::FromPartial(
         util::ToAbsl(f.log_format),
         "'): it was written by a mapr with other aggregates or formats"));
   }
-  MAPR_RETURN_IF_ERROR(runtime::PartialCodec::Load(f, &engine));
+  if (!keep_shown) {
+    MAPR_RETURN_IF_ERROR(runtime::PartialCodec::Load(f, &engine));
+  } else {
+    // A chunk at a time, each cut down to its shown groups and merged.
+    MAPR_ASSIGN_OR_RETURN(
+        std::unique_ptr<runtime::BatchAggregator> chunks,
+        runtime::BatchAggregator::Create(QueryInternal::SharedPlan(agg.query_),
+                                         engine.options()));
+    auto take = [&](runtime::BatchAggregator& chunk) -> absl::Status {
+      MAPR_RETURN_IF_ERROR(chunk.KeepResultGroups().status());
+      MAPR_RETURN_IF_ERROR(engine.Merge(chunk));
+      return engine.KeepResultGroups().status();
+    };
+    MAPR_RETURN_IF_ERROR(runtime::PartialCodec::LoadInChunks(
+        f, chunks.get(), kMergeChunkGroups, take));
+  }
   agg.rep_->mark = std::move(f.mark);
   agg.rep_->partition = f.partition;
   return agg;
+}
+
+absl::StatusOr<Aggregator> AggregatorInternal::FromPartialKeepingShown(
+    std::string_view frame, const AggregatorOptions& options) {
+  return FromFrame(frame, options, /*keep_shown=*/true);
 }
 
 absl::StatusOr<std::string> Aggregator::TakeDeltaPartial() {
@@ -707,6 +783,16 @@ absl::StatusOr<Aggregator> AggregatorInternal::EmptyLike(
   options.splits = {0, 1};
   options.source.clear();
   return Aggregator::Create(model.query_, options);
+}
+
+absl::StatusOr<bool> AggregatorInternal::KeepResultGroups(
+    Aggregator& aggregator) {
+  if (aggregator.rep_ == nullptr || aggregator.rep_->engine == nullptr) {
+    return absl::FailedPreconditionError(
+        "KeepResultGroups of a moved-from Aggregator");
+  }
+  if (!aggregator.rep_->error.ok()) return aggregator.rep_->error;
+  return aggregator.rep_->engine->KeepResultGroups();
 }
 
 SplitRange AggregatorInternal::Coverage(const Aggregator& aggregator) {

@@ -29,6 +29,23 @@ class AggregatorInternal {
   // partial ({} for a moved-from aggregator).
   static SplitRange Coverage(const Aggregator& aggregator);
   static StreamMark Mark(const Aggregator& aggregator);
+  // Drops the groups the result would not show (with `order by ... limit
+  // N`: all but the first N; runtime BatchAggregator::KeepResultGroups),
+  // keeping their count for ResultTable::total_groups(). For
+  // mapr::PartialReducer's join of complete, disjoint partitions only.
+  // False (nothing dropped) when the result needs every group: no `limit`,
+  // or percentage()/percentile(). Errors: a failed or moved-from aggregator.
+  static absl::StatusOr<bool> KeepResultGroups(Aggregator& aggregator);
+  // Aggregator::FromPartial() of a frame whose groups are complete (no
+  // later partial adds to them: the whole of a partition), cut down as
+  // KeepResultGroups() does while it is read, a chunk of groups at a time,
+  // so that it is never held whole. Same errors as FromPartial().
+  static absl::StatusOr<Aggregator> FromPartialKeepingShown(
+      std::string_view frame, const AggregatorOptions& options);
+  // FromPartial(), or with `keep_shown` FromPartialKeepingShown().
+  static absl::StatusOr<Aggregator> FromFrame(std::string_view frame,
+                                              const AggregatorOptions& options,
+                                              bool keep_shown);
 
   // Drops the line that PushBytes() left unfinished in `source`, without
   // aggregating or counting it, and ends `source`'s byte stream: the stream

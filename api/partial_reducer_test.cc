@@ -409,6 +409,141 @@ TEST(PartitionTest, OnePartitionIsThatFrameOfAll) {
                        HasSubstr("index 5 of 5 partitions")));
 }
 
+// The partials of `lines` for `query` from source `source`, cut into
+// `splits` splits of `count` partitions: frames[split][partition].
+std::vector<std::vector<std::string>> SourcePartitions(
+    std::string_view query, const std::string& source,
+    const std::vector<std::string>& lines, size_t splits, uint32_t count) {
+  const Query q = *Query::Compile(query);
+  std::vector<std::vector<std::string>> frames;
+  for (size_t s = 0; s < splits; ++s) {
+    AggregatorOptions o;
+    o.hostname = "test";
+    o.source = source;
+    o.splits = {s, s + 1};
+    Aggregator agg = *Aggregator::Create(q, o);
+    const size_t lo = lines.size() * s / splits;
+    const size_t hi = lines.size() * (s + 1) / splits;
+    EXPECT_OK(agg.PushLines(
+        std::span<const std::string>(lines.data() + lo, hi - lo)));
+    EXPECT_OK(agg.FinishInput());
+    frames.push_back(*agg.SerializePartitions(count));
+  }
+  return frames;
+}
+
+// The bounded-memory check of a partitioned reduce: max_groups caps the
+// groups any one state of the reducer may hold. Fed a partition at a time
+// and ending each, a top-10 reduce of 2,000 groups in 8 partitions never
+// holds more than one partition (~250 groups) plus the shown rows; without
+// EndPartition, or for a query whose result needs every group, the join
+// holds them all and fails.
+TEST(PartitionTest, EndedPartitionsHoldOnlyTheShownGroups) {
+  constexpr char kTop[] =
+      "select host,count($line),sum(n),last(n) group by host having "
+      "count($line) > 2 order by sum(n) desc limit 10 logformat generickv";
+  std::vector<std::string> a, b;
+  for (int i = 0; i < 5000; ++i) {
+    // 2,000 hosts, in both sources; 1,000 of them have a third line, which
+    // `having` needs, and whose source varies.
+    const int host = (i * 7919) % 2000;
+    (i % 2 == 0 ? a : b).push_back(absl::StrCat("host=h", host, "|n=", i));
+  }
+  std::vector<std::string> both = a;
+  both.insert(both.end(), b.begin(), b.end());
+  AggregatorOptions o;
+  o.hostname = "test";
+  ASSERT_OK_AND_ASSIGN(ResultTable want, RunQuery(kTop, both, o));
+  ASSERT_EQ(want.num_rows(), 10u);
+  ASSERT_EQ(want.total_groups(), 1000u);
+  const auto fa = SourcePartitions(kTop, "a", a, 2, 8);
+  const auto fb = SourcePartitions(kTop, "b", b, 3, 8);
+
+  AggregatorOptions capped = o;
+  capped.max_groups = 400;  // One partition holds ~250 of the 2,000.
+  PartialReducer reducer(capped);
+  reducer.DeclareSource("a");
+  reducer.DeclareSource("b");
+  for (uint32_t p = 0; p < 8; ++p) {
+    for (const auto* frames : {&fb, &fa}) {  // b's first: order is by source
+      for (const auto& split : *frames) ASSERT_OK(reducer.Add(split[p]));
+    }
+    ASSERT_OK(reducer.EndPartition(p));
+  }
+  const std::vector<PartialReducer::Source> sources = reducer.sources();
+  ASSERT_EQ(sources.size(), 2u);
+  EXPECT_EQ(sources[0].partition_splits, std::vector<SplitRange>(8, {0, 2}));
+  EXPECT_EQ(sources[1].partition_splits, std::vector<SplitRange>(8, {0, 3}));
+  EXPECT_EQ(sources[0].counters.lines_read, a.size());
+  ASSERT_OK_AND_ASSIGN(ResultTable got, reducer.TakeResult());
+  EXPECT_EQ(got.ToCsv(), want.ToCsv());
+  EXPECT_EQ(got.total_groups(), want.total_groups());
+  EXPECT_EQ(got.stats(), want.stats());
+
+  // Without EndPartition the same reducer holds every group.
+  PartialReducer whole(capped);
+  for (uint32_t p = 0; p < 8; ++p) {
+    for (const auto& split : fa) ASSERT_OK(whole.Add(split[p]));
+  }
+  EXPECT_THAT(
+      whole.TakeResult().status(),
+      StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("max_groups")));
+  // percentage() reads every group: the ended partitions keep them all.
+  const std::string pct = absl::StrCat(
+      "select host,percentage(n) group by host order by percentage(n) "
+      "limit 3 logformat generickv");
+  const auto fp = SourcePartitions(pct, "", both, 1, 8);
+  PartialReducer every(capped);
+  absl::Status failed;
+  for (uint32_t p = 0; p < 8 && failed.ok(); ++p) {
+    ASSERT_OK(every.Add(fp[0][p]));
+    failed = every.EndPartition(p);
+  }
+  EXPECT_THAT(failed, StatusIs(absl::StatusCode::kResourceExhausted,
+                               HasSubstr("max_groups")));
+  AggregatorOptions uncapped = o;
+  PartialReducer exact(uncapped);
+  for (uint32_t p = 0; p < 8; ++p) {
+    ASSERT_OK(exact.Add(fp[0][p]));
+    ASSERT_OK(exact.EndPartition(p));
+  }
+  ASSERT_OK_AND_ASSIGN(ResultTable pct_got, exact.TakeResult());
+  EXPECT_EQ(pct_got.ToCsv(), RunQuery(pct, both, o)->ToCsv());
+}
+
+TEST(PartitionTest, EndPartitionErrors) {
+  PartialReducer reducer;
+  EXPECT_THAT(reducer.EndPartition(0),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("before any partial")));
+  const auto frames = PartitionedSplits(HostLines(0, 30), 2, 3);
+  ASSERT_OK(reducer.Add(frames[0][1]));
+  EXPECT_THAT(reducer.EndPartition(3),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("cut into 3 partitions")));
+  ASSERT_OK(reducer.EndPartition(1));
+  EXPECT_THAT(reducer.EndPartition(1),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("partition 1 has ended already")));
+  EXPECT_THAT(reducer.Add(frames[1][1]),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("partial of partition 1, which has ended")));
+  // A partition ended with no partial holds nothing.
+  ASSERT_OK(reducer.EndPartition(2));
+  for (uint32_t p : {0u}) {
+    for (const auto& split : frames) ASSERT_OK(reducer.Add(split[p]));
+  }
+  EXPECT_OK(reducer.Result().status());
+
+  PartialReducer plain;
+  Aggregator whole = *Aggregator::Create(*Query::Compile(kQuery), {});
+  ASSERT_OK(whole.FinishInput());
+  ASSERT_OK(plain.Add(*whole.SerializePartial()));
+  EXPECT_THAT(plain.EndPartition(0),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("not partitioned")));
+}
+
 TEST(PartitionTest, PartitionedFramesCarryTheirFlag) {
   const auto frames = PartitionedSplits(HostLines(0, 10), 1, 2);
   for (const std::string& f : frames[0]) {

@@ -58,6 +58,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mapr/export.h"
@@ -185,7 +186,22 @@ class MAPR_EXPORT Aggregator {
   absl::StatusOr<std::string> SerializePartition(uint32_t count,
                                                  uint32_t index) const;
 
-  // Validates `frame` completely, then adds its state. It must come from the
+  // SerializePartial()'s frame, given to `write` a piece (about 1 MiB) at a
+  // time instead of returned whole, for a state too large to hold twice
+  // (`mapr map` and `combine` write binary partials this way). The state
+  // sections are serialized twice: once to size the frame, whose header
+  // holds its size, and once to write it. Returns the number of groups in
+  // the frame; SerializePartial()'s errors; or write's first error (what
+  // was written is then no frame).
+  absl::StatusOr<uint64_t> WritePartial(
+      absl::FunctionRef<absl::Status(std::string_view)> write) const;
+  // SerializePartitions(count)'s frames the same way, in partition order,
+  // through write(index, piece). Returns the number of groups in all.
+  absl::StatusOr<uint64_t> WritePartitions(
+      uint32_t count,
+      absl::FunctionRef<absl::Status(uint32_t, std::string_view)> write) const;
+
+  // Validates `frame`, then adds its state. It must come from the
   // same query and result-changing options (equal fingerprint; otherwise
   // InvalidArgument naming both queries) and cover splits adjacent to this
   // aggregator's: frame.begin == this.end (its lines come later: its last()
@@ -193,7 +209,11 @@ class MAPR_EXPORT Aggregator {
   // first() values win). Overlap is InvalidArgument ("split 3 would be
   // counted twice"); a gap is DataLoss ("missing splits 4-5"); the frame's
   // own errors are those of InspectPartial(). On any of these errors the
-  // aggregator is untouched. ResourceExhausted if the merged groups would
+  // aggregator is untouched. A later frame's groups are read and merged a
+  // chunk at a time (no second state of the frame's size is built), so
+  // DataLoss for states malformed behind a valid checksum (a broken
+  // writer, not a damaged file) after the first chunk leaves the aggregator
+  // failed. ResourceExhausted if the merged groups would
   // exceed max_groups (the aggregator has then failed, as in Merge());
   // FailedPrecondition after FinishInput(); the error of a failed
   // aggregator.

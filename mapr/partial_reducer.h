@@ -62,6 +62,27 @@ class MAPR_EXPORT PartialReducer {
   // ResourceExhausted (the source's state has then failed).
   absl::Status Add(std::string_view frame);
 
+  // Ends partition `index` of hash-partitioned partials: every source's
+  // state of it is merged (in source order) and cut down to the groups the
+  // result can show (with `order by ... limit N`, the first N after
+  // `having`; every group without a limit or with percentage() or
+  // percentile(), whose values read every group), and later partials of it
+  // are refused (FailedPrecondition). A reducer that adds one partition's
+  // partials at a time and ends each holds one partition plus the result's
+  // rows, however many groups there are in all (`mapr reduce` does this).
+  // sources() still reports what the ended partition held. Errors:
+  // FailedPrecondition before any partial, for unpartitioned partials or a
+  // partition ended already; InvalidArgument for an index past the count;
+  // Merge()'s errors.
+  absl::Status EndPartition(uint32_t index);
+  // Add(frame) then EndPartition() of its partition, for a frame that holds
+  // the whole of its partition (every source's splits merged into it, as
+  // `mapr combine --partition P` writes): when no other partial of the
+  // partition was added, its groups are read a chunk at a time, each cut
+  // down before the next, so the partition is never held whole. For
+  // unpartitioned partials, Add(frame). Errors as Add() and EndPartition().
+  absl::Status AddLastOfPartition(std::string_view frame);
+
   // What one source has sent.
   struct Source {
     std::string name;

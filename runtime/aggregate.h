@@ -97,6 +97,10 @@ struct AggregateFunction {
   // the states v1.0 knew, a section of its own for each later one (the
   // codec writes the sections in kind order).
   PartialSection partial_section = PartialSection::kGroups;
+  // True if a group's final value depends on the other groups (percentage's
+  // total, percentile's ranks): then a result cannot be built from the
+  // groups it shows alone (BatchAggregator::KeepResultGroups).
+  bool reads_every_group = false;
 };
 
 // AggregateFunction::new_state for a state class with a default

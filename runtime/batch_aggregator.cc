@@ -662,6 +662,7 @@ absl::Status BatchAggregator::Merge(const BatchAggregator& later,
         counters_.lines_read + later.first_unparsable_line_;
   }
   counters_ += later.counters_;
+  dropped_groups_ += later.dropped_groups_;
   for (size_t i = 0; i < field_lines_.size(); ++i) {
     field_lines_[i] += later.field_lines_[i];
     MergeNotNumeric(i, later.field_not_numeric_[i], later.field_example_[i]);
@@ -677,12 +678,51 @@ void BatchAggregator::Reset() {
   }
   counters_ = LineCounters();
   first_unparsable_line_ = 0;
+  dropped_groups_ = 0;
   std::fill(field_lines_.begin(), field_lines_.end(), 0);
   std::fill(field_not_numeric_.begin(), field_not_numeric_.end(), 0);
   for (std::string& e : field_example_) e.clear();
 }
 
+absl::StatusOr<bool> BatchAggregator::KeepResultGroups() {
+  if (!ResultNeedsOnlyShownGroups(*plan_)) return false;
+  const ResultRows shown =
+      ResultOrder(*plan_, GroupStates{groups_, states_, key_part_},
+                  options_.result_threads);
+  if (shown.rows.size() < groups_.size()) {
+    // The shown groups' states, copied through their serialized form into
+    // an engine of their own, whose groups and states are then these.
+    MAPR_ASSIGN_OR_RETURN(std::unique_ptr<BatchAggregator> kept,
+                          Create(plan_, options_));
+    kept->groups_.Reserve(shown.rows.size());
+    for (const std::unique_ptr<AggregateState>& s : kept->states_) {
+      if (s != nullptr) s->Resize(shown.rows.size());
+    }
+    std::string bytes;
+    for (const uint32_t g : shown.rows) {
+      bool created;
+      const uint32_t id =
+          kept->groups_.FindOrInsert(groups_.key(g), groups_.hash(g), &created);
+      for (size_t k = 0; k < states_.size(); ++k) {
+        if (states_[k] == nullptr) continue;
+        bytes.clear();
+        states_[k]->Serialize(g, &bytes);
+        std::string_view in = bytes;
+        if (!kept->states_[k]->Deserialize(&in, id) || !in.empty()) {
+          return absl::InternalError("a state does not read back its bytes");
+        }
+      }
+    }
+    std::swap(groups_, kept->groups_);
+    std::swap(states_, kept->states_);
+    lookup_.Reset();
+  }
+  dropped_groups_ += shown.kept - shown.rows.size();
+  return true;
+}
+
 void BatchAggregator::SwapState(BatchAggregator& other) {
+  std::swap(dropped_groups_, other.dropped_groups_);
   std::swap(groups_, other.groups_);
   std::swap(states_, other.states_);
   std::swap(counters_, other.counters_);
@@ -697,9 +737,9 @@ void BatchAggregator::SwapState(BatchAggregator& other) {
 
 ResultTable BatchAggregator::Result(size_t threads,
                                     size_t min_groups_per_thread) const {
-  ResultTable table =
-      BuildResult(*plan_, GroupStates{groups_, states_, key_part_}, counters_,
-                  threads, min_groups_per_thread);
+  ResultTable table = BuildResult(
+      *plan_, GroupStates{groups_, states_, key_part_, dropped_groups_},
+      counters_, threads, min_groups_per_thread);
   std::vector<FieldCount> fields(field_lines_.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     fields[i] = {extracted_names_[i], field_lines_[i], field_not_numeric_[i],

@@ -66,6 +66,14 @@ class BatchAggregator {
                                          kMinGroupsPerResultThread) const;
   // Forgets all groups and counters.
   void Reset();
+  // Drops the groups Result() would not show (ResultOrder: after `having`,
+  // past the `limit`), keeping the count of those `having` kept for
+  // Result()'s total_groups(); does nothing, and returns false, unless
+  // ResultNeedsOnlyShownGroups(plan). Only for a state that no later input
+  // will reach with a dropped group's key: a reducer joining disjoint
+  // partitions, each complete. Result() is unchanged; merges of such
+  // states add their dropped counts.
+  absl::StatusOr<bool> KeepResultGroups();
   // Exchanges the groups, states, counters and field counts with `other`
   // (an aggregator of the same plan); the per-source parsers, names and
   // scratch stay. MergeSerialized uses it to merge an earlier partial:
@@ -209,6 +217,8 @@ class BatchAggregator {
   std::vector<std::string> field_example_;
   // first_unparsable_line(); the current batch's lines, to number it.
   uint64_t first_unparsable_line_ = 0;
+  // Groups `having` kept that KeepResultGroups dropped.
+  uint64_t dropped_groups_ = 0;
   std::span<const std::string_view> batch_in_;
   // The (field, extracted index) pairs that numeric aggregates read.
   std::vector<std::pair<plan::FieldId, size_t>> numeric_fields_;

@@ -6,6 +6,7 @@
 #include <memory>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -112,11 +113,12 @@ bool WellFormedKey(std::string_view key, uint32_t parts) {
   return key.empty();
 }
 
-// Reads group g's presence bits and present states of `slots` from *in
-// (the groups section, or a later state section named `section`).
+// Reads the presence bits and present states of `slots` of the frame's
+// group `g` from *in (the groups section, or a later state section named
+// `section`) into group `id` of the states.
 absl::Status ReadGroupStates(std::string_view* in,
                              const std::vector<AggregateState*>& slots,
-                             uint32_t g,
+                             uint32_t id, uint32_t g,
                              std::optional<PartialSection> section) {
   const size_t bits_bytes = (slots.size() + 7) / 8;
   if (in->size() < bits_bytes) return Malformed("presence bits");
@@ -126,7 +128,7 @@ absl::Status ReadGroupStates(std::string_view* in,
     const bool present = (static_cast<uint8_t>(bits[k / 8]) >> (k % 8)) & 1;
     if (!present) continue;
     if (k >= slots.size()) return Malformed("unused presence bits set");
-    if (!slots[k]->Deserialize(in, g)) {
+    if (!slots[k]->Deserialize(in, id)) {
       return Malformed(
           section ? absl::StrCat("state ", k, " of the ", SectionName(*section),
                                  " section in group ", g)
@@ -199,30 +201,49 @@ absl::Status CheckGroupCount(uint64_t groups, size_t bytes, size_t bitmap_bytes,
   return absl::OkStatus();
 }
 
-// The sections of the later states (7-9), group by group in the groups
-// section's order, into the stored slots of each (`later`, by kind - 7).
-absl::Status ReadLaterStateSections(
-    const PartialFrame& f, const std::vector<AggregateState*> (&later)[3],
-    uint32_t count) {
+// The stored slots of each later state section (7-9, by kind - 7), and
+// the unread bytes of each.
+struct LaterSections {
+  std::vector<AggregateState*> slots[3];
+  std::string_view in[3];
+};
+
+// Checks that frame `f` has exactly the later state sections that `later`'s
+// slots need, and opens them.
+absl::Status OpenLaterStateSections(const PartialFrame& f,
+                                    LaterSections* later) {
   for (uint32_t i = 0; i < 3; ++i) {
     const PartialSection section = static_cast<PartialSection>(7 + i);
-    const std::vector<AggregateState*>& section_slots = later[i];
     const std::optional<std::string_view>& payload = f.state_sections[i];
-    if (section_slots.empty() != !payload.has_value()) {
+    if (later->slots[i].empty() != !payload.has_value()) {
       return Malformed(absl::StrCat(payload ? "unexpected " : "no ",
                                     SectionName(section), " section"));
     }
     if (!payload) continue;
-    std::string_view in = *payload;
+    later->in[i] = *payload;
     uint32_t section_n;
-    if (!ReadU32(&in, &section_n) || section_n != section_slots.size()) {
+    if (!ReadU32(&later->in[i], &section_n) ||
+        section_n != later->slots[i].size()) {
       return Malformed(absl::StrCat(SectionName(section),
                                     " section does not match the query"));
     }
-    for (uint32_t g = 0; g < count; ++g) {
-      MAPR_RETURN_IF_ERROR(ReadGroupStates(&in, section_slots, g, section));
+  }
+  return absl::OkStatus();
+}
+
+// Reads the frame's groups [first, end) from each later state section
+// (group by group in the groups section's order) into ids [0, end - first);
+// at the frame's last group (`last`), checks that nothing follows.
+absl::Status ReadLaterStates(uint32_t first, uint32_t end, bool last,
+                             LaterSections* later) {
+  for (uint32_t i = 0; i < 3; ++i) {
+    if (later->slots[i].empty()) continue;
+    const PartialSection section = static_cast<PartialSection>(7 + i);
+    for (uint32_t g = first; g < end; ++g) {
+      MAPR_RETURN_IF_ERROR(ReadGroupStates(&later->in[i], later->slots[i],
+                                           g - first, g, section));
     }
-    if (!in.empty()) {
+    if (last && !later->in[i].empty()) {
       return Malformed(absl::StrCat("bytes after the last group of the ",
                                     SectionName(section), " section"));
     }
@@ -309,59 +330,82 @@ void PartialCodec::AppendFieldSections(const BatchAggregator& agg,
   }
 }
 
-void PartialCodec::AppendStateSection(const BatchAggregator& agg,
-                                      PartialSection section,
-                                      const std::vector<uint32_t>& order,
-                                      std::string* out) {
-  const plan::Plan& p = *agg.plan_;
-  const GroupTable& groups = agg.groups_;
-  std::vector<const AggregateState*> stored;
-  std::vector<std::string> empty;
-  for (size_t k = 0; k < agg.states_.size(); ++k) {
-    if (agg.states_[k] == nullptr ||
-        StateSection(*p.slots[k].aggregate) != section) {
-      continue;
+// One state section of a frame: its stored slots (the slots whose states
+// it holds) and their empty states' bytes; written whole (Encode) or a
+// block of groups at a time (EncodeTo).
+class PartialCodec::StateSectionWriter {
+ public:
+  StateSectionWriter(const BatchAggregator& agg, PartialSection section)
+      : agg_(agg), section_(section) {
+    const plan::Plan& p = *agg.plan_;
+    for (size_t k = 0; k < agg.states_.size(); ++k) {
+      if (agg.states_[k] == nullptr ||
+          StateSection(*p.slots[k].aggregate) != section) {
+        continue;
+      }
+      stored_.push_back(agg.states_[k].get());
+      std::unique_ptr<AggregateState> fresh =
+          FindAggregate(*p.slots[k].aggregate)->new_state(p.state_options);
+      fresh->Resize(1);
+      empty_.emplace_back();
+      fresh->Serialize(0, &empty_.back());
     }
-    stored.push_back(agg.states_[k].get());
-    std::unique_ptr<AggregateState> fresh =
-        FindAggregate(*p.slots[k].aggregate)->new_state(p.state_options);
-    fresh->Resize(1);
-    empty.emplace_back();
-    fresh->Serialize(0, &empty.back());
   }
-  const bool groups_section = section == PartialSection::kGroups;
-  if (!groups_section && stored.empty()) return;
-  const size_t at = BeginSection(out, section);
-  if (groups_section) {
-    AppendU32(out, static_cast<uint32_t>(p.group_by.size()));
-  } else {
-    if (section == PartialSection::kQuantileStates) {
+
+  PartialSection section() const { return section_; }
+  // False for a later section no slot of the query stores states in: the
+  // frame has none. The groups section is always there.
+  bool present() const {
+    return section_ == PartialSection::kGroups || !stored_.empty();
+  }
+
+  // The payload's opening: the key's part count (groups section), or the
+  // percentile settings (quantile section) and the stored slot count.
+  void AppendPrefix(std::string* out) const {
+    const plan::Plan& p = *agg_.plan_;
+    if (section_ == PartialSection::kGroups) {
+      AppendU32(out, static_cast<uint32_t>(p.group_by.size()));
+      return;
+    }
+    if (section_ == PartialSection::kQuantileStates) {
       AppendU32(out, p.state_options.percentile_exact_values);
       AppendU64(out,
                 std::bit_cast<uint64_t>(p.state_options.percentile_accuracy));
     }
-    AppendU32(out, static_cast<uint32_t>(stored.size()));
+    AppendU32(out, static_cast<uint32_t>(stored_.size()));
   }
-  const size_t bitmap_bytes = (stored.size() + 7) / 8;
-  for (uint32_t g : order) {
-    if (groups_section) AppendBytes(out, groups.key(g));
-    const size_t bits_at = out->size();
-    out->append(bitmap_bytes, '\0');
-    for (size_t k = 0; k < stored.size(); ++k) {
-      const size_t before = out->size();
-      stored[k]->Serialize(g, out);
-      const std::string_view written(out->data() + before,
-                                     out->size() - before);
-      if (written == empty[k]) {
-        out->resize(before);
-      } else {
-        (*out)[bits_at + k / 8] = static_cast<char>(
-            static_cast<uint8_t>((*out)[bits_at + k / 8]) | (1u << (k % 8)));
+
+  // Groups `order`: per group its key (groups section), the presence bits
+  // of the stored slots, then the state bytes of each present one (a state
+  // equal to an empty one is absent).
+  void AppendGroups(std::span<const uint32_t> order, std::string* out) const {
+    const bool groups_section = section_ == PartialSection::kGroups;
+    const size_t bitmap_bytes = (stored_.size() + 7) / 8;
+    for (uint32_t g : order) {
+      if (groups_section) AppendBytes(out, agg_.groups_.key(g));
+      const size_t bits_at = out->size();
+      out->append(bitmap_bytes, '\0');
+      for (size_t k = 0; k < stored_.size(); ++k) {
+        const size_t before = out->size();
+        stored_[k]->Serialize(g, out);
+        const std::string_view written(out->data() + before,
+                                       out->size() - before);
+        if (written == empty_[k]) {
+          out->resize(before);
+        } else {
+          (*out)[bits_at + k / 8] = static_cast<char>(
+              static_cast<uint8_t>((*out)[bits_at + k / 8]) | (1u << (k % 8)));
+        }
       }
     }
   }
-  EndSection(out, at);
-}
+
+ private:
+  const BatchAggregator& agg_;
+  PartialSection section_;
+  std::vector<const AggregateState*> stored_;
+  std::vector<std::string> empty_;
+};
 
 uint32_t PartialCodec::PartitionOfKey(std::string_view key, uint32_t count) {
   // A seed of the format's own, so partitions do not follow the group
@@ -381,10 +425,11 @@ std::vector<std::vector<uint32_t>> PartialCodec::PartitionGroups(
   return out;
 }
 
-std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
-                                 const StreamMark& mark,
-                                 std::optional<Partition> partition,
-                                 const std::vector<uint32_t>* selected) {
+std::string PartialCodec::EncodeHead(const BatchAggregator& agg,
+                                     SplitRange splits, const StreamMark& mark,
+                                     std::optional<Partition> partition,
+                                     const std::vector<uint32_t>* selected,
+                                     std::vector<uint32_t>* order) {
   const plan::Plan& p = *agg.plan_;
   const GroupTable& groups = agg.groups_;
   bool state_sections = false;
@@ -403,7 +448,7 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
   // empty one is absent. The sections of the later states repeat the
   // presence bits and states, group by group in the same order, for their
   // own slots.
-  const std::vector<uint32_t> order = KeyOrder(groups, selected);
+  *order = KeyOrder(groups, selected);
   std::string out;
   out.append(kPartialMagic);
   const bool not_numeric =
@@ -429,7 +474,7 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
   AppendU64(&out, fp[1]);
   AppendU64(&out, splits.begin);
   AppendU64(&out, splits.end);
-  AppendU64(&out, order.size());
+  AppendU64(&out, order->size());
 
   size_t at = BeginSection(&out, PartialSection::kQuery);
   AppendBytes(&out, p.canonical);
@@ -451,16 +496,115 @@ std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
     AppendU32(&out, partition->index);
     EndSection(&out, at);
   }
-  for (PartialSection section : StateSections()) {
-    AppendStateSection(agg, section, order, &out);
-  }
+  return out;
+}
 
+std::string PartialCodec::Encode(const BatchAggregator& agg, SplitRange splits,
+                                 const StreamMark& mark,
+                                 std::optional<Partition> partition,
+                                 const std::vector<uint32_t>* selected) {
+  std::vector<uint32_t> order;
+  std::string out = EncodeHead(agg, splits, mark, partition, selected, &order);
+  for (PartialSection section : StateSections()) {
+    const StateSectionWriter w(agg, section);
+    if (!w.present()) continue;
+    const size_t at = BeginSection(&out, section);
+    w.AppendPrefix(&out);
+    w.AppendGroups(order, &out);
+    EndSection(&out, at);
+  }
   StoreU64(&out, kFrameSizeAt, out.size() + kPartialTrailerBytes);
   AppendU64(&out, Checksum(out));
   return out;
 }
 
+absl::StatusOr<uint64_t> PartialCodec::EncodeTo(
+    const BatchAggregator& agg, SplitRange splits, const StreamMark& mark,
+    std::optional<Partition> partition, const std::vector<uint32_t>* selected,
+    absl::FunctionRef<absl::Status(std::string_view)> write) {
+  constexpr size_t kBlockGroups = 4096;
+  constexpr size_t kPieceBytes = size_t{1} << 20;
+  std::vector<uint32_t> order;
+  std::string head = EncodeHead(agg, splits, mark, partition, selected, &order);
+  const std::span<const uint32_t> all(order);
+  // Appends the groups to *out a block at a time, calling after_block()
+  // after each.
+  auto for_blocks = [&](const StateSectionWriter& w, std::string* out,
+                        auto&& after_block) -> absl::Status {
+    for (size_t lo = 0; lo < all.size(); lo += kBlockGroups) {
+      w.AppendGroups(all.subspan(lo, std::min(kBlockGroups, all.size() - lo)),
+                     out);
+      if (absl::Status s = after_block(); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  };
+  // The frame size goes in the header: each section's payload is
+  // serialized once to be measured, then again to be written.
+  std::vector<StateSectionWriter> sections;
+  std::vector<uint64_t> payload;
+  uint64_t frame_bytes = head.size() + kPartialTrailerBytes;
+  std::string piece;
+  for (PartialSection section : StateSections()) {
+    StateSectionWriter w(agg, section);
+    if (!w.present()) continue;
+    piece.clear();
+    w.AppendPrefix(&piece);
+    uint64_t n = piece.size();
+    piece.clear();
+    auto measure = [&] {
+      n += piece.size();
+      piece.clear();
+      return absl::OkStatus();
+    };
+    MAPR_RETURN_IF_ERROR(for_blocks(w, &piece, measure));
+    payload.push_back(n);
+    frame_bytes += 4 + 8 + n;
+    sections.push_back(std::move(w));
+  }
+  StoreU64(&head, kFrameSizeAt, frame_bytes);
+
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> hash(
+      XXH3_createState(), &XXH3_freeState);
+  XXH3_64bits_reset(hash.get());
+  uint64_t written = 0;
+  auto emit = [&](std::string_view bytes) {
+    XXH3_64bits_update(hash.get(), bytes.data(), bytes.size());
+    written += bytes.size();
+    return write(bytes);
+  };
+  MAPR_RETURN_IF_ERROR(emit(head));
+  for (size_t i = 0; i < sections.size(); ++i) {
+    piece.clear();
+    AppendU32(&piece, static_cast<uint32_t>(sections[i].section()));
+    AppendU64(&piece, payload[i]);
+    sections[i].AppendPrefix(&piece);
+    auto flush_large = [&]() -> absl::Status {
+      if (piece.size() < kPieceBytes) return absl::OkStatus();
+      absl::Status s = emit(piece);
+      piece.clear();
+      return s;
+    };
+    MAPR_RETURN_IF_ERROR(for_blocks(sections[i], &piece, flush_large));
+    MAPR_RETURN_IF_ERROR(emit(piece));
+  }
+  piece.clear();
+  AppendU64(&piece, XXH3_64bits_digest(hash.get()));
+  if (written + piece.size() != frame_bytes) {
+    // A state serialized to other bytes the second time: a bug.
+    return absl::InternalError("a state serialized differently twice");
+  }
+  MAPR_RETURN_IF_ERROR(write(piece));
+  return order.size();
+}
+
 absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
+  return LoadInChunks(f, agg, /*chunk_groups=*/0,
+                      [](BatchAggregator&) { return absl::OkStatus(); });
+}
+
+absl::Status PartialCodec::LoadInChunks(
+    const PartialFrame& f, BatchAggregator* agg, uint32_t chunk_groups,
+    absl::FunctionRef<absl::Status(BatchAggregator&)> take) {
   const plan::Plan& p = *agg->plan_;
   // The slot layout must be this query's.
   std::string slots;
@@ -482,7 +626,7 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
   }
   // The stored slots of each state section.
   std::vector<AggregateState*> stored;
-  std::vector<AggregateState*> later[3];
+  LaterSections later;
   for (size_t k = 0; k < agg->states_.size(); ++k) {
     AggregateState* s = agg->states_[k].get();
     if (s == nullptr) continue;
@@ -490,44 +634,59 @@ absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
     if (section == PartialSection::kGroups) {
       stored.push_back(s);
     } else {
-      later[static_cast<uint32_t>(section) - 7].push_back(s);
+      later.slots[static_cast<uint32_t>(section) - 7].push_back(s);
     }
   }
   MAPR_RETURN_IF_ERROR(CheckGroupCount(
       f.groups, in.size(), (stored.size() + 7) / 8, agg->options_.max_groups));
+  MAPR_RETURN_IF_ERROR(OpenLaterStateSections(f, &later));
   const uint32_t count = static_cast<uint32_t>(f.groups);
-  agg->groups_.Reserve(count);
-  for (const std::unique_ptr<AggregateState>& s : agg->states_) {
-    if (s != nullptr) s->Resize(count);
-  }
+  const uint32_t chunk =
+      chunk_groups == 0 ? count : std::min(chunk_groups, count);
   std::string_view prev;
-  for (uint32_t g = 0; g < count; ++g) {
-    std::string_view key;
-    if (!ReadBytes(&in, &key) || !WellFormedKey(key, parts)) {
-      return Malformed(absl::StrCat("key of group ", g));
+  uint32_t first = 0;
+  do {
+    // Groups [first, end) of the frame, as ids [0, end - first) of `agg`.
+    const uint32_t end = first + std::min(chunk, count - first);
+    agg->groups_.Reserve(end - first);
+    for (const std::unique_ptr<AggregateState>& s : agg->states_) {
+      if (s != nullptr) s->Resize(end - first);
     }
-    if (g > 0 && !(prev < key)) {
-      return Malformed("groups are not in strictly increasing key order");
+    for (uint32_t g = first; g < end; ++g) {
+      std::string_view key;
+      if (!ReadBytes(&in, &key) || !WellFormedKey(key, parts)) {
+        return Malformed(absl::StrCat("key of group ", g));
+      }
+      if (g > 0 && !(prev < key)) {
+        return Malformed("groups are not in strictly increasing key order");
+      }
+      prev = key;
+      if (f.partition.has_value() &&
+          PartitionOfKey(key, f.partition->count) != f.partition->index) {
+        return Malformed(absl::StrCat("group ", g, " is not in partition ",
+                                      f.partition->index, " of ",
+                                      f.partition->count));
+      }
+      bool created;
+      agg->groups_.FindOrInsert(key, HashKey(key), &created);
+      MAPR_RETURN_IF_ERROR(
+          ReadGroupStates(&in, stored, g - first, g, std::nullopt));
     }
-    prev = key;
-    if (f.partition.has_value() &&
-        PartitionOfKey(key, f.partition->count) != f.partition->index) {
-      return Malformed(absl::StrCat("group ", g, " is not in partition ",
-                                    f.partition->index, " of ",
-                                    f.partition->count));
+    const bool last = end == count;
+    if (last && !in.empty()) return Malformed("bytes after the last group");
+    MAPR_RETURN_IF_ERROR(ReadLaterStates(first, end, last, &later));
+    if (first == 0) {
+      // The counters travel with the first chunk.
+      agg->counters_ = f.counters;
+      agg->field_lines_ = field_lines;
+      for (size_t i = 0; i < not_numeric.size(); ++i) {
+        agg->MergeNotNumeric(i, not_numeric[i], examples[i]);
+      }
     }
-    bool created;
-    agg->groups_.FindOrInsert(key, HashKey(key), &created);
-    MAPR_RETURN_IF_ERROR(ReadGroupStates(&in, stored, g, std::nullopt));
-  }
-  if (!in.empty()) return Malformed("bytes after the last group");
-
-  MAPR_RETURN_IF_ERROR(ReadLaterStateSections(f, later, count));
-  agg->counters_ = f.counters;
-  agg->field_lines_ = std::move(field_lines);
-  for (size_t i = 0; i < not_numeric.size(); ++i) {
-    agg->MergeNotNumeric(i, not_numeric[i], examples[i]);
-  }
+    MAPR_RETURN_IF_ERROR(take(*agg));
+    if (!last) agg->Reset();
+    first = end;
+  } while (first < count);
   return absl::OkStatus();
 }
 

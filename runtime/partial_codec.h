@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mapr/options.h"
@@ -102,6 +103,15 @@ class PartialCodec {
                             std::optional<Partition> partition = std::nullopt,
                             const std::vector<uint32_t>* selected = nullptr);
 
+  // The frame Encode() returns, given to `write` a piece (about 1 MiB) at a
+  // time instead of held whole: the state sections are serialized twice,
+  // once to size the frame (its header holds the size) and once to write
+  // it. Returns the number of groups written, or write's first error.
+  static absl::StatusOr<uint64_t> EncodeTo(
+      const BatchAggregator& agg, SplitRange splits, const StreamMark& mark,
+      std::optional<Partition> partition, const std::vector<uint32_t>* selected,
+      absl::FunctionRef<absl::Status(std::string_view)> write);
+
   // The ids of `agg`'s groups in each of `count` partitions (one pass).
   static std::vector<std::vector<uint32_t>> PartitionGroups(
       const BatchAggregator& agg, uint32_t count);
@@ -117,21 +127,34 @@ class PartialCodec {
   // ResourceExhausted if the groups exceed agg's max_groups. On error `agg`
   // holds some of the groups: the caller drops it.
   static absl::Status Load(const PartialFrame& frame, BatchAggregator* agg);
+  // The same, `chunk_groups` groups at a time (0: all at once): after each
+  // chunk `agg` holds that chunk's groups (and, with the first, the
+  // frame's counters), `take` is called with it (and may change it), and
+  // `agg` is Reset() for the next. A reducer merges a frame this way without a
+  // second engine of the frame's size. Errors as Load, and take's; each chunk
+  // is validated whole before it is taken, but earlier chunks may have been
+  // taken.
+  static absl::Status LoadInChunks(
+      const PartialFrame& frame, BatchAggregator* agg, uint32_t chunk_groups,
+      absl::FunctionRef<absl::Status(BatchAggregator&)> take);
 
  private:
-  // Encode's parts: the counters and more-counters sections, the field
-  // counts with the optional run and not-numeric sections, and one
-  // section of states (groups in `order`).
+  // Encode's parts: the counters and more-counters sections, and the field
+  // counts with the optional run and not-numeric sections.
   // `zero`: write the counters (field counts) as zeros: a partition but
   // the first of a partitioned partial.
   static void AppendCounterSections(const BatchAggregator& agg, bool zero,
                                     std::string* out);
   static void AppendFieldSections(const BatchAggregator& agg, bool not_numeric,
                                   bool zero, std::string* out);
-  static void AppendStateSection(const BatchAggregator& agg,
-                                 PartialSection section,
-                                 const std::vector<uint32_t>& order,
-                                 std::string* out);
+  // The frame up to its state sections (frame size 0); *order: the ids of
+  // the groups it holds (`selected`, or all), in key byte order.
+  static std::string EncodeHead(const BatchAggregator& agg, SplitRange splits,
+                                const StreamMark& mark,
+                                std::optional<Partition> partition,
+                                const std::vector<uint32_t>* selected,
+                                std::vector<uint32_t>* order);
+  class StateSectionWriter;
 };
 
 }  // namespace mapr::runtime

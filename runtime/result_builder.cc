@@ -454,14 +454,14 @@ std::vector<ResultColumn> ResultColumns(const plan::Plan& p) {
   return columns;
 }
 
-ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
-                        const LineCounters& counters, size_t max_threads,
-                        size_t min_groups_per_thread) {
+ResultRows ResultOrder(const plan::Plan& p, const GroupStates& states,
+                       size_t max_threads, size_t min_groups_per_thread) {
   const Threads threads{max_threads, min_groups_per_thread};
-  std::vector<uint32_t> order =
-      KeyOrder(states.groups, p.group_by.size(), threads);
+  ResultRows out;
+  std::vector<uint32_t>& order = out.rows;
+  order = KeyOrder(states.groups, p.group_by.size(), threads);
   if (p.having) ApplyHaving(p, states, &order);
-  const size_t ngroups = order.size();
+  out.kept = order.size();
   if (!p.order_by.empty()) {
     SortByKeys(p, states, &order);
   } else if (!p.group_by.empty() && IsTimeBucket(p, p.group_by[0])) {
@@ -470,9 +470,29 @@ ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
   if (p.limit >= 0 && order.size() > static_cast<size_t>(p.limit)) {
     order.resize(static_cast<size_t>(p.limit));
   }
+  return out;
+}
+
+bool ResultNeedsOnlyShownGroups(const plan::Plan& p) {
+  if (p.limit < 0) return false;
+  for (const auto* columns : {&p.columns, &p.hidden_columns}) {
+    for (const plan::Column& c : *columns) {
+      if (FindAggregate(*c.aggregate)->reads_every_group) return false;
+    }
+  }
+  return true;
+}
+
+ResultTable BuildResult(const plan::Plan& p, const GroupStates& states,
+                        const LineCounters& counters, size_t max_threads,
+                        size_t min_groups_per_thread) {
+  const Threads threads{max_threads, min_groups_per_thread};
+  const ResultRows ordered =
+      ResultOrder(p, states, max_threads, min_groups_per_thread);
+  const std::vector<uint32_t>& order = ordered.rows;
 
   const std::vector<ResultColumn> columns = ResultColumns(p);
-  ResultTable table(columns, counters, ngroups);
+  ResultTable table(columns, counters, ordered.kept + states.dropped);
   if (p.columns.empty()) return table;
   std::vector<FinalColumn> finals(p.columns.size());
   const std::span<const uint32_t> rows(order);

@@ -25,6 +25,9 @@ struct GroupStates {
   const GroupTable& groups;
   std::span<const std::unique_ptr<AggregateState>> slots;
   std::span<const int32_t> key_part;
+  // Groups `having` kept that were dropped before the result was built
+  // (BatchAggregator::KeepResultGroups): counted in its total_groups().
+  uint64_t dropped = 0;
 };
 
 // Below this many groups per thread, fewer threads build a result: more
@@ -33,6 +36,23 @@ inline constexpr size_t kMinGroupsPerResultThread = size_t{1} << 15;
 
 // The columns a result of `plan` has (Query::columns()).
 std::vector<ResultColumn> ResultColumns(const plan::Plan& plan);
+
+// The groups a result of `plan` shows, in its order: `having`, the `order
+// by` sort (or time order) and `limit` applied; and how many groups
+// `having` kept (ResultTable::total_groups(), without states.dropped).
+struct ResultRows {
+  std::vector<uint32_t> rows;
+  uint64_t kept = 0;
+};
+ResultRows ResultOrder(
+    const plan::Plan& plan, const GroupStates& states, size_t threads = 1,
+    size_t min_groups_per_thread = kMinGroupsPerResultThread);
+
+// True if the groups ResultOrder() shows, and their final values, are the
+// same when the groups it does not show are dropped: `plan` has a `limit`
+// and no column whose value reads every group (percentage(), percentile()).
+// A reducer of disjoint groups (partitions) then keeps only those.
+bool ResultNeedsOnlyShownGroups(const plan::Plan& plan);
 
 // Uses up to `threads` threads (the calling one included), one per
 // `min_groups_per_thread` groups (AggregatorOptions::result_threads; tests

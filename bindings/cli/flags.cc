@@ -373,7 +373,8 @@ constexpr FlagSpec kFlagSpecs[] = {
      SetPartitions},
     {"--partition", 0, "P", FlagSection::kDistributed,
      "combine, reduce: take only the partials of partition\n"
-     "P; reduce without it joins every partition",
+     "P; without it, combine folds each partition on its\n"
+     "own and reduce joins every partition",
      SetPartition},
     {"--b64", 0, "", FlagSection::kDistributed,
      "map, combine: write a text line <split>TAB<base64>\n"

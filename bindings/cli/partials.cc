@@ -1,7 +1,5 @@
 #include "bindings/cli/partials.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
@@ -142,9 +140,6 @@ absl::StatusOr<std::string> FrameBytes(NamedFrame& f) {
 
 }  // namespace
 
-// Frames at least this large are followed by a malloc_trim (MergePartials).
-constexpr size_t kTrimAfterFrameBytes = size_t{8} << 20;
-
 namespace {
 
 // Sorts `frames` by source name (bytewise), then by split, keeping the
@@ -160,31 +155,39 @@ void SortBySourceAndSplit(std::vector<NamedFrame>& frames) {
                    });
 }
 
-// After a large frame, give the frame and its decoded copy back to the
-// system before the next one: glibc keeps freed heap memory, and the
-// decoded copies of successive frames stack up in the peak RSS (Q4's 1M
-// groups from 8 partials of 18 MiB: 215 MiB without, 162 MiB with; the
-// reduce takes 2.8 s without, 4.4 s with, refaulting the pages).
-void FreeFrame(std::string& bytes) {
-  const bool large = bytes.size() >= kTrimAfterFrameBytes;
-  std::string().swap(bytes);
-  if (large) malloc_trim(0);
-}
+// Frees a merged frame's bytes before the next is read.
+void FreeFrame(std::string& bytes) { std::string().swap(bytes); }
 
 }  // namespace
 
-absl::StatusOr<PartialReducer> ReducePartials(
-    std::vector<NamedFrame>& frames, const AggregatorOptions& options) {
+absl::StatusOr<PartialReducer> ReducePartials(std::vector<NamedFrame>& frames,
+                                              const AggregatorOptions& options,
+                                              bool join_partitions) {
   if (frames.empty()) return absl::InvalidArgumentError("no partials");
   SortBySourceAndSplit(frames);
   PartialReducer reducer(options);
-  for (NamedFrame& f : frames) {
+  // Sources in name order, whichever partition comes first.
+  for (const NamedFrame& f : frames) reducer.DeclareSource(f.info.source);
+  join_partitions = join_partitions && frames.front().info.partitions > 0;
+  if (join_partitions) {
+    std::stable_sort(frames.begin(), frames.end(),
+                     [](const NamedFrame& a, const NamedFrame& b) {
+                       return a.info.partition < b.info.partition;
+                     });
+  }
+  for (size_t i = 0; i < frames.size(); ++i) {
+    NamedFrame& f = frames[i];
+    const bool partition_ends =
+        join_partitions && (i + 1 == frames.size() ||
+                            frames[i + 1].info.partition != f.info.partition);
     // One frame in memory at a time, freed once merged.
     absl::StatusOr<std::string> bytes = FrameBytes(f);
     if (!bytes.ok()) return bytes.status();
-    if (absl::Status s = reducer.Add(*bytes); !s.ok()) {
-      return Prefixed(f.name, s);
-    }
+    // A partition's last frame ends it: streamed and cut down to the shown
+    // groups as it is read when it is the partition's only frame.
+    absl::Status s = partition_ends ? reducer.AddLastOfPartition(*bytes)
+                                    : reducer.Add(*bytes);
+    if (!s.ok()) return Prefixed(f.name, s);
     FreeFrame(*bytes);
   }
   return reducer;

@@ -80,8 +80,14 @@ absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
 // were named in.
 // Errors are prefixed with the name of the PART that brought the frame.
 // `frames` are consumed.
+//
+// `join_partitions` (hash-partitioned frames, every partition wanted): the
+// frames are added one partition at a time, ending each
+// (PartialReducer::EndPartition), so the reducer holds one partition's
+// groups and the result's rows at a time.
 absl::StatusOr<PartialReducer> ReducePartials(std::vector<NamedFrame>& frames,
-                                              const AggregatorOptions& options);
+                                              const AggregatorOptions& options,
+                                              bool join_partitions = false);
 
 // Sorts `frames` by coverage (stable) and merges them, in order, into one
 // open aggregator: Aggregator::FromPartial() of the first, then

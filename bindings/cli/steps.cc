@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,38 @@ int WritePartial(const Flags& flags, const std::string& frame, uint64_t key) {
   return kExitOk;
 }
 
+// Writes one piece of a binary partial to stdout.
+absl::Status WritePiece(std::string_view piece) {
+  if (std::fwrite(piece.data(), 1, piece.size(), stdout) != piece.size()) {
+    return absl::DataLossError("cannot write the partial to standard output");
+  }
+  return absl::OkStatus();
+}
+
+// Finishes `agg` and streams its binary partial (--partitions: one frame
+// per partition) to stdout, never holding a whole frame; --stats prints its
+// counters.
+int FinishAndStream(const Flags& flags, Aggregator& agg) {
+  absl::Status s = agg.FinishInput();
+  absl::StatusOr<uint64_t> groups =
+      !s.ok() ? absl::StatusOr<uint64_t>(s)
+      : flags.partitions > 0
+          ? agg.WritePartitions(flags.partitions,
+                                [](uint32_t, std::string_view piece) {
+                                  return WritePiece(piece);
+                                })
+          : agg.WritePartial(WritePiece);
+  if (groups.ok() && (std::fflush(stdout) != 0 || std::ferror(stdout))) {
+    groups = absl::DataLossError("cannot write the partial to standard output");
+  }
+  if (!groups.ok()) {
+    PrintError(ToStd(groups.status().message()));
+    return kExitInputError;
+  }
+  if (flags.stats) PrintStats(agg.stats(), *groups);
+  return kExitOk;
+}
+
 // Finishes `agg` and writes its partial (--partitions: one per partition,
 // --b64 lines keyed by partition); --stats prints its counters.
 int FinishPartitions(const Flags& flags, Aggregator& agg) {
@@ -91,6 +124,7 @@ int FinishPartitions(const Flags& flags, Aggregator& agg) {
 
 // Finishes `agg` and writes its partial; --stats prints its counters.
 int FinishAndWrite(const Flags& flags, Aggregator& agg) {
+  if (!flags.b64) return FinishAndStream(flags, agg);
   if (flags.partitions > 0) return FinishPartitions(flags, agg);
   absl::Status s = agg.FinishInput();
   absl::StatusOr<std::string> frame =
@@ -224,21 +258,6 @@ AggregatorOptions ReducerOptions(const Flags& flags) {
   return options;
 }
 
-// Reads and merges the PARTs into one open aggregator, or prints why not.
-std::optional<Aggregator> ReadAndMerge(const Flags& flags) {
-  std::vector<NamedFrame> frames;
-  if (!ReadPartials(flags, frames, /*keep_bytes=*/false) ||
-      !SelectPartition(flags, frames)) {
-    return std::nullopt;
-  }
-  absl::StatusOr<Aggregator> agg = MergePartials(frames, ReducerOptions(flags));
-  if (!agg.ok()) {
-    PrintError(ToStd(agg.status().message()));
-    return std::nullopt;
-  }
-  return *std::move(agg);
-}
-
 }  // namespace
 
 std::string MisplacedOption(const Flags& flags) {
@@ -349,9 +368,32 @@ int RunMap(const Flags& flags, const Query& query, int default_threads) {
 
 int RunCombine(const Flags& flags) {
   if (RefuseTerminal(flags)) return kExitUsage;
-  std::optional<Aggregator> agg = ReadAndMerge(flags);
-  if (!agg.has_value()) return kExitInputError;
-  return FinishAndWrite(flags, *agg);
+  std::vector<NamedFrame> frames;
+  if (!ReadPartials(flags, frames, /*keep_bytes=*/false) ||
+      !SelectPartition(flags, frames)) {
+    return kExitInputError;
+  }
+  // Partitioned frames are combined partition by partition, one frame out
+  // per partition in partition order (a Hadoop reducer may get several).
+  std::map<uint32_t, std::vector<NamedFrame>> partitions;
+  for (NamedFrame& f : frames) {
+    if (f.info.partitions > 0 && frames.front().info.partitions == 0) {
+      PrintError(absl::StrCat(f.name, ": partials cut into ", f.info.partitions,
+                              " partitions cannot join unpartitioned ones"));
+      return kExitInputError;
+    }
+    partitions[f.info.partition].push_back(std::move(f));
+  }
+  for (auto& [partition, group] : partitions) {
+    absl::StatusOr<Aggregator> agg =
+        MergePartials(group, ReducerOptions(flags));
+    if (!agg.ok()) {
+      PrintError(ToStd(agg.status().message()));
+      return kExitInputError;
+    }
+    if (const int rc = FinishAndWrite(flags, *agg); rc != kExitOk) return rc;
+  }
+  return kExitOk;
 }
 
 // What is wrong with the partitions of a reduce over every partition
@@ -384,7 +426,8 @@ int RunReduce(const Flags& flags) {
     return kExitInputError;
   }
   absl::StatusOr<PartialReducer> reducer =
-      ReducePartials(frames, ReducerOptions(flags));
+      ReducePartials(frames, ReducerOptions(flags),
+                     /*join_partitions=*/!flags.partition.has_value());
   if (!reducer.ok()) {
     PrintError(ToStd(reducer.status().message()));
     return kExitInputError;

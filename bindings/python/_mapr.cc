@@ -156,6 +156,20 @@ mapr::AggregatorOptions MakeOptions(const std::optional<std::string>& hostname,
   return options;
 }
 
+// A mapr::PartialReducer with the GIL released and a mutex held per call.
+struct PyPartialReducer {
+  explicit PyPartialReducer(const mapr::AggregatorOptions& o) : reducer(o) {}
+  mapr::PartialReducer reducer;
+  absl::Mutex mu;
+
+  template <typename F>
+  auto Locked(F&& f) {
+    py::gil_scoped_release release;
+    absl::MutexLock lock(&mu);
+    return f(reducer);
+  }
+};
+
 struct PyAggregator {
   explicit PyAggregator(mapr::Aggregator a) : agg(std::move(a)) {}
   mapr::Aggregator agg;
@@ -574,6 +588,45 @@ PYBIND11_MODULE(_mapr, m) {
           py::arg("max_rows") = -1)
       .def("__eq__", [](const mapr::ResultTable& a,
                         const mapr::ResultTable& b) { return a == b; });
+
+  py::class_<PyPartialReducer>(
+      m, "PartialReducer",
+      "Merges the partials of several sources (mapr::PartialReducer).")
+      .def(py::init([](std::optional<std::string> hostname,
+                       std::optional<uint64_t> max_groups,
+                       std::optional<size_t> result_threads) {
+             return std::make_unique<PyPartialReducer>(MakeOptions(
+                 hostname, std::nullopt, max_groups, result_threads));
+           }),
+           py::arg("hostname") = py::none(), py::arg("max_groups") = py::none(),
+           py::arg("result_threads") = py::none())
+      .def("declare_source",
+           [](PyPartialReducer& self, const std::string& source) {
+             self.Locked(
+                 [&](mapr::PartialReducer& r) { r.DeclareSource(source); });
+           })
+      .def("add",
+           [](PyPartialReducer& self, py::buffer data) {
+             py::buffer_info info = data.request();
+             CheckPartial(self.Locked([&](mapr::PartialReducer& r) {
+               return r.Add(BufferView(info));
+             }));
+           })
+      .def("end_partition",
+           [](PyPartialReducer& self, uint32_t index) {
+             CheckPartial(self.Locked([&](mapr::PartialReducer& r) {
+               return r.EndPartition(index);
+             }));
+           })
+      .def("result",
+           [](PyPartialReducer& self) {
+             return TakePartial(self.Locked(
+                 [](mapr::PartialReducer& r) { return r.Result(); }));
+           })
+      .def("take_result", [](PyPartialReducer& self) {
+        return TakePartial(self.Locked(
+            [](mapr::PartialReducer& r) { return r.TakeResult(); }));
+      });
 
   py::class_<PyAggregator>(m, "Aggregator",
                            "Aggregates lines for one query (mapr::Aggregator).")

@@ -861,6 +861,36 @@ class PartialTest(unittest.TestCase):
         with self.assertRaises(mapr.PartialError):
             mapr.Aggregator(q).serialize_partitions(0)
 
+    def test_partial_reducer_joins_sources_and_ended_partitions(self):
+        q = ("select $line,count($line) group by $line "
+             "order by count($line) desc limit 3")
+        a_lines = ["k%d" % (i % 50) for i in range(500)]
+        b_lines = ["k%d" % (i % 7) for i in range(70)]
+        want = mapr.run(q, a_lines + b_lines, hostname="h")
+        frames = {}
+        for source, lines in (("a", a_lines), ("b", b_lines)):
+            agg = mapr.Aggregator(q, hostname="h", source=source)
+            agg.push(lines)
+            frames[source] = agg.serialize_partitions(4)
+        reducer = mapr.PartialReducer(hostname="h", max_groups=30)
+        reducer.declare_source("a")
+        for p in range(4):
+            reducer.add(frames["b"][p])
+            reducer.add(frames["a"][p])
+            reducer.end_partition(p)
+        self.assertEqual(reducer.result().rows, want.rows)
+        self.assertEqual(reducer.take_result().to_csv(), want.to_csv())
+        with self.assertRaises(mapr.PartialError) as e:
+            reducer.result()
+        self.assertIn("before any partial", str(e.exception))
+        again = mapr.PartialReducer()
+        again.add(frames["a"][1])
+        again.end_partition(1)
+        with self.assertRaises(mapr.PartialError) as e:
+            again.add(frames["b"][1])
+        self.assertIn("source 'b': partial of partition 1, which has ended",
+                      str(e.exception))
+
     def test_sources_are_recorded_and_do_not_merge(self):
         q = "select count($line) group by $hostname"
         a = mapr.Aggregator(q, hostname="h", source="web-a")

@@ -39,6 +39,7 @@ void Finalize(const AggregateState& state, size_t groups,
 }  // namespace
 
 extern const AggregateFunction kPercentileAggregate = {
-    kInfo, NewStateOf<SumState>, Finalize};
+    kInfo, NewStateOf<SumState>, Finalize, PartialSection::kGroups,
+    /*reads_every_group=*/true};
 
 }  // namespace mapr::runtime

@@ -78,6 +78,7 @@ __all__ = [
     "Note",
     "PartialError",
     "PartialInfo",
+    "PartialReducer",
     "Progress",
     "inspect_partial",
     "Query",
@@ -709,6 +710,49 @@ def inspect_partial(data: Union[bytes, bytearray, memoryview]) -> PartialInfo:
     d["stats"] = Stats(**d["stats"])
     d["positions"] = tuple(d["positions"])
     return PartialInfo(**d)
+
+
+class PartialReducer:
+    """Merges the partials of several sources (hosts, daemon instances),
+    each numbering its own splits, into one result (mapr::PartialReducer):
+    the sources add up in the order declare_source() gives, then in the
+    order first met; within a source, partials join by the split rules of
+    Aggregator.merge_serialized(). Hash-partitioned partials
+    (Aggregator.serialize_partitions) join across partitions; feeding them
+    one partition at a time and calling end_partition() after each keeps
+    only the groups the result can show (`order by ... limit N`), so the
+    reducer holds one partition plus the result's rows. Not for concurrent
+    use from several threads at once (calls are serialized)."""
+
+    __slots__ = ("_r",)
+
+    def __init__(self, *, hostname: Optional[str] = None,
+                 max_groups: Optional[int] = None,
+                 result_threads: Optional[int] = None) -> None:
+        self._r = _mapr.PartialReducer(hostname, max_groups, result_threads)
+
+    def declare_source(self, source: str) -> None:
+        """Places `source` after the sources declared or met so far."""
+        self._r.declare_source(source)
+
+    def add(self, data: Union[bytes, bytearray, memoryview]) -> None:
+        """Adds one partial to its source's state. Raises PartialError
+        (prefixed "source 'NAME': " for a source's split errors)."""
+        self._r.add(data)
+
+    def end_partition(self, index: int) -> None:
+        """Ends partition `index` of partitioned partials: its sources are
+        merged and cut down to the groups the result can show; later
+        partials of it are refused. Raises PartialError."""
+        self._r.end_partition(index)
+
+    def result(self) -> "Result":
+        """The result over everything added so far (the state is kept)."""
+        return Result(self._r.result())
+
+    def take_result(self) -> "Result":
+        """The same result, taking the state (the reducer is then empty)."""
+        return Result(self._r.take_result())
 
 
 _NOT_LINES = (

@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import (Any, Dict, Iterable, List, Optional, Sequence, Tuple,
+                    Union)
 
 import mapr
 
@@ -188,14 +189,25 @@ def _empty(query_text: str, hostname: Optional[str],
     return _finish(agg, partitions)
 
 
-def join(partials: Sequence[bytes],
+def join(partials: Iterable[bytes],
          hostname: Optional[str] = None) -> "mapr.Result":
-    """The result of the partials of every partition of a partitioned job
-    (their groups are disjoint): what `mapr reduce` prints."""
-    agg = mapr.Aggregator.from_partial(partials[0], hostname=hostname)
-    for p in partials[1:]:
-        agg.merge(mapr.Aggregator.from_partial(p, hostname=hostname))
-    return agg.finish()
+    """The result of the partials of every partition of a partitioned job,
+    grouped by partition (their groups are disjoint): what `mapr reduce`
+    prints. Each partition is ended when the next one's first partial
+    comes (mapr.PartialReducer.end_partition), so with `order by ... limit
+    N` the join holds one partition plus N rows: pass an iterator that
+    fetches each partial when asked, as run() does."""
+    reducer = mapr.PartialReducer(hostname=hostname)
+    current = None
+    for data in partials:
+        partition = mapr.inspect_partial(data).partition
+        if current is not None and partition != current:
+            reducer.end_partition(current)
+        reducer.add(data)
+        current = partition
+    if current is not None:
+        reducer.end_partition(current)
+    return reducer.take_result()
 
 
 def _workers_for(workers: Any, path: Optional[str]) -> Optional[List[str]]:
@@ -305,6 +317,7 @@ def run(query: Union[str, mapr.Query], paths_or_bag: Any, client: Any = None,
                      workers=workers, max_line_bytes=max_line_bytes,
                      sizes=sizes, partitions=partitions)
     if partitions > 0:
-        return join([f.result() for f in future], hostname=hostname)
+        # One partition's partial fetched at a time, dropped once joined.
+        return join((f.result() for f in future), hostname=hostname)
     data = future.result()
     return mapr.Aggregator.from_partial(data, hostname=hostname).finish()
