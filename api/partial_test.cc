@@ -889,6 +889,26 @@ TEST(PartialTest, LargeFramesMergeChunkByChunk) {
                 StatusIs(absl::StatusCode::kDataLoss, HasSubstr("disk full")));
     EXPECT_EQ(calls, 1);
   }
+  {
+    // A whole partition of several chunks joined by AddLastOfPartition:
+    // each chunk is cut down to its shown groups as it is read.
+    ASSERT_OK_AND_ASSIGN(
+        Query top, Query::Compile("select k,count($line),sum(n),last(n),"
+                                  "dcount(n),stddev(n) group by k order by "
+                                  "sum(n) desc limit 7 logformat generickv"));
+    ASSERT_OK_AND_ASSIGN(Aggregator direct_top,
+                         RunLines(top, lines, 0, lines.size(), {}));
+    ASSERT_OK_AND_ASSIGN(ResultTable want, direct_top.TakeResult());
+    ASSERT_OK_AND_ASSIGN(Aggregator whole,
+                         RunLines(top, lines, 0, lines.size(), {0, 1}));
+    ASSERT_OK_AND_ASSIGN(std::vector<std::string> parts,
+                         whole.SerializePartitions(1));
+    PartialReducer reducer(Options());
+    ASSERT_OK(reducer.AddLastOfPartition(parts[0]));
+    ASSERT_OK_AND_ASSIGN(ResultTable got, reducer.TakeResult());
+    EXPECT_EQ(got.ToCsv(), want.ToCsv());
+    EXPECT_EQ(got.total_groups(), 90000u);
+  }
   for (const bool into_later : {false, true}) {
     SCOPED_TRACE(into_later);
     ASSERT_OK_AND_ASSIGN(std::string both, Combine(a, b, into_later));

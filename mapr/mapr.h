@@ -17,6 +17,7 @@
 #include "mapr/outfile.h"          // IWYU pragma: export
 #include "mapr/partial.h"          // IWYU pragma: export
 #include "mapr/partial_reducer.h"  // IWYU pragma: export
+#include "mapr/prometheus.h"       // IWYU pragma: export
 #include "mapr/query.h"            // IWYU pragma: export
 #include "mapr/result.h"           // IWYU pragma: export
 #include "mapr/status.h"           // IWYU pragma: export

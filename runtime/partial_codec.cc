@@ -624,19 +624,25 @@ absl::Status PartialCodec::LoadInChunks(
   if (!ReadU32(&in, &parts) || parts != p.group_by.size()) {
     return Malformed("group key parts do not match the query");
   }
-  // The stored slots of each state section.
+  // The stored slots of each state section: collected again for every
+  // chunk, since `take` may replace agg's states.
   std::vector<AggregateState*> stored;
   LaterSections later;
-  for (size_t k = 0; k < agg->states_.size(); ++k) {
-    AggregateState* s = agg->states_[k].get();
-    if (s == nullptr) continue;
-    const PartialSection section = StateSection(*p.slots[k].aggregate);
-    if (section == PartialSection::kGroups) {
-      stored.push_back(s);
-    } else {
-      later.slots[static_cast<uint32_t>(section) - 7].push_back(s);
+  auto collect_slots = [&] {
+    stored.clear();
+    for (std::vector<AggregateState*>& section : later.slots) section.clear();
+    for (size_t k = 0; k < agg->states_.size(); ++k) {
+      AggregateState* s = agg->states_[k].get();
+      if (s == nullptr) continue;
+      const PartialSection section = StateSection(*p.slots[k].aggregate);
+      if (section == PartialSection::kGroups) {
+        stored.push_back(s);
+      } else {
+        later.slots[static_cast<uint32_t>(section) - 7].push_back(s);
+      }
     }
-  }
+  };
+  collect_slots();
   MAPR_RETURN_IF_ERROR(CheckGroupCount(
       f.groups, in.size(), (stored.size() + 7) / 8, agg->options_.max_groups));
   MAPR_RETURN_IF_ERROR(OpenLaterStateSections(f, &later));
@@ -648,6 +654,7 @@ absl::Status PartialCodec::LoadInChunks(
   do {
     // Groups [first, end) of the frame, as ids [0, end - first) of `agg`.
     const uint32_t end = first + std::min(chunk, count - first);
+    collect_slots();
     agg->groups_.Reserve(end - first);
     for (const std::unique_ptr<AggregateState>& s : agg->states_) {
       if (s != nullptr) s->Resize(end - first);

@@ -38,8 +38,10 @@ absl::StatusOr<OutputFormat> ParseOutput(std::string_view v) {
   if (v == "json") return OutputFormat::kJson;
   if (v == "jsonl" || v == "ndjson") return OutputFormat::kJsonl;
   if (v == "chart") return OutputFormat::kChart;
-  return Usage(absl::StrCat("invalid --output '", ToAbsl(v),
-                            "' (use table, csv, json, jsonl or chart)"));
+  if (v == "prometheus") return OutputFormat::kPrometheus;
+  return Usage(
+      absl::StrCat("invalid --output '", ToAbsl(v),
+                   "' (use table, csv, json, jsonl, chart or prometheus)"));
 }
 
 absl::StatusOr<int> ParseThreads(std::string_view v) {
@@ -284,8 +286,9 @@ absl::Status AddFiles(Flags& flags, std::string_view value) {
 constexpr FlagSpec kFlagSpecs[] = {
     {"--output", 'o', "FORMAT", FlagSection::kOutput,
      "print the result as table (default), csv, json,\n"
-     "jsonl or chart (bars of the first numeric column);\n"
-     "with an outfile, prints only when given",
+     "jsonl, chart (bars of the first numeric column) or\n"
+     "prometheus (metrics text); with an outfile, prints\n"
+     "only when given",
      Parse<&Flags::output, ParseOutput>},
     {"--stats", 0, "", FlagSection::kOutput,
      "print the line counters on stderr (name: value)", Set<&Flags::stats>},

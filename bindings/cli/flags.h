@@ -24,7 +24,7 @@
 
 namespace mapr::cli {
 
-enum class OutputFormat { kTable, kCsv, kJson, kJsonl, kChart };
+enum class OutputFormat { kTable, kCsv, kJson, kJsonl, kChart, kPrometheus };
 
 // What the command does: run a query (the default), or one step of a
 // distributed run (docs/distributed.md). A subcommand is recognized only as

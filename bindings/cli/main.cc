@@ -32,6 +32,7 @@
 #include "mapr/aggregator.h"
 #include "mapr/options.h"
 #include "mapr/outfile.h"
+#include "mapr/prometheus.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
 #include "mapr/turbo_aggregate.h"
@@ -145,6 +146,12 @@ bool PrintResult(const Query& query, const ResultTable& r, OutputFormat format,
       break;
     case OutputFormat::kJsonl:
       r.WriteNdjson(WriteStdout);
+      break;
+    case OutputFormat::kPrometheus:
+      if (absl::Status s = WritePrometheus(r, {}, WriteStdout); !s.ok()) {
+        PrintError(ToStd(s.message()));
+        return false;
+      }
       break;
   }
   return true;

@@ -10,12 +10,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "mapr/aggregator.h"
 #include "mapr/partial.h"
+#include "mapr/partial_reducer.h"
 #include "mapr/result.h"
 
 #define XXH_INLINE_ALL
@@ -94,13 +96,30 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Check(again->FinishInput().ok());
   auto bytes2 = again->SerializePartial();
   Check(bytes2.ok() && *bytes2 == *bytes);
+  // Streamed in pieces, the same bytes.
+  std::string streamed;
+  auto written = again->WritePartial([&](std::string_view piece) {
+    streamed += piece;
+    return absl::OkStatus();
+  });
+  Check(written.ok() && *written == info->groups && streamed == *bytes);
   // An unpartitioned state cuts into partitions that load and join again
   // (a partitioned one refuses to be cut twice).
   const uint32_t count = 1 + (mode >> 1) % 7;
   auto cut = again->SerializePartitions(count);
+  std::optional<std::string> joined_csv;
   if (info->partitions > 0) {
     Check(!cut.ok() && absl::IsFailedPrecondition(cut.status()));
   } else {
+    // Joined a partition at a time (cut down to the shown groups), the
+    // partitions give the whole state's result.
+    mapr::PartialReducer joined(options);
+    for (const std::string& part : *cut) {
+      Check(joined.AddLastOfPartition(part).ok());
+    }
+    auto table = joined.TakeResult();
+    Check(table.ok());
+    joined_csv = table->ToCsv();
     Check(cut.ok() && cut->size() == count);
     uint64_t groups = 0;
     for (const std::string& part : *cut) {
@@ -114,6 +133,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto result = agg->TakeResult();
   Check(result.ok());
-  (void)result->ToCsv();
+  Check(!joined_csv.has_value() || *joined_csv == result->ToCsv());
   return 0;
 }

@@ -591,6 +591,26 @@ TEST(HeaderExamplesTest, Partial) {
   EXPECT_EQ(r.ToCsv(), "count($line)\n6\n");
 }
 
+// mapr/prometheus.h
+void PrometheusExample(const absl::StatusOr<mapr::ResultTable>& result) {
+  // clang-format off
+  absl::StatusOr<std::string> text = mapr::ToPrometheus(*result);
+  if (text.ok()) std::fputs(text->c_str(), stdout);
+  // clang-format on
+}
+
+TEST(HeaderExamplesTest, Prometheus) {
+  absl::StatusOr<mapr::ResultTable> result =
+      mapr::RunQuery("select count($line) group by *", {"a", "b"});
+  ASSERT_OK(result);
+  ::testing::internal::CaptureStdout();
+  PrometheusExample(result);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(),
+            "# HELP mapr_count_line count($line)\n"
+            "# TYPE mapr_count_line gauge\n"
+            "mapr_count_line 2\n");
+}
+
 // mapr/partial_reducer.h
 absl::StatusOr<mapr::ResultTable> ReducerExample(
     const std::vector<std::string>& hosts,
@@ -702,8 +722,9 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   }
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
   // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, files.h,
-  // partial.h, partial_reducer.h, catalog.h, time.h and c_api.h.
-  EXPECT_EQ(headers_with_examples, 16);
+  // partial.h, partial_reducer.h, prometheus.h, catalog.h, time.h and
+  // c_api.h.
+  EXPECT_EQ(headers_with_examples, 17);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");

@@ -74,6 +74,7 @@ HEADER_LAYER = {
     "mapr/outfile.h": "api",
     "mapr/partial.h": "api",
     "mapr/partial_reducer.h": "api",
+    "mapr/prometheus.h": "api",
     "mapr/query.h": "api",
     "mapr/time.h": "api",
     "mapr/turbo_aggregate.h": "api",
