@@ -145,9 +145,9 @@ absl::Status WritePrometheus(const ResultTable& table,
                              const PrometheusOptions& options,
                              ResultSink sink) {
   if (!ValidPrefix(options.prefix)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("invalid metric name prefix '", options.prefix,
-                     "' (use letters, digits, '_' and ':', not first a digit)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invalid metric name prefix '", options.prefix,
+        "' (use letters, digits, '_' and ':', not first a digit)"));
   }
   const std::vector<ResultColumn>& columns = table.columns();
   std::vector<size_t> label_columns, metric_columns;
@@ -186,8 +186,8 @@ absl::Status WritePrometheus(const ResultTable& table,
     const auto [it, inserted] = seen.emplace(labels[r], r);
     if (!inserted && !metric_columns.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "rows ", it->second + 1, " and ", r + 1,
-          " get the same labels", labels[r].empty() ? " (none)" : "",
+          "rows ", it->second + 1, " and ", r + 1, " get the same labels",
+          labels[r].empty() ? " (none)" : "",
           ": select every group-by field, so that each row's labels "
           "tell it apart"));
     }

@@ -19,7 +19,8 @@ namespace {
 using ::mapr::testing::StatusIs;
 using ::testing::HasSubstr;
 
-ResultTable RunLines(const std::string& query, const std::vector<std::string>& lines) {
+ResultTable RunLines(const std::string& query,
+                     const std::vector<std::string>& lines) {
   AggregatorOptions o;
   o.hostname = "web1";
   absl::StatusOr<ResultTable> r = RunQuery(query, lines, o);
@@ -52,11 +53,13 @@ TEST(PrometheusTest, NamesAreMadeValidAndUnique) {
   const ResultTable r = RunLines(
       "select count($line),count($line) as `count line`,max(9lives) as "
       "`9lives`,`1st` group by `1st` logformat generickv",
-      {"1st=a\xff" "b|9lives=2"});
+      {"1st=a\xff"
+       "b|9lives=2"});
   PrometheusOptions o;
   o.prefix = "app:";
   ASSERT_OK_AND_ASSIGN(std::string text, ToPrometheus(r, o));
-  EXPECT_THAT(text, HasSubstr("app:count_line{l1st=\"a\xef\xbf\xbd" "b\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("app:count_line{l1st=\"a\xef\xbf\xbd"
+                              "b\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("app:count_line_2{l1st="));
   EXPECT_THAT(text, HasSubstr("app:9lives{l1st="));
   o.prefix = "9x";
@@ -67,7 +70,8 @@ TEST(PrometheusTest, NamesAreMadeValidAndUnique) {
 
 TEST(PrometheusTest, NoGroupsGiveOneUnlabelledSample) {
   const ResultTable r =
-      RunLines("select count($line),avg(x) group by * logformat generickv", {"x=1", "x=2"});
+      RunLines("select count($line),avg(x) group by * logformat generickv",
+               {"x=1", "x=2"});
   ASSERT_OK_AND_ASSIGN(std::string text, ToPrometheus(r));
   EXPECT_THAT(text, HasSubstr("\nmapr_count_line 2\n"));
   EXPECT_THAT(text, HasSubstr("\nmapr_avg_x 1.5\n"));
@@ -75,9 +79,9 @@ TEST(PrometheusTest, NoGroupsGiveOneUnlabelledSample) {
 
 TEST(PrometheusTest, RowsThatCannotBeToldApartAreRefused) {
   // `path` is grouped by but not selected: the two rows get no labels.
-  const ResultTable r = RunLines(
-      "select count($line) group by path logformat generickv",
-      {"path=/a", "path=/b"});
+  const ResultTable r =
+      RunLines("select count($line) group by path logformat generickv",
+               {"path=/a", "path=/b"});
   EXPECT_THAT(ToPrometheus(r).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("rows 1 and 2 get the same labels (none): "

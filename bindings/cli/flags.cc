@@ -67,6 +67,12 @@ absl::StatusOr<int64_t> ParseIntervalMs(std::string_view v) {
   return n;
 }
 
+absl::StatusOr<ListenAddress> ParseListen(std::string_view v) {
+  absl::StatusOr<ListenAddress> a = ParseListenAddress(v);
+  if (!a.ok()) return Usage(util::ToStd(a.status().message()));
+  return a;
+}
+
 absl::StatusOr<uint64_t> ParseMaxGroups(std::string_view v) {
   uint64_t n = 0;
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
@@ -334,6 +340,11 @@ constexpr FlagSpec kFlagSpecs[] = {
      "report every N milliseconds (default: the query's\n"
      "interval clause; 5 seconds without one)",
      Parse<&Flags::interval_ms, ParseIntervalMs>},
+    {"--listen", 0, "ADDR:PORT", FlagSection::kFollow,
+     "also serve each report as Prometheus metrics at\n"
+     "http://ADDR:PORT/metrics (port 0: a free one,\n"
+     "printed on stderr); e.g. 127.0.0.1:9100",
+     Parse<&Flags::listen, ParseListen>},
     {"--split", 0, "I|auto", FlagSection::kDistributed,
      "map: the partial covers split I (from 0) of the\n"
      "input; auto: the index that GNU parallel, Open MPI,\n"

@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "bindings/cli/metrics_server.h"
 
 namespace mapr::cli {
 
@@ -63,6 +64,8 @@ struct Flags {
   bool from_start = false;
   // Milliseconds between reports; 0: the query's `interval`.
   int64_t interval_ms = 0;
+  // --listen ADDR:PORT: serve --follow's reports as Prometheus metrics.
+  std::optional<ListenAddress> listen;
   // `mapr map`: the split this run covers, and the byte range it reads.
   std::optional<SplitFlag> split;
   std::optional<std::pair<uint64_t, uint64_t>> range;

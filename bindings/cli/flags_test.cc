@@ -31,7 +31,29 @@ std::string GoodValue(const FlagSpec& f) {
   if (f.name == "--range") return "0:100";
   if (f.name == "--split") return "auto";
   if (f.name == "--hosts-file") return "/dev/null";
+  if (f.name == "--listen") return "127.0.0.1:9100";
   return "7";  // --threads, --max-groups, --interval-ms
+}
+
+TEST(FlagsTest, ListenTakesAnIpv4AddressAndAPort) {
+  absl::StatusOr<Flags> ok = Parse({"--listen", "127.0.0.2:0"});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  ASSERT_TRUE(ok->listen.has_value());
+  EXPECT_EQ(ok->listen->address, "127.0.0.2");
+  EXPECT_EQ(ok->listen->port, 0);
+  for (const auto& [arg, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"9100",
+            "invalid --listen '9100' (use ADDR:PORT, e.g. "
+            "127.0.0.1:9100)"},
+           {"127.0.0.1:65536",
+            "invalid --listen '127.0.0.1:65536': the port must be 0 to 65535"},
+           {"localhost:9100",
+            "invalid --listen 'localhost:9100': the address must be an IPv4 "
+            "address such as 127.0.0.1"}}) {
+    absl::StatusOr<Flags> bad = Parse({"--listen", arg});
+    EXPECT_EQ(bad.status().message(), message) << arg;
+  }
 }
 
 TEST(FlagsTest, EveryFlagIsInTheHelpWithItsShortNameAndArgument) {

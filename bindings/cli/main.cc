@@ -185,6 +185,19 @@ void ReportWriter::Write(const ResultTable& r, bool is_final) {
       last_outfile_error_.clear();
     }
   }
+  if (metrics_ != nullptr) {
+    absl::StatusOr<std::string> text = ToPrometheus(r);
+    if (text.ok()) {
+      metrics_->Publish(*std::move(text));
+      last_metrics_error_.clear();
+    } else {
+      // Once per distinct message; scrapes keep the last good report.
+      const std::string message(ToStd(text.status().message()));
+      if (message != last_metrics_error_) PrintError("--listen: " + message);
+      last_metrics_error_ = message;
+      failed_ = true;
+    }
+  }
   if (format_.has_value()) {
     if (reports_ > 0) WriteStdout("\n");
     if (!PrintResult(query_, r, *format_, flags_.quiet)) failed_ = true;
@@ -246,6 +259,20 @@ int RunFollow(const Flags& flags, const Query& query) {
 
   // Used by the reporter thread; read after FollowQuery() returned.
   ReportWriter writer(flags, query);
+  std::unique_ptr<MetricsServer> metrics;
+  if (flags.listen.has_value()) {
+    absl::StatusOr<std::unique_ptr<MetricsServer>> server =
+        MetricsServer::Start(*flags.listen);
+    if (!server.ok()) {
+      PrintError(ToStd(server.status().message()));
+      return kExitInputError;
+    }
+    metrics = *std::move(server);
+    writer.set_metrics(metrics.get());
+    std::fprintf(stderr, "mapr: serving metrics at http://%s:%u/metrics\n",
+                 flags.listen->address.c_str(),
+                 static_cast<unsigned>(metrics->port()));
+  }
   uint64_t final_groups = 0;
   std::vector<FieldCount> final_fields;
   FollowCallbacks callbacks;
@@ -318,10 +345,11 @@ int Run(int argc, char** argv) {
       break;
   }
   if (!flags->follow) {
-    const char* follow_only = flags->delta             ? "--delta"
-                              : flags->from_start      ? "--from-start"
-                              : flags->interval_ms > 0 ? "--interval-ms"
-                                                       : nullptr;
+    const char* follow_only = flags->delta                ? "--delta"
+                              : flags->from_start         ? "--from-start"
+                              : flags->interval_ms > 0    ? "--interval-ms"
+                              : flags->listen.has_value() ? "--listen"
+                                                          : nullptr;
     if (follow_only != nullptr) {
       return UsageError(absl::StrCat(follow_only, " works only with --follow"));
     }

@@ -61,6 +61,8 @@ class ReportWriter {
  public:
   ReportWriter(const Flags& flags, const Query& query);
   void Write(const ResultTable& r, bool is_final);
+  // Also publishes every report as Prometheus metrics there (--listen).
+  void set_metrics(MetricsServer* server) { metrics_ = server; }
   // An output failed (an outfile error is printed once per message).
   bool failed() const { return failed_; }
 
@@ -69,6 +71,8 @@ class ReportWriter {
   const Query& query_;
   std::optional<OutputFormat> format_;
   std::string last_outfile_error_;
+  MetricsServer* metrics_ = nullptr;
+  std::string last_metrics_error_;
   size_t reports_ = 0;
   bool failed_ = false;
 };

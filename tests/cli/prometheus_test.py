@@ -17,13 +17,20 @@ prometheus package).
 import csv
 import glob
 import io
+import json
 import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 import unittest
+import urllib.error
+import urllib.parse
+import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAPR = os.environ.get("MAPR_BIN", os.path.join(ROOT, "build", "dev",
@@ -31,6 +38,8 @@ MAPR = os.environ.get("MAPR_BIN", os.path.join(ROOT, "build", "dev",
 GOLDEN = os.path.join(ROOT, "tests", "golden", "dtail")
 LOG = os.path.join(GOLDEN, "mapr_testdata.log")
 PROMTOOL = shutil.which("promtool")
+PROMETHEUS = shutil.which("prometheus")
+FOLLOW_Q = "from STATS select $hostname,count($line) group by $hostname"
 
 # More shapes than DTail's vectors: several numeric kinds, text columns left
 # out, aliases, no group by, percentiles.
@@ -129,6 +138,11 @@ class PrometheusTest(unittest.TestCase):
         self.assertEqual(got, m.group(2))
         self.assertEqual(promtool(got.encode()).returncode, 0)
 
+    def test_listen_needs_follow(self):
+        p = run("--listen", "127.0.0.1:0", FOLLOW_Q, LOG, check=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn(b"mapr: --listen works only with --follow", p.stderr)
+
     def test_unlabelled_rows_are_refused(self):
         p = run("-o", "prometheus",
                 "from STATS select count($line) group by $time", LOG,
@@ -136,6 +150,121 @@ class PrometheusTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2)  # as a chart without numbers
         self.assertIn(b"mapr: rows 1 and 2 get the same labels (none): "
                       b"select every group-by field", p.stderr)
+
+
+def fetch(url, timeout=5):
+    """(status, body) of a GET of `url`."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def wait_for(what, fn, deadline_s=30):
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting for " + what)
+
+
+class ListenTest(unittest.TestCase):
+    """`mapr --follow --listen 127.0.0.1:0` serves each report."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.log = os.path.join(self.dir.name, "app.log")
+        shutil.copy(LOG, self.log)
+        self.err = open(os.path.join(self.dir.name, "err"), "w+b")
+        self.proc = subprocess.Popen(
+            [MAPR, "--follow", "--from-start", "--interval-ms", "100",
+             "--listen", "127.0.0.1:0", "-o", "csv", FOLLOW_Q, self.log],
+            stdout=subprocess.PIPE, stderr=self.err)
+        self.port = int(wait_for("the address on stderr", self.port_in_err))
+        self.url = "http://127.0.0.1:%d/metrics" % self.port
+
+    def port_in_err(self):
+        self.err.seek(0)
+        m = re.search(rb"serving metrics at http://127\.0\.0\.1:(\d+)/metrics",
+                      self.err.read())
+        return m and m.group(1)
+
+    def tearDown(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+        self.err.close()
+        self.dir.cleanup()
+
+    def sample(self, want):
+        status, body = fetch(self.url)
+        return status == 200 and ('mapr_count_line{hostname="' in body) and \
+            body.count("\n") >= 3 and want in body and body
+
+    def test_reports_are_served_and_follow_the_log(self):
+        one = run("-o", "csv", FOLLOW_Q, LOG).stdout.decode().splitlines()
+        host, count = one[1].split(",")
+        body = wait_for("the first report", lambda: self.sample(
+            'mapr_count_line{hostname="%s"} %s\n' % (host, count)))
+        self.assertEqual(promtool(body.encode()).returncode, 0, body)
+        with open(LOG, "rb") as src, open(self.log, "ab") as dst:
+            dst.write(src.read())
+        wait_for("the grown count", lambda: self.sample(
+            'mapr_count_line{hostname="%s"} %d\n' % (host, 2 * int(count))))
+        self.assertEqual(fetch(self.url.replace("/metrics", "/other"))[0],
+                         404)
+        self.proc.send_signal(signal.SIGINT)
+        out, _ = self.proc.communicate(timeout=20)
+        self.assertEqual(self.proc.returncode, 0)
+        self.assertIn("%s,%d\n# end of report" % (host, 2 * int(count)),
+                      out.decode())
+
+    @unittest.skipIf(PROMETHEUS is None, "no prometheus server")
+    def test_a_private_prometheus_scrapes_it(self):
+        """Debian's prometheus, on loopback with its own config and storage
+        in the test's folder, scrapes the endpoint; its query API then
+        returns the count."""
+        one = run("-o", "csv", FOLLOW_Q, LOG).stdout.decode().splitlines()
+        host, count = one[1].split(",")
+        config = os.path.join(self.dir.name, "prometheus.yml")
+        with open(config, "w", encoding="utf-8") as f:
+            f.write("global:\n  scrape_interval: 1s\n"
+                    "scrape_configs:\n  - job_name: mapr\n"
+                    "    static_configs:\n"
+                    "      - targets: ['127.0.0.1:%d']\n" % self.port)
+        web = socket_port()
+        prom = subprocess.Popen(
+            [PROMETHEUS, "--config.file=" + config,
+             "--storage.tsdb.path=" + os.path.join(self.dir.name, "tsdb"),
+             "--web.listen-address=127.0.0.1:%d" % web],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            api = ("http://127.0.0.1:%d/api/v1/query?query=" % web +
+                   urllib.parse.quote('mapr_count_line{hostname="%s"}' % host))
+
+            def scraped():
+                try:
+                    status, body = fetch(api, timeout=2)
+                except OSError:
+                    return None
+                if status != 200:
+                    return None
+                result = json.loads(body)["data"]["result"]
+                return result and result[0]["value"][1]
+            self.assertEqual(wait_for("a scrape", scraped, 60), count)
+        finally:
+            prom.terminate()
+            prom.wait(timeout=20)
+
+
+def socket_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 if __name__ == "__main__":
