@@ -597,6 +597,37 @@ absl::StatusOr<uint64_t> PartialCodec::EncodeTo(
   return order.size();
 }
 
+absl::Status PartialCodec::ReadGroups(
+    const PartialFrame& f, uint32_t parts, uint32_t first, uint32_t end,
+    const std::vector<AggregateState*>& stored, std::string_view* in,
+    std::string_view* prev, BatchAggregator* agg) {
+  agg->groups_.Reserve(end - first);
+  for (const std::unique_ptr<AggregateState>& s : agg->states_) {
+    if (s != nullptr) s->Resize(end - first);
+  }
+  for (uint32_t g = first; g < end; ++g) {
+    std::string_view key;
+    if (!ReadBytes(in, &key) || !WellFormedKey(key, parts)) {
+      return Malformed(absl::StrCat("key of group ", g));
+    }
+    if (g > 0 && !(*prev < key)) {
+      return Malformed("groups are not in strictly increasing key order");
+    }
+    *prev = key;
+    if (f.partition.has_value() &&
+        PartitionOfKey(key, f.partition->count) != f.partition->index) {
+      return Malformed(absl::StrCat("group ", g, " is not in partition ",
+                                    f.partition->index, " of ",
+                                    f.partition->count));
+    }
+    bool created;
+    agg->groups_.FindOrInsert(key, HashKey(key), &created);
+    MAPR_RETURN_IF_ERROR(
+        ReadGroupStates(in, stored, g - first, g, std::nullopt));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PartialCodec::Load(const PartialFrame& f, BatchAggregator* agg) {
   return LoadInChunks(f, agg, /*chunk_groups=*/0,
                       [](BatchAggregator&) { return absl::OkStatus(); });
@@ -655,30 +686,8 @@ absl::Status PartialCodec::LoadInChunks(
     // Groups [first, end) of the frame, as ids [0, end - first) of `agg`.
     const uint32_t end = first + std::min(chunk, count - first);
     collect_slots();
-    agg->groups_.Reserve(end - first);
-    for (const std::unique_ptr<AggregateState>& s : agg->states_) {
-      if (s != nullptr) s->Resize(end - first);
-    }
-    for (uint32_t g = first; g < end; ++g) {
-      std::string_view key;
-      if (!ReadBytes(&in, &key) || !WellFormedKey(key, parts)) {
-        return Malformed(absl::StrCat("key of group ", g));
-      }
-      if (g > 0 && !(prev < key)) {
-        return Malformed("groups are not in strictly increasing key order");
-      }
-      prev = key;
-      if (f.partition.has_value() &&
-          PartitionOfKey(key, f.partition->count) != f.partition->index) {
-        return Malformed(absl::StrCat("group ", g, " is not in partition ",
-                                      f.partition->index, " of ",
-                                      f.partition->count));
-      }
-      bool created;
-      agg->groups_.FindOrInsert(key, HashKey(key), &created);
-      MAPR_RETURN_IF_ERROR(
-          ReadGroupStates(&in, stored, g - first, g, std::nullopt));
-    }
+    MAPR_RETURN_IF_ERROR(
+        ReadGroups(f, parts, first, end, stored, &in, &prev, agg));
     const bool last = end == count;
     if (last && !in.empty()) return Malformed("bytes after the last group");
     MAPR_RETURN_IF_ERROR(ReadLaterStates(first, end, last, &later));

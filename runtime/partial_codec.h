@@ -155,6 +155,14 @@ class PartialCodec {
                                 const std::vector<uint32_t>* selected,
                                 std::vector<uint32_t>* order);
   class StateSectionWriter;
+  // LoadInChunks' part: the frame's groups [first, end) from the groups
+  // section at *in (keys of `parts` parts, each after *prev; the states of
+  // `stored`) into ids [0, end - first) of `agg`, which holds no groups.
+  static absl::Status ReadGroups(const PartialFrame& f, uint32_t parts,
+                                 uint32_t first, uint32_t end,
+                                 const std::vector<AggregateState*>& stored,
+                                 std::string_view* in, std::string_view* prev,
+                                 BatchAggregator* agg);
 };
 
 }  // namespace mapr::runtime

@@ -23,8 +23,9 @@ namespace mapr::cli {
 absl::StatusOr<ListenAddress> ParseListenAddress(std::string_view text) {
   const size_t colon = text.rfind(':');
   if (colon == std::string_view::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid --listen '", util::ToAbsl(text), "' (use ADDR:PORT, e.g. 127.0.0.1:9100)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --listen '", util::ToAbsl(text),
+                     "' (use ADDR:PORT, e.g. 127.0.0.1:9100)"));
   }
   ListenAddress out;
   out.address = std::string(text.substr(0, colon));
@@ -34,8 +35,9 @@ absl::StatusOr<ListenAddress> ParseListenAddress(std::string_view text) {
   in_addr ignored;
   if (port.empty() || r.ec != std::errc() ||
       r.ptr != port.data() + port.size() || value > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invalid --listen '", util::ToAbsl(text), "': the port must be 0 to 65535"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invalid --listen '", util::ToAbsl(text),
+                     "': the port must be 0 to 65535"));
   }
   if (inet_pton(AF_INET, out.address.c_str(), &ignored) != 1) {
     return absl::InvalidArgumentError(

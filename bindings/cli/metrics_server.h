@@ -47,7 +47,7 @@ class MetricsServer {
   void Answer(int fd);
 
   const int listen_fd_;
-  const int wake_read_;   // Becomes readable when the server is destroyed.
+  const int wake_read_;  // Becomes readable when the server is destroyed.
   const int wake_write_;
   const uint16_t port_;
   absl::Mutex mu_;
