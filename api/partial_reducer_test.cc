@@ -278,15 +278,17 @@ namespace {
 
 // ---- Hash-partitioned partials
 
-// The partials of `lines` cut into `splits` splits, each serialized as
-// `count` partitions: frames[split][partition].
-std::vector<std::vector<std::string>> PartitionedSplits(
+// The partials of `lines` for `query` from source `source`, cut into
+// `splits` splits of `count` partitions: frames[split][partition].
+std::vector<std::vector<std::string>> SourcePartitions(
+    std::string_view query, const std::string& source,
     const std::vector<std::string>& lines, size_t splits, uint32_t count) {
-  const Query q = *Query::Compile(kQuery);
+  const Query q = *Query::Compile(query);
   std::vector<std::vector<std::string>> frames;
   for (size_t s = 0; s < splits; ++s) {
     AggregatorOptions o;
     o.hostname = "test";
+    o.source = source;
     o.splits = {s, s + 1};
     Aggregator agg = *Aggregator::Create(q, o);
     const size_t lo = lines.size() * s / splits;
@@ -297,6 +299,13 @@ std::vector<std::vector<std::string>> PartitionedSplits(
     frames.push_back(*agg.SerializePartitions(count));
   }
   return frames;
+}
+
+// The partials of kQuery over `lines`, without a source:
+// frames[split][partition].
+std::vector<std::vector<std::string>> PartitionedSplits(
+    const std::vector<std::string>& lines, size_t splits, uint32_t count) {
+  return SourcePartitions(kQuery, "", lines, splits, count);
 }
 
 TEST(PartitionTest, PartitionsAddUpToOnePassForAnyCountAndOrder) {
@@ -407,29 +416,6 @@ TEST(PartitionTest, OnePartitionIsThatFrameOfAll) {
   EXPECT_THAT(agg.SerializePartition(5, 5).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("index 5 of 5 partitions")));
-}
-
-// The partials of `lines` for `query` from source `source`, cut into
-// `splits` splits of `count` partitions: frames[split][partition].
-std::vector<std::vector<std::string>> SourcePartitions(
-    std::string_view query, const std::string& source,
-    const std::vector<std::string>& lines, size_t splits, uint32_t count) {
-  const Query q = *Query::Compile(query);
-  std::vector<std::vector<std::string>> frames;
-  for (size_t s = 0; s < splits; ++s) {
-    AggregatorOptions o;
-    o.hostname = "test";
-    o.source = source;
-    o.splits = {s, s + 1};
-    Aggregator agg = *Aggregator::Create(q, o);
-    const size_t lo = lines.size() * s / splits;
-    const size_t hi = lines.size() * (s + 1) / splits;
-    EXPECT_OK(agg.PushLines(
-        std::span<const std::string>(lines.data() + lo, hi - lo)));
-    EXPECT_OK(agg.FinishInput());
-    frames.push_back(*agg.SerializePartitions(count));
-  }
-  return frames;
 }
 
 // The bounded-memory check of a partitioned reduce: max_groups caps the
