@@ -12,7 +12,13 @@ SIGTERM to rsyslogd (which closes mapr's standard input) mapr prints one
 more report: the exact final result. Each wait has a deadline; whatever was
 started is killed at the end.
 
-Also checks that docs/cli.md shows both templates (with the doc's paths).
+A second test (test_several_instances_add_up) runs rsyslog-multi.conf.in:
+omprog with 4 queue workers, each starting a copy of `mapr map --follow`
+(mapr-omprog-multi.in) that writes delta partials as a source of its own;
+`mapr reduce` of every copy's partials must be the result of all lines.
+
+Also checks that docs/cli.md shows the four templates (with the doc's
+paths).
 
 The mapr binary comes from MAPR_BIN or the first argument:
 
@@ -129,7 +135,8 @@ class DocTest(unittest.TestCase):
     def test_doc_shows_the_templates(self):
         with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as f:
             doc = f.read()
-        for template in ("rsyslog.conf.in", "mapr-omprog.in"):
+        for template in ("rsyslog.conf.in", "mapr-omprog.in",
+                         "rsyslog-multi.conf.in", "mapr-omprog-multi.in"):
             block = "```\n%s```\n" % render(template, DOC_DIR, DOC_MAPR)
             self.assertTrue(block in doc, "docs/cli.md lacks %s as rendered "
                             "with %s and %s:\n%s" %
@@ -184,14 +191,15 @@ class RsyslogTest(unittest.TestCase):
                           (what, seconds, self.diagnostics()))
             time.sleep(0.05)
 
-    def start_rsyslogd(self):
+    def start_rsyslogd(self, conf_template="rsyslog.conf.in",
+                       program="mapr-omprog"):
         conf = self.path("rsyslog.conf")
         with open(conf, "w", encoding="utf-8") as f:
-            f.write(render("rsyslog.conf.in", self.dir,
+            f.write(render(conf_template, self.dir,
                            os.path.abspath(MAPR_BIN)))
-        wrapper = self.path("mapr-omprog")
+        wrapper = self.path(program)
         with open(wrapper, "w", encoding="utf-8") as f:
-            f.write(render("mapr-omprog.in", self.dir,
+            f.write(render(program + ".in", self.dir,
                            os.path.abspath(MAPR_BIN)))
         os.chmod(wrapper, 0o755)
         rsyslogd = find_program("rsyslogd")
@@ -215,6 +223,50 @@ class RsyslogTest(unittest.TestCase):
 
     def reports(self):
         return parse_reports(read_text(self.path("report.csv")))
+
+    def stop_rsyslogd(self):
+        self.rsyslogd.send_signal(signal.SIGTERM)
+        try:
+            code = self.rsyslogd.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.fail("rsyslogd still runs 15 s after SIGTERM\n" +
+                      self.diagnostics())
+        self.assertEqual(code, 0, self.diagnostics())
+
+    def test_several_instances_add_up(self):
+        """forceSingleInstance off and 4 queue workers: rsyslog starts
+        several copies of `mapr map --follow`, each writing the delta
+        partials of its share of the messages as a source of its own; the
+        reduce of every copy's partials is the exact result of all lines."""
+        os.mkdir(self.path("parts"))
+        self.start_rsyslogd("rsyslog-multi.conf.in", "mapr-omprog-multi")
+        sent = []
+        for _ in range(3):
+            for _ in range(10):  # bursts, so that workers are added
+                lines = generate_batch(self.rng, len(sent))
+                self.send("webapp", lines)
+                sent += lines
+            self.send("noise", generate_batch(self.rng, 0))
+        self.stop_rsyslogd()
+        parts = sorted(os.listdir(self.path("parts")))
+        info = self.diagnostics() + "\nparts: %s" % parts
+        self.assertGreaterEqual(len(parts), 2, info)
+        reduce = subprocess.run(
+            [MAPR_BIN, "reduce", "-o", "csv"] +
+            [self.path(os.path.join("parts", p)) for p in parts],
+            capture_output=True, timeout=60)
+        # Every copy ended with its final partial: no note on stderr.
+        self.assertEqual(reduce.stderr, b"", info)
+        self.assertEqual(reduce.returncode, 0, info)
+        got = parse_reports(reduce.stdout.decode() + "# end of report 1\n")
+        self.assertEqual(got[0][1], aggregate(sent), info)
+        inspect = subprocess.run(
+            [MAPR_BIN, "inspect"] +
+            [self.path(os.path.join("parts", p)) for p in parts],
+            capture_output=True, timeout=60, check=True).stdout.decode()
+        sources = {line.split(": ", 1)[1] for line in inspect.splitlines()
+                   if line.startswith("source: ")}
+        self.assertEqual(len(sources), len(parts), info)
 
     def test_interval_and_final_results(self):
         self.start_rsyslogd()
