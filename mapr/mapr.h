@@ -8,6 +8,7 @@
 #define MAPR_MAPR_MAPR_H_
 
 #include "mapr/aggregator.h"       // IWYU pragma: export
+#include "mapr/alert.h"            // IWYU pragma: export
 #include "mapr/catalog.h"          // IWYU pragma: export
 #include "mapr/files.h"            // IWYU pragma: export
 #include "mapr/input.h"            // IWYU pragma: export

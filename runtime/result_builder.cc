@@ -220,11 +220,46 @@ class ValueCache {
   std::vector<std::optional<Values>> values_;
 };
 
+// The values of a rendered result's columns (value v is column v), for a
+// condition over its rows: a column's numbers are its cells' values; a
+// text cell is a number if it reads as one.
+class TableValueCache {
+ public:
+  explicit TableValueCache(const ResultTable& t)
+      : t_(t), values_(t.num_columns()) {}
+
+  const Values& Get(uint32_t value) {
+    if (!values_[value]) {
+      Values v;
+      v.type = t_.columns()[value].type;
+      const size_t n = t_.num_rows();
+      v.number.resize(n);
+      v.numeric.assign(n, 1);
+      if (v.type == ValueType::kText) v.text.resize(n);
+      for (size_t r = 0; r < n; ++r) {
+        v.number[r] = t_.value(r, value);
+        if (v.type != ValueType::kText) continue;
+        v.text[r] = t_.cell(r, value);
+        double x;
+        v.numeric[r] = util::ParseNumber(v.text[r], &x);
+        if (v.numeric[r]) v.number[r] = x;
+      }
+      values_[value] = std::move(v);
+    }
+    return *values_[value];
+  }
+
+ private:
+  const ResultTable& t_;
+  std::vector<std::optional<Values>> values_;
+};
+
 // Whether `having` condition `c` holds for the group at position i. As in
 // `where`, a missing value or a text that is not a number under a numeric
 // operator compares false; a number compares as text in its rendered form
-// (count 14, avg 14.000000).
-bool Holds(const plan::Condition& c, ValueCache& cache, size_t i,
+// (count 14, avg 14.000000). `Cache`: ValueCache or TableValueCache.
+template <typename Cache>
+bool Holds(const plan::Condition& c, Cache& cache, size_t i,
            std::string* scratch_l, std::string* scratch_r) {
   using plan::CompareOp;
   using plan::Condition;
@@ -469,6 +504,17 @@ ResultRows ResultOrder(const plan::Plan& p, const GroupStates& states,
   }
   if (p.limit >= 0 && order.size() > static_cast<size_t>(p.limit)) {
     order.resize(static_cast<size_t>(p.limit));
+  }
+  return out;
+}
+
+std::vector<bool> RowsHolding(const plan::Condition& condition,
+                              const ResultTable& table) {
+  TableValueCache cache(table);
+  std::string scratch_l, scratch_r;
+  std::vector<bool> out(table.num_rows());
+  for (size_t r = 0; r < out.size(); ++r) {
+    out[r] = Holds(condition, cache, r, &scratch_l, &scratch_r);
   }
   return out;
 }

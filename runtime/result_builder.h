@@ -48,6 +48,12 @@ ResultRows ResultOrder(
     const plan::Plan& plan, const GroupStates& states, size_t threads = 1,
     size_t min_groups_per_thread = kMinGroupsPerResultThread);
 
+// For each row of `table`, whether `condition` (a `having` condition whose
+// operands name only the table's columns: Operand::value <
+// table.num_columns()) holds for it, as `having` would for its group.
+std::vector<bool> RowsHolding(const plan::Condition& condition,
+                              const ResultTable& table);
+
 // True if the groups ResultOrder() shows, and their final values, are the
 // same when the groups it does not show are dropped: `plan` has a `limit`
 // and no column whose value reads every group (percentage(), percentile()).

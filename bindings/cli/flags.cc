@@ -266,6 +266,12 @@ absl::Status SetText(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+absl::Status SetAlert(Flags& flags, std::string_view value) {
+  if (value.empty()) return Usage("--alert needs a condition");
+  flags.alert = std::string(value);
+  return absl::OkStatus();
+}
+
 absl::Status SetRunId(Flags& flags, std::string_view value) {
   if (value.empty()) return Usage("--run-id needs a non-empty ID");
   flags.run_id = std::string(value);
@@ -340,6 +346,11 @@ constexpr FlagSpec kFlagSpecs[] = {
      "report every N milliseconds (default: the query's\n"
      "interval clause; 5 seconds without one)",
      Parse<&Flags::interval_ms, ParseIntervalMs>},
+    {"--alert", 0, "CONDITION", FlagSection::kFollow,
+     "a line on stderr when CONDITION (having's grammar,\n"
+     "over the select items) starts or stops holding for\n"
+     "a group; exit status 3 if it ever held",
+     SetAlert},
     {"--listen", 0, "ADDR:PORT", FlagSection::kFollow,
      "also serve each report as Prometheus metrics at\n"
      "http://ADDR:PORT/metrics (port 0: a free one,\n"
@@ -661,7 +672,8 @@ Exit status: 0 on success (with --follow: after the final result); 1 if an
 input could not be read (the others are still counted), the outfile could
 not be written, a partial is invalid, of another query, overlapping or
 missing, or a remote host failed (unless --allow-partial); 2 on a usage
-error or an invalid query.
+error or an invalid query; 3 when --alert held for a group (and nothing
+else failed).
 
 Examples:
   mapr 'from STATS select count($line),avg($goroutines) group by $hostname' app.log

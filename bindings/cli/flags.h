@@ -66,6 +66,8 @@ struct Flags {
   int64_t interval_ms = 0;
   // --listen ADDR:PORT: serve --follow's reports as Prometheus metrics.
   std::optional<ListenAddress> listen;
+  // --alert CONDITION: name the groups for which it starts and stops holding.
+  std::optional<std::string> alert;
   // `mapr map`: the split this run covers, and the byte range it reads.
   std::optional<SplitFlag> split;
   std::optional<std::pair<uint64_t, uint64_t>> range;

@@ -185,6 +185,7 @@ void ReportWriter::Write(const ResultTable& r, bool is_final) {
       last_outfile_error_.clear();
     }
   }
+  if (alert_ != nullptr) CheckAlert(r);
   if (metrics_ != nullptr) {
     absl::StatusOr<std::string> text = ToPrometheus(r);
     if (text.ok()) {
@@ -209,6 +210,39 @@ void ReportWriter::Write(const ResultTable& r, bool is_final) {
     }
   }
   ++reports_;
+}
+
+void ReportWriter::CheckAlert(const ResultTable& r) {
+  const std::vector<bool> holds = alert_->Evaluate(r);
+  std::set<std::string> now;
+  // A row's group: its group-key cells as name=value (every line's group
+  // when the query has no group key column).
+  auto group_of = [&](size_t row) {
+    std::string group;
+    for (size_t c = 0; c < r.num_columns(); ++c) {
+      if (!r.columns()[c].is_group_key) continue;
+      if (!group.empty()) group += " ";
+      absl::StrAppend(&group, r.columns()[c].name, "=",
+                      util::ToAbsl(r.cell(row, c)));
+    }
+    return group.empty() ? std::string("(all lines)") : group;
+  };
+  auto say = [&](std::string_view what, const std::string& group) {
+    std::fprintf(stderr, "mapr: alert %.*s: %s: %s (report %zu)\n",
+                 static_cast<int>(what.size()), what.data(), group.c_str(),
+                 alert_->text().c_str(), reports_ + 1);
+  };
+  for (size_t row = 0; row < holds.size(); ++row) {
+    if (!holds[row]) continue;
+    std::string group = group_of(row);
+    if (!firing_.contains(group)) say("started", group);
+    now.insert(std::move(group));
+  }
+  for (const std::string& group : firing_) {
+    if (!now.contains(group)) say("ended", group);
+  }
+  alert_fired_ = alert_fired_ || !now.empty();
+  firing_ = std::move(now);
 }
 
 int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
@@ -273,6 +307,16 @@ int RunFollow(const Flags& flags, const Query& query) {
                  flags.listen->address.c_str(),
                  static_cast<unsigned>(metrics->port()));
   }
+  std::optional<RowCondition> alert;
+  if (flags.alert.has_value()) {
+    absl::StatusOr<RowCondition> compiled =
+        RowCondition::Compile(query, *flags.alert);
+    if (!compiled.ok()) {
+      return UsageError(absl::StrCat("--alert: ", compiled.status().message()));
+    }
+    alert.emplace(*std::move(compiled));
+    writer.set_alert(&*alert);
+  }
   uint64_t final_groups = 0;
   std::vector<FieldCount> final_fields;
   FollowCallbacks callbacks;
@@ -313,9 +357,10 @@ int RunFollow(const Flags& flags, const Query& query) {
     PrintNotes(
         ResultNotesFor(query, run->stats, final_fields, flags.max_line_bytes));
   }
-  return glob_errors || run->inputs_failed > 0 || writer.failed()
-             ? kExitInputError
-             : kExitOk;
+  if (glob_errors || run->inputs_failed > 0 || writer.failed()) {
+    return kExitInputError;
+  }
+  return writer.alert_fired() ? kExitAlert : kExitOk;
 }
 
 int Run(int argc, char** argv) {
@@ -349,6 +394,7 @@ int Run(int argc, char** argv) {
                               : flags->from_start         ? "--from-start"
                               : flags->interval_ms > 0    ? "--interval-ms"
                               : flags->listen.has_value() ? "--listen"
+                              : flags->alert.has_value()  ? "--alert"
                                                           : nullptr;
     if (follow_only != nullptr) {
       return UsageError(absl::StrCat(follow_only, " works only with --follow"));

@@ -298,6 +298,7 @@ std::string MisplacedOption(const Flags& flags) {
        "a query, map and remote"},
       {flags.delta, "--delta", c == Command::kQuery, "a query"},
       {flags.listen.has_value(), "--listen", c == Command::kQuery, "a query"},
+      {flags.alert.has_value(), "--alert", c == Command::kQuery, "a query"},
       {flags.explain, "--explain", query_or_map, "a query and map"},
       {flags.threads > 0, "--threads", query_or_map, "a query and map"},
       {!flags.hostname.empty(), "--hostname", query_or_map, "a query and map"},

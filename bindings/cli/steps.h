@@ -11,11 +11,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "bindings/cli/flags.h"
+#include "mapr/alert.h"
 #include "mapr/files.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
@@ -26,6 +28,7 @@ namespace mapr::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitInputError = 1;  // Inputs, outputs, partials.
 inline constexpr int kExitUsage = 2;       // Usage, invalid query.
+inline constexpr int kExitAlert = 3;       // --alert held for some group.
 
 // main.cc: "mapr: <message>" on stderr.
 void PrintError(std::string_view message);
@@ -63,6 +66,11 @@ class ReportWriter {
   void Write(const ResultTable& r, bool is_final);
   // Also publishes every report as Prometheus metrics there (--listen).
   void set_metrics(MetricsServer* server) { metrics_ = server; }
+  // Also names on stderr the groups for which `alert` starts or stops
+  // holding, report by report (--alert).
+  void set_alert(const RowCondition* alert) { alert_ = alert; }
+  // Whether the alert held for some group in some report.
+  bool alert_fired() const { return alert_fired_; }
   // An output failed (an outfile error is printed once per message).
   bool failed() const { return failed_; }
 
@@ -72,6 +80,11 @@ class ReportWriter {
   std::optional<OutputFormat> format_;
   std::string last_outfile_error_;
   MetricsServer* metrics_ = nullptr;
+  const RowCondition* alert_ = nullptr;
+  std::set<std::string> firing_;  // Groups the alert holds for now.
+  bool alert_fired_ = false;
+
+  void CheckAlert(const ResultTable& r);
   std::string last_metrics_error_;
   size_t reports_ = 0;
   bool failed_ = false;

@@ -591,6 +591,30 @@ TEST(HeaderExamplesTest, Partial) {
   EXPECT_EQ(r.ToCsv(), "count($line)\n6\n");
 }
 
+// mapr/alert.h
+absl::StatusOr<std::vector<bool>> AlertExample(
+    const mapr::Query& query, const mapr::ResultTable& result) {
+  // clang-format off
+  absl::StatusOr<mapr::RowCondition> alert =
+      mapr::RowCondition::Compile(query, "count($line) > 100");
+  if (!alert.ok()) return alert.status();
+  std::vector<bool> firing = alert->Evaluate(result);
+  // clang-format on
+  return firing;
+}
+
+TEST(HeaderExamplesTest, Alert) {
+  ASSERT_OK_AND_ASSIGN(
+      mapr::Query query,
+      mapr::Query::Compile("select $line,count($line) group by $line"));
+  std::vector<std::string> lines(101, "a");
+  lines.push_back("b");
+  ASSERT_OK_AND_ASSIGN(mapr::ResultTable r,
+                       mapr::RunQuery(query.text(), lines));
+  ASSERT_OK_AND_ASSIGN(std::vector<bool> firing, AlertExample(query, r));
+  EXPECT_THAT(firing, ElementsAre(true, false));
+}
+
 // mapr/prometheus.h
 void PrometheusExample(const absl::StatusOr<mapr::ResultTable>& result) {
   // clang-format off
@@ -722,9 +746,9 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   }
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
   // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, files.h,
-  // partial.h, partial_reducer.h, prometheus.h, catalog.h, time.h and
-  // c_api.h.
-  EXPECT_EQ(headers_with_examples, 17);
+  // partial.h, partial_reducer.h, prometheus.h, alert.h, catalog.h, time.h
+  // and c_api.h.
+  EXPECT_EQ(headers_with_examples, 18);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");

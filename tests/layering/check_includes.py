@@ -69,6 +69,7 @@ VOCABULARY = {
 # Every other installed header, with the layer that implements it.
 HEADER_LAYER = {
     "mapr/aggregator.h": "api",
+    "mapr/alert.h": "api",
     "mapr/catalog.h": "api",
     "mapr/line_splitter.h": "api",
     "mapr/outfile.h": "api",
