@@ -30,8 +30,8 @@ const plan::Operand* HiddenValue(const plan::Condition& c, size_t columns) {
 
 }  // namespace
 
-absl::StatusOr<RowCondition> RowCondition::Compile(
-    const Query& query, std::string_view condition) {
+absl::StatusOr<RowCondition> RowCondition::Compile(const Query& query,
+                                                   std::string_view condition) {
   const plan::Plan& plan = QueryInternal::GetPlan(query);
   if (plan.having.has_value()) {
     return absl::InvalidArgumentError(

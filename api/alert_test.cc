@@ -43,9 +43,9 @@ TEST(RowConditionTest, DecidesEachRowAsHavingWould) {
     EXPECT_EQ(c.text(), condition);
     EXPECT_EQ(c.Evaluate(r), want) << condition;
     // The same groups as the query with the condition as `having`.
-    ASSERT_OK_AND_ASSIGN(ResultTable kept,
-                         RunQuery(std::string(kQuery) + " having " + condition,
-                                  Lines()));
+    ASSERT_OK_AND_ASSIGN(
+        ResultTable kept,
+        RunQuery(std::string(kQuery) + " having " + condition, Lines()));
     size_t n = 0;
     for (bool b : want) n += b;
     EXPECT_EQ(kept.num_rows(), n) << condition;
@@ -61,13 +61,14 @@ TEST(RowConditionTest, Errors) {
   // Positions and caret are in "QUERY having CONDITION".
   EXPECT_THAT(
       RowCondition::Compile(q, "count($line) >").status(),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("1:102: expected a value after the comparison "
-                         "operator, found end of query\n"
-                         "...t host,count($line),avg(ms),last(status) group "
-                         "by host logformat generickv having count($line) >\n"
-                         "                                                    "
-                         "                                               ^\n")));
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          HasSubstr("1:102: expected a value after the comparison "
+                    "operator, found end of query\n"
+                    "...t host,count($line),avg(ms),last(status) group "
+                    "by host logformat generickv having count($line) >\n"
+                    "                                                    "
+                    "                                               ^\n")));
   ASSERT_OK_AND_ASSIGN(
       Query having,
       Query::Compile(std::string(kQuery) + " having count($line) > 1"));
