@@ -293,6 +293,16 @@ int RunFollow(const Flags& flags, const Query& query) {
 
   // Used by the reporter thread; read after FollowQuery() returned.
   ReportWriter writer(flags, query);
+  std::optional<RowCondition> alert;
+  if (flags.alert.has_value()) {
+    absl::StatusOr<RowCondition> compiled =
+        RowCondition::Compile(query, *flags.alert);
+    if (!compiled.ok()) {
+      return UsageError(absl::StrCat("--alert: ", compiled.status().message()));
+    }
+    alert.emplace(*std::move(compiled));
+    writer.set_alert(&*alert);
+  }
   std::unique_ptr<MetricsServer> metrics;
   if (flags.listen.has_value()) {
     absl::StatusOr<std::unique_ptr<MetricsServer>> server =
@@ -306,16 +316,6 @@ int RunFollow(const Flags& flags, const Query& query) {
     std::fprintf(stderr, "mapr: serving metrics at http://%s:%u/metrics\n",
                  flags.listen->address.c_str(),
                  static_cast<unsigned>(metrics->port()));
-  }
-  std::optional<RowCondition> alert;
-  if (flags.alert.has_value()) {
-    absl::StatusOr<RowCondition> compiled =
-        RowCondition::Compile(query, *flags.alert);
-    if (!compiled.ok()) {
-      return UsageError(absl::StrCat("--alert: ", compiled.status().message()));
-    }
-    alert.emplace(*std::move(compiled));
-    writer.set_alert(&*alert);
   }
   uint64_t final_groups = 0;
   std::vector<FieldCount> final_fields;
