@@ -385,8 +385,9 @@ TEST(PartialTest, PartitionInvariance) {
       EXPECT_EQ(joined.stats(), one.stats());
       EXPECT_EQ(joined.field_counts(), one.field_counts());
       EXPECT_EQ(joined.total_groups(), one.total_groups());
-      // Under TSan (slow), the joins below for R = 2 and 7 only.
-      if (kThreadSanitizer && count != 2 && count != 7) continue;
+      // The joins below are one thread's work: the dev and ASan runs
+      // cover them; TSan (slow) skips them.
+      if (kThreadSanitizer) continue;
 
       // A PartialReducer fed one partition at a time, each ended (and cut
       // down to the shown groups) before the next; Result() midway too.
