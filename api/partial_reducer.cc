@@ -66,6 +66,16 @@ struct PartialReducer::Rep {
     return joined ? &*joined : nullptr;
   }
 
+  // FailedPrecondition if partition `index` has ended (EndPartition).
+  absl::Status CheckNotEnded(uint32_t index) const {
+    if (index < ended.size() && ended[index]) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("partial of partition ", index,
+                       ", which has ended (PartialReducer::EndPartition)"));
+    }
+    return absl::OkStatus();
+  }
+
   // Adds an ended partition's state, cut down to its shown groups, to
   // `joined`, and cuts that down again.
   absl::Status Join(Aggregator&& part) {
@@ -152,12 +162,9 @@ absl::Status PartialReducer::Add(std::string_view frame) {
   std::optional<Partition> partition;
   if (info.partitions > 0)
     partition = Partition{info.partitions, info.partition};
-  if (partition && partition->index < rep_->ended.size() &&
-      rep_->ended[partition->index]) {
-    return InSource(info.source,
-                    absl::FailedPreconditionError(absl::StrCat(
-                        "partial of partition ", partition->index,
-                        ", which has ended (PartialReducer::EndPartition)")));
+  if (partition) {
+    MAPR_RETURN_IF_ERROR(
+        InSource(info.source, rep_->CheckNotEnded(partition->index)));
   }
   Rep::State* state = nullptr;
   if (Rep::SourceState* source = rep_->Find(info.source)) {
@@ -250,13 +257,9 @@ absl::Status PartialReducer::AddLastOfPartition(std::string_view frame) {
     MAPR_RETURN_IF_ERROR(
         InSource(info.source, CheckSameJob(*rep_->first, info)));
   }
+  MAPR_RETURN_IF_ERROR(
+      InSource(info.source, rep_->CheckNotEnded(info.partition)));
   rep_->ended.resize(info.partitions, false);
-  if (rep_->ended[info.partition]) {
-    return InSource(info.source,
-                    absl::FailedPreconditionError(absl::StrCat(
-                        "partial of partition ", info.partition,
-                        ", which has ended (PartialReducer::EndPartition)")));
-  }
   absl::StatusOr<Aggregator> part =
       AggregatorInternal::FromPartialKeepingShown(frame, rep_->options);
   if (!part.ok()) return InSource(info.source, part.status());
