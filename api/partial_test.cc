@@ -330,7 +330,7 @@ TEST(PartialTest, SplitInvariance) {
 // a fold of the same splits gives.
 // Under TSan (10-20x slower) R = 64 runs for the benchmark's queries only,
 // so the test stays within its CTest timeout; every other build runs every
-// query at every R.
+// query at every R. (TSan also skips the one-thread codec tests below.)
 #if defined(__SANITIZE_THREAD__)
 constexpr bool kThreadSanitizer = true;
 #elif defined(__has_feature)
@@ -833,6 +833,9 @@ TEST(PartialTest, MaxGroupsIsEnforcedWhileMerging) {
 // or the earlier split. Past the first chunk, states malformed behind a
 // valid checksum fail the aggregator (earlier chunks are merged already).
 TEST(PartialTest, LargeFramesMergeChunkByChunk) {
+  if (kThreadSanitizer) {
+    GTEST_SKIP() << "one thread: the dev and ASan runs cover it";
+  }
   using testing::StatusIs;
   ASSERT_OK_AND_ASSIGN(Query q,
                        Query::Compile("select k,count($line),sum(n),last(n),"
@@ -1105,6 +1108,9 @@ TEST(PartialSectionsTest, SplitAndJoinRoundTrip) {
 // Every section cut short, sealed again, is refused (no section is read
 // past its end or left with bytes unread); the frame names the damage.
 TEST(PartialSectionsTest, EveryTruncatedSectionIsRefused) {
+  if (kThreadSanitizer) {
+    GTEST_SKIP() << "one thread: the dev and ASan runs cover it";
+  }
   const Sections whole = SplitSections(AllSectionsPartial());
   for (size_t i = 0; i < whole.list.size(); ++i) {
     const size_t length = whole.list[i].second.size();
@@ -1124,6 +1130,9 @@ TEST(PartialSectionsTest, EveryTruncatedSectionIsRefused) {
 // A byte changed inside a section, sealed again: refused with a named code
 // or read as some valid state that serializes and reads back.
 TEST(PartialSectionsTest, EveryFlippedSectionByteIsRefusedOrReadBack) {
+  if (kThreadSanitizer) {
+    GTEST_SKIP() << "one thread: the dev and ASan runs cover it";
+  }
   const Sections whole = SplitSections(AllSectionsPartial());
   for (size_t i = 0; i < whole.list.size(); ++i) {
     for (size_t at = 0; at < whole.list[i].second.size(); ++at) {

@@ -58,6 +58,15 @@ void AppendOperand(const std::optional<SetExpr>& expr,
 void AppendComparison(const Expr& e, std::string* out) {
   AppendOperand(e.lhs_expr, e.lhs_aggregation, e.lhs, out);
   absl::StrAppend(out, " ", e.op.text, " ");
+  if (e.op.text == "in") {
+    out->push_back('(');
+    for (size_t i = 0; i < e.list.size(); ++i) {
+      if (i > 0) out->append(", ");
+      AppendToken(e.list[i], out);
+    }
+    out->push_back(')');
+    return;
+  }
   AppendOperand(e.rhs_expr, e.rhs_aggregation, e.rhs, out);
 }
 
@@ -97,6 +106,7 @@ void ClearExprSpans(Expr* e) {
   e->op.span = {};
   e->lhs.span = {};
   e->rhs.span = {};
+  for (Token& t : e->list) t.span = {};
   if (e->lhs_aggregation) e->lhs_aggregation->span = {};
   if (e->rhs_aggregation) e->rhs_aggregation->span = {};
   if (e->lhs_expr) ClearSetExprSpans(&*e->lhs_expr);

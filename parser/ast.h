@@ -75,6 +75,9 @@ struct Expr {
   // then lhs/rhs is a bareword of its canonical text, spanning it.
   std::optional<SetExpr> lhs_expr;
   std::optional<SetExpr> rhs_expr;
+  // `in` only (op "in", rhs empty): the listed values, strings or
+  // barewords (numbers), in the order written.
+  std::vector<Token> list;
   // kAnd/kOr: two or more; kNot: one.
   std::vector<Expr> children;
   Span span;

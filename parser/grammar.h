@@ -142,6 +142,9 @@ struct cmp_word : sor<istring<'n', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
                       istring<'h', 'a', 's', 'p', 'r', 'e', 'f', 'i', 'x'>,
                       istring<'n', 'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
                       istring<'h', 'a', 's', 's', 'u', 'f', 'f', 'i', 'x'>,
+                      istring<'n', 'i', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
+                      istring<'i', 'c', 'o', 'n', 't', 'a', 'i', 'n', 's'>,
+                      istring<'i', 'e', 'q'>, istring<'i', 'n', 'e'>,
                       istring<'e', 'q'>, istring<'n', 'e'>> {};
 struct cmp_symbol
     : sor<string<'=', '~'>, string<'!', '~'>, string<'=', '='>,
@@ -166,8 +169,19 @@ struct lhs_operand : operand {};
 // After the operator a '(' can only open an expression: `a <= (b)`.
 struct operand_expr_value;
 struct rhs_operand : sor<seq<at<one<'('>>, operand_expr_value>, operand> {};
-struct comparison
-    : seq<lhs_operand, sp, must<compare_op>, sp, must<rhs_operand>> {};
+// `x in ("a", "b", 200)`: a list of literals (strings or bare numbers).
+struct kw_in : keyword<istring<'i', 'n'>> {};
+struct in_item : sor<tok_string, tok_bare> {};
+struct in_first : in_item {};
+struct in_next : in_item {};
+struct in_close : one<')'> {};
+struct in_list
+    : seq<one<'('>, sp, must<in_first>, star<sp, one<','>, sp, must<in_next>>,
+          sp, must<in_close>> {};
+struct in_open : in_list {};
+struct in_tail : seq<kw_in, sp, must<in_open>> {};
+struct compare_tail : sor<in_tail, seq<compare_op, sp, must<rhs_operand>>> {};
+struct comparison : seq<lhs_operand, sp, must<compare_tail>> {};
 
 struct condition;
 struct paren_close : one<')'> {};
@@ -268,7 +282,7 @@ struct peek_value : sor<peek_quoted, peek_squoted, peek_backticked, bareword> {
 };
 struct peek_arith : sor<add_op, mul_op> {};
 struct operand_expr_start
-    : sor<seq<peek_parens, sp, sor<peek_arith, compare_op>>,
+    : sor<seq<peek_parens, sp, sor<peek_arith, compare_op, kw_in>>,
           seq<not_at<reserved>, func_name, one<'('>, sp,
               not_at<opt<field>, sp, one<')'>>>,
           seq<not_at<reserved>, func_name, peek_parens, sp, peek_arith>,

@@ -36,9 +36,20 @@ MAPR_GRAMMAR_ERROR(alias_name, "a column name after 'as'",
                    "quote unusual names with backticks: as `my column`");
 MAPR_GRAMMAR_ERROR(table_name, "a table name after 'from'",
                    "for example: from STATS, or from * for every table");
-MAPR_GRAMMAR_ERROR(compare_op, "a comparison operator",
-                   "operators: == != < <= > >= eq ne contains ncontains "
-                   "lacks hasprefix nhasprefix hassuffix nhassuffix =~ !~");
+MAPR_GRAMMAR_ERROR(compare_tail, "a comparison operator",
+                   "operators: == != < <= > >= eq ne ieq ine contains "
+                   "ncontains lacks icontains nicontains hasprefix "
+                   "nhasprefix hassuffix nhassuffix =~ !~ in");
+MAPR_GRAMMAR_ERROR(in_open, "'(' and a list of values after 'in'",
+                   "for example: status in (500, 502, 503)");
+MAPR_GRAMMAR_ERROR(in_first, "a value in the list after 'in ('",
+                   "the list holds \"strings\" and numbers: "
+                   "method in (\"GET\", \"HEAD\")");
+MAPR_GRAMMAR_ERROR(in_next, "a value after ',' in the list",
+                   "the list holds \"strings\" and numbers: "
+                   "method in (\"GET\", \"HEAD\")");
+MAPR_GRAMMAR_ERROR(in_close, "')' to close the list of 'in'",
+                   "values are separated by ',': status in (500, 502)");
 MAPR_GRAMMAR_ERROR(rhs_operand, "a value after the comparison operator",
                    "numbers and fields are bare, strings are \"quoted\" or "
                    "'quoted'");

@@ -318,12 +318,23 @@ TEST(GrammarTest, Comparisons) {
   EXPECT_TRUE(VerifyRule<comparison>("a == 1 b", kSuccess, 2));
   EXPECT_TRUE(VerifyRule<comparison>("(a == 1)", kLocalFailure));
   EXPECT_TRUE(VerifyRule<comparison>("and == 1", kLocalFailure));
-  EXPECT_TRUE(VerifyRaises<comparison>("a", "compare_op"));
-  EXPECT_TRUE(VerifyRaises<comparison>("a foo 1", "compare_op"));
-  EXPECT_TRUE(VerifyRaises<comparison>("a = 1", "compare_op"));
+  EXPECT_TRUE(VerifyRaises<comparison>("a", "compare_tail"));
+  EXPECT_TRUE(VerifyRaises<comparison>("a foo 1", "compare_tail"));
+  EXPECT_TRUE(VerifyRaises<comparison>("a = 1", "compare_tail"));
   EXPECT_TRUE(VerifyRaises<comparison>("a <", "rhs_operand"));
   EXPECT_TRUE(VerifyRaises<comparison>("a < group", "rhs_operand"));
   EXPECT_TRUE(VerifyRaises<comparison>("a eq \"x", "quote_close"));
+  EXPECT_TRUE(VerifyRule<comparison>("a in (\"x\", 2,'y')", kSuccess));
+  EXPECT_TRUE(VerifyRule<comparison>("a IN(1)", kSuccess));
+  EXPECT_TRUE(VerifyRule<comparison>("(a + 1) in (1)", kSuccess));
+  EXPECT_TRUE(VerifyRule<comparison>("a ieq B", kSuccess));
+  EXPECT_TRUE(VerifyRule<comparison>("a nicontains \"b\"", kSuccess));
+  EXPECT_TRUE(VerifyRaises<comparison>("a inx 1", "compare_tail"));
+  EXPECT_TRUE(VerifyRaises<comparison>("a in", "in_open"));
+  EXPECT_TRUE(VerifyRaises<comparison>("a in 1", "in_open"));
+  EXPECT_TRUE(VerifyRaises<comparison>("a in ()", "in_first"));
+  EXPECT_TRUE(VerifyRaises<comparison>("a in (1,)", "in_next"));
+  EXPECT_TRUE(VerifyRaises<comparison>("a in (1 2)", "in_close"));
 }
 
 TEST(GrammarTest, WhereClause) {
@@ -353,13 +364,13 @@ TEST(GrammarTest, WhereClauseErrors) {
   EXPECT_TRUE(VerifyRaises<where_clause>("where", "where_condition"));
   EXPECT_TRUE(
       VerifyRaises<where_clause>("where group by a", "where_condition"));
-  EXPECT_TRUE(VerifyRaises<where_clause>("where x", "compare_op"));
+  EXPECT_TRUE(VerifyRaises<where_clause>("where x", "compare_tail"));
   EXPECT_TRUE(VerifyRaises<where_clause>("where a > 1 and", "and_operand"));
   EXPECT_TRUE(VerifyRaises<where_clause>("where a > 1 or", "or_operand"));
   EXPECT_TRUE(VerifyRaises<where_clause>("where not", "not_operand"));
   EXPECT_TRUE(VerifyRaises<where_clause>("where (", "paren_condition"));
   EXPECT_TRUE(VerifyRaises<where_clause>("where (a > 1", "paren_close"));
-  EXPECT_TRUE(VerifyRaises<where_clause>("where (a > 1 b", "compare_op"));
+  EXPECT_TRUE(VerifyRaises<where_clause>("where (a > 1 b", "compare_tail"));
 }
 
 // ---- set -------------------------------------------------------------------
@@ -529,9 +540,13 @@ TEST(GrammarTest, QueryErrors) {
 // The operator table (plan::CompareOpSpellings) and the grammar agree: every
 // spelling is one compare_op, and the error hint lists each canonical one.
 TEST(GrammarTest, EveryOperatorSpellingParsesAndIsInTheHint) {
-  const std::string hint = std::string(kError<compare_op>.hint) + " ";
+  const std::string hint = std::string(kError<compare_tail>.hint) + " ";
   for (const plan::CompareOpSpelling& o : plan::CompareOpSpellings()) {
-    EXPECT_TRUE(VerifyRule<compare_op>(o.name, kSuccess)) << o.name;
+    if (o.op == plan::CompareOp::kIn) {  // It takes a list: in_tail.
+      EXPECT_TRUE(VerifyRule<in_tail>("in (1)", kSuccess));
+    } else {
+      EXPECT_TRUE(VerifyRule<compare_op>(o.name, kSuccess)) << o.name;
+    }
     if (o.name != plan::CompareOpName(o.op)) continue;  // An alias.
     EXPECT_NE(hint.find(" " + std::string(o.name) + " "), std::string::npos)
         << o.name << " is missing in the hint: " << hint;

@@ -213,6 +213,30 @@ struct Action<g::compare_op> {
   }
 };
 template <>
+struct Action<g::kw_in> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.op = ast::Token{ast::TokenKind::kBareword, "in", st.SpanOf(in)};
+    st.rhs = ast::Token{};
+    st.rhs_aggregation.reset();
+    st.rhs_expr.reset();
+    st.in_list.clear();
+  }
+};
+template <>
+struct Action<g::in_item> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.in_list.push_back(st.tok);
+    CheckItemCount(st, st.in_list.size(), st.SpanOf(in),
+                   "values in an 'in' list");
+  }
+};
+template <>
+struct Action<g::in_first> : Action<g::in_item> {};
+template <>
+struct Action<g::in_next> : Action<g::in_item> {};
+template <>
 struct Action<g::comparison> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
@@ -225,6 +249,8 @@ struct Action<g::comparison> {
     e.rhs_aggregation = std::move(st.rhs_aggregation);
     e.lhs_expr = std::move(st.lhs_expr);
     e.rhs_expr = std::move(st.rhs_expr);
+    if (e.op.text == "in") e.list = std::move(st.in_list);
+    st.in_list.clear();
     st.lhs_aggregation.reset();
     st.rhs_aggregation.reset();
     st.lhs_expr.reset();

@@ -63,6 +63,8 @@ struct State {
   std::optional<ast::Token> alias;
   std::vector<ast::Expr> exprs;
   ast::Token lhs, op, rhs;
+  // The values of an `in` list, in order.
+  std::vector<ast::Token> in_list;
   // The aggregation of an `agg(field)` operand (having).
   std::optional<ast::Token> lhs_aggregation, rhs_aggregation;
   // An expression operand (operand_expr), and those of the comparison.
@@ -205,7 +207,7 @@ struct BaseControl : pegtl::normal<Rule> {
                ? "unterminated backtick name"
                : "unterminated string",
            std::move(hint));
-    } else if constexpr (std::is_same_v<Rule, g::compare_op>) {
+    } else if constexpr (std::is_same_v<Rule, g::compare_tail>) {
       if (offset < st.text.size() && st.text[offset] == '=') {
         hint = "did you mean '=='?";
       }

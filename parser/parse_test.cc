@@ -550,6 +550,11 @@ constexpr std::string_view kCorpus[] = {
     "select a where (a + b) > 3 and (x > 1 or y < 2)",
     "select a where len(lower(p)) > 2 and not a / 2 <= (1)",
     "select a where x eq lower(\"ABC\"), coalesce(u, v) ne \"-\"",
+    "select a where s in (\"GET\", 'HEAD', 200, -1.5) and not t IN(\"x\")",
+    "select a where lower(s) in (\"a\") or (a + 1) in (2, 3)",
+    "select a where s ieq \"get\" and s ine t and s icontains \"Bot\" and s "
+    "nicontains `x`",
+    "select count(x), g group by g having g in (\"a\", \"b\")",
 };
 
 TEST(ParseTest, CorpusIsLargeEnough) { EXPECT_GE(std::size(kCorpus), 40u); }
@@ -646,26 +651,45 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "1:17: expected a comparison operator, found end of query\n"
        "select a where x\n"
        "                ^\n"
-       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
+       "hint: operators: == != < <= > >= eq ne ieq ine contains ncontains "
+       "lacks icontains nicontains hasprefix nhasprefix hassuffix nhassuffix "
+       "=~ !~ in"},
       {"select foo from bar where baz", kInvalid,
        "1:30: expected a comparison operator, found end of query\n"
        "select foo from bar where baz\n"
        "                             ^\n"
-       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
+       "hint: operators: == != < <= > >= eq ne ieq ine contains ncontains "
+       "lacks icontains nicontains hasprefix nhasprefix hassuffix nhassuffix "
+       "=~ !~ in"},
       {"select a where baz <", kInvalid,
        "1:21: expected a value after the comparison operator, found end of "
        "query\n"
        "select a where baz <\n"
        "                    ^\n"
        "hint: numbers and fields are bare, strings are \"quoted\" or 'quoted'"},
+      {"select a where x in 1", kInvalid,
+       "1:21: expected '(' and a list of values after 'in', found '1'\n"
+       "select a where x in 1\n"
+       "                    ^\n"
+       "hint: for example: status in (500, 502, 503)"},
+      {"select a where x in (1 2)", kInvalid,
+       "1:24-25: expected ')' to close the list of 'in', found '2)'\n"
+       "select a where x in (1 2)\n"
+       "                       ^~\n"
+       "hint: values are separated by ',': status in (500, 502)"},
+      {"select a where x in (\"a\", b)", kInvalid,
+       "1:27: 'b' is not a value: the list of 'in' holds \"strings\" and "
+       "numbers\n"
+       "select a where x in (\"a\", b)\n"
+       "                          ^\n"
+       "hint: write \"b\" for the text"},
       {"select a where x foo 1", kInvalid,
        "1:18-20: expected a comparison operator, found 'foo'\n"
        "select a where x foo 1\n"
        "                 ^~~\n"
-       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
+       "hint: operators: == != < <= > >= eq ne ieq ine contains ncontains "
+       "lacks icontains nicontains hasprefix nhasprefix hassuffix nhassuffix "
+       "=~ !~ in"},
       // A string under a float operator: a planner error.
       {"select a where \"x\" == 1", kInvalid,
        "1:16-18: \"x\" is a string; numeric comparisons take numbers or "
@@ -1492,8 +1516,9 @@ TEST(ParseTest, MultiLineQueryErrorsPointAtTheirLine) {
        "3:11-13: expected a comparison operator, found 'foo'\n"
        "  where x foo 1\n"
        "          ^~~\n"
-       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
+       "hint: operators: == != < <= > >= eq ne ieq ine contains ncontains "
+       "lacks icontains nicontains hasprefix nhasprefix hassuffix nhassuffix "
+       "=~ !~ in"},
       {"select a,\n       avgg(b)\n  from STATS", kInvalid,
        "2:8-11: unknown aggregation 'avgg'\n"
        "       avgg(b)\n"
@@ -1521,8 +1546,9 @@ TEST(ParseTest, LongLineErrorsAreCut) {
        "fooooooooooooooooooooooooooo bar 3\n"
        "                                                                      "
        "                        ^~~\n"
-       "hint: operators: == != < <= > >= eq ne contains ncontains lacks "
-       "hasprefix nhasprefix hassuffix nhassuffix =~ !~"},
+       "hint: operators: == != < <= > >= eq ne ieq ine contains ncontains "
+       "lacks icontains nicontains hasprefix nhasprefix hassuffix nhassuffix "
+       "=~ !~ in"},
       {"select avgg(x), a00000000000000000000, a11111111111111111111, "
        "a22222222222222222222, a33333333333333333333, a44444444444444444444",
        kInvalid,

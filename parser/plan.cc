@@ -59,6 +59,11 @@ constexpr CompareOpSpelling kCompareOps[] = {
     {"nhassuffix", CompareOp::kNotHasSuffix},
     {"=~", CompareOp::kRegexMatch},
     {"!~", CompareOp::kRegexNotMatch},
+    {"ieq", CompareOp::kStrIEq},
+    {"ine", CompareOp::kStrINe},
+    {"icontains", CompareOp::kIContains},
+    {"nicontains", CompareOp::kNotIContains},
+    {"in", CompareOp::kIn},
     // Aliases.
     {"=<", CompareOp::kFloatLe},
     {"=>", CompareOp::kFloatGe},
@@ -108,6 +113,14 @@ std::string OperandString(const Plan& p, const Operand& o) {
 std::string ConditionString(const Plan& p, const Condition& c) {
   switch (c.kind) {
     case Condition::Kind::kCompare:
+      if (c.op == CompareOp::kIn && c.in_values != nullptr) {
+        std::vector<std::string> quoted;
+        for (const std::string& v : *c.in_values) {
+          quoted.push_back(absl::StrCat("\"", v, "\""));
+        }
+        return absl::StrCat("(", OperandString(p, c.lhs), " in (",
+                            absl::StrJoin(quoted, ", "), "))");
+      }
       return absl::StrCat("(", OperandString(p, c.lhs), " ",
                           CompareOpName(c.op), " ", OperandString(p, c.rhs),
                           ")");

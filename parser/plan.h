@@ -100,6 +100,11 @@ enum class CompareOp : uint8_t {
   kNotHasSuffix,
   kRegexMatch,     // =~: an unanchored RE2 search (Condition::regex).
   kRegexNotMatch,  // !~
+  kStrIEq,         // ieq: equal but for ASCII case
+  kStrINe,         // ine
+  kIContains,      // icontains: contains, but for ASCII case
+  kNotIContains,   // nicontains
+  kIn,             // in (...): equal to one of Condition::in_values
 };
 
 inline bool IsFloatOp(CompareOp op) { return op <= CompareOp::kFloatGe; }
@@ -121,6 +126,8 @@ struct Condition {
   Operand lhs, rhs;
   // kRegexMatch/kRegexNotMatch: the compiled rhs pattern.
   std::shared_ptr<const re2::RE2> regex;
+  // kIn: the listed values, sorted and unique (rhs is an empty string).
+  std::shared_ptr<const std::vector<std::string>> in_values;
   std::vector<Condition> children;
 };
 

@@ -357,6 +357,10 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
       }
       c.lhs = ConditionOperand(e, e.lhs_expr, e.lhs_aggregation, e.lhs, having,
                                numeric);
+      if (c.op == CompareOp::kIn) {
+        PlanInList(e, &c);
+        return c;
+      }
       c.rhs = ConditionOperand(e, e.rhs_expr, e.rhs_aggregation, e.rhs, having,
                                numeric);
       return c;
@@ -423,6 +427,29 @@ void Planner::PlanRegexCompare(const ast::Expr& e, plan::Operand lhs,
     return;
   }
   c->regex = std::move(re);
+}
+
+void Planner::PlanInList(const ast::Expr& e, plan::Condition* c) {
+  std::vector<std::string> values;
+  for (const ast::Token& t : e.list) {
+    double number;
+    if (t.kind != ast::TokenKind::kString &&
+        !(t.kind == ast::TokenKind::kBareword &&
+          util::ParseNumber(t.text, &number))) {
+      Error(t.span,
+            absl::StrCat("'", t.text,
+                         "' is not a value: the list of 'in' holds "
+                         "\"strings\" and numbers"),
+            absl::StrCat("write \"", t.text, "\" for the text"));
+      return;
+    }
+    values.push_back(t.text);
+  }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  c->rhs.kind = plan::Operand::Kind::kString;
+  c->in_values =
+      std::make_shared<const std::vector<std::string>>(std::move(values));
 }
 
 std::optional<uint32_t> Planner::FindValue(const std::string& key) const {

@@ -117,6 +117,8 @@ class Planner {
   // (n)contains, the faster substring search with the same answers.
   void PlanRegexCompare(const ast::Expr& e, plan::Operand lhs,
                         plan::Condition* c);
+  // The values of `x in (...)` into c->in_values (sorted, unique).
+  void PlanInList(const ast::Expr& e, plan::Condition* c);
 
   void PlanWhere() {
     if (q_.where) p_.where = PlanCondition(*q_.where, /*having=*/false);

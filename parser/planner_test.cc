@@ -1063,6 +1063,10 @@ TEST(PlannerTest, CompareOperatorNamesRoundTrip) {
       {"nhasprefix", "nhasprefix"},
       {"hassuffix", "hassuffix"},
       {"nhassuffix", "nhassuffix"},
+      {"ieq", "ieq"},
+      {"INE", "ine"},
+      {"icontains", "icontains"},
+      {"nicontains", "nicontains"},
   };
   for (const auto& [written, canonical] : kOps) {
     const std::string query =
@@ -1290,6 +1294,28 @@ TEST(PlannerTest, RegexOperators) {
   EXPECT_EQ(no_match.op, CompareOp::kRegexNotMatch);
   ASSERT_NE(no_match.regex, nullptr);
   EXPECT_TRUE(RE2::PartialMatch("GoogleBOT/2.1", *no_match.regex));
+}
+
+TEST(PlannerTest, InListsAreSortedUniqueTexts) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select a where s in (\"b\", 200, 'a', \"b\", 1e3) and "
+             "t in (\"\")"));
+  ASSERT_EQ(p.where->children.size(), 2u);
+  const plan::Condition& in = p.where->children[0];
+  EXPECT_EQ(in.op, CompareOp::kIn);
+  EXPECT_EQ(FieldName(p, in.lhs.field), "s");
+  ASSERT_NE(in.in_values, nullptr);
+  // Numbers are kept as written: the comparison is on text, like eq.
+  EXPECT_THAT(*in.in_values, ElementsAre("1e3", "200", "a", "b"));
+  EXPECT_THAT(*p.where->children[1].in_values, ElementsAre(""));
+  EXPECT_THAT(plan::DebugString(p),
+              HasSubstr("where: and[(s in (\"1e3\", \"200\", \"a\", "
+                        "\"b\")) (t in (\"\"))]"));
+  // In `having` it tests a group's value.
+  ASSERT_OK_AND_ASSIGN(
+      p, PlanOf("select count(x), g group by g having g in (\"a\")"));
+  EXPECT_EQ(p.having->op, CompareOp::kIn);
 }
 
 TEST(PlannerTest, LiteralPatternsUseTheSubstringSearch) {

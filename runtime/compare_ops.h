@@ -10,7 +10,10 @@
 #ifndef MAPR_RUNTIME_COMPARE_OPS_H_
 #define MAPR_RUNTIME_COMPARE_OPS_H_
 
+#include <algorithm>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "parser/plan.h"
 #include "re2/re2.h"
@@ -25,6 +28,42 @@ inline bool HasPrefix(std::string_view a, std::string_view b) {
 inline bool HasSuffix(std::string_view a, std::string_view b) {
   return a.size() >= b.size() &&
          util::BytesEqual(a.data() + a.size() - b.size(), b.data(), b.size());
+}
+
+// ASCII lower case of one byte (other bytes unchanged).
+inline char AsciiLower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// ieq: equal but for ASCII case.
+inline bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (AsciiLower(a[i]) != AsciiLower(b[i])) return false;
+  }
+  return true;
+}
+
+// icontains: `b` occurs in `a`, but for ASCII case.
+inline bool ContainsIgnoringCase(std::string_view a, std::string_view b) {
+  if (b.empty()) return true;
+  if (a.size() < b.size()) return false;
+  const char first = AsciiLower(b[0]);
+  for (size_t i = 0; i + b.size() <= a.size(); ++i) {
+    if (AsciiLower(a[i]) == first &&
+        EqualsIgnoringCase(a.substr(i + 1, b.size() - 1), b.substr(1))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// in (...): `a` is one of the sorted `values`.
+inline bool InSortedValues(const std::vector<std::string>& values,
+                           std::string_view a) {
+  return std::binary_search(
+      values.begin(), values.end(), a,
+      [](std::string_view x, std::string_view y) { return x < y; });
 }
 
 // The function object of an operator that never holds.
@@ -57,15 +96,28 @@ decltype(auto) VisitNumberOp(plan::CompareOp op, Visit&& visit) {
   }
 }
 
-// eq, ne, contains, hasprefix, hassuffix (and their negations), =~ and !~
-// on texts. `regex` is the condition's compiled pattern (=~ and !~ only; it
-// matches the left text, unanchored).
+// eq, ne, contains, hasprefix, hassuffix (and their negations), their
+// case-blind forms (ieq, ine, icontains, nicontains), =~ and !~, and in, on
+// texts: `c.op` with what it needs of `c` (the compiled pattern of =~ and
+// !~, matching the left text unanchored; the values of in).
 template <typename Visit>
-decltype(auto) VisitTextOp(plan::CompareOp op, const RE2* regex,
-                           Visit&& visit) {
+decltype(auto) VisitTextOp(const plan::Condition& c, Visit&& visit) {
   using plan::CompareOp;
   using SV = std::string_view;
-  switch (op) {
+  const RE2* regex = c.regex.get();
+  switch (c.op) {
+    case CompareOp::kStrIEq:
+      return visit([](SV a, SV b) { return EqualsIgnoringCase(a, b); });
+    case CompareOp::kStrINe:
+      return visit([](SV a, SV b) { return !EqualsIgnoringCase(a, b); });
+    case CompareOp::kIContains:
+      return visit([](SV a, SV b) { return ContainsIgnoringCase(a, b); });
+    case CompareOp::kNotIContains:
+      return visit([](SV a, SV b) { return !ContainsIgnoringCase(a, b); });
+    case CompareOp::kIn:
+      return visit([values = c.in_values.get()](SV a, SV) {
+        return values != nullptr && InSortedValues(*values, a);
+      });
     case CompareOp::kStrEq:
       return visit([](SV a, SV b) { return a == b; });
     case CompareOp::kStrNe:

@@ -77,7 +77,7 @@ void CompareStrings(const Condition& c, BatchColumns& batch,
   auto run = [&](auto op) {
     CompareStringColumns(rows, n, lcol, c.lhs.text, rcol, c.rhs.text, out, op);
   };
-  VisitTextOp(c.op, c.regex.get(), run);
+  VisitTextOp(c, run);
 }
 
 }  // namespace

@@ -309,7 +309,7 @@ bool Holds(const plan::Condition& c, Cache& cache, size_t i,
   const std::string_view a = text(c.lhs, scratch_l);
   const std::string_view b = text(c.rhs, scratch_r);
   if (a.data() == nullptr || b.data() == nullptr) return false;
-  return VisitTextOp(c.op, c.regex.get(), [&](auto op) { return op(a, b); });
+  return VisitTextOp(c, [&](auto op) { return op(a, b); });
 }
 
 // Keeps the groups of `order` for which `having` holds, in their order.

@@ -44,8 +44,11 @@ std::string GenerateQuery(Choices& c) {
   static constexpr const char* kFloatOps[] = {
       "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
   static constexpr const char* kStringOps[] = {
-      "eq",        "ne",         "contains",  "ncontains", "lacks",
-      "hasprefix", "nhasprefix", "hassuffix", "nhassuffix"};
+      "eq",        "ne",         "contains",  "ncontains",  "lacks",
+      "hasprefix", "nhasprefix", "hassuffix", "nhassuffix", "ieq",
+      "ine",       "icontains",  "nicontains"};
+  static constexpr const char* kInValues[] = {"\"a\"", "1", "\"\"", "-2.5",
+                                              "\"A\""};
   static constexpr const char* kLiterals[] = {"1",     "-2.5", "0", "1e3",
                                               "\"a\"", "\"\"", "x", "b"};
   static constexpr const char* kFormats[] = {
@@ -78,6 +81,16 @@ std::string GenerateQuery(Choices& c) {
         std::string e = kWhereExprs[c.Pick(std::size(kWhereExprs))];
         e.replace(e.find('@'), 1, lhs);
         lhs = e;
+      }
+      if (string_op && c.Pick(4) == 0) {
+        q += lhs + " in (";
+        const size_t n = 1 + c.Pick(3);
+        for (size_t k = 0; k < n; ++k) {
+          if (k > 0) q += ", ";
+          q += kInValues[c.Pick(std::size(kInValues))];
+        }
+        q += ")";
+        continue;
       }
       q += lhs + " " +
            (string_op ? kStringOps[c.Pick(std::size(kStringOps))]
