@@ -656,6 +656,9 @@ absl::StatusOr<Aggregator> AggregatorInternal::FromFrame(
   compile.max_query_bytes = std::max(compile.max_query_bytes, f.query.size());
   compile.max_items = std::max(compile.max_items, f.query.size());
   compile.max_depth = 1000;
+  // A query with lookup() reads its tables again: their hashes are in the
+  // fingerprint checked below.
+  compile.allow_file_lookups = true;
   if (f.state_options) {
     compile.percentile_exact_values = f.state_options->percentile_exact_values;
     compile.percentile_accuracy = f.state_options->percentile_accuracy;

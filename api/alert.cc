@@ -38,8 +38,14 @@ absl::StatusOr<RowCondition> RowCondition::Compile(const Query& query,
         "the query has a having clause already: its result holds only the "
         "groups it keeps; put the whole condition in the alert instead");
   }
+  // As the query was compiled: its percentile settings, and its lookup()
+  // tables (the host allowed them, or the query would not have compiled).
+  CompileOptions options;
+  options.percentile_exact_values = plan.state_options.percentile_exact_values;
+  options.percentile_accuracy = plan.state_options.percentile_accuracy;
+  options.allow_file_lookups = true;
   absl::StatusOr<Query> with = Query::Compile(
-      absl::StrCat(query.text(), " having ", util::ToAbsl(condition)));
+      absl::StrCat(query.text(), " having ", util::ToAbsl(condition)), options);
   if (!with.ok()) return with.status();
   const plan::Plan& p = QueryInternal::GetPlan(*with);
   if (const plan::Operand* o = HiddenValue(*p.having, p.columns.size())) {

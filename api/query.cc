@@ -1,9 +1,14 @@
 #include "mapr/query.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
+#include <cstdio>
+#include <cstring>
+#include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "mapr/log_format.h"
 #include "parser/parse.h"
 #include "parser/plan.h"
@@ -20,6 +25,37 @@ namespace {
 // 10,000 parentheses under max_depth = 20000 overflowed an 8 MiB stack.
 constexpr size_t kMaxSupportedDepth = 1000;
 
+// A lookup() table's bytes, at most `max_bytes` of them.
+absl::StatusOr<std::string> ReadLookupFile(std::string_view path,
+                                           size_t max_bytes) {
+  const std::string name(path);
+  std::FILE* f = std::fopen(name.c_str(), "rb");
+  if (f == nullptr) {
+    return absl::NotFoundError(absl::StrCat("cannot read the lookup table '",
+                                            name, "': ", std::strerror(errno)));
+  }
+  std::string bytes;
+  char buffer[1 << 16];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), f)) > 0) {
+    if (bytes.size() + n > max_bytes) {
+      std::fclose(f);
+      return absl::ResourceExhaustedError(
+          absl::StrCat("the lookup table '", name, "' is larger than ",
+                       max_bytes, " bytes (CompileOptions::max_lookup_bytes)"));
+    }
+    bytes.append(buffer, n);
+  }
+  const bool failed = std::ferror(f) != 0;
+  const int error = errno;
+  std::fclose(f);
+  if (failed) {
+    return absl::DataLossError(absl::StrCat("cannot read the lookup table '",
+                                            name, "': ", std::strerror(error)));
+  }
+  return bytes;
+}
+
 }  // namespace
 
 absl::StatusOr<Query> Query::Compile(std::string_view text,
@@ -31,6 +67,12 @@ absl::StatusOr<Query> Query::Compile(std::string_view text,
   MAPR_ASSIGN_OR_RETURN(ast::Query ast, parser::Parse(text, limits));
   parser::PlannerContext context = runtime::RegistryPlannerContext();
   context.max_regex_memory = options.max_regex_memory;
+  if (options.allow_file_lookups) {
+    context.read_lookup_file =
+        [max = options.max_lookup_bytes](std::string_view path) {
+          return ReadLookupFile(path, max);
+        };
+  }
   if (options.percentile_exact_values > (uint32_t{1} << 20)) {
     return absl::InvalidArgumentError(
         absl::StrCat("CompileOptions::percentile_exact_values is ",

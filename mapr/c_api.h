@@ -117,9 +117,10 @@ typedef enum mapr_value_type_t {
  *              + lines_malformed + lines_unmatched + lines_header
  *              + lines_filtered + lines_without_value + lines_aggregated
  * values_unparsed counts values, not lines: those time(), bucket(),
- * duration() or bytes() could not read. (lines_unmatched is new in 0.2.0 and
- * values_unparsed, appended at the end, later: check mapr_version() against
- * MAPR_VERSION_STRING before trusting the layout.) */
+ * duration(), bytes(), cidr(), ip_in() or arithmetic could not read.
+ * (lines_unmatched is new in 0.2.0 and values_unparsed, appended at the end,
+ * later: check mapr_version() against MAPR_VERSION_STRING before trusting the
+ * layout.) */
 typedef struct mapr_counters_t {
   uint64_t lines_read;           /* handed to the aggregator */
   uint64_t lines_too_long;       /* longer than max_line_bytes */

@@ -39,6 +39,17 @@ struct MAPR_EXPORT CompileOptions {
   // (`=~`, `!~`, regex(), `logformat regex`), in bytes; a pattern that needs
   // more is an error. Default: 8 MiB, RE2's own default.
   int64_t max_regex_memory = 8 << 20;
+  // Largest lookup() table file, in bytes. Default: 64 MiB.
+  size_t max_lookup_bytes = 64 << 20;
+
+  // ---- Files.
+
+  // Lets lookup(x, 'table.csv', 'column') read its table (a path relative
+  // to the working directory) when the query compiles. Off by default, so
+  // a host that compiles queries from others reads no file because of
+  // them; the mapr command turns it on. Partials of queries with lookups
+  // recompile (FromPartial, MergeSerialized) reading the same tables.
+  bool allow_file_lookups = false;
 
   // ---- Aggregates: these change results, so partials merge only with
   // partials of the same settings.

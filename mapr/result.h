@@ -63,8 +63,8 @@ struct MAPR_EXPORT LineCounters {
   uint64_t lines_aggregated = 0;
 
   // Not a line outcome, so not in the equation above: values that time(),
-  // bucket(), duration() or bytes() could not read (each left its variable
-  // missing). Counted once
+  // bucket(), duration(), bytes(), cidr(), ip_in() or arithmetic could not
+  // read (each left its variable missing). Counted once
   // per call on a line, on the lines that reach the `set` step (all parsed
   // lines when `where` reads the variable).
   uint64_t values_unparsed = 0;

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/statusor.h"
 #include "parser/ast.h"
 
 namespace re2 {
@@ -47,6 +48,14 @@ class BindContext {
   // records why it cannot and returns null.
   virtual std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
                                                   std::string_view what) = 0;
+  // The bytes of the file `path` (lookup()'s table), or the error that says
+  // why it cannot be read: the host did not allow file lookups
+  // (CompileOptions::allow_file_lookups), the file is missing or larger
+  // than CompileOptions::max_lookup_bytes.
+  virtual absl::StatusOr<std::string> ReadLookupFile(std::string_view path) = 0;
+  // Makes `text` part of the query's fingerprint (a lookup table's hash):
+  // partials whose texts differ do not merge.
+  virtual void AddFingerprint(std::string text) = 0;
 
  protected:
   ~BindContext() = default;

@@ -272,6 +272,9 @@ struct Plan {
 
   // A canonical query text that compiles to an equal plan.
   std::string canonical;
+  // What else the results depend on (each lookup() table's hash): part of
+  // a partial's fingerprint, so partials of other tables do not merge.
+  std::vector<std::string> fingerprint_extras;
 };
 
 // The column a value index names (Plan::hidden_columns).

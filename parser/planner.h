@@ -45,6 +45,10 @@ struct PlannerContext {
   int64_t max_regex_memory = 8 << 20;
   // What aggregate states are built with (CompileOptions).
   plan::StateOptions state_options;
+  // Reads a lookup() table (CompileOptions::allow_file_lookups and
+  // max_lookup_bytes); null: lookup() is refused.
+  std::function<absl::StatusOr<std::string>(std::string_view path)>
+      read_lookup_file;
 };
 
 // Checks `query` (parsed from `text`) and builds its plan.

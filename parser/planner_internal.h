@@ -64,6 +64,19 @@ class Planner {
   // under it and returns null.
   std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
                                           std::string_view what);
+  static bool IsTableFirstLookup(const ast::SetExpr& e);
+  // A lookup() table's bytes (PlannerContext::read_lookup_file).
+  absl::StatusOr<std::string> ReadLookupFile(std::string_view path) const {
+    if (!context_.read_lookup_file) {
+      return absl::FailedPreconditionError(
+          "lookup() reads files only where the host allows it "
+          "(CompileOptions::allow_file_lookups; the mapr command does)");
+    }
+    return context_.read_lookup_file(path);
+  }
+  void AddFingerprint(std::string text) {
+    p_.fingerprint_extras.push_back(std::move(text));
+  }
 
  private:
   FieldId Intern(const std::string& name);

@@ -18,12 +18,34 @@ class PlannerBindContext final : public plan::BindContext {
                                           std::string_view what) override {
     return planner_.Pattern(pattern, what);
   }
+  absl::StatusOr<std::string> ReadLookupFile(std::string_view path) override {
+    return planner_.ReadLookupFile(path);
+  }
+  void AddFingerprint(std::string text) override {
+    planner_.AddFingerprint(std::move(text));
+  }
 
  private:
   Planner& planner_;
 };
 
 }  // namespace
+
+namespace {
+
+bool IsString(const ast::SetExpr& e) {
+  return e.kind == ast::SetExpr::Kind::kOperand &&
+         e.token.kind == ast::TokenKind::kString;
+}
+
+}  // namespace
+
+// lookup() written table first, `lookup('hosts.csv', key, 'column')`: a
+// quoted value, then a key that is not (a field or an expression).
+bool Planner::IsTableFirstLookup(const ast::SetExpr& e) {
+  return e.kind == ast::SetExpr::Kind::kCall && e.token.text == "lookup" &&
+         e.args.size() >= 3 && IsString(e.args[0]) && !IsString(e.args[1]);
+}
 
 const plan::FunctionInfo* Planner::FindFunction(std::string_view name) const {
   for (const plan::FunctionInfo* f : context_.functions) {
@@ -136,6 +158,12 @@ bool Planner::CompileExpr(const ast::SetExpr& e,
     out->push_back(std::move(op));
     return ok;
   }
+  if (IsTableFirstLookup(e)) {
+    // lookup('hosts.csv', key, 'column'): the table first, as the value.
+    ast::SetExpr swapped = e;
+    std::swap(swapped.args[0], swapped.args[1]);
+    return CompileExpr(swapped, out);
+  }
   // A catalog function: its value may be an expression, the arguments
   // after it are literals.
   bool ok = CompileExpr(e.args[0], out);
@@ -179,10 +207,21 @@ void Planner::PlanSet() {
       p_.sets.push_back(std::move(step));
       continue;
     }
+    // The innermost call written table first, `lookup('t.csv', key,
+    // 'column')`: its key is the value (IsTableFirstLookup).
+    ast::Token src = a.operand;
+    std::vector<std::vector<ast::Token>> function_args = a.function_args;
+    if (const size_t k = a.functions.size() - 1;
+        !a.functions.empty() && a.functions[k].text == "lookup" &&
+        k < function_args.size() && function_args[k].size() >= 2 &&
+        src.kind == ast::TokenKind::kString &&
+        function_args[k][0].kind != ast::TokenKind::kString) {
+      std::swap(src, function_args[k][0]);
+    }
     for (size_t k = a.functions.size(); k-- > 0;) {
       static const std::vector<ast::Token> kNoArgs;
       const std::vector<ast::Token>& args =
-          k < a.function_args.size() ? a.function_args[k] : kNoArgs;
+          k < function_args.size() ? function_args[k] : kNoArgs;
       plan::FunctionStep fs;
       if (!MakeFunctionStep(a.functions[k], args, &fs)) {
         ok = false;
@@ -190,7 +229,6 @@ void Planner::PlanSet() {
       }
       step.functions.push_back(std::move(fs));
     }
-    const ast::Token& src = a.operand;
     double v;
     if (src.kind == ast::TokenKind::kString) {
       step.source.kind = plan::Operand::Kind::kString;

@@ -269,6 +269,11 @@ std::array<uint64_t, 2> PartialCodec::Fingerprint(const BatchAggregator& agg) {
     AppendU64(&buf,
               std::bit_cast<uint64_t>(p.state_options.percentile_accuracy));
   }
+  // lookup() tables; none in other queries, whose fingerprints stay.
+  for (const std::string& extra : p.fingerprint_extras) {
+    AppendBytes(&buf, "extra");
+    AppendBytes(&buf, extra);
+  }
   const XXH128_hash_t h = XXH3_128bits(buf.data(), buf.size());
   return {h.low64, h.high64};
 }

@@ -201,10 +201,11 @@ void ValueNotes(const ResultFacts& f, AddNote add) {
         absl::StrCat(
             s.values_unparsed,
             s.values_unparsed == 1 ? " value was" : " values were",
-            " not a time, number, duration or size that time(), bucket(), "
-            "duration() or bytes() could read, or not numbers for + - * / (or "
-            "a divisor of 0), and stayed missing; check the layout (time(x, "
-            "'%Y-%m-%d ...')), the unit or the operands"));
+            " not a time, number, duration, size or IP address that time(), "
+            "bucket(), duration(), bytes(), cidr() or ip_in() could read, or "
+            "not numbers for + - * / (or a divisor of 0), and stayed missing; "
+            "check the layout (time(x, '%Y-%m-%d ...')), the unit or the "
+            "operands"));
   }
   for (const FieldCount& field : f.fields) {
     if (field.not_numeric == 0) continue;

@@ -111,11 +111,11 @@ TEST(ResultNotesTest, UnreadableTimes) {
   s.values_unparsed = 1;
   EXPECT_THAT(Texts(Facts(s)),
               testing::ElementsAre(
-                  "1 value was not a time, number, duration or size that "
-                  "time(), bucket(), duration() or bytes() could read, or not "
-                  "numbers for + - * / (or a divisor of 0), and stayed "
-                  "missing; check the layout (time(x, '%Y-%m-%d ...')), the "
-                  "unit or the operands"));
+                  "1 value was not a time, number, duration, size or IP "
+                  "address that time(), bucket(), duration(), bytes(), cidr() "
+                  "or ip_in() could read, or not numbers for + - * / (or a "
+                  "divisor of 0), and stayed missing; check the layout "
+                  "(time(x, '%Y-%m-%d ...')), the unit or the operands"));
   s.values_unparsed = 3;
   EXPECT_THAT(Texts(Facts(s)),
               testing::ElementsAre(testing::StartsWith("3 values were not")));

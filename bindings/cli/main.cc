@@ -402,7 +402,9 @@ int Run(int argc, char** argv) {
   }
   if (!flags->query.has_value()) return UsageError("missing QUERY");
 
-  absl::StatusOr<Query> query = Query::Compile(*flags->query);
+  CompileOptions compile;
+  compile.allow_file_lookups = true;  // lookup() tables the user names.
+  absl::StatusOr<Query> query = Query::Compile(*flags->query, compile);
   if (!query.ok()) {
     PrintError(ToStd(query.status().message()));
     return kExitUsage;

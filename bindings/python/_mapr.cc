@@ -473,8 +473,9 @@ PYBIND11_MODULE(_mapr, m) {
           "compile",
           [](const std::string& text, size_t max_query_bytes, size_t max_depth,
              size_t max_items, int64_t percentile_exact_values,
-             double percentile_accuracy) {
+             double percentile_accuracy, bool allow_file_lookups) {
             mapr::CompileOptions options;
+            options.allow_file_lookups = allow_file_lookups;
             if (max_query_bytes != 0) options.max_query_bytes = max_query_bytes;
             if (max_depth != 0) options.max_depth = max_depth;
             if (max_items != 0) options.max_items = max_items;
@@ -491,7 +492,8 @@ PYBIND11_MODULE(_mapr, m) {
           py::arg("text"), py::arg("max_query_bytes") = 0,
           py::arg("max_depth") = 0, py::arg("max_items") = 0,
           py::arg("percentile_exact_values") = -1,
-          py::arg("percentile_accuracy") = 0.0)
+          py::arg("percentile_accuracy") = 0.0,
+          py::arg("allow_file_lookups") = false)
       .def_property_readonly("text", &mapr::Query::text)
       .def_property_readonly("columns", &mapr::Query::column_names)
       .def_property_readonly("warnings", &mapr::Query::warnings)

@@ -22,6 +22,9 @@ namespace mapr::runtime {
   X(kSplitFunction)       \
   X(kFormatTimeFunction)  \
   X(kTemplateFunction)    \
+  X(kCidrFunction)        \
+  X(kIpInFunction)        \
+  X(kLookupFunction)      \
   X(kCoalesceFunction)
 
 #define MAPR_DECLARE_FUNCTION(name) extern const ScalarFunction name;

@@ -5,6 +5,8 @@
 // same CSV.
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,20 @@ class Choices {
   size_t size_;
   size_t pos_ = 0;
 };
+
+// The lookup() table the generated queries may read, written once: keys
+// and values that lines of the fuzzer's input may well hold.
+const std::string& LookupTable() {
+  static const std::string path = [] {
+    std::string p = (std::filesystem::temp_directory_path() /
+                     "mapr_pipeline_fuzzer_lookup.csv")
+                        .string();
+    std::ofstream(p, std::ios::binary)
+        << "k,v\n1,one\na,\"A, a\"\n,empty\nx,1.5\n-2.5,neg\n";
+    return p;
+  }();
+  return path;
+}
 
 // A small grammar-aware query generator: every clause of the language, in
 // shapes that compile most of the time (a query that does not compile is
@@ -133,9 +149,18 @@ std::string GenerateQuery(Choices& c) {
         "format_time(@, '%Y-%m-%d %H:%M')",
         "format_time(bucket(time(@), 1h), '%a %E3S')",
         "template(@)",
-        "template(lower(@))"};
+        "template(lower(@))",
+        "cidr(@, 24)",
+        "cidr(@, 8, 48)",
+        "cidr(@, '10.0.0.0/8')",
+        "ip_in(@, '10.0.0.0/8 ::1, 192.168.0.0/16')",
+        "lookup(@, '%T', 'v')",
+        "lookup('%T', @, 'k', 'v')"};
     std::string call = kCalls[c.Pick(std::size(kCalls))];
     call.replace(call.find('@'), 1, field());
+    if (const size_t t = call.find("%T"); t != std::string::npos) {
+      call.replace(t, 2, LookupTable());
+    }
     q += " set $s = " + call;
   }
   // Values having and order by may name: the select items, group fields
@@ -214,10 +239,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
   Choices choices(data + 1, size - 1);
   const std::string text = GenerateQuery(choices);
-  absl::StatusOr<mapr::Query> q = mapr::Query::Compile(text);
+  mapr::CompileOptions options;
+  options.allow_file_lookups = true;
+  absl::StatusOr<mapr::Query> q = mapr::Query::Compile(text, options);
   if (!q.ok()) return 0;
   // The generated text round-trips through the compiler's own spelling.
-  if (!mapr::Query::Compile(q->ToString()).ok()) __builtin_trap();
+  if (!mapr::Query::Compile(q->ToString(), options).ok()) __builtin_trap();
   std::string_view bytes(
       reinterpret_cast<const char*>(data + 1 + choices.used()),
       size - 1 - choices.used());

@@ -245,8 +245,8 @@ class Note:
 class Stats:
     """What happened to the input lines. Every line read is counted once in
     exactly one of the lines_* fields (lines_read is their sum);
-    values_unparsed counts values time(), bucket(), duration() or bytes()
-    could not read.
+    values_unparsed counts values time(), bucket(), duration(), bytes(),
+    cidr(), ip_in() or arithmetic could not read.
 
     The fields are those of the C++ mapr::LineCounters, in its order
     (mapr/result.h, kLineCounterFields; _mapr.line_counters names them, and
@@ -262,7 +262,8 @@ class Stats:
     lines_filtered: int = 0
     lines_without_value: int = 0
     lines_aggregated: int = 0
-    # Not a line outcome: values time(), bucket(), duration() or bytes() could not read.
+    # Not a line outcome: values time(), bucket(), duration(), bytes(),
+    # cidr(), ip_in() or arithmetic could not read.
     values_unparsed: int = 0
 
     @property
@@ -357,14 +358,17 @@ def compile(  # noqa: A001 - mirrors re.compile
     max_items: Optional[int] = None,
     percentile_exact_values: Optional[int] = None,
     percentile_accuracy: Optional[float] = None,
+    allow_file_lookups: bool = False,
 ) -> Query:
     """Compiles a query text into a Query.
 
     The optional limits default to the library's (64 KiB, depth 64, 1024
     items). median()/pN() are exact up to percentile_exact_values values
     per group (default 1024), then within percentile_accuracy (default
-    0.01). Raises QueryError (with .line, .column and a caret message) for
-    any problem in the text, ValueError for settings out of range.
+    0.01). allow_file_lookups lets lookup() read its CSV table when the
+    query compiles (off by default). Raises QueryError (with .line, .column
+    and a caret message) for any problem in the text, ValueError for
+    settings out of range.
     """
     if isinstance(text, Query):
         return text
@@ -378,6 +382,7 @@ def compile(  # noqa: A001 - mirrors re.compile
             max_items or 0,
             -1 if percentile_exact_values is None else percentile_exact_values,
             percentile_accuracy or 0.0,
+            allow_file_lookups,
         )
     )
 
