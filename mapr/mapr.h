@@ -11,6 +11,7 @@
 #include "mapr/alert.h"            // IWYU pragma: export
 #include "mapr/catalog.h"          // IWYU pragma: export
 #include "mapr/files.h"            // IWYU pragma: export
+#include "mapr/format_guess.h"     // IWYU pragma: export
 #include "mapr/input.h"            // IWYU pragma: export
 #include "mapr/line_splitter.h"    // IWYU pragma: export
 #include "mapr/log_format.h"       // IWYU pragma: export

@@ -1187,14 +1187,14 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "1:20-22: unknown log format 'foo'\n"
        "select a logformat foo\n"
        "                   ^~~\n"
-       "hint: known log formats: clf, combined, csv, default, "
+       "hint: known log formats: auto, clf, combined, csv, default, "
        "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
        "syslog"},
       {"select a logformat Mimecast", kInvalid,
        "1:20-27: unknown log format 'Mimecast'\n"
        "select a logformat Mimecast\n"
        "                   ^~~~~~~~\n"
-       "hint: known log formats: clf, combined, csv, default, "
+       "hint: known log formats: auto, clf, combined, csv, default, "
        "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
        "syslog"},
       // DTail reads `count(a)b` as one item named `count(a)b`.

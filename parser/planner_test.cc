@@ -148,7 +148,7 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
           Eq("1:20-24: unknown log format 'nginx'\n"
              "select a logformat nginx\n"
              "                   ^~~~~\n"
-             "hint: known log formats: clf, combined, csv, default, "
+             "hint: known log formats: auto, clf, combined, csv, default, "
              "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
              "syslog")));
 }

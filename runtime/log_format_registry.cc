@@ -30,7 +30,7 @@ Registry& GetRegistry() {
           runtime::NewClfLogFormat(), runtime::NewCombinedLogFormat(),
           runtime::NewLogfmtLogFormat(), runtime::NewSyslogLogFormat(),
           runtime::NewJsonLogFormat(), runtime::NewJsonLogFormat("ndjson"),
-          runtime::NewJsonLogFormat("jsonl")}) {
+          runtime::NewJsonLogFormat("jsonl"), runtime::NewAutoLogFormat()}) {
       r->formats[f->name()] = f;
     }
     return r;

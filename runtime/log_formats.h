@@ -113,6 +113,9 @@ std::shared_ptr<const LogFormat> NewSyslogLogFormat();
 // or dotted paths (`request.method`, `tags.0`, `zones."a.b".hits`). `json`,
 // and the same format under the names `ndjson` and `jsonl`.
 std::shared_ptr<const LogFormat> NewJsonLogFormat(std::string name = "json");
+// `logformat auto`: each line in the format its shape names
+// (mapr/format_guess.h).
+std::shared_ptr<const LogFormat> NewAutoLogFormat();
 // Tests: as UseBaselineDefaultParserForTesting, for the json parser's fast
 // path (its byte scans are 32 bytes wide on AVX2 CPUs, 16 otherwise).
 bool UseBaselineJsonParserForTesting(bool baseline);

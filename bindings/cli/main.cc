@@ -24,6 +24,7 @@
 #include "bindings/cli/chart.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/follow.h"
+#include "bindings/cli/format_sample.h"
 #include "bindings/cli/huge_pages.h"
 #include "bindings/cli/map_follow.h"
 #include "bindings/cli/remote.h"
@@ -426,12 +427,24 @@ int Run(int argc, char** argv) {
       const std::string line = absl::StrCat("warning: ", w, "\n");
       if (text.find(line) == std::string::npos) text += line;
     }
+    if (query->log_format() == "auto") {
+      for (const std::string& line : ExplainAutoFormat(flags->files)) {
+        absl::StrAppend(&text, line, "\n");
+      }
+    }
     WriteStdout(text);
     return std::fflush(stdout) == 0 ? kExitOk : kExitInputError;
   }
   if (!flags->quiet) {
     for (const std::string& w : query->warnings()) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
+    // `logformat auto` over files whose first lines mix formats: say so
+    // (the first 16 files; a sample of each).
+    if (query->log_format() == "auto" && !flags->follow) {
+      for (const std::string& w : MixedFormatWarnings(flags->files, 16)) {
+        std::fprintf(stderr, "warning: %s\n", w.c_str());
+      }
     }
   }
 

@@ -720,6 +720,24 @@ TEST(HeaderExamplesTest, Time) {
                           std::pair<int64_t, double>{1796382000, 1}));
 }
 
+// mapr/format_guess.h
+TEST(HeaderExamplesTest, FormatGuess) {
+  // clang-format off
+  std::vector<std::string_view> sample = {R"({"level":"info"})",
+                                          R"({"level":"warn"})",
+                                          "ts=1 level=info"};
+  mapr::FormatGuess g = mapr::GuessLogFormat(sample);
+  // g.format == "json", g.lines == 2, g.runner_up == "logfmt",
+  // g.runner_up_lines == 1, g.sampled == 3
+  // clang-format on
+  EXPECT_EQ(g.format, "json");
+  EXPECT_EQ(g.lines, 2u);
+  EXPECT_EQ(g.runner_up, "logfmt");
+  EXPECT_EQ(g.runner_up_lines, 1u);
+  EXPECT_EQ(g.sampled, 3u);
+  EXPECT_EQ(g.evidence, "JSON objects, one per line");
+}
+
 TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   const std::filesystem::path source = MAPR_SOURCE_DIR;
   const std::filesystem::path here = source / "tests" / "header_examples";
@@ -746,9 +764,9 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   }
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
   // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, files.h,
-  // partial.h, partial_reducer.h, prometheus.h, alert.h, catalog.h, time.h
-  // and c_api.h.
-  EXPECT_EQ(headers_with_examples, 18);
+  // partial.h, partial_reducer.h, prometheus.h, alert.h, catalog.h, time.h,
+  // format_guess.h and c_api.h.
+  EXPECT_EQ(headers_with_examples, 19);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");

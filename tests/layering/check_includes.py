@@ -71,6 +71,7 @@ HEADER_LAYER = {
     "mapr/aggregator.h": "api",
     "mapr/alert.h": "api",
     "mapr/catalog.h": "api",
+    "mapr/format_guess.h": "runtime",
     "mapr/line_splitter.h": "api",
     "mapr/outfile.h": "api",
     "mapr/partial.h": "api",

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# What each per-line operator and function of issue 31 costs on Q1 (the
+# benchmark's first query), on one thread: Q1 alone, then Q1 with the
+# operator or function, all run round-robin (so a noisy spell slows them
+# alike), median wall time of RUNS runs, and the ratio to Q1.
+#
+#   tests/bench/functions.sh [SIZE_MB] [RUNS]     (defaults: 200 MB, 5 runs)
+#
+# Uses the release build and the STATS log of tests/bench/run.sh. The log
+# has no IP addresses: cidr() and ip_in() read its hostnames (none is an
+# address), which measures the read and the refusal, not the mask.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+size_mb="${1:-200}"
+runs="${2:-5}"
+
+# shellcheck source=tests/bench/lib.sh
+source tests/bench/lib.sh
+bench_release_mapr
+data=$(bench_stats_log "$size_mb")
+mapr=build/release/bindings/cli/mapr
+table=$(mktemp --suffix=.csv)
+timing=$(mktemp)
+trap 'rm -f "$table" "$timing"' EXIT
+{
+  echo "hostname,owner"
+  for h in $(seq 0 49); do printf 'server%02d,team%d\n' "$h" $((h % 4)); done
+} > "$table"
+
+q1_items='hostname,count($line),avg(currentConnections),min(currentConnections),max(currentConnections),avg(latency_ms),min(latency_ms),max(latency_ms)'
+q1="from STATS select $q1_items group by hostname"
+names=("Q1" "Q1 where path contains" "Q1 where path icontains"
+       "Q1 where status eq" "Q1 where status in (3)" "Q1 where status in (8)"
+       "Q1 group by lookup()" "Q1 group by lower()"
+       "Q1 group by cidr()")
+queries=(
+  "$q1"
+  "$q1 where path contains \"orders\""
+  "$q1 where path icontains \"ORDERS\""
+  "$q1 where status eq \"500\""
+  "$q1 where status in (500, 503, 404)"
+  "$q1 where status in (500, 503, 404, 400, 403, 201, 204, 301)"
+  "from STATS select $q1_items,\$o set \$o = lookup(hostname, '$table', 'owner') group by hostname, \$o"
+  "from STATS select $q1_items,\$l set \$l = lower(status) group by hostname, \$l"
+  "from STATS select $q1_items,\$n set \$n = cidr(hostname, 24) group by hostname, \$n"
+)
+
+declare -A W
+time_once() {
+  local name="$1"; shift
+  /usr/bin/time -f %e -o "$timing" "$@" >/dev/null 2>&1 || true
+  W[$name]="${W[$name]:-} $(cat "$timing")"
+}
+median() { printf '%s\n' $1 | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+for i in "${!queries[@]}"; do   # warm-up
+  "$mapr" --quiet --threads 1 -o csv "${queries[$i]}" "$data" >/dev/null 2>&1 || true
+done
+for _ in $(seq "$runs"); do
+  for i in "${!queries[@]}"; do
+    time_once "${names[$i]}" "$mapr" --quiet --threads 1 -o csv "${queries[$i]}" "$data"
+  done
+done
+base=$(median "${W[Q1]}")
+echo "Data: $data, $size_mb MB; 1 thread; $runs runs (median); $(lscpu | sed -n 's/^Model name: *//p')"
+echo
+echo "| query | seconds | / Q1 |"
+echo "|---|---:|---:|"
+for i in "${!queries[@]}"; do
+  m=$(median "${W[${names[$i]}]}")
+  awk -v n="${names[$i]}" -v m="$m" -v b="$base" 'BEGIN { printf "| %s | %.2f | %.2f |\n", n, m, m / b }'
+done
