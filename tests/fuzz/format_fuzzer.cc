@@ -1,18 +1,22 @@
-// libFuzzer target: every built-in log format over arbitrary bytes. The
+// libFuzzer target: built-in log formats over arbitrary bytes. The
 // first byte picks the format and the requested fields; the rest is split
 // into lines. Checks the FieldBatch contract: a written value is never an
 // empty view with a null pointer, and every value points into its line or
 // into batch memory. For `default`, the baseline (SSE2) and AVX2 builds of
 // the parser must give identical outcomes and fields, equal to those of a
 // plain token-by-token reference (tests/testing/), and the table filter folded
-// into its scan must agree with a substring search for the marker.
+// into its scan must agree with a substring search for the marker. For
+// `auto`, each line's outcome and fields must be those of the format
+// AutoFormatOf names, parsing the line alone.
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "mapr/format_guess.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
 #include "tests/testing/default_format_reference.h"
@@ -22,14 +26,16 @@ namespace {
 
 using ::mapr::testing::TestFieldBatch;
 
-constexpr const char* kFormats[] = {"default", "generic", "generickv", "csv"};
+constexpr const char* kFormats[] = {"default", "generic", "generickv", "csv",
+                                    "auto"};
+constexpr size_t kNumFormats = std::size(kFormats);
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   std::shared_ptr<const mapr::LogFormat> format =
-      mapr::FindLogFormat(kFormats[data[0] % 4]);
+      mapr::FindLogFormat(kFormats[data[0] % kNumFormats]);
   std::vector<std::string> fields = {"$time", "$pid", "a",     "b",
                                      "",      "a",    "$date", "x y"};
   fields.resize(1 + (data[0] >> 2) % fields.size());
@@ -47,7 +53,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   TestFieldBatch batch(fields.size());
   std::vector<mapr::LineOutcome> outcomes(lines.size());
   (*parser)->ParseBatch(lines, batch, outcomes.data());
-  if (data[0] % 4 == 0) {
+  if (data[0] % kNumFormats == 4) {
+    // auto: each line as the format AutoFormatOf names reads it alone.
+    for (size_t r = 0; r < lines.size(); ++r) {
+      auto alone =
+          mapr::FindLogFormat(mapr::AutoFormatOf(lines[r]))->NewParser(fields);
+      if (!alone.ok()) __builtin_trap();
+      TestFieldBatch one(fields.size());
+      mapr::LineOutcome outcome;
+      (*alone)->ParseBatch({&lines[r], 1}, one, &outcome);
+      if (outcome != outcomes[r]) __builtin_trap();
+      if (outcome != mapr::LineOutcome::kParsed) continue;
+      for (size_t f = 0; f < fields.size(); ++f) {
+        const std::string_view a = batch.column(f)[r];
+        const std::string_view b = one.column(f)[0];
+        if ((a.data() == nullptr) != (b.data() == nullptr) || a != b) {
+          __builtin_trap();
+        }
+      }
+    }
+  }
+  if (data[0] % kNumFormats == 0) {
     const bool has_avx2 =
         mapr::runtime::UseBaselineDefaultParserForTesting(true);
     auto baseline = format->NewParser(fields);
