@@ -8,8 +8,9 @@
 // DTail's `INFO|...|MAPREDUCE:TABLE|...` is `default`; an access-log line
 // is `combined` (with referer and user agent) or `clf`; `k=v|k=v` is
 // `generickv`; `key=value key2=value` is `logfmt`; anything else is
-// `generic`. `csv`, `fields` and `regex` are never guessed: a CSV line
-// says nothing without its header, and the other two need an argument.
+// `generic`. `csv`, `fields`, `regex` and `pattern` are never guessed: a
+// CSV line says nothing without its header, and the others need an
+// argument.
 //
 // Example:
 //   std::vector<std::string_view> sample = {R"({"level":"info"})",

@@ -1188,14 +1188,16 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "select a logformat foo\n"
        "                   ^~~\n"
        "hint: known log formats: auto, clf, combined, csv, default, "
-       "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
+       "fields, generic, generickv, json, jsonl, logfmt, ndjson, pattern, "
+       "regex, "
        "syslog"},
       {"select a logformat Mimecast", kInvalid,
        "1:20-27: unknown log format 'Mimecast'\n"
        "select a logformat Mimecast\n"
        "                   ^~~~~~~~\n"
        "hint: known log formats: auto, clf, combined, csv, default, "
-       "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
+       "fields, generic, generickv, json, jsonl, logfmt, ndjson, pattern, "
+       "regex, "
        "syslog"},
       // DTail reads `count(a)b` as one item named `count(a)b`.
       {"select count(a)b", kInvalid,

@@ -143,14 +143,15 @@ TEST(PlannerTest, FormatChoice) {
 TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
   EXPECT_THAT(
       PlanOf("select a logformat nginx"),
-      StatusIs(
-          absl::StatusCode::kInvalidArgument,
-          Eq("1:20-24: unknown log format 'nginx'\n"
-             "select a logformat nginx\n"
-             "                   ^~~~~\n"
-             "hint: known log formats: auto, clf, combined, csv, default, "
-             "fields, generic, generickv, json, jsonl, logfmt, ndjson, regex, "
-             "syslog")));
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:20-24: unknown log format 'nginx'\n"
+                  "select a logformat nginx\n"
+                  "                   ^~~~~\n"
+                  "hint: known log formats: auto, clf, combined, csv, default, "
+                  "fields, generic, generickv, json, jsonl, logfmt, ndjson, "
+                  "pattern, "
+                  "regex, "
+                  "syslog")));
 }
 
 TEST(PlannerTest, HostContextSuppliesFormats) {

@@ -26,10 +26,11 @@ Registry& GetRegistry() {
     for (auto f :
          {runtime::NewDefaultLogFormat(), runtime::NewGenericLogFormat(),
           runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat(),
-          runtime::NewRegexLogFormat(), runtime::NewFieldsLogFormat(),
-          runtime::NewClfLogFormat(), runtime::NewCombinedLogFormat(),
-          runtime::NewLogfmtLogFormat(), runtime::NewSyslogLogFormat(),
-          runtime::NewJsonLogFormat(), runtime::NewJsonLogFormat("ndjson"),
+          runtime::NewRegexLogFormat(), runtime::NewPatternLogFormat(),
+          runtime::NewFieldsLogFormat(), runtime::NewClfLogFormat(),
+          runtime::NewCombinedLogFormat(), runtime::NewLogfmtLogFormat(),
+          runtime::NewSyslogLogFormat(), runtime::NewJsonLogFormat(),
+          runtime::NewJsonLogFormat("ndjson"),
           runtime::NewJsonLogFormat("jsonl"), runtime::NewAutoLogFormat()}) {
       r->formats[f->name()] = f;
     }

@@ -98,6 +98,10 @@ std::shared_ptr<const LogFormat> NewCsvLogFormat();
 // `logformat regex 're'`: the pattern's named groups; unmatched lines are
 // LineOutcome::kUnmatched. Unusable without its pattern (Configure).
 std::shared_ptr<const LogFormat> NewRegexLogFormat();
+// `logformat pattern '<ip> - <user> [<time>] ...'`: literal text and <name>
+// captures, without a regular expression. Unusable without its pattern
+// (Configure).
+std::shared_ptr<const LogFormat> NewPatternLogFormat();
 // Fields f1..fN split on runs of blanks, or on a delimiter (`fields ','`).
 std::shared_ptr<const LogFormat> NewFieldsLogFormat();
 // Apache/nginx access logs: the Common Log Format (`clf`) and `combined`

@@ -290,7 +290,7 @@ TEST(BadQueryTest, UnknownLogFormatListsTheKnownOnes) {
                           "                              ^~~~\n"
                           "hint: known log formats: auto, clf, combined, csv, "
                           "default, fields, generic, generickv, json, "
-                          "jsonl, logfmt, ndjson, regex, syslog")));
+                          "jsonl, logfmt, ndjson, pattern, regex, syslog")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{30, 4, 1, 31}));
 }
 

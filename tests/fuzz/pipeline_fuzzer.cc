@@ -68,8 +68,12 @@ std::string GenerateQuery(Choices& c) {
   static constexpr const char* kLiterals[] = {"1",     "-2.5", "0", "1e3",
                                               "\"a\"", "\"\"", "x", "b"};
   static constexpr const char* kFormats[] = {
-      "", " logformat generic", " logformat generickv", " logformat csv",
-      " logformat auto"};
+      "",
+      " logformat generic",
+      " logformat generickv",
+      " logformat csv",
+      " logformat auto",
+      " logformat pattern '<x> <y>=<a>;<_>|<b>'"};
   auto field = [&] { return std::string(kFields[c.Pick(std::size(kFields))]); };
   std::string q = c.Pick(2) == 0 ? "from STATS select " : "from * select ";
   const size_t items = 1 + c.Pick(4);
