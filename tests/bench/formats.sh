@@ -3,11 +3,13 @@
 #
 #   tests/bench/formats.sh [FORMAT...]
 #
-# FORMATs: stats json combined clf logfmt fields syslog regex (default: all).
+# FORMATs: stats json combined clf logfmt fields syslog regex pattern
+# (default: all).
 # `stats` is a reference: DTail's default format (tests/bench/run.sh's log
 # and Q1 shape), mapr only.
 # `regex` is `logformat regex '...'` on the combined access log, with a
-# pattern that names the same fields as `combined`.
+# pattern that names the same fields as `combined`; `pattern` is `logformat
+# pattern '...'` on the same log, naming them too.
 # Environment:
 #   BENCH_BYTES    size of each generated log (default 1000000000, 1 GB)
 #   BENCH_RUNS     timed runs per command after one warm-up (default 3)
@@ -42,7 +44,7 @@ bytes_target="${BENCH_BYTES:-1000000000}"
 runs="${BENCH_RUNS:-3}"
 threads_list="${BENCH_THREADS:-1 2}"
 formats=("$@")
-[ ${#formats[@]} -gt 0 ] || formats=(stats json combined clf logfmt fields syslog regex)
+[ ${#formats[@]} -gt 0 ] || formats=(stats json combined clf logfmt fields syslog regex pattern)
 
 mapr="${MAPR_BENCH_BIN:-build/release/bindings/cli/mapr}"
 if [ -z "${MAPR_BENCH_BIN:-}" ]; then

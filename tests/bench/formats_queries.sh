@@ -97,6 +97,15 @@ MQ1[regex]='method status bytes'
 DUCK[regex Q1]="${DUCK[combined Q1]}"
 DUCK[regex count]="${DUCK[combined count]}"
 
+# `logformat pattern` over the same lines, the same fields without a regex.
+GEN[pattern]=combined
+CLAUSE[pattern]="logformat pattern '<ip> <ident> <user> [<time>] \"<method> <path> <protocol>\" <status> <bytes> \"<referer>\" \"<agent>\"'"
+MQ1[pattern]='method status bytes'
+DUCK[pattern Q1]="${DUCK[combined Q1]}"
+DUCK[pattern count]="${DUCK[combined count]}"
+MAWK[pattern Q1]="${MAWK[combined Q1]}"
+MAWK[pattern count]="${MAWK[combined count]}"
+
 GEN[logfmt]=logfmt
 CLAUSE[logfmt]='logformat logfmt'
 MQ1[logfmt]='service latency_ms bytes'
