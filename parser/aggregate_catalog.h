@@ -46,6 +46,11 @@ struct AggregateInfo {
   Role role = Role::kNone;
   uint64_t rank_num = 0;  // kFixedRank: the rank rank_num / rank_den.
   uint64_t rank_den = 1;
+  // rate(): a value per second of the group's time bucket. The planner
+  // sets the column's rank to 1 / the bucket width in seconds (the first
+  // group-by field whose value is bucket(x, <duration>)), and refuses a
+  // query without one.
+  bool per_bucket_second = false;
 };
 
 // What a query's aggregate states are built with (CompileOptions; the

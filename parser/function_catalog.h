@@ -37,6 +37,8 @@ class FunctionBinding {
   virtual bool IsBucket() const { return false; }
   // True if they are time buckets, which results order by instant.
   virtual bool IsTimeBucket() const { return false; }
+  // The width of its time buckets in seconds (IsTimeBucket), else 0.
+  virtual int64_t BucketSeconds() const { return 0; }
 };
 
 // What a bind hook may use of the planner: its error list (each error with

@@ -1419,7 +1419,9 @@ TEST(ParseTest, RejectsOtherErrors) {
        "1:8-11: unknown aggregation 'mode'\n"
        "select mode(x)\n"
        "       ^~~~\n"
-       "hint: known aggregations: count, sum, min, max, last, first, avg, len, "
+       "hint: known aggregations: count, rate, sum, min, max, last, first, "
+       "avg, "
+       "len, "
        "percentage, percentile, median, pN, dcount, stddev, variance, stddevp, "
        "variancep"},
       {"select p101(x)", kInvalid,

@@ -88,6 +88,20 @@ const char* CompareOpName(CompareOp op) {
   return "?";
 }
 
+const FunctionStep* LastCall(const Plan& p, FieldId field) {
+  const SetStep* last = nullptr;
+  for (const SetStep& s : p.sets) {
+    if (s.target == field) last = &s;
+  }
+  if (last == nullptr) return nullptr;
+  if (!last->program.empty()) {
+    return last->program.back().kind == ExprOp::Kind::kFunction
+               ? &last->program.back().function
+               : nullptr;
+  }
+  return last->functions.empty() ? nullptr : &last->functions.back();
+}
+
 namespace {
 
 // A private before-`where` copy of a set variable prints with a prime.

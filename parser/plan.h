@@ -283,6 +283,10 @@ inline const Column& ValueColumn(const Plan& p, uint32_t value) {
                                   : p.hidden_columns[value - p.columns.size()];
 }
 
+// The call that gives `field` its value: the function that ends the last
+// `set` step assigning it, or null.
+const FunctionStep* LastCall(const Plan& p, FieldId field);
+
 // Human-readable multi-line description (mapr --explain, tests).
 std::string DebugString(const Plan& plan);
 

@@ -17,6 +17,7 @@ absl::StatusOr<plan::Plan> Planner::Build() {
   for (plan::SetStep& step : where_steps_) p_.sets.push_back(std::move(step));
   where_steps_.clear();
   PlanGroupBy();
+  PlanRates();
   PlanHaving();
   PlanOrder();
   PlanLimit();
@@ -196,6 +197,29 @@ const plan::AggregateInfo* Planner::LookupAggregate(const ast::Token& name,
   return nullptr;
 }
 
+plan::Rank Planner::PerBucketSecond(const ast::Token& aggregation) {
+  for (FieldId g : p_.group_by) {
+    const plan::FunctionStep* f = plan::LastCall(p_, g);
+    if (f != nullptr && f->binding != nullptr &&
+        f->binding->BucketSeconds() > 0) {
+      return {1, static_cast<uint64_t>(f->binding->BucketSeconds())};
+    }
+  }
+  Error(aggregation.span,
+        absl::StrCat(aggregation.text,
+                     "() is a value per second of a time bucket, and no "
+                     "'group by' field is one"),
+        "group by a bucket: set $minute = bucket($time, 1m) ... group by "
+        "$minute");
+  return {};
+}
+
+void Planner::PlanRates() {
+  for (const auto& [column, aggregation] : pending_rates_) {
+    p_.columns[column].rank = PerBucketSecond(aggregation);
+  }
+}
+
 uint32_t Planner::Slot(const plan::AggregateInfo* aggregate, FieldId field) {
   plan::StateSlot slot{aggregate, field};
   for (size_t i = 0; i < p_.slots.size(); ++i) {
@@ -232,6 +256,10 @@ void Planner::PlanSelect() {
     }
     c.slot = Slot(c.aggregate, c.field);
     c.name = item.alias ? item.alias->text : c.storage;
+    if (c.aggregate->per_bucket_second) {
+      // Its rank waits for the group fields (PlanRates).
+      pending_rates_.push_back({p_.columns.size(), *item.aggregation});
+    }
     p_.columns.push_back(std::move(c));
   }
 }
@@ -533,6 +561,9 @@ plan::Operand Planner::HavingOperand(
     c.name = c.storage = key;
     c.field = Intern(t.text);
     c.slot = Slot(c.aggregate, c.field);
+    if (c.aggregate->per_bucket_second) {
+      c.rank = PerBucketSecond(*aggregation);
+    }
     o.value = AddHidden(std::move(c));
     return o;
   }

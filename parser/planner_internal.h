@@ -65,6 +65,12 @@ class Planner {
   std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
                                           std::string_view what);
   static bool IsTableFirstLookup(const ast::SetExpr& e);
+  // rate(): the rank 1 / the width in seconds of the first group field
+  // holding time buckets, or an error under `aggregation` (PlanRates sets
+  // the select items', once the group fields are known).
+  plan::Rank PerBucketSecond(const ast::Token& aggregation);
+  void PlanRates();
+  std::vector<std::pair<size_t, ast::Token>> pending_rates_;
   // A lookup() table's bytes (PlannerContext::read_lookup_file).
   absl::StatusOr<std::string> ReadLookupFile(std::string_view path) const {
     if (!context_.read_lookup_file) {

@@ -1297,6 +1297,34 @@ TEST(PlannerTest, RegexOperators) {
   EXPECT_TRUE(RE2::PartialMatch("GoogleBOT/2.1", *no_match.regex));
 }
 
+// rate(): count per second of the first group field holding time buckets;
+// an error without one.
+TEST(PlannerTest, RateDividesByTheBucketWidth) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select $m, rate($line) set $h = lower(a), $m = bucket($time, 5m) "
+             "group by $h, $m having rate(x) > 1"));
+  EXPECT_EQ(p.columns[1].aggregate->name, "rate");
+  EXPECT_EQ(p.columns[1].rank, (plan::Rank{1, 300}));
+  ASSERT_EQ(p.hidden_columns.size(), 1u);
+  EXPECT_EQ(p.hidden_columns[0].rank, (plan::Rank{1, 300}));
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select rate(a), $d set $d = bucket(t, 1d) "
+                                 "group by $d"));
+  EXPECT_EQ(p.columns[0].rank, (plan::Rank{1, 86400}));
+  // A numeric bin is no time bucket.
+  EXPECT_THAT(PlanOf("select rate(a) set $b = bucket(n, 100) group by $b"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       Eq("1:8-11: rate() is a value per second of a time "
+                          "bucket, and no 'group by' field is one\n"
+                          "select rate(a) set $b = bucket(n, 100) group by $b\n"
+                          "       ^~~~\n"
+                          "hint: group by a bucket: set $minute = "
+                          "bucket($time, 1m) ... group by $minute")));
+  EXPECT_THAT(PlanOf("select count(a) group by a having rate(a) > 1"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("1:35-38: rate() is a value per second")));
+}
+
 TEST(PlannerTest, InListsAreSortedUniqueTexts) {
   ASSERT_OK_AND_ASSIGN(
       plan::Plan p,

@@ -328,21 +328,7 @@ void ApplyHaving(const plan::Plan& p, const GroupStates& states,
   *order = std::move(kept);
 }
 
-// The call that gives `field` its value: the function that ends the last
-// `set` step assigning it, or null.
-const plan::FunctionStep* LastCall(const plan::Plan& p, plan::FieldId field) {
-  const plan::SetStep* last = nullptr;
-  for (const plan::SetStep& s : p.sets) {
-    if (s.target == field) last = &s;
-  }
-  if (last == nullptr) return nullptr;
-  if (!last->program.empty()) {
-    return last->program.back().kind == plan::ExprOp::Kind::kFunction
-               ? &last->program.back().function
-               : nullptr;
-  }
-  return last->functions.empty() ? nullptr : &last->functions.back();
-}
+using plan::LastCall;
 
 // True if `field` holds time buckets (bucket(x, 5m)). Their texts keep each
 // input's layout, which does not sort by time as text (Apr 1 < Mar 31,

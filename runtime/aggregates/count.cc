@@ -1,6 +1,8 @@
-// count(x): the number of rows in which x has a value.
+// count(x): the number of rows in which x has a value; rate(x): that
+// number per second of the group's time bucket (the same state).
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "runtime/aggregate.h"
@@ -48,9 +50,36 @@ class CountState : public AggregateState {
   std::vector<int64_t> count_;
 };
 
+constexpr plan::AggregateInfo kRateInfo = {
+    "rate",
+    "count",
+    plan::ArgumentKind::kAnyValue,
+    ValueType::kNumber,
+    "lines with a value per second of the group's time bucket (group by "
+    "bucket($time, 1m))",
+    false,
+    plan::AggregateInfo::Role::kNone,
+    0,
+    1,
+    /*per_bucket_second=*/true};
+
+// count * rank: the rank is 1 / the bucket's seconds (the planner's).
+void FinalizeRate(const AggregateState& state, size_t /*groups*/,
+                  std::span<const uint32_t> which, FinalColumn* out) {
+  const auto& s = static_cast<const CountState&>(state);
+  const double seconds =
+      static_cast<double>(out->rank.den) / static_cast<double>(out->rank.num);
+  out->values.resize(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    out->values[i] = static_cast<double>(s.Value(which[i])) / seconds;
+  }
+}
+
 }  // namespace
 
 extern const AggregateFunction kCountAggregate = {kInfo, NewStateOf<CountState>,
                                                   FinalizeValues<CountState>};
+extern const AggregateFunction kRateAggregate = {
+    kRateInfo, NewStateOf<CountState>, FinalizeRate};
 
 }  // namespace mapr::runtime

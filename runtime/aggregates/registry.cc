@@ -10,6 +10,7 @@ namespace mapr::runtime {
 // The order is the order of `mapr --help` and the planner's hints.
 #define MAPR_AGGREGATES(X) \
   X(kCountAggregate)       \
+  X(kRateAggregate)        \
   X(kSumAggregate)         \
   X(kMinAggregate)         \
   X(kMaxAggregate)         \

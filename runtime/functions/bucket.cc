@@ -29,6 +29,7 @@ struct BucketBinding : plan::FunctionBinding {
   }
   bool IsBucket() const override { return true; }
   bool IsTimeBucket() const override { return seconds > 0; }
+  int64_t BucketSeconds() const override { return seconds; }
 };
 
 constexpr std::string_view kHint =

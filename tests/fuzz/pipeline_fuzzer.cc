@@ -56,7 +56,8 @@ std::string GenerateQuery(Choices& c) {
       "count",  "sum",      "min",     "max",        "avg",
       "last",   "first",    "len",     "percentage", "percentile",
       "median", "p99",      "p99.9",   "p0",         "dcount",
-      "stddev", "variance", "stddevp", "variancep",  ""};
+      "stddev", "variance", "stddevp", "variancep",  "rate",
+      ""};
   static constexpr const char* kFloatOps[] = {
       "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
   static constexpr const char* kStringOps[] = {
