@@ -91,24 +91,15 @@ void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t* unreadable,
            FunctionContext& ctx) {
   const CidrBinding& b = BindingAs<CidrBinding>(binding);
-  for (size_t i = 0; i < values.size(); ++i) {
-    std::string_view& v = values[i];
-    if (v.data() == nullptr) continue;
-    const std::optional<IpAddress> a = ParseIpAddress(v);
-    if (!a) {
-      v = std::string_view();
-      unreadable[i] = 1;
-      continue;
-    }
+  MapAddresses(values, unreadable, [&](const IpAddress& a) {
     if (!b.networks.empty()) {
-      v = InAnyNetwork(*a, b.networks) ? "1" : "0";
-      continue;
+      return std::string_view(InAnyNetwork(a, b.networks) ? "1" : "0");
     }
-    const int prefix = a->v6 ? b.v6 : b.v4;
+    const int prefix = a.v6 ? b.v6 : b.v4;
     char text[kMaxNetworkText];
-    const size_t size = WriteNetwork(MaskIp(*a, prefix), prefix, text);
-    v = ctx.arena.Copy(std::string_view(text, size));
-  }
+    const size_t size = WriteNetwork(MaskIp(a, prefix), prefix, text);
+    return ctx.arena.Copy(std::string_view(text, size));
+  });
 }
 
 }  // namespace

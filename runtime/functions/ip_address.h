@@ -60,6 +60,25 @@ std::optional<IpNetwork> ParseIpNetwork(std::string_view text,
 std::optional<std::vector<IpNetwork>> ParseIpNetworks(std::string_view text,
                                                       std::string* why);
 
+// Replaces each present value of `values` that is an address by f(address)
+// (a string_view that outlives the batch), and each other present value by
+// a missing one, marked in `unreadable`: the apply of cidr() and ip_in().
+template <typename F>
+void MapAddresses(std::span<std::string_view> values, uint8_t* unreadable,
+                  F f) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::string_view& v = values[i];
+    if (v.data() == nullptr) continue;
+    const std::optional<IpAddress> a = ParseIpAddress(v);
+    if (a) {
+      v = f(*a);
+    } else {
+      v = std::string_view();
+      unreadable[i] = 1;
+    }
+  }
+}
+
 }  // namespace mapr::runtime
 
 #endif  // MAPR_RUNTIME_FUNCTIONS_IP_ADDRESS_H_

@@ -61,17 +61,9 @@ void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t* unreadable,
            FunctionContext&) {
   const IpInBinding& b = BindingAs<IpInBinding>(binding);
-  for (size_t i = 0; i < values.size(); ++i) {
-    std::string_view& v = values[i];
-    if (v.data() == nullptr) continue;
-    const std::optional<IpAddress> a = ParseIpAddress(v);
-    if (!a) {
-      v = std::string_view();
-      unreadable[i] = 1;
-      continue;
-    }
-    v = InAnyNetwork(*a, b.networks) ? "1" : "0";
-  }
+  MapAddresses(values, unreadable, [&](const IpAddress& a) {
+    return std::string_view(InAnyNetwork(a, b.networks) ? "1" : "0");
+  });
 }
 
 }  // namespace
