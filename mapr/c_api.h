@@ -204,6 +204,12 @@ MAPR_EXPORT void mapr_compile_options_set_max_items(
 MAPR_EXPORT void mapr_compile_options_set_percentile(
     mapr_compile_options_t* options, uint32_t exact_values,
     double accuracy) MAPR_C_NOEXCEPT;
+/* Nonzero lets lookup(x, 'table.csv', 'column') read its CSV table (a path
+ * relative to the working directory) when the query compiles
+ * (mapr::CompileOptions::allow_file_lookups). Default: 0, lookup() is
+ * refused. */
+MAPR_EXPORT void mapr_compile_options_set_allow_file_lookups(
+    mapr_compile_options_t* options, int allow) MAPR_C_NOEXCEPT;
 MAPR_EXPORT void mapr_compile_options_free(mapr_compile_options_t* options)
     MAPR_C_NOEXCEPT;
 

@@ -473,6 +473,11 @@ void mapr_compile_options_set_percentile(mapr_compile_options_t* options,
   options->options.percentile_accuracy = accuracy;
 }
 
+void mapr_compile_options_set_allow_file_lookups(
+    mapr_compile_options_t* options, int allow) noexcept {
+  if (options != nullptr) options->options.allow_file_lookups = allow != 0;
+}
+
 void mapr_compile_options_free(mapr_compile_options_t* options) noexcept {
   delete options;
 }

@@ -294,6 +294,24 @@ static void TestCompileErrors(void) {
   q = mapr_query_compile(text, strlen(text), options, &err);
   CHECK_NO_ERROR(err);
   mapr_query_free(q);
+  /* lookup() reads its table only when allowed. */
+  {
+    FILE* table = fopen("c_api_test_lookup.csv", "w");
+    CHECK(table != NULL);
+    fputs("k,v\na,1\n", table);
+    fclose(table);
+  }
+  text = "select $v set $v = lookup(k, 'c_api_test_lookup.csv', 'v')";
+  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK(strstr(mapr_error_message(err), "allow_file_lookups") != NULL);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_compile_options_set_allow_file_lookups(options, 1);
+  q = mapr_query_compile(text, strlen(text), options, &err);
+  CHECK_NO_ERROR(err);
+  mapr_query_free(q);
+  remove("c_api_test_lookup.csv");
   mapr_compile_options_free(options);
 }
 
