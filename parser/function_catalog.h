@@ -80,6 +80,11 @@ struct FunctionInfo {
   // coalesce(a, b, ...): written as a call, computed by the expression
   // evaluator over values that may be expressions (no bind, no apply).
   bool expression_only = false;
+  // The call may also be written with its first literal argument leading
+  // and the value second, `lookup('hosts.csv', key, 'column')`: a quoted
+  // first argument followed by an unquoted one (with at least one literal
+  // after them) is read that way.
+  bool first_literal_may_lead = false;
 };
 
 }  // namespace mapr::plan

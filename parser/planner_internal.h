@@ -64,7 +64,12 @@ class Planner {
   // under it and returns null.
   std::shared_ptr<const re2::RE2> Pattern(const ast::Token& pattern,
                                           std::string_view what);
-  static bool IsTableFirstLookup(const ast::SetExpr& e);
+  // True if a call of `function` (quoted value first: `value_quoted`; its
+  // first literal quoted: `first_quoted`; `literals` after the value) is
+  // written with its first literal leading and the value second, which its
+  // FunctionInfo::first_literal_may_lead allows.
+  bool LiteralLeads(std::string_view function, bool value_quoted,
+                    bool first_quoted, size_t literals) const;
   // rate(): the rank 1 / the width in seconds of the first group field
   // holding time buckets, or an error under `aggregation` (PlanRates sets
   // the select items', once the group fields are known).

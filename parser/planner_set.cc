@@ -29,10 +29,6 @@ class PlannerBindContext final : public plan::BindContext {
   Planner& planner_;
 };
 
-}  // namespace
-
-namespace {
-
 bool IsString(const ast::SetExpr& e) {
   return e.kind == ast::SetExpr::Kind::kOperand &&
          e.token.kind == ast::TokenKind::kString;
@@ -40,11 +36,11 @@ bool IsString(const ast::SetExpr& e) {
 
 }  // namespace
 
-// lookup() written table first, `lookup('hosts.csv', key, 'column')`: a
-// quoted value, then a key that is not (a field or an expression).
-bool Planner::IsTableFirstLookup(const ast::SetExpr& e) {
-  return e.kind == ast::SetExpr::Kind::kCall && e.token.text == "lookup" &&
-         e.args.size() >= 3 && IsString(e.args[0]) && !IsString(e.args[1]);
+bool Planner::LiteralLeads(std::string_view function, bool value_quoted,
+                           bool first_quoted, size_t literals) const {
+  const plan::FunctionInfo* f = FindFunction(function);
+  return f != nullptr && f->first_literal_may_lead && literals >= 2 &&
+         value_quoted && !first_quoted;
 }
 
 const plan::FunctionInfo* Planner::FindFunction(std::string_view name) const {
@@ -158,8 +154,10 @@ bool Planner::CompileExpr(const ast::SetExpr& e,
     out->push_back(std::move(op));
     return ok;
   }
-  if (IsTableFirstLookup(e)) {
-    // lookup('hosts.csv', key, 'column'): the table first, as the value.
+  if (e.args.size() >= 2 &&
+      LiteralLeads(e.token.text, IsString(e.args[0]), IsString(e.args[1]),
+                   e.args.size() - 1)) {
+    // lookup('hosts.csv', key, 'column'): the table written first.
     ast::SetExpr swapped = e;
     std::swap(swapped.args[0], swapped.args[1]);
     return CompileExpr(swapped, out);
@@ -207,21 +205,26 @@ void Planner::PlanSet() {
       p_.sets.push_back(std::move(step));
       continue;
     }
-    // The innermost call written table first, `lookup('t.csv', key,
-    // 'column')`: its key is the value (IsTableFirstLookup).
+    // The innermost call written with its first literal leading,
+    // `lookup('t.csv', key, 'column')`: the value is that literal's place.
     ast::Token src = a.operand;
-    std::vector<std::vector<ast::Token>> function_args = a.function_args;
+    const std::vector<std::vector<ast::Token>>* function_args =
+        &a.function_args;
+    std::vector<std::vector<ast::Token>> swapped;
     if (const size_t k = a.functions.size() - 1;
-        !a.functions.empty() && a.functions[k].text == "lookup" &&
-        k < function_args.size() && function_args[k].size() >= 2 &&
-        src.kind == ast::TokenKind::kString &&
-        function_args[k][0].kind != ast::TokenKind::kString) {
-      std::swap(src, function_args[k][0]);
+        !a.functions.empty() && k < a.function_args.size() &&
+        !a.function_args[k].empty() &&
+        LiteralLeads(a.functions[k].text, src.kind == ast::TokenKind::kString,
+                     a.function_args[k][0].kind == ast::TokenKind::kString,
+                     a.function_args[k].size())) {
+      swapped = a.function_args;
+      std::swap(src, swapped[k][0]);
+      function_args = &swapped;
     }
     for (size_t k = a.functions.size(); k-- > 0;) {
       static const std::vector<ast::Token> kNoArgs;
       const std::vector<ast::Token>& args =
-          k < function_args.size() ? function_args[k] : kNoArgs;
+          k < function_args->size() ? (*function_args)[k] : kNoArgs;
       plan::FunctionStep fs;
       if (!MakeFunctionStep(a.functions[k], args, &fs)) {
         ok = false;

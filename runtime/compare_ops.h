@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "parser/plan.h"
 #include "re2/re2.h"
 #include "util/scan.h"
@@ -32,7 +33,7 @@ inline bool HasSuffix(std::string_view a, std::string_view b) {
 
 // ASCII lower case of one byte (other bytes unchanged).
 inline char AsciiLower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  return absl::ascii_tolower(static_cast<unsigned char>(c));
 }
 
 // ieq: equal but for ASCII case.

@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "mapr/format_guess.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "util/strings.h"
 
 namespace mapr {
 namespace runtime {
@@ -55,15 +57,9 @@ bool Digits(std::string_view s, size_t at, size_t n) {
   return true;
 }
 
+// The line without the whitespace the engine trims before a format sees it.
 std::string_view Trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() &&
-         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-    s.remove_suffix(1);
-  }
-  return s;
+  return util::ToStd(absl::StripAsciiWhitespace(util::ToAbsl(s)));
 }
 
 // "<13>...": a syslog PRI of 1 to 3 digits.

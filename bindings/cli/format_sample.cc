@@ -8,12 +8,9 @@
 #include "mapr/format_guess.h"
 #include "mapr/input.h"
 #include "mapr/line_splitter.h"
-#include "util/strings.h"
 
 namespace mapr::cli {
 namespace {
-
-using util::ToAbsl;
 
 // The guess over the first kFormatSampleLines lines of `path`, or the
 // reason it could not be read.

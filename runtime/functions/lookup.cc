@@ -62,18 +62,26 @@ std::vector<std::string_view> TableLines(std::string_view text) {
   return lines;
 }
 
-// The fields of one CSV line, copied out of the arena.
-std::vector<std::string> Fields(std::string_view line) {
-  constexpr size_t kMaxFields = 4096;
-  std::vector<std::string_view> views(kMaxFields);
-  util::Arena arena;
-  const CsvSplitResult r =
-      SplitCsvRecord(line, views.data(), views.size(), &arena);
-  std::vector<std::string> fields;
-  for (size_t i = 0; i < r.num_fields; ++i) fields.emplace_back(views[i]);
-  if (r.too_many) fields.clear();  // Refused by the caller.
-  return fields;
-}
+// Splits the table's CSV lines, reusing its buffers from line to line.
+class FieldSplitter {
+ public:
+  // The fields of `line` (none if it has more than kMaxFields).
+  std::vector<std::string> Fields(std::string_view line) {
+    arena_.Reset();
+    const CsvSplitResult r =
+        SplitCsvRecord(line, views_.data(), views_.size(), &arena_);
+    std::vector<std::string> fields;
+    if (r.too_many) return fields;  // Refused by the caller.
+    for (size_t i = 0; i < r.num_fields; ++i) fields.emplace_back(views_[i]);
+    return fields;
+  }
+
+ private:
+  static constexpr size_t kMaxFields = 4096;
+  std::vector<std::string_view> views_ =
+      std::vector<std::string_view>(kMaxFields);
+  util::Arena arena_;
+};
 
 bool Bind(std::span<const ast::Token> args, plan::BindContext& ctx,
           std::shared_ptr<const plan::FunctionBinding>* binding) {
@@ -93,8 +101,9 @@ bool Bind(std::span<const ast::Token> args, plan::BindContext& ctx,
     return false;
   }
   const std::vector<std::string_view> lines = TableLines(*text);
+  FieldSplitter splitter;
   const std::vector<std::string> header =
-      lines.empty() ? std::vector<std::string>() : Fields(lines[0]);
+      lines.empty() ? std::vector<std::string>() : splitter.Fields(lines[0]);
   if (header.empty()) {
     ctx.Error(
         span,
@@ -124,7 +133,7 @@ bool Bind(std::span<const ast::Token> args, plan::BindContext& ctx,
   }
   for (size_t n = 1; n < lines.size(); ++n) {
     if (lines[n].empty()) continue;
-    const std::vector<std::string> row = Fields(lines[n]);
+    const std::vector<std::string> row = splitter.Fields(lines[n]);
     if (row.size() != header.size()) {
       ctx.Error(span,
                 absl::StrCat("line ", n + 1, " of the lookup table '", b->path,
@@ -162,7 +171,9 @@ constexpr plan::FunctionInfo kInfo = {
     kUsage,
     2,
     1,
-    Bind};
+    Bind,
+    /*expression_only=*/false,
+    /*first_literal_may_lead=*/true};
 
 void Apply(const plan::FunctionBinding* binding,
            std::span<std::string_view> values, uint8_t*, FunctionContext&) {
