@@ -150,8 +150,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const char* b = lines[r].data();
       bool in_line =
           v.data() >= b && v.data() + v.size() <= b + lines[r].size();
-      // logfmt (under auto) gives a bare key the static value "true".
-      bool static_value = v.empty() || v == "true";
+      // logfmt (under auto only) gives a bare key the static value "true".
+      bool static_value =
+          v.empty() || (data[0] % kNumFormats == 4 && v == "true" &&
+                        mapr::AutoFormatOf(lines[r]) == "logfmt");
       if (!in_line && !static_value && !batch.Owns(v)) __builtin_trap();
     }
   }
