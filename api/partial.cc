@@ -31,6 +31,12 @@ absl::StatusOr<PartialInfo> InspectPartial(std::string_view frame) {
   return info;
 }
 
+static_assert(kPartialFrameHeaderBytes == runtime::kPartialHeaderBytes);
+
+absl::StatusOr<uint64_t> PartialFrameSize(std::string_view bytes) {
+  return runtime::PartialFrameSize(bytes);
+}
+
 absl::StatusOr<std::vector<std::string_view>> SplitPartialFrames(
     std::string_view bytes) {
   std::vector<std::string_view> frames;

@@ -531,6 +531,27 @@ TEST(PartialTest, FramesConcatenate) {
                                 HasSubstr("SplitPartialFrames")));
 }
 
+TEST(PartialTest, FrameSizeNeedsOnlyTheHeader) {
+  const std::string a = RealPartial({0, 1});
+  ASSERT_GT(a.size(), kPartialFrameHeaderBytes);
+  ASSERT_OK_AND_ASSIGN(uint64_t size,
+                       PartialFrameSize(a.substr(0, kPartialFrameHeaderBytes)));
+  EXPECT_EQ(size, a.size());
+  ASSERT_OK_AND_ASSIGN(size, PartialFrameSize(a + "more"));
+  EXPECT_EQ(size, a.size());
+  EXPECT_THAT(PartialFrameSize(a.substr(0, 10)),
+              testing::StatusIs(
+                  absl::StatusCode::kDataLoss,
+                  "truncated partial: 10 bytes of a frame that needs 72"));
+  EXPECT_THAT(PartialFrameSize("garbage"),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                "not a mapr partial: the input does not start "
+                                "with MAPRPART"));
+  EXPECT_THAT(PartialFrameSize(""),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                "not a mapr partial: the input is empty"));
+}
+
 TEST(PartialTest, PhasesAreEnforced) {
   ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(kQuery));
   ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::Create(q, Options()));

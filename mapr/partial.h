@@ -37,6 +37,7 @@
 #define MAPR_MAPR_PARTIAL_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -93,6 +94,16 @@ struct PartialInfo {
 // unknown flags or bytes after the frame; DataLoss if it is truncated or
 // corrupt; FailedPrecondition if its major version is newer.
 MAPR_EXPORT absl::StatusOr<PartialInfo> InspectPartial(std::string_view frame);
+
+// The bytes of a frame's fixed header: what PartialFrameSize() needs.
+inline constexpr size_t kPartialFrameHeaderBytes = 72;
+
+// The size the frame at the front of `bytes` claims, after checking its
+// magic, version, header size and flags (not its checksum: InspectPartial()
+// checks the whole frame). Only the first kPartialFrameHeaderBytes bytes are
+// read, so a reader can take the frames of a large file one at a time.
+// Errors as InspectPartial; DataLoss if `bytes` is shorter than the header.
+MAPR_EXPORT absl::StatusOr<uint64_t> PartialFrameSize(std::string_view bytes);
 
 // Cuts a concatenation of frames (a file holding several) into frames, using
 // each frame's size field; the views point into `bytes`. Checks each frame's

@@ -1,9 +1,14 @@
 #include "bindings/cli/partials.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstddef>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <system_error>
 #include <utility>
 
@@ -116,6 +121,56 @@ absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
   for (std::string_view f : *frames) {
     if (absl::Status s = add(f); !s.ok()) return s;
   }
+  return out;
+}
+
+absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
+    std::string_view name, const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(
+      std::fopen(path.c_str(), "rb"), &std::fclose);
+  struct stat st {};
+  if (file == nullptr || fstat(fileno(file.get()), &st) != 0) {
+    return Prefixed(name, absl::Status(absl::ErrnoToStatusCode(errno),
+                                       std::strerror(errno)));
+  }
+  const uint64_t file_bytes = static_cast<uint64_t>(st.st_size);
+  std::vector<NamedFrame> out;
+  std::string frame;
+  uint64_t offset = 0;
+  do {
+    // The header first: it gives the frame's size, checked against what
+    // the file holds before the frame is read.
+    const uint64_t left = file_bytes - offset;
+    frame.resize(static_cast<size_t>(
+        std::min<uint64_t>(left, kPartialFrameHeaderBytes)));
+    if (std::fread(frame.data(), 1, frame.size(), file.get()) != frame.size()) {
+      return Prefixed(
+          name, absl::DataLossError("cannot read the partial (file changed?)"));
+    }
+    absl::StatusOr<uint64_t> size = PartialFrameSize(frame);
+    if (!size.ok()) return Prefixed(name, size.status());
+    if (left < *size) {
+      return Prefixed(name, absl::DataLossError(absl::StrCat(
+                                "truncated partial: ", left,
+                                " bytes of a frame that needs ", *size)));
+    }
+    const size_t head = frame.size();
+    frame.resize(static_cast<size_t>(*size));
+    if (std::fread(frame.data() + head, 1, frame.size() - head, file.get()) !=
+        frame.size() - head) {
+      return Prefixed(
+          name, absl::DataLossError("cannot read the partial (file changed?)"));
+    }
+    absl::StatusOr<PartialInfo> info = InspectPartial(frame);
+    if (!info.ok()) return Prefixed(name, info.status());
+    NamedFrame f;
+    f.name = std::string(name);
+    f.info = *std::move(info);
+    f.offset = offset;
+    f.reload_path = path;
+    out.push_back(std::move(f));
+    offset += *size;
+  } while (offset < file_bytes);
   return out;
 }
 

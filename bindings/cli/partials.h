@@ -74,6 +74,15 @@ struct NamedFrame {
 absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
                                                        std::string_view bytes);
 
+// The binary frames of the plain file `path` (called `name` in messages),
+// read and validated one at a time (PartialFrameSize, then InspectPartial):
+// the frames come back without bytes, with `reload_path` and `offset` set,
+// so reading a PART never holds more than one of its frames. Errors as
+// DecodePartials'; DataLoss for a file that ends inside a frame, NotFound
+// or PermissionDenied (errno's text) if it cannot be read.
+absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
+    std::string_view name, const std::string& path);
+
 // Sorts `frames` by source name (bytewise) and split (stable) and adds them,
 // in order, to a PartialReducer: each source's splits merge by the split
 // rules, and the sources add up in name order, whatever order the PARTs
