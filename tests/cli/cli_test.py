@@ -1491,6 +1491,38 @@ class DistributedTest(MaprTestCase):
                 out, _ = self.mapr("reduce", "-o", "csv", *maps)
                 self.assertEqual(out, want_out, (query, count, cuts))
 
+    def test_each_partition_reducer_holds_its_partition_only(self):
+        """The bound of docs/distributed.md, through the command: with
+        --max-groups at 30 % of the groups, each `combine --partition P` of
+        R = 4 passes (it holds ~25 %) where an unpartitioned combine fails,
+        and the final join of a top-10 query passes too (one partition at a
+        time, cut to the shown rows); one that prints every group cannot."""
+        log = self.write("s.log", b"".join(
+            b"session=s%d|bytes=%d\n" % (i, i * 7919 % 100003)
+            for i in range(20000)))
+        base = "select session,count($line),sum(bytes) group by session"
+        top = base + " order by sum(bytes) desc limit 10 logformat generickv"
+        cap = ("--max-groups", "6000")
+        want, _ = self.mapr("-o", "csv", top, log)
+        maps, _ = self.mapr("map", "--partitions", "4", top, log)
+        self.write("m.parts", maps)
+        folded = []
+        for p in range(4):
+            out, _ = self.mapr("combine", *cap, "--partition", str(p),
+                               "m.parts")
+            folded.append(self.write("f%d.part" % p, out))
+        out, _ = self.mapr("reduce", *cap, "-o", "csv", *folded)
+        self.assertEqual(out, want)
+        whole, _ = self.mapr("map", top, log)
+        self.write("whole.part", whole)
+        _, err = self.mapr("combine", *cap, "whole.part", code=1)
+        self.assertIn(b"more than 6000 groups", err)
+        every = base + " logformat generickv"
+        maps, _ = self.mapr("map", "--partitions", "4", every, log)
+        self.write("e.parts", maps)
+        _, err = self.mapr("reduce", *cap, "e.parts", code=1)
+        self.assertIn(b"more than 6000 groups", err)
+
     def test_partitioned_hadoop_streaming_recipe(self):
         """docs/distributed.md's partitioned Hadoop Streaming recipe, with
         Hadoop's shuffle done here: each --b64 line goes to reducer
@@ -1800,6 +1832,30 @@ class DistributedTest(MaprTestCase):
         parts = self.pipepart("run3", "20k")
         out, _ = self.mapr("reduce", "-o", "csv", "--expect-splits",
                            str(len(parts)), *parts)
+        self.assertEqual(out, want)
+
+    @unittest.skipUnless(shutil.which("parallel"), "GNU parallel not installed")
+    def test_gnu_parallel_partitioned_recipe(self):
+        # docs/distributed.md's partitioned recipe with GNU parallel: maps
+        # over --pipepart blocks write 4 partitions each, one combine per
+        # partition, then the join.
+        want, _ = self.mapr("-o", "csv", Q2, LOG)
+        env = dict(os.environ, MAPR=os.path.abspath(MAPR_BIN), Q=Q2, RUN="r")
+        os.makedirs(self.path("r"))
+        for args in (
+                ["--pipepart", "-a", LOG, "--block", "7k",
+                 '"$MAPR" map --run-id "$RUN" --split auto --partitions 4 '
+                 '"$Q" - > "$RUN"/{#}.parts'],
+                ['"$MAPR" combine --partition {} "$RUN"/*.parts > '
+                 '"$RUN"/p{}.part', ":::", "0", "1", "2", "3"]):
+            subprocess.run(["parallel", "--will-cite"] + args, cwd=self.tmp,
+                           env=env, check=True, timeout=120,
+                           stdin=subprocess.DEVNULL)
+        maps = [f for f in os.listdir(self.path("r")) if f.endswith(".parts")]
+        self.assertGreater(len(maps), 3)
+        out, _ = self.mapr("reduce", "-o", "csv", "--expect-splits",
+                           str(len(maps)),
+                           *[self.path("r/p%d.part" % p) for p in range(4)])
         self.assertEqual(out, want)
 
 
