@@ -85,6 +85,9 @@ struct FunctionInfo {
   // first argument followed by an unquoted one (with at least one literal
   // after them) is read that way.
   bool first_literal_may_lead = false;
+  // The apply gives a missing value a result too (isnull); every other
+  // function leaves it missing.
+  bool defined_on_missing = false;
 };
 
 }  // namespace mapr::plan

@@ -845,7 +845,7 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "                  ^~~\n"
        "hint: known functions: md5sum, maskdigits, regex, time, bucket, "
        "duration, bytes, lower, upper, len, substr, split, format_time, "
-       "template, cidr, ip_in, lookup, coalesce"},
+       "template, cidr, ip_in, lookup, coalesce, isnull"},
       {"select a set $x = md5sum(makedigits($line))", kInvalid,
        "1:26-35: unknown function 'makedigits'\n"
        "select a set $x = md5sum(makedigits($line))\n"

@@ -864,7 +864,7 @@ TEST(PlannerTest, CollectsEveryError) {
                   "                                         ^~~\n"
                   "hint: known functions: md5sum, maskdigits, regex, time, "
                   "bucket, duration, bytes, lower, upper, len, substr, split, "
-                  "format_time, template, cidr, ip_in, lookup, coalesce\n"
+                  "format_time, template, cidr, ip_in, lookup, coalesce, isnull\n"
                   "\n"
                   "1:55: 'limit' needs a non-negative integer, found 'x'\n"
                   "select avgg(x), COUNT(y) set z = 1, $a = md5(b) limit x "

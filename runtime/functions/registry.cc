@@ -25,7 +25,8 @@ namespace mapr::runtime {
   X(kCidrFunction)        \
   X(kIpInFunction)        \
   X(kLookupFunction)      \
-  X(kCoalesceFunction)
+  X(kCoalesceFunction)    \
+  X(kIsnullFunction)
 
 #define MAPR_DECLARE_FUNCTION(name) extern const ScalarFunction name;
 MAPR_FUNCTIONS(MAPR_DECLARE_FUNCTION)

@@ -239,7 +239,7 @@ TEST(BadQueryTest, UnknownFunctionListsTheKnownOnes) {
                           "hint: known functions: md5sum, maskdigits, regex, "
                           "time, bucket, duration, bytes, lower, upper, len, "
                           "substr, split, format_time, template, cidr, ip_in, "
-                          "lookup, coalesce")));
+                          "lookup, coalesce, isnull")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{19, 3, 1, 20}));
 }
 

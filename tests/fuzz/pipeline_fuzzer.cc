@@ -97,7 +97,7 @@ std::string GenerateQuery(Choices& c) {
       static constexpr const char* kWhereExprs[] = {
           "@ + 1",           "(@ - y) * 2",    "len(@)", "lower(@)",
           "substr(@, 1, 2)", "coalesce(@, b)", "@ / 0",  "(@)",
-          "template(@)"};
+          "template(@)",     "isnull(@)"};
       std::string lhs = field();
       if (c.Pick(3) == 0) {
         std::string e = kWhereExprs[c.Pick(std::size(kWhereExprs))];
@@ -161,7 +161,9 @@ std::string GenerateQuery(Choices& c) {
         "cidr(@, '10.0.0.0/8')",
         "ip_in(@, '10.0.0.0/8 ::1, 192.168.0.0/16')",
         "lookup(@, '%T', 'v')",
-        "lookup('%T', @, 'k', 'v')"};
+        "lookup('%T', @, 'k', 'v')",
+        "isnull(@)",
+        "isnull(regex(@, 'a+')) + 1"};
     std::string call = kCalls[c.Pick(std::size(kCalls))];
     call.replace(call.find('@'), 1, field());
     if (const size_t t = call.find("%T"); t != std::string::npos) {
