@@ -51,6 +51,11 @@ struct AggregateInfo {
   // group-by field whose value is bucket(x, <duration>)), and refuses a
   // query without one.
   bool per_bucket_second = false;
+  // cumsum(): the column shows the running total, over the result's rows in
+  // their order, of an aggregate's values: cumsum(x) of sum(x) (this
+  // entry's own state), cumsum(agg(x)) of agg(x). Not an order key or a
+  // `having` operand (it depends on the rows around it).
+  bool running_total = false;
 };
 
 // What a query's aggregate states are built with (CompileOptions; the

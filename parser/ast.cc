@@ -30,16 +30,16 @@ bool IsNameChar(unsigned char c) {
   }
 }
 
-// A field, or `agg(field)` when `aggregation` is set.
-void AppendKey(const std::optional<Token>& aggregation, const Token& field,
+// A field, or `agg(field)` when `aggregation` is set, or
+// `agg(inner(field))` when `inner` is set too.
+void AppendKey(const std::optional<Token>& aggregation,
+               const std::optional<Token>& inner, const Token& field,
                std::string* out) {
-  if (aggregation) {
-    absl::StrAppend(out, aggregation->text, "(");
-    AppendToken(field, out);
-    out->append(")");
-  } else {
-    AppendToken(field, out);
-  }
+  if (aggregation) absl::StrAppend(out, aggregation->text, "(");
+  if (inner) absl::StrAppend(out, inner->text, "(");
+  AppendToken(field, out);
+  if (inner) out->append(")");
+  if (aggregation) out->append(")");
 }
 
 void AppendSetExpr(const SetExpr& e, std::string* out);
@@ -51,7 +51,7 @@ void AppendOperand(const std::optional<SetExpr>& expr,
   if (expr) {
     AppendSetExpr(*expr, out);
   } else {
-    AppendKey(aggregation, field, out);
+    AppendKey(aggregation, std::nullopt, field, out);
   }
 }
 
@@ -202,13 +202,7 @@ std::string Unparse(const Query& q) {
   for (size_t i = 0; i < q.select.size(); ++i) {
     const SelectItem& item = q.select[i];
     if (i > 0) out.append(",");
-    if (item.aggregation) {
-      absl::StrAppend(&out, item.aggregation->text, "(");
-      AppendToken(item.field, &out);
-      out.append(")");
-    } else {
-      AppendToken(item.field, &out);
-    }
+    AppendKey(item.aggregation, item.inner_aggregation, item.field, &out);
     if (item.alias) {
       out.append(" as ");
       AppendToken(*item.alias, &out);
@@ -262,7 +256,7 @@ std::string Unparse(const Query& q) {
     for (size_t i = 0; i < q.order->keys.size(); ++i) {
       const OrderKey& k = q.order->keys[i];
       if (i > 0) out.append(", ");
-      AppendKey(k.aggregation, k.field, &out);
+      AppendKey(k.aggregation, k.inner_aggregation, k.field, &out);
       if (k.direction) absl::StrAppend(&out, " ", k.direction->text);
     }
   }
@@ -320,6 +314,7 @@ void ClearSpans(Query* q) {
     i.span = {};
     i.field.span = {};
     if (i.aggregation) i.aggregation->span = {};
+    if (i.inner_aggregation) i.inner_aggregation->span = {};
     if (i.alias) i.alias->span = {};
   }
   if (q->from) q->from->span = q->from->table.span = {};
@@ -339,6 +334,7 @@ void ClearSpans(Query* q) {
     for (OrderKey& k : q->order->keys) {
       k.span = k.field.span = {};
       if (k.aggregation) k.aggregation->span = {};
+      if (k.inner_aggregation) k.inner_aggregation->span = {};
       if (k.direction) k.direction->span = {};
     }
   }

@@ -38,6 +38,8 @@ struct Token {
 struct SelectItem {
   // Set for `agg(field)`: the aggregation name as written (validated later).
   std::optional<Token> aggregation;
+  // Set for `cumsum(agg(field))`: the inner aggregation, `agg`.
+  std::optional<Token> inner_aggregation;
   // The field; empty text for `count()`.
   Token field;
   std::optional<Token> alias;
@@ -109,6 +111,8 @@ struct FromClause {
 struct OrderKey {
   // The key as written: an aggregation call or a field.
   std::optional<Token> aggregation;
+  // Set for `cumsum(agg(field))`: the inner aggregation.
+  std::optional<Token> inner_aggregation;
   Token field;
   Span span;
   // `asc` or `desc` if given.

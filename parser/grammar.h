@@ -118,9 +118,17 @@ struct agg_name : seq<plus<ident_char>, opt<one<'.'>, plus<ranges<'0', '9'>>>> {
 struct agg_open : seq<agg_name, one<'('>> {};
 struct agg_close : one<')'> {};
 struct agg_call : seq<agg_open, sp, opt<field>, sp, must<agg_close>> {};
+// A select item may wrap one aggregation in another: cumsum(count($line))
+// (the planner says which outer ones take an aggregation).
+struct inner_agg_open : seq<agg_name, one<'('>> {};
+struct inner_agg_call
+    : seq<inner_agg_open, sp, opt<field>, sp, must<agg_close>> {};
+struct select_agg_call
+    : seq<agg_open, sp, opt<sor<inner_agg_call, field>>, sp, must<agg_close>> {
+};
 struct alias_name : sor<tok_tick, tok_bare> {};
 struct alias : seq<kw_as, sp, must<alias_name>> {};
-struct item_expr : sor<agg_call, field> {};
+struct item_expr : sor<select_agg_call, field> {};
 struct select_item : seq<item_expr, opt<sp, alias>> {};
 struct select_first_item : select_item {};
 struct select_clause

@@ -78,6 +78,17 @@ struct Action<g::agg_open> {
   }
 };
 
+template <>
+struct Action<g::inner_agg_open> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.inner_aggregation = ast::Token{ast::TokenKind::kBareword,
+                                      std::string(in.begin(), in.size() - 1),
+                                      st.SpanOf(in.begin(), in.size() - 1)};
+    st.tok = ast::Token{ast::TokenKind::kBareword, "", st.SpanOf(in.end(), 0)};
+  }
+};
+
 // The item's field, saved before an alias (also a token) overwrites `tok`.
 template <>
 struct Action<g::item_expr> {
@@ -109,10 +120,12 @@ struct Action<g::select_item> {
   static void apply(const Input& in, State& st) {
     ast::SelectItem item;
     item.aggregation = std::move(st.aggregation);
+    item.inner_aggregation = std::move(st.inner_aggregation);
     item.field = std::move(st.item_field);
     item.alias = std::move(st.alias);
     item.span = st.SpanOf(in);
     st.aggregation.reset();
+    st.inner_aggregation.reset();
     st.alias.reset();
     st.query.select.push_back(std::move(item));
     CheckItemCount(st, st.query.select.size(), st.SpanOf(in), "select items");
@@ -571,9 +584,11 @@ struct Action<g::order_key> {
   static void apply(const Input& in, State& st) {
     ast::OrderKey k;
     k.aggregation = std::move(st.aggregation);
+    k.inner_aggregation = std::move(st.inner_aggregation);
     k.field = std::move(st.tok);
     k.span = st.SpanOf(in);
     st.aggregation.reset();
+    st.inner_aggregation.reset();
     st.order_keys.push_back(std::move(k));
     CheckItemCount(st, st.order_keys.size(), st.SpanOf(in), "order keys");
   }

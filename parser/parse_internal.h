@@ -60,6 +60,8 @@ struct State {
   ast::Token tok;
   ast::Token item_field;
   std::optional<ast::Token> aggregation;
+  // A select item's inner aggregation: `count` in cumsum(count($line)).
+  std::optional<ast::Token> inner_aggregation;
   std::optional<ast::Token> alias;
   std::vector<ast::Expr> exprs;
   ast::Token lhs, op, rhs;

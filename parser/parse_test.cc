@@ -591,6 +591,28 @@ TEST(ParseTest, UnparseIsCanonical) {
             "order by a desc limit 3 outfile \"x.csv\"");
 }
 
+TEST(ParseTest, RunningTotalsNestOneAggregation) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select cumsum( count($line) ) as run, CUMSUM(x) order by "
+                 "cumsum(p99(x)) desc"));
+  ASSERT_EQ(q.select.size(), 2u);
+  ASSERT_TRUE(q.select[0].aggregation && q.select[0].inner_aggregation);
+  EXPECT_EQ(q.select[0].aggregation->text, "cumsum");
+  EXPECT_EQ(q.select[0].inner_aggregation->text, "count");
+  EXPECT_EQ(q.select[0].field.text, "$line");
+  EXPECT_FALSE(q.select[1].inner_aggregation);
+  ASSERT_TRUE(q.order && q.order->keys[0].inner_aggregation);
+  EXPECT_EQ(q.order->keys[0].inner_aggregation->text, "p99");
+  EXPECT_EQ(ast::Unparse(q),
+            "select cumsum(count($line)) as run,CUMSUM(x) order by "
+            "cumsum(p99(x)) desc");
+  // An order key's inner aggregation is not left for the next item.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("order by cumsum(count(x)) select y"));
+  ASSERT_EQ(q.select.size(), 1u);
+  EXPECT_FALSE(q.select[0].aggregation || q.select[0].inner_aggregation);
+}
+
 // ---- Errors
 // ------------------------------------------------------------------
 
@@ -609,6 +631,51 @@ void CheckErrors(const std::vector<ErrorCase>& cases,
                 StatusIs(c.code, Eq(std::string(c.message))))
         << "query: " << c.query;
   }
+}
+
+TEST(ParseTest, RejectsRunningTotalErrors) {
+  CheckErrors({
+      {"select sum(count(x))", kInvalid,
+       "1:12-16: sum() takes a field, not an aggregation\n"
+       "select sum(count(x))\n"
+       "           ^~~~~\n"
+       "hint: write sum(field); a running total of an aggregation is "
+       "cumsum(count(...))"},
+      {"select cumsum(last(x))", kInvalid,
+       "1:15-18: cumsum() cannot add up last()\n"
+       "select cumsum(last(x))\n"
+       "              ^~~~\n"
+       "hint: last() gives text; cumsum() adds numbers"},
+      {"select cumsum(cumsum(x))", kInvalid,
+       "1:15-20: cumsum() cannot add up cumsum()\n"
+       "select cumsum(cumsum(x))\n"
+       "              ^~~~~~\n"
+       "hint: cumsum() is a running total already"},
+      {"select cumsum(count(x)) order by cumsum(count(x))", kInvalid,
+       "1:34-49: the running total 'cumsum(count(x))' cannot be an order "
+       "key\n"
+       "select cumsum(count(x)) order by cumsum(count(x))\n"
+       "                                 ^~~~~~~~~~~~~~~~\n"
+       "hint: a running total depends on the rows before it; use the "
+       "aggregation it adds up"},
+      {"select cumsum(x) as r having r > 1", kInvalid,
+       "1:30: the running total 'cumsum(x)' cannot be compared\n"
+       "select cumsum(x) as r having r > 1\n"
+       "                             ^\n"
+       "hint: a running total depends on the rows before it; use the "
+       "aggregation it adds up"},
+      {"select count(x) group by * having cumsum(x) > 1", kInvalid,
+       "1:35-43: the running total 'cumsum(x)' cannot be compared\n"
+       "select count(x) group by * having cumsum(x) > 1\n"
+       "                                  ^~~~~~~~~\n"
+       "hint: a running total depends on the rows before it; use the "
+       "aggregation it adds up"},
+      {"select cumsum(count(x)", kInvalid,
+       "1:23: expected ')' to close the aggregation, found end of query\n"
+       "select cumsum(count(x)\n"
+       "                      ^\n"
+       "hint: an aggregation takes one field, for example: count($line)"},
+  });
 }
 
 // Every query DTail's parser rejects that is still an error in mapr.
@@ -1423,7 +1490,7 @@ TEST(ParseTest, RejectsOtherErrors) {
        "avg, "
        "len, "
        "percentage, percentile, median, pN, dcount, stddev, variance, stddevp, "
-       "variancep"},
+       "variancep, cumsum"},
       {"select p101(x)", kInvalid,
        "1:8-11: 'p101': a percentile is from p0 to p100\n"
        "select p101(x)\n"

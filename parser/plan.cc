@@ -250,7 +250,8 @@ std::string DebugString(const Plan& p) {
     const Column& c = p.columns[i];
     absl::StrAppend(&out, "  ", c.name, ": ", util::ToAbsl(c.aggregate->name),
                     "(", p.fields[c.field].name, ") slot ", c.slot,
-                    c.is_group_key ? " [group key]" : "", "\n");
+                    c.is_group_key ? " [group key]" : "",
+                    c.running_total != nullptr ? " [running total]" : "", "\n");
   }
   for (const Column& c : p.hidden_columns) {
     absl::StrAppend(&out, "  hidden ", c.name, ": ",

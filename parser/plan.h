@@ -81,6 +81,10 @@ struct Column {
   bool is_group_key = false;
   // For median and pN: which rank of the sorted values.
   Rank rank;
+  // Set (to the cumsum entry) when the column shows the running total of
+  // `aggregate`'s values over the result's rows (AggregateInfo::
+  // running_total).
+  const AggregateInfo* running_total = nullptr;
 };
 
 enum class CompareOp : uint8_t {

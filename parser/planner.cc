@@ -238,6 +238,8 @@ void Planner::PlanSelect() {
       c.aggregate = LookupAggregate(*item.aggregation, &c.rank);
       if (c.aggregate == nullptr) continue;
       c.storage = AggregateStorage(*item.aggregation, item.field);
+      if (c.aggregate->running_total) c.running_total = c.aggregate;
+      if (item.inner_aggregation && !PlanInnerAggregate(item, &c)) continue;
     } else {
       c.storage = item.field.text;
     }
@@ -258,10 +260,52 @@ void Planner::PlanSelect() {
     c.name = item.alias ? item.alias->text : c.storage;
     if (c.aggregate->per_bucket_second) {
       // Its rank waits for the group fields (PlanRates).
-      pending_rates_.push_back({p_.columns.size(), *item.aggregation});
+      pending_rates_.push_back({p_.columns.size(), item.inner_aggregation
+                                                       ? *item.inner_aggregation
+                                                       : *item.aggregation});
     }
     p_.columns.push_back(std::move(c));
   }
+}
+
+bool Planner::PlanInnerAggregate(const ast::SelectItem& item, plan::Column* c) {
+  const ast::Token& outer = *item.aggregation;
+  const ast::Token& inner = *item.inner_aggregation;
+  if (!c->aggregate->running_total) {
+    Error(inner.span,
+          absl::StrCat(outer.text, "() takes a field, not an aggregation"),
+          absl::StrCat("write ", outer.text, "(field); a running total of ",
+                       "an aggregation is cumsum(", inner.text, "(...))"));
+    return false;
+  }
+  plan::Rank rank;
+  const plan::AggregateInfo* a = LookupAggregate(inner, &rank);
+  if (a == nullptr) return false;
+  if (a->running_total || a->result == ValueType::kText) {
+    Error(inner.span,
+          absl::StrCat(outer.text, "() cannot add up ", inner.text, "()"),
+          a->running_total
+              ? absl::StrCat(inner.text, "() is a running total already")
+              : absl::StrCat(inner.text, "() gives text; ", outer.text,
+                             "() adds numbers"));
+    return false;
+  }
+  c->aggregate = a;
+  c->rank = rank;
+  c->storage = AggregateStorage(outer, inner, item.field);
+  return true;
+}
+
+bool Planner::RefuseRunningTotal(uint32_t value, const ast::Span& span,
+                                 std::string_view what) {
+  const plan::Column& c = plan::ValueColumn(p_, value);
+  if (c.running_total == nullptr) return false;
+  Error(span,
+        absl::StrCat("the running total '", c.storage, "' cannot be ",
+                     util::ToAbsl(what)),
+        "a running total depends on the rows before it; use the aggregation "
+        "it adds up");
+  return true;
 }
 
 plan::Operand Planner::FloatOperand(const ast::Token& t) {
@@ -553,11 +597,19 @@ plan::Operand Planner::HavingOperand(
     const std::string key = AggregateStorage(*aggregation, t);
     if (std::optional<uint32_t> v = FindValue(key)) {
       o.value = *v;
+      RefuseRunningTotal(o.value, CallSpan(*aggregation, t), "compared");
       return o;
     }
     plan::Column c;
     c.aggregate = LookupAggregate(*aggregation, &c.rank);
     if (c.aggregate == nullptr) return o;
+    if (c.aggregate->running_total) {
+      Error(CallSpan(*aggregation, t),
+            absl::StrCat("the running total '", key, "' cannot be compared"),
+            "a running total depends on the rows before it; use the "
+            "aggregation it adds up");
+      return o;
+    }
     c.name = c.storage = key;
     c.field = Intern(t.text);
     c.slot = Slot(c.aggregate, c.field);
@@ -575,6 +627,7 @@ plan::Operand Planner::HavingOperand(
   }
   if (std::optional<uint32_t> v = FindValue(t.text)) {
     o.value = *v;
+    RefuseRunningTotal(o.value, t.span, "compared");
     return o;
   }
   double number;

@@ -27,8 +27,10 @@ void Planner::PlanOrder() {
   if (!q_.order) return;
   const ast::OrderClause& o = *q_.order;
   for (const ast::OrderKey& k : o.keys) {
-    std::string key = k.aggregation ? AggregateStorage(*k.aggregation, k.field)
-                                    : k.field.text;
+    std::string key =
+        k.aggregation
+            ? AggregateStorage(*k.aggregation, k.inner_aggregation, k.field)
+            : k.field.text;
     std::optional<uint32_t> found;
     for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
       if (p_.columns[i].name == key) found = static_cast<uint32_t>(i);
@@ -52,6 +54,7 @@ void Planner::PlanOrder() {
                          ValueNames()));
       continue;
     }
+    if (RefuseRunningTotal(*found, k.span, "an order key")) continue;
     plan::Plan::OrderKey ok{*found, !o.reverse};
     if (k.direction) {
       bool desc = k.direction->text == "desc";

@@ -47,6 +47,14 @@ inline std::string AggregateStorage(const ast::Token& agg,
   return absl::StrCat(agg.text, "(", field.text, ")");
 }
 
+// `agg(field)`, or `agg(inner(field))` (cumsum(count($line))).
+inline std::string AggregateStorage(const ast::Token& agg,
+                                    const std::optional<ast::Token>& inner,
+                                    const ast::Token& field) {
+  if (!inner) return AggregateStorage(agg, field);
+  return absl::StrCat(agg.text, "(", AggregateStorage(*inner, field), ")");
+}
+
 class Planner {
  public:
   Planner(const ast::Query& query, std::string_view text,
@@ -121,6 +129,13 @@ class Planner {
   uint32_t Slot(const plan::AggregateInfo* aggregate, FieldId field);
 
   void PlanSelect();
+  // cumsum(agg(x)): makes `c` agg's column, shown as a running total;
+  // false after reporting why it cannot be.
+  bool PlanInnerAggregate(const ast::SelectItem& item, plan::Column* c);
+  // True (after reporting it) if value `value` is a running total, which
+  // `what` ("an order key", "a having operand") cannot be.
+  bool RefuseRunningTotal(uint32_t value, const ast::Span& span,
+                          std::string_view what);
 
   plan::Operand FloatOperand(const ast::Token& t);
 

@@ -26,7 +26,8 @@ namespace mapr::runtime {
   X(kStddevAggregate)      \
   X(kVarianceAggregate)    \
   X(kStddevpAggregate)     \
-  X(kVariancepAggregate)
+  X(kVariancepAggregate)   \
+  X(kCumsumAggregate)
 
 #define MAPR_DECLARE_AGGREGATE(name) extern const AggregateFunction name;
 MAPR_AGGREGATES(MAPR_DECLARE_AGGREGATE)

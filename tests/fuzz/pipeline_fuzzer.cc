@@ -57,7 +57,7 @@ std::string GenerateQuery(Choices& c) {
       "last",   "first",    "len",     "percentage", "percentile",
       "median", "p99",      "p99.9",   "p0",         "dcount",
       "stddev", "variance", "stddevp", "variancep",  "rate",
-      ""};
+      "cumsum", ""};
   static constexpr const char* kFloatOps[] = {
       "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
   static constexpr const char* kStringOps[] = {
@@ -81,7 +81,9 @@ std::string GenerateQuery(Choices& c) {
   std::vector<std::string> names;
   for (size_t i = 0; i < items; ++i) {
     const std::string agg = kAggregates[c.Pick(std::size(kAggregates))];
-    const std::string item = agg.empty() ? field() : agg + "(" + field() + ")";
+    std::string item = agg.empty() ? field() : agg + "(" + field() + ")";
+    // A running total of an aggregate: cumsum(count(x)).
+    if (!agg.empty() && c.Pick(6) == 0) item = "cumsum(" + item + ")";
     if (i > 0) q += ",";
     q += item;
     names.push_back(item);
