@@ -2061,7 +2061,19 @@ class MapFollowTest(MaprTestCase):
             self.addCleanup(p.kill)
             p.stdin.write(self.lines(0, 10))
             p.stdin.flush()
-            time.sleep(0.4)
+            # Until a delta with the 10 lines is out (a slow start under a
+            # sanitizer can take longer than a few intervals).
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                time.sleep(0.05)
+                got = subprocess.run([os.path.abspath(MAPR_BIN), "inspect",
+                                      "early.part"],
+                                     cwd=self.tmp, capture_output=True)
+                if got.returncode == 0 and sum(
+                        int(l.split(b": ")[1])
+                        for l in got.stdout.splitlines()
+                        if l.startswith(b"lines_read: ")) == 10:
+                    break
             p.kill()
             p.wait()
             p.stdin.close()
