@@ -388,6 +388,18 @@ std::string ResultTable::ToJson() const {
   return out;
 }
 
+std::string ResultTable::RowToJson(size_t row) const {
+  std::string out;
+  AppendJsonObject(*this, EncodeJsonKeys(columns_), row, &out);
+  return out;
+}
+
+std::string JsonString(std::string_view s) {
+  std::string out;
+  AppendJsonString(s, &out);
+  return out;
+}
+
 std::string ResultTable::ToNdjson() const {
   std::string out;
   WriteNdjson([&out](std::string_view c) { out.append(c); });

@@ -297,6 +297,9 @@ class MAPR_EXPORT ResultTable {
   // One JSON object per line (NDJSON), same encoding as ToJson().
   std::string ToNdjson() const;
 
+  // Row `row` as the JSON object ToNdjson() writes for it (no newline).
+  std::string RowToJson(size_t row) const;
+
   // The same renderings, streamed to `sink` in chunks so that a large
   // result is never held twice (the CLI writes them straight to stdout).
   void WriteTable(const TableOptions& options, ResultSink sink) const;
@@ -320,6 +323,10 @@ class MAPR_EXPORT ResultTable {
   std::vector<FieldCount> field_counts_;
   std::vector<ResultNote> notes_;
 };
+
+// `s` as a JSON string literal, quoted and escaped as the JSON renderings
+// write text (bytes that are not UTF-8 become U+FFFD).
+MAPR_EXPORT std::string JsonString(std::string_view s);
 
 }  // namespace mapr
 

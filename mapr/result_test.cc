@@ -684,6 +684,14 @@ TEST(ToJsonTest, NdjsonIsOneObjectPerLine) {
             "\"max($goroutines)\":17.000000,\"avg($goroutines)\":15.000000}\n");
 }
 
+TEST(ToJsonTest, RowToJsonIsTheNdjsonLine) {
+  const ResultTable t = DtailExample();
+  const std::string ndjson = t.ToNdjson();
+  EXPECT_EQ(t.RowToJson(0) + "\n" + t.RowToJson(1) + "\n", ndjson);
+  EXPECT_EQ(JsonString("a\"b\\c\n\x01\xff"),
+            "\"a\\\"b\\\\c\\u000a\\u0001\\ufffd\"");
+}
+
 TEST(ToJsonTest, EmptyResults) {
   ResultTable t({Col("a", "count")}, {}, {}, 0);
   EXPECT_EQ(t.ToJson(), "[]\n");

@@ -272,6 +272,15 @@ absl::Status SetAlert(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+absl::Status SetAlertFormat(Flags& flags, std::string_view value) {
+  if (value != "text" && value != "json") {
+    return Usage(absl::StrCat("invalid --alert-format '", util::ToAbsl(value),
+                              "' (use text or json)"));
+  }
+  flags.alert_json = value == "json";
+  return absl::OkStatus();
+}
+
 absl::Status SetRunId(Flags& flags, std::string_view value) {
   if (value.empty()) return Usage("--run-id needs a non-empty ID");
   flags.run_id = std::string(value);
@@ -351,6 +360,10 @@ constexpr FlagSpec kFlagSpecs[] = {
      "over the select items) starts or stops holding for\n"
      "a group; exit status 3 if it ever held",
      SetAlert},
+    {"--alert-format", 0, "FORMAT", FlagSection::kFollow,
+     "text (default) or json: each alert line a JSON\n"
+     "object with the group's row",
+     SetAlertFormat},
     {"--listen", 0, "ADDR:PORT", FlagSection::kFollow,
      "also serve each report as Prometheus metrics at\n"
      "http://ADDR:PORT/metrics (port 0: a free one,\n"

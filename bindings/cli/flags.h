@@ -68,6 +68,8 @@ struct Flags {
   std::optional<ListenAddress> listen;
   // --alert CONDITION: name the groups for which it starts and stops holding.
   std::optional<std::string> alert;
+  // --alert-format json: each alert line is a JSON object.
+  bool alert_json = false;
   // `mapr map`: the split this run covers, and the byte range it reads.
   std::optional<SplitFlag> split;
   std::optional<std::pair<uint64_t, uint64_t>> range;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <new>
 #include <optional>
 #include <string>
@@ -216,6 +217,8 @@ void ReportWriter::Write(const ResultTable& r, bool is_final) {
 void ReportWriter::CheckAlert(const ResultTable& r) {
   const std::vector<bool> holds = alert_->Evaluate(r);
   std::set<std::string> now;
+  // --alert-format json: each group's row, for the lines.
+  std::map<std::string, size_t> rows;
   // A row's group: its group-key cells as name=value (every line's group
   // when the query has no group key column).
   auto group_of = [&](size_t row) {
@@ -229,13 +232,27 @@ void ReportWriter::CheckAlert(const ResultTable& r) {
     return group.empty() ? std::string("(all lines)") : group;
   };
   auto say = [&](std::string_view what, const std::string& group) {
-    std::fprintf(stderr, "mapr: alert %.*s: %s: %s (report %zu)\n",
-                 static_cast<int>(what.size()), what.data(), group.c_str(),
-                 alert_->text().c_str(), reports_ + 1);
+    if (!flags_.alert_json) {
+      std::fprintf(stderr, "mapr: alert %.*s: %s: %s (report %zu)\n",
+                   static_cast<int>(what.size()), what.data(), group.c_str(),
+                   alert_->text().c_str(), reports_ + 1);
+      return;
+    }
+    // The row, if the report has the group (an ended one may be gone).
+    const auto row = rows.find(group);
+    const std::string line = absl::StrCat(
+        "{\"alert\":", JsonString(what),
+        ",\"condition\":", JsonString(alert_->text()),
+        ",\"group\":", JsonString(group), ",\"report\":", reports_ + 1,
+        ",\"row\":", row == rows.end() ? "null" : r.RowToJson(row->second),
+        "}\n");
+    std::fputs(line.c_str(), stderr);
   };
   for (size_t row = 0; row < holds.size(); ++row) {
-    if (!holds[row]) continue;
+    if (!holds[row] && !flags_.alert_json) continue;
     std::string group = group_of(row);
+    if (flags_.alert_json) rows.emplace(group, row);
+    if (!holds[row]) continue;
     if (!firing_.contains(group)) say("started", group);
     now.insert(std::move(group));
   }
@@ -396,10 +413,14 @@ int Run(int argc, char** argv) {
                               : flags->interval_ms > 0    ? "--interval-ms"
                               : flags->listen.has_value() ? "--listen"
                               : flags->alert.has_value()  ? "--alert"
+                              : flags->alert_json         ? "--alert-format"
                                                           : nullptr;
     if (follow_only != nullptr) {
       return UsageError(absl::StrCat(follow_only, " works only with --follow"));
     }
+  }
+  if (flags->alert_json && !flags->alert.has_value()) {
+    return UsageError("--alert-format works only with --alert");
   }
   if (!flags->query.has_value()) return UsageError("missing QUERY");
 

@@ -23,7 +23,7 @@ constexpr plan::AggregateInfo kInfo = {
 
 }  // namespace
 
-extern const AggregateFunction kCumsumAggregate = {
-    kInfo, NewStateOf<SumState>, FinalizeValues<SumState>};
+extern const AggregateFunction kCumsumAggregate = {kInfo, NewStateOf<SumState>,
+                                                   FinalizeValues<SumState>};
 
 }  // namespace mapr::runtime

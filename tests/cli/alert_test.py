@@ -10,6 +10,7 @@ exit status is 3 when an alert held, 0 when none did; a bad condition is a
 usage error with the query error's text. Each wait has a deadline.
 """
 
+import json
 import os
 import re
 import signal
@@ -91,6 +92,38 @@ class AlertTest(unittest.TestCase):
             ("started", "host=b", cond), ("ended", "host=b", cond)])
         self.assertEqual(self.stop(proc), 3)
 
+    def json_alerts(self):
+        return [json.loads(l) for l in self.stderr().splitlines()
+                if l.startswith("{")]
+
+    def test_json_lines_carry_the_row(self):
+        cond = "count($line) >= 5"
+        proc = self.start("--delta", "--alert", cond, "--alert-format",
+                          "json")
+        self.wait_for("the start line", lambda: "following" in self.stderr())
+        self.append("a", 7)
+        self.append("b", 2)
+        self.wait_for("a's alert", lambda: len(self.json_alerts()) == 1)
+        self.assertEqual(self.json_alerts(), [
+            {"alert": "started", "condition": cond, "group": "host=a",
+             "report": 1, "row": {"host": "a", "count($line)": 7}}])
+        # The next interval holds b's lines only: a's row is gone.
+        self.append("b", 2)
+        self.wait_for("a's end", lambda: len(self.json_alerts()) == 2)
+        ended = self.json_alerts()[1]
+        self.assertEqual((ended["alert"], ended["group"], ended["row"]),
+                         ("ended", "host=a", None))
+        self.assertGreater(ended["report"], 1)
+        # A group still in the report when its alert ends keeps its row.
+        self.append("c", 6)
+        self.wait_for("c's alert", lambda: len(self.json_alerts()) == 3)
+        self.append("c", 1)
+        self.wait_for("c's end", lambda: len(self.json_alerts()) == 4)
+        self.assertEqual(self.json_alerts()[3]["row"],
+                         {"host": "c", "count($line)": 1})
+        self.assertFalse(re.search(r"^mapr: alert", self.stderr(), re.M))
+        self.assertEqual(self.stop(proc), 3)
+
     def test_no_alert_exits_zero(self):
         proc = self.start("--alert", "count($line) > 1000")
         self.wait_for("the start line", lambda: "following" in self.stderr())
@@ -120,6 +153,13 @@ class AlertTest(unittest.TestCase):
              "having count($line) >\n" + " " * 80 + "^\n"),
             (["--alert", "count($line) > 1"],
              "mapr: --alert works only with --follow"),
+            (["--alert-format", "json"],
+             "mapr: --alert-format works only with --follow"),
+            (["--follow", "--alert-format", "json"],
+             "mapr: --alert-format works only with --alert"),
+            (["--follow", "--alert", "count($line) > 1", "--alert-format",
+              "xml"],
+             "mapr: invalid --alert-format 'xml' (use text or json)"),
         ]:
             p = subprocess.run([MAPR, *flags, Q, self.log],
                                capture_output=True, timeout=30)
