@@ -352,22 +352,50 @@ absl::StatusOr<LineRange> LineAlignedRange(const std::string& path, uint64_t lo,
 
 namespace {
 
+// --range's conditions: a file first, and a format without state
+// between lines.
+absl::Status CheckRange(const Query& query,
+                        const std::vector<FileInput>& inputs,
+                        const FilesOptions& options) {
+  if (!options.range.has_value()) return absl::OkStatus();
+  if (inputs.empty() || inputs[0].is_stdin) {
+    return absl::InvalidArgumentError(
+        "a byte range needs a file as the first input, not standard input");
+  }
+  if (!LogFormatIsLineIndependent(query.log_format())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a byte range needs a log format that keeps no state between "
+        "lines (every built-in format but csv), not ",
+        ToAbsl(query.log_format())));
+  }
+  return absl::OkStatus();
+}
+
+// Adds a group's line counts per input, and the report's first unparsable
+// line if this group has it.
+void CountLines(const GroupOutcome& out, const std::vector<FileInput>& inputs,
+                std::vector<InputLines>& input_lines, FilesReport& report) {
+  for (const auto& [input, lines] : out.lines) {
+    // Pieces come in input order: the first one with an unparsable line has
+    // the first, after the lines of the input's earlier pieces.
+    if (lines.first_unparsable != 0 && report.first_unparsable_line == 0) {
+      report.first_unparsable_input =
+          inputs[input].is_stdin ? "-" : inputs[input].path;
+      report.first_unparsable_line = input_lines[input].read +
+                                     input_lines[input].too_long +
+                                     lines.first_unparsable;
+    }
+    input_lines[input].read += lines.read;
+    input_lines[input].parsed += lines.parsed;
+    input_lines[input].too_long += lines.too_long;
+  }
+}
+
 absl::StatusOr<Aggregator> Aggregate(const Query& query,
                                      const std::vector<FileInput>& inputs,
                                      const FilesOptions& options,
                                      Problems& problems, FilesReport& report) {
-  if (options.range.has_value()) {
-    if (inputs.empty() || inputs[0].is_stdin) {
-      return absl::InvalidArgumentError(
-          "a byte range needs a file as the first input, not standard input");
-    }
-    if (!LogFormatIsLineIndependent(query.log_format())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "a byte range needs a log format that keeps no state between "
-          "lines (every built-in format but csv), not ",
-          ToAbsl(query.log_format())));
-    }
-  }
+  if (absl::Status s = CheckRange(query, inputs, options); !s.ok()) return s;
   AggregatorOptions agg_options = options.aggregator;
   // A million groups: sorting and rendering them is most of the serial end
   // of a run.
@@ -387,21 +415,7 @@ absl::StatusOr<Aggregator> Aggregate(const Query& query,
     for (size_t i = 0; i < plan.groups.size(); ++i) {
       GroupOutcome out = executor.Take(i, [&] { progress.Tick(); });
       if (!out.engine_error.ok()) return out.engine_error;
-      for (const auto& [input, lines] : out.lines) {
-        // Pieces come in input order: the first one with an unparsable
-        // line has the first, after the lines of the input's earlier
-        // pieces.
-        if (lines.first_unparsable != 0 && report.first_unparsable_line == 0) {
-          report.first_unparsable_input =
-              inputs[input].is_stdin ? "-" : inputs[input].path;
-          report.first_unparsable_line = input_lines[input].read +
-                                         input_lines[input].too_long +
-                                         lines.first_unparsable;
-        }
-        input_lines[input].read += lines.read;
-        input_lines[input].parsed += lines.parsed;
-        input_lines[input].too_long += lines.too_long;
-      }
+      CountLines(out, inputs, input_lines, report);
       for (auto& [input, status] : out.input_errors) {
         if (failed[input]) continue;
         failed[input] = true;

@@ -205,6 +205,35 @@ std::string SetString(const Plan& p, const SetStep& s) {
   return absl::StrCat(FieldName(p, s.target), " = ", value);
 }
 
+// The columns (hidden ones too) and the state slots of DebugString().
+void AppendColumns(const Plan& p, std::string* out_ptr) {
+  std::string& out = *out_ptr;
+  out.append("columns:\n");
+  for (size_t i = 0; i < p.columns.size(); ++i) {
+    const Column& c = p.columns[i];
+    absl::StrAppend(&out, "  ", c.name, ": ", util::ToAbsl(c.aggregate->name),
+                    "(", p.fields[c.field].name, ") slot ", c.slot,
+                    c.is_group_key ? " [group key]" : "",
+                    c.running_total != nullptr ? " [running total]" : "", "\n");
+  }
+  for (const Column& c : p.hidden_columns) {
+    absl::StrAppend(&out, "  hidden ", c.name, ": ",
+                    util::ToAbsl(c.aggregate->name), "(",
+                    p.fields[c.field].name, ")");
+    if (c.slot == kKeyPartSlot) {
+      out.append(" [group key]\n");
+    } else {
+      absl::StrAppend(&out, " slot ", c.slot, "\n");
+    }
+  }
+  out.append("states:");
+  for (const StateSlot& s : p.slots) {
+    absl::StrAppend(&out, " ", util::ToAbsl(s.aggregate->state), "(",
+                    p.fields[s.field].name, ")");
+  }
+  out.append("\n");
+}
+
 }  // namespace
 
 std::string DebugString(const Plan& p) {
@@ -245,30 +274,7 @@ std::string DebugString(const Plan& p) {
   std::vector<std::string> groups;
   for (FieldId id : p.group_by) groups.push_back(p.fields[id].name);
   absl::StrAppend(&out, "group by: ", absl::StrJoin(groups, ", "), "\n");
-  out.append("columns:\n");
-  for (size_t i = 0; i < p.columns.size(); ++i) {
-    const Column& c = p.columns[i];
-    absl::StrAppend(&out, "  ", c.name, ": ", util::ToAbsl(c.aggregate->name),
-                    "(", p.fields[c.field].name, ") slot ", c.slot,
-                    c.is_group_key ? " [group key]" : "",
-                    c.running_total != nullptr ? " [running total]" : "", "\n");
-  }
-  for (const Column& c : p.hidden_columns) {
-    absl::StrAppend(&out, "  hidden ", c.name, ": ",
-                    util::ToAbsl(c.aggregate->name), "(",
-                    p.fields[c.field].name, ")");
-    if (c.slot == kKeyPartSlot) {
-      out.append(" [group key]\n");
-    } else {
-      absl::StrAppend(&out, " slot ", c.slot, "\n");
-    }
-  }
-  out.append("states:");
-  for (const StateSlot& s : p.slots) {
-    absl::StrAppend(&out, " ", util::ToAbsl(s.aggregate->state), "(",
-                    p.fields[s.field].name, ")");
-  }
-  out.append("\n");
+  AppendColumns(p, &out);
   if (p.having) {
     absl::StrAppend(&out, "having: ", ConditionString(p, *p.having), "\n");
   }
