@@ -66,15 +66,21 @@ struct Action<g::tok_string> {
   }
 };
 
+// `name(`: the name's token. `count()` has no field: `tok` becomes an empty
+// token just after '('.
+template <typename Input>
+ast::Token OpenCall(const Input& in, State& st) {
+  st.tok = ast::Token{ast::TokenKind::kBareword, "", st.SpanOf(in.end(), 0)};
+  return ast::Token{ast::TokenKind::kBareword,
+                    std::string(in.begin(), in.size() - 1),
+                    st.SpanOf(in.begin(), in.size() - 1)};
+}
+
 template <>
 struct Action<g::agg_open> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
-    st.aggregation = ast::Token{ast::TokenKind::kBareword,
-                                std::string(in.begin(), in.size() - 1),
-                                st.SpanOf(in.begin(), in.size() - 1)};
-    // `count()` has no field: an empty token just after '('.
-    st.tok = ast::Token{ast::TokenKind::kBareword, "", st.SpanOf(in.end(), 0)};
+    st.aggregation = OpenCall(in, st);
   }
 };
 
@@ -82,10 +88,7 @@ template <>
 struct Action<g::inner_agg_open> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
-    st.inner_aggregation = ast::Token{ast::TokenKind::kBareword,
-                                      std::string(in.begin(), in.size() - 1),
-                                      st.SpanOf(in.begin(), in.size() - 1)};
-    st.tok = ast::Token{ast::TokenKind::kBareword, "", st.SpanOf(in.end(), 0)};
+    st.inner_aggregation = OpenCall(in, st);
   }
 };
 
