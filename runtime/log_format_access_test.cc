@@ -17,6 +17,7 @@
 #include "runtime/log_formats.h"
 #include "tests/testing/access_reference.h"
 #include "tests/testing/field_batch.h"
+#include "tests/testing/parsed_rows.h"
 
 namespace mapr::runtime {
 namespace {
@@ -29,10 +30,7 @@ using ::testing::Optional;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-struct Row {
-  LineOutcome outcome;
-  std::map<std::string, std::string> fields;  // The present values.
-};
+using Row = ::mapr::testing::ParsedRow;  // The present values.
 
 const std::vector<std::string> kAllFields = {
     "ip",   "ident",    "user",   "time",  "request", "method",
@@ -65,27 +63,10 @@ std::vector<Row> ParseOnce(std::string_view format_name,
         padded ? std::string_view(copies[i]).substr(0, lines[i].size())
                : std::string_view(lines[i]));
   }
-  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
-  (*parser)->ParseBatch(views, batch, outcomes.data());
-  std::vector<Row> rows;
-  for (size_t r = 0; r < lines.size(); ++r) {
-    Row row{outcomes[r], {}};
-    for (size_t f = 0; f < fields.size(); ++f) {
-      std::string_view v = batch.column(f)[r];
-      if (v.data() == nullptr) {
-        EXPECT_TRUE(v.empty());
-        continue;
-      }
-      row.fields[fields[f]] = std::string(v);
-    }
-    rows.push_back(std::move(row));
-  }
+  std::vector<Row> rows =
+      ::mapr::testing::ParseRows(**parser, batch, fields, views);
   if (allocations != nullptr) *allocations = batch.num_allocations();
   return rows;
-}
-
-bool operator==(const Row& a, const Row& b) {
-  return a.outcome == b.outcome && a.fields == b.fields;
 }
 
 std::vector<Row> Parse(std::string_view format_name,

@@ -33,6 +33,7 @@
 #include "tests/testing/allocation_counter.h"
 #include "tests/testing/field_batch.h"
 #include "tests/testing/files.h"
+#include "tests/testing/parsed_rows.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr::runtime {
@@ -60,10 +61,7 @@ class ExactLine {
   size_t size_;
 };
 
-struct Row {
-  LineOutcome outcome;
-  std::map<std::string, std::string> fields;
-};
+using Row = ::mapr::testing::ParsedRow;
 
 // Parses `lines` as one batch, each in a buffer of its own with `padding`
 // bytes after it, and the batch promising that padding. Checks the
@@ -86,28 +84,9 @@ std::vector<Row> ParseLines(const std::vector<std::string>& fields,
     views.push_back(buffers.back().view());
   }
   TestFieldBatch batch(fields.size(), padding);
-  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kHeader);
-  (*parser)->ParseBatch(views, batch, outcomes.data());
-  std::vector<Row> rows;
-  for (size_t r = 0; r < lines.size(); ++r) {
-    Row row{outcomes[r], {}};
-    for (size_t f = 0; f < fields.size(); ++f) {
-      const std::string_view v = batch.column(f)[r];
-      if (v.data() == nullptr) {
-        EXPECT_TRUE(v.empty());
-        continue;
-      }
-      const bool in_line =
-          v.data() >= views[r].data() &&
-          v.data() + v.size() <= views[r].data() + views[r].size();
-      EXPECT_TRUE(in_line || batch.Owns(v) ||
-                  v.data() == FieldBatch::kEmptyValue.data())
-          << fields[f] << " of line " << r << " points elsewhere";
-      row.fields[fields[f]] = std::string(v);
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return ::mapr::testing::ParseRows(
+      **parser, batch, fields, views,
+      {.check_pointers = true, .preset = LineOutcome::kHeader});
 }
 
 Row ParseOne(const std::vector<std::string>& fields, const std::string& line,

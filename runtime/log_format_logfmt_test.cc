@@ -15,6 +15,7 @@
 #include "runtime/log_formats.h"
 #include "tests/testing/field_batch.h"
 #include "tests/testing/logfmt_reference.h"
+#include "tests/testing/parsed_rows.h"
 
 namespace mapr::runtime {
 namespace {
@@ -25,10 +26,7 @@ using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-struct Row {
-  LineOutcome outcome;
-  std::map<std::string, std::string> fields;  // The present values.
-};
+using Row = ::mapr::testing::ParsedRow;
 
 std::vector<Row> Parse(const std::vector<std::string>& fields,
                        const std::vector<std::string>& lines,
@@ -37,21 +35,8 @@ std::vector<Row> Parse(const std::vector<std::string>& fields,
   EXPECT_TRUE(parser.ok()) << parser.status();
   TestFieldBatch batch(fields.size());
   std::vector<std::string_view> views(lines.begin(), lines.end());
-  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
-  (*parser)->ParseBatch(views, batch, outcomes.data());
-  std::vector<Row> rows;
-  for (size_t r = 0; r < lines.size(); ++r) {
-    Row row{outcomes[r], {}};
-    for (size_t f = 0; f < fields.size(); ++f) {
-      std::string_view v = batch.column(f)[r];
-      if (v.data() == nullptr) {
-        EXPECT_TRUE(v.empty());
-        continue;
-      }
-      row.fields[fields[f]] = std::string(v);
-    }
-    rows.push_back(std::move(row));
-  }
+  std::vector<Row> rows =
+      ::mapr::testing::ParseRows(**parser, batch, fields, views);
   if (allocations != nullptr) *allocations = batch.num_allocations();
   return rows;
 }

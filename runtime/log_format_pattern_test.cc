@@ -13,6 +13,7 @@
 #include "mapr/log_format.h"
 #include "mapr/query.h"
 #include "tests/testing/field_batch.h"
+#include "tests/testing/parsed_rows.h"
 
 namespace mapr {
 namespace {
@@ -21,10 +22,7 @@ using ::mapr::testing::TestFieldBatch;
 using ::testing::ElementsAre;
 using ::testing::Pair;
 
-struct Row {
-  LineOutcome outcome;
-  std::map<std::string, std::string> fields;  // "<missing>" when not set.
-};
+using Row = ::mapr::testing::ParsedRow;  // "<missing>" when not set.
 
 std::vector<Row> Parse(std::string_view pattern,
                        const std::vector<std::string>& fields,
@@ -37,19 +35,8 @@ std::vector<Row> Parse(std::string_view pattern,
   EXPECT_TRUE(parser.ok());
   TestFieldBatch batch(fields.size());
   std::vector<std::string_view> views(lines.begin(), lines.end());
-  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
-  (*parser)->ParseBatch(views, batch, outcomes.data());
-  std::vector<Row> rows;
-  for (size_t r = 0; r < lines.size(); ++r) {
-    Row row{outcomes[r], {}};
-    for (size_t f = 0; f < fields.size(); ++f) {
-      const std::string_view v = batch.column(f)[r];
-      row.fields[fields[f]] =
-          v.data() == nullptr ? "<missing>" : std::string(v);
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return ::mapr::testing::ParseRows(**parser, batch, fields, views,
+                                    {.mark_missing = true});
 }
 
 constexpr std::string_view kAccess =

@@ -13,6 +13,7 @@
 #include "mapr/log_format.h"
 #include "mapr/query.h"
 #include "tests/testing/field_batch.h"
+#include "tests/testing/parsed_rows.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr {
@@ -22,11 +23,8 @@ using ::mapr::testing::StatusIs;
 using ::mapr::testing::TestFieldBatch;
 using ::testing::HasSubstr;
 
-struct Row {
-  LineOutcome outcome;
-  // Requested field -> value; "<missing>" when not set.
-  std::map<std::string, std::string> fields;
-};
+// Requested field -> value; "<missing>" when not set.
+using Row = ::mapr::testing::ParsedRow;
 
 // Configures `name` with `argument` and parses `lines` as one batch.
 std::vector<Row> Parse(std::string_view name,
@@ -44,19 +42,8 @@ std::vector<Row> Parse(std::string_view name,
   EXPECT_TRUE(parser.ok());
   TestFieldBatch batch(fields.size());
   std::vector<std::string_view> views(lines.begin(), lines.end());
-  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
-  (*parser)->ParseBatch(views, batch, outcomes.data());
-  std::vector<Row> rows;
-  for (size_t r = 0; r < lines.size(); ++r) {
-    Row row{outcomes[r], {}};
-    for (size_t f = 0; f < fields.size(); ++f) {
-      std::string_view v = batch.column(f)[r];
-      row.fields[fields[f]] =
-          v.data() == nullptr ? "<missing>" : std::string(v);
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return ::mapr::testing::ParseRows(**parser, batch, fields, views,
+                                    {.mark_missing = true});
 }
 
 TEST(RegexFormat, NamedGroupsAreFields) {

@@ -15,6 +15,7 @@
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
 #include "tests/testing/field_batch.h"
+#include "tests/testing/parsed_rows.h"
 
 namespace mapr::runtime {
 namespace {
@@ -25,10 +26,7 @@ using ::testing::IsEmpty;
 using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
-struct Row {
-  LineOutcome outcome;
-  std::map<std::string, std::string> fields;
-};
+using Row = ::mapr::testing::ParsedRow;
 
 const std::vector<std::string> kAll = {"pri",  "facility", "severity",
                                        "time", "host",     "app",
@@ -51,30 +49,10 @@ std::vector<Row> ParseWith(LogFormatParser& parser,
                            const std::vector<std::string>& fields,
                            const std::vector<std::string>& lines) {
   TestFieldBatch batch(fields.size());
-  batch.Clear();
   std::vector<std::string_view> views(lines.begin(), lines.end());
-  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
-  parser.ParseBatch(views, batch, outcomes.data());
-  std::vector<Row> rows;
-  for (size_t r = 0; r < lines.size(); ++r) {
-    Row row{outcomes[r], {}};
-    for (size_t f = 0; f < fields.size(); ++f) {
-      std::string_view v = batch.column(f)[r];
-      if (v.data() == nullptr) {
-        EXPECT_TRUE(v.empty());
-        continue;
-      }
-      if (outcomes[r] != LineOutcome::kParsed) continue;
-      const char* b = views[r].data();
-      const bool in_line =
-          v.data() >= b && v.data() + v.size() <= b + views[r].size();
-      EXPECT_TRUE(in_line || batch.Owns(v))
-          << fields[f] << " of line " << r << " points elsewhere";
-      row.fields[fields[f]] = std::string(v);
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return ::mapr::testing::ParseRows(
+      parser, batch, fields, views,
+      {.check_pointers = true, .only_parsed_fields = true});
 }
 
 std::vector<Row> Parse(const std::vector<std::string>& fields,

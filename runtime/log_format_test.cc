@@ -17,6 +17,7 @@
 #include "runtime/log_formats.h"
 #include "tests/testing/default_format_reference.h"
 #include "tests/testing/field_batch.h"
+#include "tests/testing/parsed_rows.h"
 
 namespace mapr::runtime {
 namespace {
@@ -29,37 +30,17 @@ using ::testing::Pair;
 using ::testing::UnorderedElementsAre;
 
 // One parsed line: its outcome and the requested fields that were set.
-struct Row {
-  LineOutcome outcome;
-  std::map<std::string, std::string> fields;
-};
+using Row = ::mapr::testing::ParsedRow;
 
-// Feeds `lines` to `parser` as one batch and collects what it wrote. Checks
-// that no empty value has a null data pointer.
+// Feeds `lines` to `parser` as one batch and collects what it wrote.
 std::vector<Row> ParseWith(LogFormatParser& parser,
                            const std::vector<std::string>& fields,
                            const std::vector<std::string>& lines,
                            TestFieldBatch* batch = nullptr) {
   TestFieldBatch local(fields.size());
-  if (batch == nullptr) batch = &local;
-  batch->Clear();
   std::vector<std::string_view> views(lines.begin(), lines.end());
-  std::vector<LineOutcome> outcomes(lines.size(), LineOutcome::kIgnored);
-  parser.ParseBatch(views, *batch, outcomes.data());
-  std::vector<Row> rows;
-  for (size_t r = 0; r < lines.size(); ++r) {
-    Row row{outcomes[r], {}};
-    for (size_t f = 0; f < fields.size(); ++f) {
-      std::string_view v = batch->column(f)[r];
-      if (v.data() == nullptr) {
-        EXPECT_TRUE(v.empty());
-        continue;
-      }
-      row.fields[fields[f]] = std::string(v);
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return ::mapr::testing::ParseRows(parser, batch ? *batch : local, fields,
+                                    views);
 }
 
 std::unique_ptr<LogFormatParser> MakeParser(
