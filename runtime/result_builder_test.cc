@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
 #include "mapr/query.h"
+#include "tests/testing/result_rows.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr {
@@ -18,27 +19,7 @@ using ::testing::ElementsAre;
 // The result's rows as comma-joined cells.
 std::vector<std::string> Rows(std::string_view query,
                               const std::vector<std::string>& lines) {
-  absl::StatusOr<Query> q = Query::Compile(query);
-  EXPECT_TRUE(q.ok()) << q.status();
-  if (!q.ok()) return {};
-  absl::StatusOr<Aggregator> agg = Aggregator::Create(*q);
-  EXPECT_TRUE(agg.ok()) << agg.status();
-  std::vector<std::string_view> views(lines.begin(), lines.end());
-  EXPECT_TRUE(agg->PushLines(views).ok());
-  EXPECT_TRUE(agg->FinishInput().ok());
-  absl::StatusOr<ResultTable> r = agg->TakeResult();
-  EXPECT_TRUE(r.ok()) << r.status();
-  if (!r.ok()) return {};
-  std::vector<std::string> rows;
-  for (size_t i = 0; i < r->num_rows(); ++i) {
-    std::string row;
-    for (size_t c = 0; c < r->num_columns(); ++c) {
-      if (c > 0) row += ",";
-      row += std::string(r->cell(i, c));
-    }
-    rows.push_back(row);
-  }
-  return rows;
+  return ::mapr::testing::QueryRows(std::string(query), lines);
 }
 
 const std::vector<std::string> kLines = {

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
 #include "mapr/query.h"
+#include "tests/testing/result_rows.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr {
@@ -33,16 +34,7 @@ std::vector<std::string> Csv(
   EXPECT_TRUE(total->FinishInput().ok());
   absl::StatusOr<ResultTable> r = total->TakeResult();
   EXPECT_TRUE(r.ok()) << r.status();
-  std::vector<std::string> rows;
-  for (size_t i = 0; i < r->num_rows(); ++i) {
-    std::string row;
-    for (size_t c = 0; c < r->num_columns(); ++c) {
-      if (c > 0) row += ",";
-      row += std::string(r->cell(i, c));
-    }
-    rows.push_back(row);
-  }
-  return rows;
+  return r.ok() ? ::mapr::testing::RowTexts(*r) : std::vector<std::string>();
 }
 
 constexpr std::string_view kQuery =

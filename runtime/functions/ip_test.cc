@@ -9,6 +9,7 @@
 #include "mapr/aggregator.h"
 #include "mapr/query.h"
 #include "runtime/functions/ip_address.h"
+#include "tests/testing/result_rows.h"
 
 namespace mapr::runtime {
 namespace {
@@ -99,23 +100,10 @@ TEST(IpAddressTest, ReadsNetworksAndNamesWhatIsWrong) {
   }
 }
 
-// A query's rows (CSV without the header) over `lines`.
+// A query's rows (cells joined by ',') over `lines`.
 std::vector<std::string> Rows(const std::string& query,
                               const std::vector<std::string>& lines) {
-  absl::StatusOr<ResultTable> r =
-      RunQuery(query, std::span<const std::string>(lines));
-  EXPECT_TRUE(r.ok()) << r.status();
-  if (!r.ok()) return {};
-  std::vector<std::string> rows;
-  for (size_t i = 0; i < r->num_rows(); ++i) {
-    std::string row;
-    for (size_t c = 0; c < r->num_columns(); ++c) {
-      if (c > 0) row += ",";
-      row += std::string(r->cell(i, c));
-    }
-    rows.push_back(row);
-  }
-  return rows;
+  return ::mapr::testing::QueryRows(query, lines);
 }
 
 const std::vector<std::string>& Lines() {

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
 #include "mapr/query.h"
+#include "tests/testing/result_rows.h"
 
 namespace mapr::runtime {
 namespace {
@@ -51,25 +52,9 @@ class LookupTest : public ::testing::Test {
   // The rows of `query` over `lines`, cells joined by ','.
   static std::vector<std::string> Rows(const std::string& query,
                                        const std::vector<std::string>& lines) {
-    absl::StatusOr<Query> q = Compile(query);
-    EXPECT_TRUE(q.ok()) << q.status();
-    if (!q.ok()) return {};
-    absl::StatusOr<Aggregator> agg = Aggregator::Create(*q);
-    EXPECT_TRUE(agg.ok());
-    EXPECT_TRUE(agg->PushLines(std::span<const std::string>(lines)).ok());
-    EXPECT_TRUE(agg->FinishInput().ok());
-    absl::StatusOr<ResultTable> r = agg->TakeResult();
-    EXPECT_TRUE(r.ok());
-    std::vector<std::string> rows;
-    for (size_t i = 0; i < r->num_rows(); ++i) {
-      std::string row;
-      for (size_t c = 0; c < r->num_columns(); ++c) {
-        if (c > 0) row += ",";
-        row += std::string(r->cell(i, c));
-      }
-      rows.push_back(row);
-    }
-    return rows;
+    CompileOptions options;
+    options.allow_file_lookups = true;
+    return ::mapr::testing::QueryRows(query, lines, options);
   }
   static std::string Error(const std::string& query) {
     absl::StatusOr<Query> q = Compile(query);
