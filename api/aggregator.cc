@@ -413,21 +413,28 @@ absl::Status CheckSameQuery(const runtime::PartialFrame& frame,
   if (frame.fingerprint == runtime::PartialCodec::Fingerprint(engine)) {
     return absl::OkStatus();
   }
-  const std::string& mine = engine.plan().canonical;
-  if (frame.query != mine) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("partial of another query: '", util::ToAbsl(frame.query),
-                     "' cannot merge into '", mine, "'"));
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "partial of '", util::ToAbsl(frame.query),
-      "' was made with other result-changing options (max_line_bytes ",
-      frame.max_line_bytes, "; here ", engine.options().max_line_bytes,
-      "), other percentile settings (CompileOptions::percentile_*) or "
-      "another log format catalog"));
+  return QueryMismatch(
+      frame.query, engine.plan().canonical,
+      absl::StrCat("(max_line_bytes ", frame.max_line_bytes, "; here ",
+                   engine.options().max_line_bytes,
+                   "), other percentile settings (CompileOptions::"
+                   "percentile_*) or another log format catalog"));
 }
 
-// Why partials of runs `mine` and `theirs` cannot merge, if they cannot.
+}  // namespace
+
+absl::Status QueryMismatch(std::string_view theirs, std::string_view mine,
+                           std::string_view options) {
+  if (theirs != mine) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("partial of another query: '", util::ToAbsl(theirs),
+                     "' cannot merge into '", util::ToAbsl(mine), "'"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "partial of '", util::ToAbsl(theirs),
+      "' was made with other result-changing options ", util::ToAbsl(options)));
+}
+
 absl::Status CheckSameRun(std::string_view mine, std::string_view theirs) {
   if (mine == theirs) return absl::OkStatus();
   auto name = [](std::string_view run) {
@@ -440,6 +447,8 @@ absl::Status CheckSameRun(std::string_view mine, std::string_view theirs) {
       "; a partial left by an earlier run? write each run's partials to a "
       "fresh folder"));
 }
+
+namespace {
 
 // Why partials of sources `mine` and `theirs` cannot merge, if they cannot.
 absl::Status CheckSameSource(std::string_view mine, std::string_view theirs) {

@@ -89,6 +89,15 @@ class AggregatorInternal {
                                       std::string_view chunk, SourceId source);
 };
 
+// The refusals a partial meets in Aggregator's merges and in
+// PartialReducer, worded once. Why a partial of query `theirs`, whose
+// fingerprint differs, cannot join one of `mine`: another query, or (the
+// same text) other result-changing options, which `options` names.
+absl::Status QueryMismatch(std::string_view theirs, std::string_view mine,
+                           std::string_view options);
+// Why partials of runs `mine` and `theirs` cannot merge, if they cannot.
+absl::Status CheckSameRun(std::string_view mine, std::string_view theirs);
+
 }  // namespace mapr
 
 #endif  // MAPR_MAPR_AGGREGATOR_INTERNAL_H_

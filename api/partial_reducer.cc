@@ -120,16 +120,9 @@ absl::Status InSource(std::string_view source, const absl::Status& s) {
 // Why a partial described by `theirs` cannot join the partials of `mine`.
 absl::Status CheckSameJob(const PartialInfo& mine, const PartialInfo& theirs) {
   if (theirs.fingerprint != mine.fingerprint) {
-    if (theirs.query != mine.query) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("partial of another query: '", theirs.query,
-                       "' cannot merge into '", mine.query, "'"));
-    }
-    return absl::InvalidArgumentError(
-        absl::StrCat("partial of '", theirs.query,
-                     "' was made with other result-changing options "
-                     "(--max-line-bytes, percentile settings) or another "
-                     "mapr's catalog"));
+    return QueryMismatch(theirs.query, mine.query,
+                         "(--max-line-bytes, percentile settings) or another "
+                         "mapr's catalog");
   }
   if (theirs.partitions != mine.partitions) {
     auto name = [](uint32_t n) {
@@ -139,16 +132,7 @@ absl::Status CheckSameJob(const PartialInfo& mine, const PartialInfo& theirs) {
     return absl::InvalidArgumentError(absl::StrCat(
         name(theirs.partitions), " cannot join ", name(mine.partitions)));
   }
-  if (theirs.run_id != mine.run_id) {
-    auto name = [](const std::string& run) {
-      return run.empty() ? std::string("no run id")
-                         : absl::StrCat("run '", run, "'");
-    };
-    return absl::InvalidArgumentError(
-        absl::StrCat("partial of another run: ", name(theirs.run_id),
-                     " cannot merge with ", name(mine.run_id)));
-  }
-  return absl::OkStatus();
+  return CheckSameRun(mine.run_id, theirs.run_id);
 }
 
 }  // namespace
