@@ -134,6 +134,27 @@ absl::StatusOr<uint64_t> ParseUint(std::string_view v, std::string_view flag,
   return n;
 }
 
+// ParseUint's number, also refused outside [lo, hi] with the same message.
+absl::StatusOr<uint64_t> ParseUintIn(std::string_view v, std::string_view flag,
+                                     std::string_view what, uint64_t lo,
+                                     uint64_t hi) {
+  absl::StatusOr<uint64_t> n = ParseUint(v, flag, what);
+  if (n.ok() && (*n < lo || *n > hi)) {
+    return Usage(absl::StrCat("invalid ", ToAbsl(flag), " '", ToAbsl(v),
+                              "' (use ", ToAbsl(what), ")"));
+  }
+  return n;
+}
+
+// `value` into `flags.*kField`, refused when empty with `message`.
+template <auto kField>
+absl::Status SetNonEmpty(Flags& flags, std::string_view value,
+                         std::string_view message) {
+  if (value.empty()) return Usage(message);
+  flags.*kField = std::string(value);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SplitFlag> ParseSplit(std::string_view v) {
   SplitFlag split;
   if (v == "auto") {
@@ -165,13 +186,8 @@ absl::StatusOr<std::pair<uint64_t, uint64_t>> ParseRange(std::string_view v) {
 }
 
 absl::StatusOr<uint64_t> ParseExpectSplits(std::string_view v) {
-  absl::StatusOr<uint64_t> n =
-      ParseUint(v, "--expect-splits", "a number of splits from 1");
-  if (n.ok() && *n == 0) {
-    return Usage(absl::StrCat("invalid --expect-splits '", ToAbsl(v),
-                              "' (use a number of splits from 1)"));
-  }
-  return n;
+  return ParseUintIn(v, "--expect-splits", "a number of splits from 1", 1,
+                     UINT64_MAX);
 }
 
 absl::Status SetHostname(Flags& flags, std::string_view value) {
@@ -181,32 +197,23 @@ absl::Status SetHostname(Flags& flags, std::string_view value) {
 
 absl::Status SetPartitions(Flags& flags, std::string_view value) {
   absl::StatusOr<uint64_t> n =
-      ParseUint(value, "--partitions", "a count from 1 to 65536");
+      ParseUintIn(value, "--partitions", "a count from 1 to 65536", 1, 65536);
   if (!n.ok()) return n.status();
-  if (*n == 0 || *n > 65536) {
-    return Usage(absl::StrCat("invalid --partitions '", ToAbsl(value),
-                              "' (use a count from 1 to 65536)"));
-  }
   flags.partitions = static_cast<uint32_t>(*n);
   return absl::OkStatus();
 }
 
 absl::Status SetPartition(Flags& flags, std::string_view value) {
   absl::StatusOr<uint64_t> n =
-      ParseUint(value, "--partition", "a partition number from 0");
+      ParseUintIn(value, "--partition", "a partition number from 0", 0, 65535);
   if (!n.ok()) return n.status();
-  if (*n >= 65536) {
-    return Usage(absl::StrCat("invalid --partition '", ToAbsl(value),
-                              "' (use a partition number from 0)"));
-  }
   flags.partition = static_cast<uint32_t>(*n);
   return absl::OkStatus();
 }
 
 absl::Status SetSource(Flags& flags, std::string_view value) {
-  if (value.empty()) return Usage("--source needs a non-empty ID");
-  flags.source = std::string(value);
-  return absl::OkStatus();
+  return SetNonEmpty<&Flags::source>(flags, value,
+                                     "--source needs a non-empty ID");
 }
 
 // OFFSET, or FILE=OFFSET (the last '=' separates them).
@@ -267,9 +274,7 @@ absl::Status SetText(Flags& flags, std::string_view value) {
 }
 
 absl::Status SetAlert(Flags& flags, std::string_view value) {
-  if (value.empty()) return Usage("--alert needs a condition");
-  flags.alert = std::string(value);
-  return absl::OkStatus();
+  return SetNonEmpty<&Flags::alert>(flags, value, "--alert needs a condition");
 }
 
 absl::Status SetAlertFormat(Flags& flags, std::string_view value) {
@@ -282,9 +287,8 @@ absl::Status SetAlertFormat(Flags& flags, std::string_view value) {
 }
 
 absl::Status SetRunId(Flags& flags, std::string_view value) {
-  if (value.empty()) return Usage("--run-id needs a non-empty ID");
-  flags.run_id = std::string(value);
-  return absl::OkStatus();
+  return SetNonEmpty<&Flags::run_id>(flags, value,
+                                     "--run-id needs a non-empty ID");
 }
 
 absl::Status SetQuery(Flags& flags, std::string_view value) {

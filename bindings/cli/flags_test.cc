@@ -32,7 +32,38 @@ std::string GoodValue(const FlagSpec& f) {
   if (f.name == "--split") return "auto";
   if (f.name == "--hosts-file") return "/dev/null";
   if (f.name == "--listen") return "127.0.0.1:9100";
+  if (f.name == "--alert-format") return "json";
   return "7";  // --threads, --max-groups, --interval-ms
+}
+
+TEST(FlagsTest, NumbersOutsideTheirRangeAndEmptyIdsAreRefused) {
+  for (const auto& [args, message] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--partitions", "0"},
+            "invalid --partitions '0' (use a count from 1 to 65536)"},
+           {{"--partitions", "65537"},
+            "invalid --partitions '65537' (use a count from 1 to 65536)"},
+           {{"--partition", "65536"},
+            "invalid --partition '65536' (use a partition number from 0)"},
+           {{"--expect-splits", "0"},
+            "invalid --expect-splits '0' (use a number of splits from 1)"},
+           {{"--expect-splits", "x"},
+            "invalid --expect-splits 'x' (use a number of splits from 1)"},
+           {{"--source", ""}, "--source needs a non-empty ID"},
+           {{"--run-id", ""}, "--run-id needs a non-empty ID"},
+           {{"--alert", ""}, "--alert needs a condition"},
+           {{"--alert-format", "xml"},
+            "invalid --alert-format 'xml' (use text or json)"},
+       }) {
+    absl::StatusOr<Flags> flags = Parse(args);
+    EXPECT_EQ(std::string(flags.status().message()), message) << args[0];
+  }
+  absl::StatusOr<Flags> ok =
+      Parse({"--partitions", "65536", "--partition", "65535", "--source", "s"});
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->partitions, 65536u);
+  EXPECT_EQ(ok->partition, 65535u);
+  EXPECT_EQ(ok->source, "s");
 }
 
 TEST(FlagsTest, ListenTakesAnIpv4AddressAndAPort) {
