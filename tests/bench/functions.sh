@@ -38,7 +38,7 @@ names=("Q1" "Q1 where path contains" "Q1 where path icontains"
        "Q1 where status eq, 3 or" "Q1 where status in (3)"
        "Q1 where status eq, 8 or" "Q1 where status in (8)"
        "Q1 group by \$h = status" "Q1 group by lower()" "Q1 group by lookup()"
-       "Q1 group by cidr()")
+       "Q1 group by cidr()" "Q1 group by isnull()" "Q1 + cumsum(count)")
 queries=(
   "$q1"
   "$q1 where path contains \"orders\""
@@ -51,6 +51,8 @@ queries=(
   "from STATS select $q1_items,\$l set \$l = lower(status) group by hostname, \$l"
   "from STATS select $q1_items,\$o set \$o = lookup(status, '$table', 'owner') group by hostname, \$o"
   "from STATS select $q1_items,\$n set \$n = cidr(status, 24) group by hostname, \$n"
+  "from STATS select $q1_items,\$n set \$n = isnull(status) group by hostname, \$n"
+  "from STATS select $q1_items,cumsum(count(\$line)) group by hostname"
 )
 
 declare -A W
