@@ -27,9 +27,20 @@ using namespace parse_internal;  // NOLINT(google-build-using-namespace)
 
 // ---- Actions ---------------------------------------------------------------
 
+// PEGTL calls Action<Rule>::apply when Rule matches. The grammar
+// (parser/grammar.h) holds no state; the actions build the AST in `State`
+// bottom-up: a token rule leaves its token in st.tok, and the rule that
+// consumes it (a select item, an operand, a clause) moves it into the AST
+// and resets what it took, so that nothing leaks into the next construct
+// (clauses come in any order). Actions never fail: errors are the grammar's
+// must<> rules (parser/grammar_errors.h) or checks that throw a SyntaxError
+// (Fail) with a span, caught at Parse()'s PEGTL boundary.
+
 template <typename Rule>
 struct Action : pegtl::nothing<Rule> {};
 
+// Barewords are kept as written: names are case-sensitive, and numbers are
+// read by the planner, which knows whether a place wants one.
 template <>
 struct Action<g::tok_bare> {
   template <typename Input>
@@ -46,6 +57,8 @@ struct Action<g::limit_value> : Action<g::tok_bare> {};
 template <>
 struct Action<g::table_star> : Action<g::tok_bare> {};
 
+// `name`: the backticks are dropped; the kind remembers them, so that the
+// planner never reads a backticked word as a number or keyword.
 template <>
 struct Action<g::tok_tick> {
   template <typename Input>
@@ -56,6 +69,9 @@ struct Action<g::tok_tick> {
   }
 };
 
+// "text" or 'text': the quotes are dropped. Neither has escapes (the
+// grammar ends each at its next quote), so a pattern's backslashes reach
+// RE2 unchanged.
 template <>
 struct Action<g::tok_string> {
   template <typename Input>
@@ -197,6 +213,9 @@ struct Action<g::operand_expr_value> {
     st.operand_expr = std::move(e);
   }
 };
+// A comparison's operands: each takes the token, the aggregation of an
+// `agg(field)` operand (having) and the expression (an arithmetic operand)
+// that its rule left, so that the right-hand side cannot see the left's.
 template <>
 struct Action<g::lhs_operand> {
   template <typename Input>
@@ -219,6 +238,8 @@ struct Action<g::rhs_operand> {
     st.operand_expr.reset();
   }
 };
+// Word operators are case-blind (`EQ` is `eq`): lower-cased here, so the
+// planner matches one spelling.
 template <>
 struct Action<g::compare_op> {
   template <typename Input>
@@ -228,6 +249,8 @@ struct Action<g::compare_op> {
     st.op = ast::Token{ast::TokenKind::kBareword, std::move(op), st.SpanOf(in)};
   }
 };
+// `x in (...)`: the list replaces a right-hand operand; what an earlier
+// comparison may have left there is cleared.
 template <>
 struct Action<g::kw_in> {
   template <typename Input>
@@ -252,6 +275,8 @@ template <>
 struct Action<g::in_first> : Action<g::in_item> {};
 template <>
 struct Action<g::in_next> : Action<g::in_item> {};
+// One comparison, pushed on st.exprs for and/or/not to combine. The
+// count bounds hostile queries (CompileOptions::max_items).
 template <>
 struct Action<g::comparison> {
   template <typename Input>
@@ -276,6 +301,7 @@ struct Action<g::comparison> {
     CheckItemCount(st, ++st.comparisons, st.SpanOf(in), "where comparisons");
   }
 };
+// `not c` wraps the comparison or group just pushed.
 template <>
 struct Action<g::negation> {
   template <typename Input>
@@ -288,6 +314,9 @@ struct Action<g::negation> {
   }
 };
 
+// Folds the last two expressions into one `kind` node. A chain of the same
+// operator stays one node with many children (a and b and c), which keeps
+// the tree shallow for long conditions and the unparsed text canonical.
 void Combine(State& st, ast::ExprKind kind) {
   ast::Expr right = std::move(st.exprs.back());
   st.exprs.pop_back();
@@ -321,6 +350,7 @@ struct Action<g::or_tail> {
     Combine(st, ast::ExprKind::kOr);
   }
 };
+// A clause takes the one expression its condition left.
 template <>
 struct Action<g::where_clause> {
   template <typename Input>
@@ -349,6 +379,10 @@ struct Action<g::set_target> {
     st.set_target = st.tok;
   }
 };
+// A `set` value that is a chain of calls, `maskdigits(md5sum(x))`, is kept
+// flat: st.functions lists the calls outermost first and st.open_calls the
+// ones still open, so each literal argument lands on its own call however
+// deep the nesting (which the grammar bounds).
 template <>
 struct Action<g::func_open> {
   template <typename Input>
@@ -380,6 +414,7 @@ struct Action<g::func_extra_arg> {
                    st.SpanOf(in), "function arguments");
   }
 };
+// ')' closes the innermost open call.
 template <>
 struct Action<g::func_call> {
   template <typename Input>
@@ -411,6 +446,10 @@ bool ToChain(const ast::SetExpr& e, ast::Assignment* a) {
   return true;
 }
 
+// A value with operators or coalesce() is a tree (ast::SetExpr). The
+// grammar's precedence levels (mul_tail binds before add_tail) give each
+// operator its operands from the stack's top: the tree follows * and /
+// before + and -, left to right, without a separate precedence pass.
 // Set expressions, built bottom-up on st.expr_stack.
 template <>
 struct Action<g::expr_operand> {
@@ -484,6 +523,7 @@ struct Action<g::set_expr> {
   }
 };
 
+// A plain value (no call, no operator) is the operand itself.
 template <>
 struct Action<g::set_rhs> {
   template <typename Input>
@@ -491,6 +531,9 @@ struct Action<g::set_rhs> {
     if (st.functions.empty()) st.operand = st.tok;
   }
 };
+// One `$x = value`. A parenthesized plain value or chain (`($a)`) is
+// stored as the chain it is (ToChain), so that both spellings plan alike
+// and unparse to one text.
 template <>
 struct Action<g::assignment> {
   template <typename Input>
@@ -522,6 +565,8 @@ struct Action<g::set_clause> {
   }
 };
 
+// Group fields are names only; whether one is a `set` variable, a format's
+// field or `*` is the planner's question.
 template <>
 struct Action<g::group_field> {
   template <typename Input>
@@ -564,6 +609,8 @@ struct Action<g::group_clause> {
   }
 };
 
+// `rorder` is DTail's ascending order; the planner checks it against an
+// explicit `desc`, which the parser only records.
 template <>
 struct Action<g::order_keyword> {
   template <typename Input>
@@ -581,6 +628,8 @@ struct Action<g::order_direction> {
         ast::Token{ast::TokenKind::kBareword, std::move(d), st.SpanOf(in)};
   }
 };
+// An order key names a select item as written (`count($line)`, an alias,
+// `cumsum(count($line))`); the planner finds the column by that text.
 template <>
 struct Action<g::order_key> {
   template <typename Input>

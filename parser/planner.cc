@@ -4,6 +4,13 @@
 
 namespace mapr::parser::planner_internal {
 
+// The steps run in a fixed order, not in the order the query writes its
+// clauses (DTail takes them in any order): the format first (it decides
+// which names are fields), group by before rate() and having (both look
+// for group fields), order after having (an order key may be a group
+// field that having made a hidden value). Errors are collected, not
+// returned at the first: a query with several mistakes reports them all,
+// each with its caret.
 absl::StatusOr<plan::Plan> Planner::Build() {
   p_.text = std::string(text_);
   p_.canonical = ast::Unparse(q_);
@@ -29,6 +36,8 @@ absl::StatusOr<plan::Plan> Planner::Build() {
   return std::move(p_);
 }
 
+// One id per distinct name, in first-use order, so that a field read by
+// several clauses is extracted once per line.
 FieldId Planner::Intern(const std::string& name) {
   auto [it, inserted] = field_ids_.try_emplace(name, 0);
   if (inserted) {
@@ -41,6 +50,11 @@ FieldId Planner::Intern(const std::string& name) {
   return it->second;
 }
 
+// Without `logformat`, `from TABLE` means DTail's own line format and no
+// `from` means generic lines: DTail's two modes. The format's name is
+// case-blind; its argument (a regex, a CSV delimiter, a pattern) is checked
+// by the format itself, through the planner context, so parser/ knows no
+// format.
 void Planner::PlanFormat() {
   std::string name = q_.from ? "default" : "generic";
   ast::Span span;
@@ -220,6 +234,9 @@ void Planner::PlanRates() {
   }
 }
 
+// Items that keep the same state of the same field share one slot
+// (sum(x), percentage(x) and cumsum(x) all keep x's sum), so the
+// engine updates it once per row.
 uint32_t Planner::Slot(const plan::AggregateInfo* aggregate, FieldId field) {
   plan::StateSlot slot{aggregate, field};
   for (size_t i = 0; i < p_.slots.size(); ++i) {
@@ -229,6 +246,7 @@ uint32_t Planner::Slot(const plan::AggregateInfo* aggregate, FieldId field) {
   return static_cast<uint32_t>(p_.slots.size() - 1);
 }
 
+// One column per select item, in order; the columns are the result's.
 void Planner::PlanSelect() {
   for (const ast::SelectItem& item : q_.select) {
     plan::Column c;
