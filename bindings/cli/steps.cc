@@ -1,5 +1,6 @@
 #include "bindings/cli/steps.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __GLIBC__
@@ -160,6 +161,13 @@ bool RefuseTerminal(const Flags& flags) {
   return false;
 }
 
+// True if `path` is a regular file (not a pipe such as <(...), which can be
+// read once only).
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 // True if the file `path` itself (not decompressed) starts with MAPRPART.
 bool StartsWithMagic(const std::string& path) {
   char head[8] = {};
@@ -200,7 +208,8 @@ bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames,
     // Binary frames of a plain file are validated one at a time here and
     // read again when merged: the reducer's memory is the merged state plus
     // one frame, not every PART (or a whole PART) at once.
-    if (!spec.is_stdin && !keep_bytes && StartsWithMagic(name)) {
+    if (!spec.is_stdin && !keep_bytes && IsRegularFile(name) &&
+        StartsWithMagic(name)) {
       absl::StatusOr<std::vector<NamedFrame>> scanned =
           ScanPartialFile(name, name);
       if (!scanned.ok()) {

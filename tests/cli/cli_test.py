@@ -1754,6 +1754,11 @@ class DistributedTest(MaprTestCase):
                                  from_stdin.replace(b"mapr: -: ",
                                                     b"mapr: %s: " %
                                                     path.encode()))
+        # A pipe (bash's <(...)) is read once, whole.
+        p = subprocess.run(
+            ["bash", "-c", '"$0" reduce <(cat "$1")', os.path.abspath(MAPR_BIN),
+             self.path("all.part")], capture_output=True, timeout=60)
+        self.assertEqual((p.returncode, p.stdout), (0, want), p.stderr)
         _, err = self.mapr("reduce", self.write("c.part", whole[:-3]), code=1)
         self.assertEqual(err, b"mapr: %s: truncated partial: %d bytes of a "
                          b"frame that needs %d\n" %
