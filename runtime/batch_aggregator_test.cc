@@ -361,6 +361,9 @@ TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
            "from STATS select g,h,sum(v),percentile(v) group by g,h",
            "from STATS select h,sum(v),count($line) group by h having "
            "sum(v) > 100 order by sum(v) desc limit 7000",
+           // Running totals across the rendering's blocks and rounds.
+           "from STATS select h,count($line),cumsum(count($line)),cumsum(v) "
+           "group by h order by count($line) desc",
        }) {
     ASSERT_OK_AND_ASSIGN(auto agg, Make(query));
     ASSERT_OK(Push(*agg, lines));
@@ -371,6 +374,19 @@ TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
           << query << " differs on " << threads << " threads";
     }
   }
+  // The running count is the prefix sum of the count column, row by row.
+  ASSERT_OK_AND_ASSIGN(
+      auto agg, Make("from STATS select h,count($line),cumsum(count($line)) "
+                     "group by h order by count($line) desc"));
+  ASSERT_OK(Push(*agg, lines));
+  const ResultTable t = agg->Result(3, 500);
+  ASSERT_GT(t.num_rows(), 4000u);
+  double total = 0;
+  for (size_t r = 0; r < t.num_rows(); ++r) {
+    total += t.value(r, 1);
+    ASSERT_EQ(t.value(r, 2), total) << "row " << r;
+  }
+  EXPECT_EQ(total, 20000);
 }
 
 // Merge looks up the later partial's groups on several threads and
