@@ -82,14 +82,20 @@ struct Action<g::tok_string> {
   }
 };
 
-// `name(`: the name's token. `count()` has no field: `tok` becomes an empty
+// `name(`: the name's token (a function's or an aggregation's).
+template <typename Input>
+ast::Token CallName(const Input& in, const State& st) {
+  return ast::Token{ast::TokenKind::kBareword,
+                    std::string(in.begin(), in.size() - 1),
+                    st.SpanOf(in.begin(), in.size() - 1)};
+}
+
+// An aggregation's `name(`. `count()` has no field: `tok` becomes an empty
 // token just after '('.
 template <typename Input>
 ast::Token OpenCall(const Input& in, State& st) {
   st.tok = ast::Token{ast::TokenKind::kBareword, "", st.SpanOf(in.end(), 0)};
-  return ast::Token{ast::TokenKind::kBareword,
-                    std::string(in.begin(), in.size() - 1),
-                    st.SpanOf(in.begin(), in.size() - 1)};
+  return CallName(in, st);
 }
 
 template <>
@@ -388,9 +394,7 @@ struct Action<g::func_open> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
     st.open_calls.push_back(st.functions.size());
-    st.functions.push_back(ast::Token{ast::TokenKind::kBareword,
-                                      std::string(in.begin(), in.size() - 1),
-                                      st.SpanOf(in.begin(), in.size() - 1)});
+    st.functions.push_back(CallName(in, st));
     st.function_args.emplace_back();
   }
 };
@@ -464,11 +468,7 @@ template <>
 struct Action<g::expr_func_open> {
   template <typename Input>
   static void apply(const Input& in, State& st) {
-    st.expr_calls.emplace_back(
-        ast::Token{ast::TokenKind::kBareword,
-                   std::string(in.begin(), in.size() - 1),
-                   st.SpanOf(in.begin(), in.size() - 1)},
-        st.expr_stack.size());
+    st.expr_calls.emplace_back(CallName(in, st), st.expr_stack.size());
   }
 };
 template <>

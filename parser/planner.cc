@@ -314,15 +314,20 @@ bool Planner::PlanInnerAggregate(const ast::SelectItem& item, plan::Column* c) {
   return true;
 }
 
+void Planner::RunningTotalError(const ast::Span& span, std::string_view storage,
+                                std::string_view what) {
+  Error(span,
+        absl::StrCat("the running total '", util::ToAbsl(storage),
+                     "' cannot be ", util::ToAbsl(what)),
+        "a running total depends on the rows before it; use the aggregation "
+        "it adds up");
+}
+
 bool Planner::RefuseRunningTotal(uint32_t value, const ast::Span& span,
                                  std::string_view what) {
   const plan::Column& c = plan::ValueColumn(p_, value);
   if (c.running_total == nullptr) return false;
-  Error(span,
-        absl::StrCat("the running total '", c.storage, "' cannot be ",
-                     util::ToAbsl(what)),
-        "a running total depends on the rows before it; use the aggregation "
-        "it adds up");
+  RunningTotalError(span, c.storage, what);
   return true;
 }
 
@@ -622,10 +627,7 @@ plan::Operand Planner::HavingOperand(
     c.aggregate = LookupAggregate(*aggregation, &c.rank);
     if (c.aggregate == nullptr) return o;
     if (c.aggregate->running_total) {
-      Error(CallSpan(*aggregation, t),
-            absl::StrCat("the running total '", key, "' cannot be compared"),
-            "a running total depends on the rows before it; use the "
-            "aggregation it adds up");
+      RunningTotalError(CallSpan(*aggregation, t), key, "compared");
       return o;
     }
     c.name = c.storage = key;

@@ -132,8 +132,12 @@ class Planner {
   // cumsum(agg(x)): makes `c` agg's column, shown as a running total;
   // false after reporting why it cannot be.
   bool PlanInnerAggregate(const ast::SelectItem& item, plan::Column* c);
+  // Reports that the running total `storage` cannot be `what` ("an order
+  // key", "compared").
+  void RunningTotalError(const ast::Span& span, std::string_view storage,
+                         std::string_view what);
   // True (after reporting it) if value `value` is a running total, which
-  // `what` ("an order key", "a having operand") cannot be.
+  // `what` cannot be.
   bool RefuseRunningTotal(uint32_t value, const ast::Span& span,
                           std::string_view what);
 

@@ -471,11 +471,15 @@ void RenderRows(const plan::Plan& p, const GroupStates& states,
     const std::span<const uint32_t> block =
         rows.subspan(lo, std::min(kBlock, rows.size() - lo));
     for (size_t c = 0; c < p.columns.size(); ++c) {
-      FinalizeColumn(p, p.columns[c], states, block, &finals[c]);
-      if (!running[c].empty()) {
-        std::copy_n(running[c].begin() + static_cast<ptrdiff_t>(first_row + lo),
-                    block.size(), finals[c].values.begin());
+      if (running[c].empty()) {
+        FinalizeColumn(p, p.columns[c], states, block, &finals[c]);
+        continue;
       }
+      // A running total (numbers only) was computed for every shown row.
+      const auto from =
+          running[c].begin() + static_cast<ptrdiff_t>(first_row + lo);
+      finals[c].values.assign(from,
+                              from + static_cast<ptrdiff_t>(block.size()));
     }
     for (size_t r = 0; r < block.size(); ++r) {
       for (size_t c = 0; c < p.columns.size(); ++c) {

@@ -69,6 +69,22 @@ static int g_checks = 0;
     }                                                                         \
   } while (0)
 
+/* Whether `message` holds `needle` (any message for a NULL needle). */
+static int MessageHolds(const char* message, const char* needle) {
+  return needle == NULL || strstr(message, needle) != NULL;
+}
+
+/* Compiling `text` with `options` fails with InvalidArgument, and the
+ * message holds `needle` (unless it is NULL). Uses and resets `err`. */
+#define CHECK_COMPILE_REFUSED(text, options, needle)                          \
+  do {                                                                        \
+    CHECK(mapr_query_compile((text), strlen(text), (options), &err) == NULL); \
+    CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);                     \
+    CHECK(MessageHolds(mapr_error_message(err), (needle)));                   \
+    mapr_error_free(err);                                                     \
+    err = NULL;                                                               \
+  } while (0)
+
 static mapr_query_t* Compile(const char* text) {
   mapr_error_t* err = NULL;
   mapr_query_t* q = mapr_query_compile(text, strlen(text), NULL, &err);
@@ -259,25 +275,15 @@ static void TestCompileErrors(void) {
   CHECK(options != NULL);
   mapr_compile_options_set_max_query_bytes(options, 10);
   text = "select count($line) group by *";
-  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
-  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
-  CHECK(strstr(mapr_error_message(err), "max_query_bytes") != NULL);
-  mapr_error_free(err);
-  err = NULL;
+  CHECK_COMPILE_REFUSED(text, options, "max_query_bytes");
   mapr_compile_options_set_max_query_bytes(options, 1000);
   mapr_compile_options_set_max_depth(options, 2);
   text = "select count($line) where ((((a > 1)))) group by *";
-  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
-  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
-  mapr_error_free(err);
-  err = NULL;
+  CHECK_COMPILE_REFUSED(text, options, NULL);
   mapr_compile_options_set_max_depth(options, 64);
   mapr_compile_options_set_max_items(options, 1);
   text = "select count($line),sum(x) group by *";
-  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
-  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
-  mapr_error_free(err);
-  err = NULL;
+  CHECK_COMPILE_REFUSED(text, options, NULL);
   mapr_compile_options_set_max_items(options, 1024);
   q = mapr_query_compile(text, strlen(text), options, &err);
   CHECK_NO_ERROR(err);
@@ -285,11 +291,7 @@ static void TestCompileErrors(void) {
   /* Percentile settings: out of range is refused. */
   text = "select p99(x) group by *";
   mapr_compile_options_set_percentile(options, 10, 0.5);
-  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
-  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
-  CHECK(strstr(mapr_error_message(err), "percentile_accuracy") != NULL);
-  mapr_error_free(err);
-  err = NULL;
+  CHECK_COMPILE_REFUSED(text, options, "percentile_accuracy");
   mapr_compile_options_set_percentile(options, 10, 0.05);
   q = mapr_query_compile(text, strlen(text), options, &err);
   CHECK_NO_ERROR(err);
@@ -302,11 +304,7 @@ static void TestCompileErrors(void) {
     fclose(table);
   }
   text = "select $v set $v = lookup(k, 'c_api_test_lookup.csv', 'v')";
-  CHECK(mapr_query_compile(text, strlen(text), options, &err) == NULL);
-  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
-  CHECK(strstr(mapr_error_message(err), "allow_file_lookups") != NULL);
-  mapr_error_free(err);
-  err = NULL;
+  CHECK_COMPILE_REFUSED(text, options, "allow_file_lookups");
   mapr_compile_options_set_allow_file_lookups(options, 1);
   q = mapr_query_compile(text, strlen(text), options, &err);
   CHECK_NO_ERROR(err);

@@ -136,6 +136,13 @@ absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
   const uint64_t file_bytes = static_cast<uint64_t>(st.st_size);
   std::vector<NamedFrame> out;
   std::string frame;
+  // Reads frame[from, size()) from the file.
+  auto read = [&](size_t from) {
+    return std::fread(frame.data() + from, 1, frame.size() - from,
+                      file.get()) == frame.size() - from;
+  };
+  const absl::Status changed = Prefixed(
+      name, absl::DataLossError("cannot read the partial (file changed?)"));
   uint64_t offset = 0;
   do {
     // The header first: it gives the frame's size, checked against what
@@ -143,10 +150,7 @@ absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
     const uint64_t left = file_bytes - offset;
     frame.resize(static_cast<size_t>(
         std::min<uint64_t>(left, kPartialFrameHeaderBytes)));
-    if (std::fread(frame.data(), 1, frame.size(), file.get()) != frame.size()) {
-      return Prefixed(
-          name, absl::DataLossError("cannot read the partial (file changed?)"));
-    }
+    if (!read(0)) return changed;
     absl::StatusOr<uint64_t> size = PartialFrameSize(frame);
     if (!size.ok()) return Prefixed(name, size.status());
     if (left < *size) {
@@ -156,11 +160,7 @@ absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
     }
     const size_t head = frame.size();
     frame.resize(static_cast<size_t>(*size));
-    if (std::fread(frame.data() + head, 1, frame.size() - head, file.get()) !=
-        frame.size() - head) {
-      return Prefixed(
-          name, absl::DataLossError("cannot read the partial (file changed?)"));
-    }
+    if (!read(head)) return changed;
     absl::StatusOr<PartialInfo> info = InspectPartial(frame);
     if (!info.ok()) return Prefixed(name, info.status());
     NamedFrame f;

@@ -178,6 +178,20 @@ bool StartsWithMagic(const std::string& path) {
   return ok && std::string_view(head, sizeof(head)) == "MAPRPART";
 }
 
+// The whole content of input `spec` (decompressed).
+absl::StatusOr<std::string> ReadWhole(const InputSpec& spec) {
+  absl::StatusOr<std::unique_ptr<ByteStream>> in = OpenInput(spec);
+  if (!in.ok()) return in.status();
+  std::string bytes;
+  char buf[1 << 16];
+  while (true) {
+    absl::StatusOr<size_t> n = (*in)->Read(buf, sizeof(buf));
+    if (!n.ok()) return n.status();
+    if (*n == 0) return bytes;
+    bytes.append(buf, *n);
+  }
+}
+
 // combine and reduce read each frame whole, one at a time, and free it once
 // merged. glibc raises its mmap threshold to the largest block freed (up to
 // 32 MiB) and then keeps freed frames in its heap, so a reducer's peak would
@@ -205,44 +219,23 @@ bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames,
     InputSpec spec;
     spec.is_stdin = name == "-";
     spec.path = name;
-    // Binary frames of a plain file are validated one at a time here and
-    // read again when merged: the reducer's memory is the merged state plus
-    // one frame, not every PART (or a whole PART) at once.
+    absl::StatusOr<std::vector<NamedFrame>> decoded;
     if (!spec.is_stdin && !keep_bytes && IsRegularFile(name) &&
         StartsWithMagic(name)) {
-      absl::StatusOr<std::vector<NamedFrame>> scanned =
-          ScanPartialFile(name, name);
-      if (!scanned.ok()) {
-        PrintError(ToStd(scanned.status().message()));
+      // Binary frames of a plain file are validated one at a time here and
+      // read again when merged: the reducer's memory is the merged state
+      // plus one frame, not every PART (or a whole PART) at once.
+      decoded = ScanPartialFile(name, name);
+    } else {
+      absl::StatusOr<std::string> bytes = ReadWhole(spec);
+      if (!bytes.ok()) {
+        PrintInputProblem(name, ToStd(bytes.status().message()));
         ok = false;
         continue;
       }
-      for (NamedFrame& f : *scanned) frames.push_back(std::move(f));
-      continue;
+      if (bytes->empty() && empty_holds_none) continue;
+      decoded = DecodePartials(name, *bytes);
     }
-    absl::StatusOr<std::unique_ptr<ByteStream>> in = OpenInput(spec);
-    std::string bytes;
-    absl::Status read = in.status();
-    if (in.ok()) {
-      char buf[1 << 16];
-      while (true) {
-        absl::StatusOr<size_t> n = (*in)->Read(buf, sizeof(buf));
-        if (!n.ok()) {
-          read = n.status();
-          break;
-        }
-        if (*n == 0) break;
-        bytes.append(buf, *n);
-      }
-    }
-    if (!read.ok()) {
-      PrintInputProblem(name, ToStd(read.message()));
-      ok = false;
-      continue;
-    }
-    if (bytes.empty() && empty_holds_none) continue;
-    absl::StatusOr<std::vector<NamedFrame>> decoded =
-        DecodePartials(name, bytes);
     if (!decoded.ok()) {
       PrintError(ToStd(decoded.status().message()));
       ok = false;
