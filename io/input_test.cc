@@ -32,6 +32,7 @@
 #include "tests/testing/allocation_counter.h"
 #include "tests/testing/compress.h"
 #include "tests/testing/files.h"
+#include "tests/testing/sanitizers.h"
 #include "tests/testing/status_matchers.h"
 
 namespace mapr {
@@ -500,6 +501,7 @@ TEST(InputTest, GzipHeaderFieldsAreSkippedByBothLibraries) {
 }
 
 TEST(InputTest, GzipReadInAnyPiecesDecodesTheSame) {
+  MAPR_SKIP_UNDER_TSAN();
   // Members with and without header fields, cut into two reads at every
   // point of the first member's header and at some points beyond.
   const std::string text = SampleText().substr(0, 100000);
@@ -845,6 +847,7 @@ LongLineCost ReadOneLongLine(size_t length) {
 // the line (quadratic growth would allocate length^2 / (2 * kReadBytes):
 // 16x more for a line 4x longer) and the allocations grow with log(length).
 TEST(InputTest, LongLineCostsWorkLinearInItsLength) {
+  MAPR_SKIP_UNDER_TSAN();
   constexpr size_t kMiB = size_t{1} << 20;
   const LongLineCost small = ReadOneLongLine(16 * kMiB);
   const LongLineCost large = ReadOneLongLine(64 * kMiB);
