@@ -12,7 +12,10 @@ std::vector<CatalogEntry> AggregateCatalog() {
   std::vector<CatalogEntry> out;
   for (const runtime::AggregateFunction* a : runtime::Aggregates()) {
     const std::string name(a->info.name);
-    out.push_back({name, name + "(x)", std::string(a->info.summary)});
+    const char* args = a->info.max_count > 0 ? "(x, k)"
+                       : a->info.takes_width ? "(x, w)"
+                                             : "(x)";
+    out.push_back({name, name + args, std::string(a->info.summary)});
   }
   return out;
 }

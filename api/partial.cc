@@ -32,6 +32,8 @@ absl::StatusOr<PartialInfo> InspectPartial(std::string_view frame) {
 }
 
 static_assert(kPartialFrameHeaderBytes == runtime::kPartialHeaderBytes);
+static_assert(kPartialMajorVersion == runtime::kPartialMajor &&
+              kPartialMinorVersion == runtime::kPartialMinor);
 
 absl::StatusOr<uint64_t> PartialFrameSize(std::string_view bytes) {
   return runtime::PartialFrameSize(bytes);

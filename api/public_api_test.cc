@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/catalog.h"
@@ -62,10 +63,14 @@ TEST(CatalogTest, ListsWhatCompiles) {
   for (const CatalogEntry& a : aggregates) {
     EXPECT_FALSE(a.summary.empty()) << a.name;
     // pN stands for p1 ... p99 (and p99.9); rate() needs a time bucket
-    // among the group fields.
-    const std::string name = a.name == "pN" ? "p95" : a.name;
-    const std::string query = "select " + name +
-                              "($x) set $m = bucket($time, 1m) group by $m "
+    // among the group fields; the usage shows a second argument (topk(x,
+    // k)).
+    std::string call = a.usage;
+    call.replace(0, a.name.size(), a.name == "pN" ? "p95" : a.name);
+    call = absl::StrReplaceAll(
+        call, {{"(x", "($x"}, {", k)", ", 3)"}, {", w)", ", 10)"}});
+    const std::string query = "select " + call +
+                              " set $m = bucket($time, 1m) group by $m "
                               "logformat generickv";
     EXPECT_TRUE(Query::Compile(query).ok()) << query;
   }

@@ -52,8 +52,10 @@ namespace mapr {
 
 // The partial format this mapr writes. It reads every minor version of this
 // major (skipping sections a later minor added) and refuses other majors.
+// A frame is written with the oldest minor that has everything it holds
+// (docs/partial-format.md), so most frames are still v1.1.
 inline constexpr uint16_t kPartialMajorVersion = 1;
-inline constexpr uint16_t kPartialMinorVersion = 1;
+inline constexpr uint16_t kPartialMinorVersion = 6;
 
 // The header facts of one frame.
 struct PartialInfo {

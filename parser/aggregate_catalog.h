@@ -56,6 +56,15 @@ struct AggregateInfo {
   // entry's own state), cumsum(agg(x)) of agg(x). Not an order key or a
   // `having` operand (it depends on the rows around it).
   bool running_total = false;
+  // topk(x, k): the aggregation takes a second argument, a whole number
+  // from 1 to max_count; the planner sets the column's rank to {k, 1}
+  // (columns of one field share one state, whatever their k). 0: it takes
+  // none.
+  uint32_t max_count = 0;
+  // histogram(x, w): the aggregation takes a second argument, a positive
+  // number that its state is built with (StateOptions::parameter); slots
+  // of one field with different arguments keep different states.
+  bool takes_width = false;
 };
 
 // What a query's aggregate states are built with (CompileOptions; the
@@ -67,6 +76,9 @@ struct StateOptions {
   uint32_t percentile_exact_values = 1024;
   // The DDSketch's relative accuracy.
   double percentile_accuracy = 0.01;
+  // The slot's own argument (StateSlot::parameter), set by the engine for
+  // each state it builds; always empty in Plan::state_options.
+  std::string_view parameter;
   friend bool operator==(const StateOptions&, const StateOptions&) = default;
 };
 

@@ -203,6 +203,10 @@ std::string Unparse(const Query& q) {
     const SelectItem& item = q.select[i];
     if (i > 0) out.append(",");
     AppendKey(item.aggregation, item.inner_aggregation, item.field, &out);
+    if (item.parameter) {
+      out.pop_back();  // the aggregation's ')'
+      absl::StrAppend(&out, ",", item.parameter->text, ")");
+    }
     if (item.alias) {
       out.append(" as ");
       AppendToken(*item.alias, &out);
@@ -257,6 +261,10 @@ std::string Unparse(const Query& q) {
       const OrderKey& k = q.order->keys[i];
       if (i > 0) out.append(", ");
       AppendKey(k.aggregation, k.inner_aggregation, k.field, &out);
+      if (k.parameter) {
+        out.pop_back();  // the aggregation's ')'
+        absl::StrAppend(&out, ",", k.parameter->text, ")");
+      }
       if (k.direction) absl::StrAppend(&out, " ", k.direction->text);
     }
   }
@@ -315,6 +323,7 @@ void ClearSpans(Query* q) {
     i.field.span = {};
     if (i.aggregation) i.aggregation->span = {};
     if (i.inner_aggregation) i.inner_aggregation->span = {};
+    if (i.parameter) i.parameter->span = {};
     if (i.alias) i.alias->span = {};
   }
   if (q->from) q->from->span = q->from->table.span = {};
@@ -335,6 +344,7 @@ void ClearSpans(Query* q) {
       k.span = k.field.span = {};
       if (k.aggregation) k.aggregation->span = {};
       if (k.inner_aggregation) k.inner_aggregation->span = {};
+      if (k.parameter) k.parameter->span = {};
       if (k.direction) k.direction->span = {};
     }
   }

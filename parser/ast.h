@@ -40,6 +40,9 @@ struct SelectItem {
   std::optional<Token> aggregation;
   // Set for `cumsum(agg(field))`: the inner aggregation, `agg`.
   std::optional<Token> inner_aggregation;
+  // Set for `agg(field, n)`: the aggregation's argument, `10` in
+  // topk(x, 10) (a bareword; the planner reads it).
+  std::optional<Token> parameter;
   // The field; empty text for `count()`.
   Token field;
   std::optional<Token> alias;
@@ -113,6 +116,8 @@ struct OrderKey {
   std::optional<Token> aggregation;
   // Set for `cumsum(agg(field))`: the inner aggregation.
   std::optional<Token> inner_aggregation;
+  // Set for `agg(field, n)`: topk(x, 3).
+  std::optional<Token> parameter;
   Token field;
   Span span;
   // `asc` or `desc` if given.

@@ -123,9 +123,14 @@ struct agg_call : seq<agg_open, sp, opt<field>, sp, must<agg_close>> {};
 struct inner_agg_open : seq<agg_name, one<'('>> {};
 struct inner_agg_call
     : seq<inner_agg_open, sp, opt<field>, sp, must<agg_close>> {};
+// An aggregation's second argument, a count: topk(x, 10) (the planner says
+// which aggregations take one).
+struct agg_param_value : bareword {};
+struct agg_param : seq<one<','>, sp, must<agg_param_value>> {};
 struct select_agg_call
-    : seq<agg_open, sp, opt<sor<inner_agg_call, field>>, sp, must<agg_close>> {
-};
+    : seq<agg_open, sp,
+          opt<sor<inner_agg_call, seq<field, opt<sp, agg_param>>>>, sp,
+          must<agg_close>> {};
 struct alias_name : sor<tok_tick, tok_bare> {};
 struct alias : seq<kw_as, sp, must<alias_name>> {};
 struct item_expr : sor<select_agg_call, field> {};

@@ -32,6 +32,8 @@ MAPR_GRAMMAR_ERROR(select_first_item, "a select item after 'select'",
 MAPR_GRAMMAR_ERROR(agg_close, "')' to close the aggregation",
                    "an aggregation takes one field, for example: "
                    "count($line)");
+MAPR_GRAMMAR_ERROR(agg_param_value, "a count after ','",
+                   "topk takes how many values to show: topk(path, 10)");
 MAPR_GRAMMAR_ERROR(alias_name, "a column name after 'as'",
                    "quote unusual names with backticks: as `my column`");
 MAPR_GRAMMAR_ERROR(table_name, "a table name after 'from'",

@@ -114,6 +114,15 @@ struct Action<g::inner_agg_open> {
   }
 };
 
+template <>
+struct Action<g::agg_param_value> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    st.agg_param =
+        ast::Token{ast::TokenKind::kBareword, in.string(), st.SpanOf(in)};
+  }
+};
+
 // The item's field, saved before an alias (also a token) overwrites `tok`.
 template <>
 struct Action<g::item_expr> {
@@ -146,11 +155,13 @@ struct Action<g::select_item> {
     ast::SelectItem item;
     item.aggregation = std::move(st.aggregation);
     item.inner_aggregation = std::move(st.inner_aggregation);
+    item.parameter = std::move(st.agg_param);
     item.field = std::move(st.item_field);
     item.alias = std::move(st.alias);
     item.span = st.SpanOf(in);
     st.aggregation.reset();
     st.inner_aggregation.reset();
+    st.agg_param.reset();
     st.alias.reset();
     st.query.select.push_back(std::move(item));
     CheckItemCount(st, st.query.select.size(), st.SpanOf(in), "select items");
@@ -637,10 +648,12 @@ struct Action<g::order_key> {
     ast::OrderKey k;
     k.aggregation = std::move(st.aggregation);
     k.inner_aggregation = std::move(st.inner_aggregation);
+    k.parameter = std::move(st.agg_param);
     k.field = std::move(st.tok);
     k.span = st.SpanOf(in);
     st.aggregation.reset();
     st.inner_aggregation.reset();
+    st.agg_param.reset();
     st.order_keys.push_back(std::move(k));
     CheckItemCount(st, st.order_keys.size(), st.SpanOf(in), "order keys");
   }

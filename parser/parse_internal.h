@@ -62,6 +62,8 @@ struct State {
   std::optional<ast::Token> aggregation;
   // A select item's inner aggregation: `count` in cumsum(count($line)).
   std::optional<ast::Token> inner_aggregation;
+  // A select item's aggregation argument: `10` in topk(x, 10).
+  std::optional<ast::Token> agg_param;
   std::optional<ast::Token> alias;
   std::vector<ast::Expr> exprs;
   ast::Token lhs, op, rhs;

@@ -613,6 +613,25 @@ TEST(ParseTest, RunningTotalsNestOneAggregation) {
   EXPECT_FALSE(q.select[0].aggregation || q.select[0].inner_aggregation);
 }
 
+TEST(ParseTest, AnAggregationMayTakeACount) {
+  ASSERT_OK_AND_ASSIGN(
+      ast::Query q,
+      ParseClean("select topk( path ,  10 ) as t, topk(`a b`,3), count(x)"));
+  ASSERT_EQ(q.select.size(), 3u);
+  ASSERT_TRUE(q.select[0].parameter);
+  EXPECT_EQ(q.select[0].parameter->text, "10");
+  EXPECT_EQ(q.select[0].field.text, "path");
+  EXPECT_FALSE(q.select[2].parameter);
+  EXPECT_EQ(ast::Unparse(q),
+            "select topk(path,10) as t,topk(`a b`,3),count(x)");
+  // An order key's count is its own, not the next select item's.
+  ASSERT_OK_AND_ASSIGN(q, ParseClean("order by topk(x, 3) select y"));
+  ASSERT_TRUE(q.order && q.order->keys[0].parameter);
+  EXPECT_EQ(q.order->keys[0].parameter->text, "3");
+  EXPECT_FALSE(q.select[0].parameter);
+  EXPECT_EQ(ast::Unparse(q), "select y order by topk(x,3)");
+}
+
 // ---- Errors
 // ------------------------------------------------------------------
 
@@ -631,6 +650,51 @@ void CheckErrors(const std::vector<ErrorCase>& cases,
                 StatusIs(c.code, Eq(std::string(c.message))))
         << "query: " << c.query;
   }
+}
+
+TEST(ParseTest, RejectsCountErrors) {
+  CheckErrors({
+      {"select topk(x)", kInvalid,
+       "1:8-11: topk() needs how many values to show\n"
+       "select topk(x)\n"
+       "       ^~~~\n"
+       "hint: write topk(x, 10)"},
+      {"select sum(x, 3)", kInvalid,
+       "1:15: sum() takes one argument\n"
+       "select sum(x, 3)\n"
+       "              ^\n"
+       "hint: write sum(x)"},
+      {"select topk(x, 101)", kInvalid,
+       "1:16-18: '101' is not a count from 1 to 100\n"
+       "select topk(x, 101)\n"
+       "               ^~~\n"
+       "hint: topk(x, k) shows the k most frequent values"},
+      {"select topk(x, +5)", kInvalid,
+       "1:16-17: '+5' is not a count from 1 to 100\n"
+       "select topk(x, +5)\n"
+       "               ^~\n"
+       "hint: topk(x, k) shows the k most frequent values"},
+      {"select histogram(x)", kInvalid,
+       "1:8-16: histogram() needs a bin width\n"
+       "select histogram(x)\n"
+       "       ^~~~~~~~~\n"
+       "hint: write histogram(x, 10)"},
+      {"select histogram(x, 0)", kInvalid,
+       "1:21: '0' is not a positive bin width\n"
+       "select histogram(x, 0)\n"
+       "                    ^\n"
+       "hint: histogram(x, w) counts the values in bins of width w"},
+      {"select histogram(x, 1m)", kInvalid,
+       "1:21-22: '1m' is not a positive bin width\n"
+       "select histogram(x, 1m)\n"
+       "                    ^~\n"
+       "hint: histogram(x, w) counts the values in bins of width w"},
+      {"select topk(x, )", kInvalid,
+       "1:16: expected a count after ',', found ')'\n"
+       "select topk(x, )\n"
+       "               ^\n"
+       "hint: topk takes how many values to show: topk(path, 10)"},
+  });
 }
 
 TEST(ParseTest, RejectsRunningTotalErrors) {
@@ -1158,34 +1222,41 @@ TEST(ParseTest, RejectsBadSetExpressions) {
 TEST(ParseTest, RejectsSilentDTailMisreadings) {
   CheckErrors({
       {"select percentile(latency, 95) group by *", kInvalid,
-       "1:26: expected ')' to close the aggregation, found ','\n"
+       "1:28-29: percentile() takes one argument\n"
        "select percentile(latency, 95) group by *\n"
-       "                         ^\n"
+       "                           ^~\n"
        "hint: write p95(latency) for that percentile of the values (DTail's "
        "percentile() takes one field: a group's sum ranked)"},
       {"select PERCENTILE( x ,99.9)", kInvalid,
-       "1:22: expected ')' to close the aggregation, found ','\n"
+       "1:23-26: PERCENTILE() takes one argument\n"
        "select PERCENTILE( x ,99.9)\n"
-       "                     ^\n"
+       "                      ^~~~\n"
        "hint: write p99.9(x) for that percentile of the values (DTail's "
        "percentile() takes one field: a group's sum ranked)"},
       // Not a percentile rank after the comma, or not DTail's percentile():
       // the general hint.
       {"select percentile(x, y)", kInvalid,
-       "1:20: expected ')' to close the aggregation, found ','\n"
+       "1:22: percentile() takes one argument\n"
        "select percentile(x, y)\n"
-       "                   ^\n"
-       "hint: an aggregation takes one field, for example: count($line)"},
+       "                     ^\n"
+       "hint: write percentile(x)"},
       {"select my_percentile(x, 95)", kInvalid,
-       "1:23: expected ')' to close the aggregation, found ','\n"
+       "1:8-20: unknown aggregation 'my_percentile'\n"
        "select my_percentile(x, 95)\n"
-       "                      ^\n"
-       "hint: an aggregation takes one field, for example: count($line)"},
+       "       ^~~~~~~~~~~~~\n"
+       "hint: did you mean 'percentile'?"},
       {"select max(x, 95)", kInvalid,
-       "1:13: expected ')' to close the aggregation, found ','\n"
+       "1:15-16: max() takes one argument\n"
        "select max(x, 95)\n"
-       "            ^\n"
-       "hint: an aggregation takes one field, for example: count($line)"},
+       "              ^~\n"
+       "hint: write max(x)"},
+      // An order key names a select item.
+      {"select p95(x) order by percentile(x, 95)", kInvalid,
+       "1:24-40: 'percentile(x,95)' is not a select item or group field\n"
+       "select p95(x) order by percentile(x, 95)\n"
+       "                       ^~~~~~~~~~~~~~~~~\n"
+       "hint: order by 'percentile(x,95)' must name a select item, an alias "
+       "or a group field: p95(x), x"},
       // DTail reads `group bu ip` as two fields, bu and ip.
       {"select count(ip) group bu ip", kInvalid,
        "1:24-25: unknown word 'bu' after 'group'\n"
@@ -1489,7 +1560,8 @@ TEST(ParseTest, RejectsOtherErrors) {
        "hint: known aggregations: count, rate, sum, min, max, last, first, "
        "avg, "
        "len, "
-       "percentage, percentile, median, pN, dcount, stddev, variance, stddevp, "
+       "percentage, percentile, median, pN, dcount, topk, histogram, stddev, "
+       "variance, stddevp, "
        "variancep, cumsum"},
       {"select p101(x)", kInvalid,
        "1:8-11: 'p101': a percentile is from p0 to p100\n"

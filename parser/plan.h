@@ -62,8 +62,12 @@ struct StateSlot {
   // The first aggregate that asked for this state; it creates the state.
   const AggregateInfo* aggregate;
   FieldId field;
+  // The argument the state is built with (histogram(x, 10): "10"; see
+  // AggregateInfo::takes_width); empty for the others.
+  std::string parameter;
   friend bool operator==(const StateSlot& a, const StateSlot& b) {
-    return a.aggregate->state == b.aggregate->state && a.field == b.field;
+    return a.aggregate->state == b.aggregate->state && a.field == b.field &&
+           a.parameter == b.parameter;
   }
 };
 
@@ -280,6 +284,14 @@ struct Plan {
   // a partial's fingerprint, so partials of other tables do not merge.
   std::vector<std::string> fingerprint_extras;
 };
+
+// The options slot `slot` of `p` builds its state with: the plan's, and the
+// slot's own argument.
+inline StateOptions SlotOptions(const Plan& p, size_t slot) {
+  StateOptions o = p.state_options;
+  o.parameter = p.slots[slot].parameter;
+  return o;
+}
 
 // The column a value index names (Plan::hidden_columns).
 inline const Column& ValueColumn(const Plan& p, uint32_t value) {

@@ -237,8 +237,9 @@ void Planner::PlanRates() {
 // Items that keep the same state of the same field share one slot
 // (sum(x), percentage(x) and cumsum(x) all keep x's sum), so the
 // engine updates it once per row.
-uint32_t Planner::Slot(const plan::AggregateInfo* aggregate, FieldId field) {
-  plan::StateSlot slot{aggregate, field};
+uint32_t Planner::Slot(const plan::AggregateInfo* aggregate, FieldId field,
+                       std::string parameter) {
+  plan::StateSlot slot{aggregate, field, std::move(parameter)};
   for (size_t i = 0; i < p_.slots.size(); ++i) {
     if (p_.slots[i] == slot) return static_cast<uint32_t>(i);
   }
@@ -250,14 +251,17 @@ uint32_t Planner::Slot(const plan::AggregateInfo* aggregate, FieldId field) {
 void Planner::PlanSelect() {
   for (const ast::SelectItem& item : q_.select) {
     plan::Column c;
+    std::string slot_parameter;
     // A plain field renders the group's last value, as in DTail.
     c.aggregate = FindAggregate(plan::AggregateInfo::Role::kPlainField);
     if (item.aggregation) {
+      if (RefusePercentileRank(item)) continue;
       c.aggregate = LookupAggregate(*item.aggregation, &c.rank);
       if (c.aggregate == nullptr) continue;
       c.storage = AggregateStorage(*item.aggregation, item.field);
       if (c.aggregate->running_total) c.running_total = c.aggregate;
       if (item.inner_aggregation && !PlanInnerAggregate(item, &c)) continue;
+      if (!PlanArgument(item, &c, &slot_parameter)) continue;
     } else {
       c.storage = item.field.text;
     }
@@ -274,7 +278,7 @@ void Planner::PlanSelect() {
             "plan with runtime::RegistryPlannerContext()");
       continue;
     }
-    c.slot = Slot(c.aggregate, c.field);
+    c.slot = Slot(c.aggregate, c.field, std::move(slot_parameter));
     c.name = item.alias ? item.alias->text : c.storage;
     if (c.aggregate->per_bucket_second) {
       // Its rank waits for the group fields (PlanRates).
@@ -311,6 +315,80 @@ bool Planner::PlanInnerAggregate(const ast::SelectItem& item, plan::Column* c) {
   c->aggregate = a;
   c->rank = rank;
   c->storage = AggregateStorage(outer, inner, item.field);
+  return true;
+}
+
+// percentile(x, 95), in any case, means p95(x) in other tools; DTail's
+// percentile() ranks a group's sum and takes one field.
+bool Planner::RefusePercentileRank(const ast::SelectItem& item) {
+  if (!item.parameter ||
+      !absl::EqualsIgnoreCase(item.aggregation->text, "percentile")) {
+    return false;
+  }
+  const std::string& rank = item.parameter->text;
+  Error(item.parameter->span,
+        absl::StrCat(item.aggregation->text, "() takes one argument"),
+        rank.find_first_not_of("0123456789.") == std::string::npos
+            ? absl::StrCat("write p", rank, "(", item.field.text,
+                           ") for that percentile of the values (DTail's "
+                           "percentile() takes one field: a group's sum "
+                           "ranked)")
+            : absl::StrCat("write percentile(", item.field.text, ")"));
+  return true;
+}
+
+// topk(x, 10): the count an aggregation takes (AggregateInfo::max_count)
+// becomes the column's rank; histogram(x, 0.5): the width becomes its
+// slot's parameter; any other aggregation takes none.
+bool Planner::PlanArgument(const ast::SelectItem& item, plan::Column* c,
+                           std::string* slot_parameter) {
+  const ast::Token& name = *item.aggregation;
+  const uint32_t max = c->aggregate->max_count;
+  if (c->aggregate->takes_width) {
+    if (!item.parameter) {
+      Error(name.span, absl::StrCat(name.text, "() needs a bin width"),
+            absl::StrCat("write ", name.text, "(", item.field.text, ", 10)"));
+      return false;
+    }
+    double w;
+    if (!util::ParseNumber(item.parameter->text, &w) || !std::isfinite(w) ||
+        w <= 0) {
+      Error(item.parameter->span,
+            absl::StrCat("'", item.parameter->text,
+                         "' is not a positive bin width"),
+            absl::StrCat(name.text, "(", item.field.text,
+                         ", w) counts the values in bins of width w"));
+      return false;
+    }
+    *slot_parameter = item.parameter->text;
+    c->storage = absl::StrCat(name.text, "(", item.field.text, ",",
+                              item.parameter->text, ")");
+    return true;
+  }
+  if (!item.parameter) {
+    if (max == 0) return true;
+    Error(name.span,
+          absl::StrCat(name.text, "() needs how many values to show"),
+          absl::StrCat("write ", name.text, "(", item.field.text, ", 10)"));
+    return false;
+  }
+  const ast::Token& arg = *item.parameter;
+  if (max == 0) {
+    Error(arg.span, absl::StrCat(name.text, "() takes one argument"),
+          absl::StrCat("write ", name.text, "(", item.field.text, ")"));
+    return false;
+  }
+  uint32_t k = 0;
+  if (!absl::SimpleAtoi(arg.text, &k) || k < 1 || k > max ||
+      arg.text.find_first_not_of("0123456789") != std::string::npos) {
+    Error(arg.span,
+          absl::StrCat("'", arg.text, "' is not a count from 1 to ", max),
+          absl::StrCat(name.text, "(", item.field.text,
+                       ", k) shows the k most frequent values"));
+    return false;
+  }
+  c->rank = {k, 1};
+  c->storage = absl::StrCat(name.text, "(", item.field.text, ",", k, ")");
   return true;
 }
 

@@ -126,11 +126,15 @@ class Planner {
   const plan::AggregateInfo* LookupAggregate(const ast::Token& name,
                                              plan::Rank* rank = nullptr);
 
-  uint32_t Slot(const plan::AggregateInfo* aggregate, FieldId field);
+  uint32_t Slot(const plan::AggregateInfo* aggregate, FieldId field,
+                std::string parameter = "");
 
   void PlanSelect();
   // cumsum(agg(x)): makes `c` agg's column, shown as a running total;
   // false after reporting why it cannot be.
+  bool RefusePercentileRank(const ast::SelectItem& item);
+  bool PlanArgument(const ast::SelectItem& item, plan::Column* c,
+                    std::string* slot_parameter);
   bool PlanInnerAggregate(const ast::SelectItem& item, plan::Column* c);
   // Reports that the running total `storage` cannot be `what` ("an order
   // key", "compared").

@@ -662,6 +662,27 @@ TEST(PlannerTest, HavingResolvesAliasesItemsGroupFieldsAndHiddenAggregates) {
                         ">= 2) (z eq \"q\") (y != 3)]"));
 }
 
+// topk(x, k) columns of one field share a slot (k is read when the
+// result is built); histogram(x, w) slots differ by width.
+TEST(PlannerTest, ArgumentsOfSlotsAndColumns) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select topk(x, 3), topk(x,10), histogram(x, 0.5), "
+             "histogram(x, 100), histogram(x,0.5) as again group by *"));
+  ASSERT_EQ(p.columns.size(), 5u);
+  EXPECT_EQ(p.columns[0].storage, "topk(x,3)");
+  EXPECT_EQ(p.columns[0].rank, (plan::Rank{3, 1}));
+  EXPECT_EQ(p.columns[1].rank, (plan::Rank{10, 1}));
+  EXPECT_EQ(p.columns[0].slot, p.columns[1].slot);
+  EXPECT_EQ(p.columns[2].storage, "histogram(x,0.5)");
+  EXPECT_NE(p.columns[2].slot, p.columns[3].slot);
+  EXPECT_EQ(p.columns[2].slot, p.columns[4].slot);
+  ASSERT_EQ(p.slots.size(), 3u);
+  EXPECT_EQ(p.slots[p.columns[3].slot].parameter, "100");
+  EXPECT_EQ(plan::SlotOptions(p, p.columns[2].slot).parameter, "0.5");
+  EXPECT_EQ(p.state_options.parameter, "");
+}
+
 TEST(PlannerTest, HavingNeverAddsASlotTwice) {
   ASSERT_OK_AND_ASSIGN(
       plan::Plan p,

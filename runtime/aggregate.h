@@ -74,6 +74,10 @@ struct FinalColumn {
   // group which[i] of the last finalize call.
   std::vector<double> values;
   std::vector<std::string_view> texts;
+  // Texts a finalizer composed (topk's lists), when texts cannot point into
+  // the state: reserved for the whole call before the first is added, so
+  // that moving the vector keeps them where `texts` points.
+  std::vector<std::string> owned;
   // Facts over every group that a finalizer computes on its first call with
   // this FinalColumn and reuses on later calls (the result is rendered in
   // blocks of rows): percentage's total, percentile's sorted sums.
@@ -101,6 +105,10 @@ struct AggregateFunction {
   // total, percentile's ranks): then a result cannot be built from the
   // groups it shows alone (BatchAggregator::KeepResultGroups).
   bool reads_every_group = false;
+  // The partial minor version that added this state, when it came after
+  // its section's (topk: v1.6, in v1.2's distinct states section): a frame
+  // holding it is written with at least this minor. 0: its section's.
+  uint16_t partial_minor = 0;
 };
 
 // AggregateFunction::new_state for a state class with a default
@@ -120,6 +128,24 @@ void FinalizeValues(const AggregateState& state, size_t /*groups*/,
   out->values.resize(which.size());
   for (size_t i = 0; i < which.size(); ++i) {
     out->values[i] = static_cast<double>(s.Value(which[i]));
+  }
+}
+
+// AggregateFunction::finalize's work for a state that composes each
+// group's text (topk, histogram): render(g, &text, &value) for each group g
+// of `which`, the texts kept in out->owned.
+template <typename Render>
+void FinalizeComposed(std::span<const uint32_t> which, FinalColumn* out,
+                      Render&& render) {
+  out->values.resize(which.size());
+  out->texts.resize(which.size());
+  out->owned.clear();
+  out->owned.reserve(which.size());
+  for (size_t i = 0; i < which.size(); ++i) {
+    std::string text;
+    render(which[i], &text, &out->values[i]);
+    out->owned.push_back(std::move(text));
+    out->texts[i] = out->owned.back();
   }
 }
 

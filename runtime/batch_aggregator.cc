@@ -156,8 +156,8 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
       key_part_[i] = static_cast<int32_t>(it - by.begin());
       continue;
     }
-    states_[i] =
-        FindAggregate(*slots[i].aggregate)->new_state(plan_->state_options);
+    states_[i] = FindAggregate(*slots[i].aggregate)
+                     ->new_state(plan::SlotOptions(*plan_, i));
   }
 
   auto per_batch_value = [&](FieldId id) {

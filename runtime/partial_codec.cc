@@ -350,7 +350,8 @@ class PartialCodec::StateSectionWriter {
       }
       stored_.push_back(agg.states_[k].get());
       std::unique_ptr<AggregateState> fresh =
-          FindAggregate(*p.slots[k].aggregate)->new_state(p.state_options);
+          FindAggregate(*p.slots[k].aggregate)
+              ->new_state(plan::SlotOptions(p, k));
       fresh->Resize(1);
       empty_.emplace_back();
       fresh->Serialize(0, &empty_.back());
@@ -438,10 +439,14 @@ std::string PartialCodec::EncodeHead(const BatchAggregator& agg,
   const plan::Plan& p = *agg.plan_;
   const GroupTable& groups = agg.groups_;
   bool state_sections = false;
+  uint16_t state_minor = 0;  // the newest state's minor (topk: 6)
   for (size_t k = 0; k < agg.states_.size(); ++k) {
-    if (agg.states_[k] != nullptr &&
-        StateSection(*p.slots[k].aggregate) != PartialSection::kGroups) {
+    if (agg.states_[k] == nullptr) continue;
+    if (StateSection(*p.slots[k].aggregate) != PartialSection::kGroups) {
       state_sections = true;
+    }
+    if (const AggregateFunction* a = FindAggregate(*p.slots[k].aggregate)) {
+      state_minor = std::max(state_minor, a->partial_minor);
     }
   }
   // A selected partition but the first carries no counters.
@@ -465,7 +470,8 @@ std::string PartialCodec::EncodeHead(const BatchAggregator& agg,
   const std::string& run_id = agg.options_.run_id;
   const std::string& source = agg.options_.source;
   const bool stream = !source.empty() || mark.final || !mark.positions.empty();
-  AppendU16(&out, partition.has_value()            ? 5
+  AppendU16(&out, state_minor > 0                  ? state_minor
+                  : partition.has_value()          ? 5
                   : stream                         ? 4
                   : not_numeric || !run_id.empty() ? 3
                   : state_sections                 ? 2

@@ -174,6 +174,7 @@ struct Values {
   std::vector<double> number;
   std::vector<uint8_t> numeric;        // 1 if the value is a number.
   std::vector<std::string_view> text;  // kText only; data() null: missing.
+  std::vector<std::string> owned;      // What `text` may point into.
 };
 
 Values FinalValues(const plan::Plan& p, const plan::Column& c,
@@ -186,6 +187,7 @@ Values FinalValues(const plan::Plan& p, const plan::Column& c,
   v.numeric.assign(which.size(), 1);
   if (v.type == ValueType::kText) {
     v.text = std::move(f.texts);
+    v.owned = std::move(f.owned);
     for (size_t i = 0; i < which.size(); ++i) {
       double x;
       v.numeric[i] = util::ParseNumber(v.text[i], &x);

@@ -140,8 +140,8 @@ void ExpectSameFinal(const AggregateFunction& fn, const AggregateState& a,
 TEST(AggregateContractTest, SplitMergeAndRoundTripsMatchOnePass) {
   std::mt19937_64 rng(42);
   for (const plan::StateOptions options :
-       {plan::StateOptions(), plan::StateOptions{8, 0.01},
-        plan::StateOptions{0, 0.05}}) {
+       {plan::StateOptions(), plan::StateOptions{8, 0.01, {}},
+        plan::StateOptions{0, 0.05, {}}}) {
     g_options = options;
     for (const AggregateFunction* fn : Aggregates()) {
       for (int trial = 0; trial < 40; ++trial) {

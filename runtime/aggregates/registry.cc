@@ -23,6 +23,8 @@ namespace mapr::runtime {
   X(kMedianAggregate)      \
   X(kPnAggregate)          \
   X(kDcountAggregate)      \
+  X(kTopkAggregate)        \
+  X(kHistogramAggregate)   \
   X(kStddevAggregate)      \
   X(kVarianceAggregate)    \
   X(kStddevpAggregate)     \

@@ -115,14 +115,14 @@ TEST(SketchAccuracyTest, PercentileSettingsAreHonoured) {
   std::sort(sorted.begin(), sorted.end());
   // Exact for 50000 values when the limit allows them.
   std::unique_ptr<AggregateState> exact =
-      pn.new_state(plan::StateOptions{65536, 0.01});
+      pn.new_state(plan::StateOptions{65536, 0.01, {}});
   exact->Resize(1);
   FeedNumbers(*exact, values);
   EXPECT_EQ(Final(pn, *exact, {99, 100}),
             sorted[static_cast<size_t>(99ull * 49999 / 100)]);
   // 0.1 % accuracy.
   std::unique_ptr<AggregateState> fine =
-      pn.new_state(plan::StateOptions{0, 0.001});
+      pn.new_state(plan::StateOptions{0, 0.001, {}});
   fine->Resize(1);
   FeedNumbers(*fine, values);
   const double want = sorted[static_cast<size_t>(999ull * 49999 / 1000)];

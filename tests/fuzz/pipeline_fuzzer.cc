@@ -53,11 +53,10 @@ std::string GenerateQuery(Choices& c) {
   static constexpr const char* kFields[] = {
       "x", "y", "a", "b", "$time", "$line", "$hostname", "c", "$empty", "$s"};
   static constexpr const char* kAggregates[] = {
-      "count",  "sum",      "min",     "max",        "avg",
-      "last",   "first",    "len",     "percentage", "percentile",
-      "median", "p99",      "p99.9",   "p0",         "dcount",
-      "stddev", "variance", "stddevp", "variancep",  "rate",
-      "cumsum", ""};
+      "count",     "sum",  "min",        "max",        "avg",       "last",
+      "first",     "len",  "percentage", "percentile", "median",    "p99",
+      "p99.9",     "p0",   "dcount",     "stddev",     "variance",  "stddevp",
+      "variancep", "rate", "cumsum",     "topk",       "histogram", ""};
   static constexpr const char* kFloatOps[] = {
       "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
   static constexpr const char* kStringOps[] = {
@@ -82,8 +81,20 @@ std::string GenerateQuery(Choices& c) {
   for (size_t i = 0; i < items; ++i) {
     const std::string agg = kAggregates[c.Pick(std::size(kAggregates))];
     std::string item = agg.empty() ? field() : agg + "(" + field() + ")";
-    // A running total of an aggregate: cumsum(count(x)).
-    if (!agg.empty() && c.Pick(6) == 0) item = "cumsum(" + item + ")";
+    if (agg == "topk") {
+      // topk(x, k): the fuzzer's groups hold far fewer than 4096 distinct
+      // values, so the lists are exact and split-invariant.
+      static constexpr const char* kCounts[] = {"1", "2", "100"};
+      item.insert(item.size() - 1,
+                  std::string(", ") + kCounts[c.Pick(std::size(kCounts))]);
+    } else if (agg == "histogram") {
+      static constexpr const char* kWidths[] = {"1", "0.5", "100", "1e-3"};
+      item.insert(item.size() - 1,
+                  std::string(", ") + kWidths[c.Pick(std::size(kWidths))]);
+    } else if (!agg.empty() && c.Pick(6) == 0) {
+      // A running total of an aggregate: cumsum(count(x)).
+      item = "cumsum(" + item + ")";
+    }
     if (i > 0) q += ",";
     q += item;
     names.push_back(item);

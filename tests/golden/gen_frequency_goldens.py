@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# Writes topk_exact.test and histogram_bins.test (run from anywhere:
+# /usr/bin/python3 tests/golden/gen_frequency_goldens.py). The expected
+# results are computed here, independently of mapr: for topk exact counts,
+# most frequent first, ties by value bytes, the empty value shown as "" and
+# a missing field skipped; for histogram exact decimal bins floor(x / w) * w
+# (Python's Decimal), written with the width's decimals, in value order.
+import collections, csv, io, os, random
+from decimal import Decimal, ROUND_FLOOR
+
+P = "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def topk(counter, k):
+    ranked = sorted(counter.items(), key=lambda e: (-e[1], e[0].encode()))
+    return ", ".join(f"{v if v else chr(34) * 2} ({c})" for v, c in ranked[:k])
+
+
+def write(name, desc, query, lines, header, rows):
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(header)
+    for r in rows:
+        w.writerow(r)
+    with open(os.path.join(HERE, f"{name}.test"), "w") as f:
+        f.write(f"# name: {name}\n# description: {desc}\nquery {query}\ninput\n")
+        for line in lines:
+            f.write(line + "\n")
+        f.write("----\n" + out.getvalue())
+
+
+random.seed(31)
+methods = ["GET"] * 9 + ["POST"] * 4 + ["get", "HEAD", "PUT", "", "GET "] * 2
+lines, counts, present = [], collections.defaultdict(collections.Counter), collections.Counter()
+for i in range(90):
+    y = "pq"[i % 2] if i % 9 else "r"
+    if i % 17 == 0:
+        lines.append(P + f"y={y}")  # m missing
+        counts[y]  # the group exists
+        continue
+    m = random.choice(methods)
+    lines.append(P + f"m={m}|y={y}")
+    counts[y][m] += 1
+    present[y] += 1
+rows = [[y, topk(counts[y], 3), topk(counts[y], 100), str(present[y])]
+        for y in sorted(counts)]
+write("topk_exact",
+      "topk(x, k) lists the k most frequent values with their exact counts, "
+      "ties by byte order (GET, 'GET ' and get differ); an empty value shows "
+      "as \"\", a missing one is skipped; k above the distinct values lists "
+      "them all; topk(m,3) and topk(m,100) share one state. DTail has no topk.",
+      "from STATS select y,topk(m,3),topk(m, 100),count(m) group by y",
+      lines, ["y", "topk(m,3)", "topk(m,100)", "count(m)"], rows)
+
+
+def bin_label(x, w):
+    q = (x / w).to_integral_value(rounding=ROUND_FLOOR)
+    b = q * w
+    scale = max(0, -w.normalize().as_tuple().exponent)
+    text = f"{b:.{scale}f}"
+    return text[1:] if text.startswith("-") and Decimal(text) == 0 else text
+
+
+def histogram(values, w):
+    bins = collections.Counter(bin_label(x, w) for x in values)
+    return ", ".join(f"{b}: {bins[b]}"
+                     for b in sorted(bins, key=lambda t: (Decimal(t), t)))
+
+
+random.seed(7)
+lines, xs = [], collections.defaultdict(list)
+numeric = collections.Counter()  # present values, for count(x)
+for i in range(80):
+    y = "ab"[i % 2] if i % 7 else "c"
+    if i % 13 == 0:
+        lines.append(P + f"y={y}|x=n/a")  # not a number: skipped
+        xs[y]
+        numeric[y] += 1  # count() counts it
+        continue
+    if i % 11 == 0:
+        lines.append(P + f"y={y}")  # missing
+        xs[y]
+        continue
+    v = random.choice([f"{random.randint(-40, 120)}",
+                       f"{random.randint(-400, 1200) / 10:.1f}",
+                       f"{random.randint(0, 30) / 100:.2f}", "0.3", "-0.0"])
+    lines.append(P + f"y={y}|x={v}")
+    xs[y].append(Decimal(v))
+    numeric[y] += 1
+rows = [[y, histogram(xs[y], Decimal("25")), histogram(xs[y], Decimal("0.1")),
+         str(numeric[y])] for y in sorted(xs)]
+write("histogram_bins",
+      "histogram(x, w) counts the numeric values in bins floor(x/w)*w, named "
+      "as bucket(x, w) names them and binned exactly for decimals (0.3 is in "
+      "the 0.3 bin at width 0.1; -0.0 in 0.0), in value order; non-numbers "
+      "and missing values are skipped. DTail has no histogram.",
+      "from STATS select y,histogram(x,25),histogram(x, 0.1),count(x) group by y",
+      lines, ["y", "histogram(x,25)", "histogram(x,0.1)", "count(x)"], rows)
