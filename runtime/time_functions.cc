@@ -640,7 +640,8 @@ size_t BucketNumber(std::string_view in, const BinWidth& width,
   double v;
   if (!util::ParseNumber(in, &v) || !std::isfinite(v)) return 0;
   double bin = std::floor(v / width.value) * width.value;
-  if (bin == 0) bin = 0;  // No "-0".
+  if (!std::isfinite(bin)) return 0;  // 1e308 in bins of 0.001
+  if (bin == 0) bin = 0;              // No "-0".
   const auto r = std::to_chars(out, out + kMaxBinTextSize, bin,
                                std::chars_format::fixed, width.scale);
   if (r.ec != std::errc()) return 0;

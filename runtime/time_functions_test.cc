@@ -404,6 +404,9 @@ TEST(BinTest, FloorsTowardMinusInfinity) {
   EXPECT_EQ(Bin("12.345", "0.25"), "12.25");
   EXPECT_EQ(Bin("7", "2.50"), "5.0");  // 2.50 bins like 2.5
   EXPECT_EQ(Bin("1e3", "300"), "900");
+  // A bin past the largest double is no bin.
+  EXPECT_EQ(Bin("1e308", "0.001"), kMissing);
+  EXPECT_EQ(Bin("-1e308", "1e-9"), kMissing);
   EXPECT_EQ(Bin("1234", "1e2"), "1200");
   // 17 and 18 digits: exact in 128-bit integers, whatever the width.
   EXPECT_EQ(Bin("12345678901234567", "0.001"), "12345678901234567.000");
