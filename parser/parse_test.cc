@@ -689,6 +689,12 @@ TEST(ParseTest, RejectsCountErrors) {
        "select histogram(x, 1m)\n"
        "                    ^~\n"
        "hint: histogram(x, w) counts the values in bins of width w"},
+      {"select count(x) having topk(x) eq \"a (2)\"", kInvalid,
+       "1:24-30: topk() needs a second argument\n"
+       "select count(x) having topk(x) eq \"a (2)\"\n"
+       "                       ^~~~~~~\n"
+       "hint: select it with one and compare its alias: select topk(x, 10) as "
+       "v ... having v ..."},
       {"select topk(x, )", kInvalid,
        "1:16: expected a count after ',', found ')'\n"
        "select topk(x, )\n"

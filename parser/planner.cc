@@ -708,6 +708,15 @@ plan::Operand Planner::HavingOperand(
       RunningTotalError(CallSpan(*aggregation, t), key, "compared");
       return o;
     }
+    if (c.aggregate->max_count > 0 || c.aggregate->takes_width) {
+      // An operand takes no second argument: topk(x) names no column.
+      Error(CallSpan(*aggregation, t),
+            absl::StrCat(aggregation->text, "() needs a second argument"),
+            absl::StrCat("select it with one and compare its alias: select ",
+                         aggregation->text, "(", t.text,
+                         ", 10) as v ... having v ..."));
+      return o;
+    }
     c.name = c.storage = key;
     c.field = Intern(t.text);
     c.slot = Slot(c.aggregate, c.field);
