@@ -1566,8 +1566,8 @@ TEST(ParseTest, RejectsOtherErrors) {
        "hint: known aggregations: count, rate, sum, min, max, last, first, "
        "avg, "
        "len, "
-       "percentage, percentile, median, pN, dcount, topk, histogram, stddev, "
-       "variance, stddevp, "
+       "percentage, percentile, median, pN, dcount, topk, rare, histogram, "
+       "stddev, variance, stddevp, "
        "variancep, cumsum"},
       {"select p101(x)", kInvalid,
        "1:8-11: 'p101': a percentile is from p0 to p100\n"

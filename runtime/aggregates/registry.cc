@@ -24,6 +24,7 @@ namespace mapr::runtime {
   X(kPnAggregate)          \
   X(kDcountAggregate)      \
   X(kTopkAggregate)        \
+  X(kRareAggregate)        \
   X(kHistogramAggregate)   \
   X(kStddevAggregate)      \
   X(kVarianceAggregate)    \

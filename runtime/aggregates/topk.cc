@@ -1,6 +1,8 @@
 // topk(x, k): the k most frequent values of x in a group, most frequent
 // first, each with its count: `GET (120), POST (30), HEAD (5)`. Ties go to
 // the smaller value (byte order), so the list is a function of the counts.
+// rare(x, k), the k least frequent, reads the same state while it is exact
+// (past the limit the least frequent values are the ones a summary drops).
 //
 // A group counts each distinct value exactly while it holds at most
 // kExactLimit of them. The counts are a multiset, so a merge adds them and
@@ -64,13 +66,25 @@ struct TopkGroup {
   bool summary = false;
 };
 
-// The group's counters, largest count first, ties by value.
-std::vector<std::pair<std::string_view, uint64_t>> Ranked(const TopkGroup& t) {
+constexpr plan::AggregateInfo kRareInfo = {
+    .name = "rare",
+    .state = "topk",
+    .argument = plan::ArgumentKind::kAnyValue,
+    .result = ValueType::kText,
+    .summary = "the k (1 to 100) least frequent values and their counts "
+               "(up to 4096 distinct values)",
+    .max_count = kMaxK};
+
+// The group's counters, largest count first (smallest for `rare`), ties
+// by value.
+std::vector<std::pair<std::string_view, uint64_t>> Ranked(const TopkGroup& t,
+                                                          bool rare) {
   std::vector<std::pair<std::string_view, uint64_t>> out;
   out.reserve(t.counts.size());
   for (const auto& [value, count] : t.counts) out.emplace_back(value, count);
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first < b.first;
+  std::sort(out.begin(), out.end(), [rare](const auto& a, const auto& b) {
+    if (a.second != b.second) return rare ? a.second < b.second : a.second > b.second;
+    return a.first < b.first;
   });
   return out;
 }
@@ -121,11 +135,20 @@ class TopkState : public AggregateState {
                       [](std::string_view) { return true; });
   }
 
-  // Group g's list of its k most frequent values; `*top` is the first
-  // one's count (0 for an empty group).
-  void Render(uint32_t g, uint64_t k, std::string* out, double* top) const {
+  // Group g's list of its k most (or, `rare`, least) frequent values;
+  // `*top` is the first one's count (0 for an empty group). A summary has
+  // no least frequent values (those it dropped are): `rare` says so.
+  void Render(uint32_t g, uint64_t k, bool rare, std::string* out,
+              double* top) const {
     const TopkGroup& t = groups_[g];
-    std::vector<std::pair<std::string_view, uint64_t>> ranked = Ranked(t);
+    *top = 0;
+    if (rare && t.summary) {
+      absl::StrAppend(out, "more than ", kExactLimit,
+                      " distinct values: rare() counts up to ", kExactLimit);
+      return;
+    }
+    std::vector<std::pair<std::string_view, uint64_t>> ranked =
+        Ranked(t, rare);
     if (ranked.size() > k) ranked.resize(k);
     *top = ranked.empty() ? 0 : static_cast<double>(ranked[0].second);
     for (size_t i = 0; i < ranked.size(); ++i) {
@@ -176,7 +199,16 @@ void Finalize(const AggregateState& state, size_t /*groups*/,
   const auto& s = static_cast<const TopkState&>(state);
   const uint64_t k = out->rank.num;
   FinalizeComposed(which, out, [&](uint32_t g, std::string* text, double* v) {
-    s.Render(g, k, text, v);
+    s.Render(g, k, /*rare=*/false, text, v);
+  });
+}
+
+void FinalizeRare(const AggregateState& state, size_t /*groups*/,
+                  std::span<const uint32_t> which, FinalColumn* out) {
+  const auto& s = static_cast<const TopkState&>(state);
+  const uint64_t k = out->rank.num;
+  FinalizeComposed(which, out, [&](uint32_t g, std::string* text, double* v) {
+    s.Render(g, k, /*rare=*/true, text, v);
   });
 }
 
@@ -186,6 +218,14 @@ extern const AggregateFunction kTopkAggregate = {
     .info = kInfo,
     .new_state = NewStateOf<TopkState>,
     .finalize = Finalize,
+    .partial_section = PartialSection::kDistinctStates,
+    .partial_minor = 6};
+
+// rare(x, k) keeps topk's state: topk(x, 3) and rare(x, 3) share one slot.
+extern const AggregateFunction kRareAggregate = {
+    .info = kRareInfo,
+    .new_state = NewStateOf<TopkState>,
+    .finalize = FinalizeRare,
     .partial_section = PartialSection::kDistinctStates,
     .partial_minor = 6};
 

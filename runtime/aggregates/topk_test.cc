@@ -20,13 +20,15 @@
 namespace mapr::runtime {
 namespace {
 
-const AggregateFunction& Topk() {
+const AggregateFunction& Named(std::string_view name) {
   for (const AggregateFunction* fn : Aggregates()) {
-    if (fn->info.name == "topk") return *fn;
+    if (fn->info.name == name) return *fn;
   }
-  ADD_FAILURE() << "no topk aggregate";
+  ADD_FAILURE() << "no " << name << " aggregate";
   return *Aggregates()[0];
 }
+
+const AggregateFunction& Topk() { return Named("topk"); }
 
 std::unique_ptr<AggregateState> NewState() {
   std::unique_ptr<AggregateState> s = Topk().new_state(plan::StateOptions());
@@ -47,11 +49,12 @@ void Add(AggregateState& s, const std::vector<std::string>& values, size_t lo,
   }
 }
 
-std::string List(const AggregateState& s, uint64_t k) {
+std::string List(const AggregateState& s, uint64_t k,
+                 std::string_view name = "topk") {
   FinalColumn out;
   out.rank = {k, 1};
   const uint32_t which[] = {0};
-  Topk().finalize(s, 1, std::span<const uint32_t>(which, 1), &out);
+  Named(name).finalize(s, 1, std::span<const uint32_t>(which, 1), &out);
   return std::string(out.texts[0]);
 }
 
@@ -99,6 +102,22 @@ TEST(TopkTest, ExactListTiesByValueMissingSkippedEmptyShown) {
   EXPECT_EQ(List(*s, 100),
             "GET (3), POST (2), a (2), b (2), \"\" (1), HEAD (1)");
   EXPECT_EQ(List(*NewState(), 3), "");
+  // rare(): the least frequent first, the same ties.
+  EXPECT_EQ(List(*s, 3, "rare"), "\"\" (1), HEAD (1), POST (2)");
+  EXPECT_EQ(List(*s, 100, "rare"),
+            "\"\" (1), HEAD (1), POST (2), a (2), b (2), GET (3)");
+}
+
+TEST(TopkTest, RareSaysWhenItHasNoExactCounts) {
+  const std::vector<std::string> values = Skewed(30000, 9000, 4);
+  const std::unique_ptr<AggregateState> s = NewState();
+  Add(*s, values, 0, values.size());
+  EXPECT_EQ(List(*s, 5, "rare"),
+            "more than 4096 distinct values: rare() counts up to 4096");
+  EXPECT_TRUE(List(*s, 1).starts_with("v0 (")) << List(*s, 1);
+  // rare reads topk's state, and so shares its slot and section.
+  EXPECT_EQ(Named("rare").info.state, Topk().info.state);
+  EXPECT_EQ(Named("rare").partial_section, Topk().partial_section);
 }
 
 TEST(TopkTest, ExactListsAreTheSameForAnySplitUpToTheLimit) {

@@ -56,7 +56,7 @@ std::string GenerateQuery(Choices& c) {
       "count",     "sum",  "min",        "max",        "avg",       "last",
       "first",     "len",  "percentage", "percentile", "median",    "p99",
       "p99.9",     "p0",   "dcount",     "stddev",     "variance",  "stddevp",
-      "variancep", "rate", "cumsum",     "topk",       "histogram", ""};
+      "variancep", "rate", "cumsum",     "topk",       "rare", "histogram", ""};
   static constexpr const char* kFloatOps[] = {
       "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
   static constexpr const char* kStringOps[] = {
@@ -81,7 +81,7 @@ std::string GenerateQuery(Choices& c) {
   for (size_t i = 0; i < items; ++i) {
     const std::string agg = kAggregates[c.Pick(std::size(kAggregates))];
     std::string item = agg.empty() ? field() : agg + "(" + field() + ")";
-    if (agg == "topk") {
+    if (agg == "topk" || agg == "rare") {
       // topk(x, k): the fuzzer's groups hold far fewer than 4096 distinct
       // values, so the lists are exact and split-invariant.
       static constexpr const char* kCounts[] = {"1", "2", "100"};

@@ -12,8 +12,9 @@ P = "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def topk(counter, k):
-    ranked = sorted(counter.items(), key=lambda e: (-e[1], e[0].encode()))
+def topk(counter, k, rare=False):
+    sign = 1 if rare else -1
+    ranked = sorted(counter.items(), key=lambda e: (sign * e[1], e[0].encode()))
     return ", ".join(f"{v if v else chr(34) * 2} ({c})" for v, c in ranked[:k])
 
 
@@ -43,15 +44,17 @@ for i in range(90):
     lines.append(P + f"m={m}|y={y}")
     counts[y][m] += 1
     present[y] += 1
-rows = [[y, topk(counts[y], 3), topk(counts[y], 100), str(present[y])]
+rows = [[y, topk(counts[y], 3), topk(counts[y], 100),
+         topk(counts[y], 2, rare=True), str(present[y])]
         for y in sorted(counts)]
 write("topk_exact",
       "topk(x, k) lists the k most frequent values with their exact counts, "
       "ties by byte order (GET, 'GET ' and get differ); an empty value shows "
       "as \"\", a missing one is skipped; k above the distinct values lists "
-      "them all; topk(m,3) and topk(m,100) share one state. DTail has no topk.",
-      "from STATS select y,topk(m,3),topk(m, 100),count(m) group by y",
-      lines, ["y", "topk(m,3)", "topk(m,100)", "count(m)"], rows)
+      "them all; topk(m,3) and topk(m,100) share one state; rare(m, 2) lists "
+      "the least frequent, ties alike. DTail has neither.",
+      "from STATS select y,topk(m,3),topk(m, 100),rare(m,2),count(m) group by y",
+      lines, ["y", "topk(m,3)", "topk(m,100)", "rare(m,2)", "count(m)"], rows)
 
 
 def bin_label(x, w):
