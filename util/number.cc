@@ -62,6 +62,80 @@ bool IsOverflow(const char* p, const char* end) {
 
 }  // namespace
 
+namespace {
+
+// [digits][.digits] with up to kMaxExactDigits digits in all, the whole of
+// [p, end): the values longer than ParseNumber's inline 8 bytes
+// ("1234567.125"), converted exactly. False for anything else.
+bool ShortDecimal(const char* p, const char* end, bool negative,
+                  double* out) noexcept {
+  const char* q = p;
+  uint64_t mantissa = 0;  // wraps for long inputs, which are not used
+  for (; q != end; ++q) {
+    const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};
+    if (d > 9) break;
+    mantissa = mantissa * 10 + d;
+  }
+  size_t digits = static_cast<size_t>(q - p);
+  size_t frac_digits = 0;
+  if (q != end && *q == '.') {
+    const char* const frac = ++q;
+    for (; q != end; ++q) {
+      const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};
+      if (d > 9) break;
+      mantissa = mantissa * 10 + d;
+    }
+    frac_digits = static_cast<size_t>(q - frac);
+    digits += frac_digits;
+  }
+  if (q == end && digits > 0 && digits <= internal::kMaxExactDigits &&
+      (frac_digits == 0 || internal::kExactDivision)) {
+    *out = internal::ExactDecimal(mantissa, frac_digits, negative);
+    return true;
+  }
+  return false;
+}
+
+// Infinities (signed) and NaN (unsigned, as Go's ParseFloat takes it):
+// [p, end) after the sign of `s`, which starts with neither a digit nor
+// '.'. std::from_chars would also take "nan(...)", prefixes such as
+// "infin" and a signed NaN, so they are matched here instead.
+bool SpecialValue(std::string_view s, const char* p, const char* end,
+                  bool negative, double* out) noexcept {
+  if (EqualsIgnoreCase(p, end, "inf") || EqualsIgnoreCase(p, end, "infinity")) {
+    *out = negative ? -std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::infinity();
+    return true;
+  }
+  if (p == s.data() && EqualsIgnoreCase(p, end, "nan")) {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
+  return false;  // also rejects a second sign ("+-5")
+}
+
+// The decimal syntax, checked cheaply so that text which merely starts
+// like a number ("00000009e3779b10", "12ms") is rejected without
+// from_chars: digits [. digits] [(e|E) [+-] digits], at least one mantissa
+// digit, and nothing after.
+bool DecimalSyntax(const char* p, const char* end) noexcept {
+  const char* q = p;
+  size_t mantissa_digits = 0;
+  while (q != end && IsDigit(*q)) ++q, ++mantissa_digits;
+  if (q != end && *q == '.') {
+    for (++q; q != end && IsDigit(*q); ++q) ++mantissa_digits;
+  }
+  if (mantissa_digits == 0) return false;
+  if (q != end && (*q == 'e' || *q == 'E')) {
+    if (++q != end && (*q == '+' || *q == '-')) ++q;
+    if (q == end || !IsDigit(*q)) return false;
+    while (q != end && IsDigit(*q)) ++q;
+  }
+  return q == end;
+}
+
+}  // namespace
+
 bool internal::ParseNumberSlow(std::string_view s, double* out) noexcept {
   const char* p = s.data();
   const char* const end = p + s.size();
@@ -71,71 +145,9 @@ bool internal::ParseNumberSlow(std::string_view s, double* out) noexcept {
     negative = *p == '-';
     if (++p == end) return false;
   }
-
-  // [digits][.digits] with up to kMaxExactDigits digits in all: the values
-  // longer than ParseNumber's inline 8 bytes ("1234567.125").
-  {
-    const char* q = p;
-    uint64_t mantissa = 0;  // wraps for long inputs, which are not used
-    for (; q != end; ++q) {
-      const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};
-      if (d > 9) break;
-      mantissa = mantissa * 10 + d;
-    }
-    size_t digits = static_cast<size_t>(q - p);
-    size_t frac_digits = 0;
-    if (q != end && *q == '.') {
-      const char* const frac = ++q;
-      for (; q != end; ++q) {
-        const unsigned d = static_cast<unsigned char>(*q) - unsigned{'0'};
-        if (d > 9) break;
-        mantissa = mantissa * 10 + d;
-      }
-      frac_digits = static_cast<size_t>(q - frac);
-      digits += frac_digits;
-    }
-    if (q == end && digits > 0 && digits <= internal::kMaxExactDigits &&
-        (frac_digits == 0 || internal::kExactDivision)) {
-      *out = internal::ExactDecimal(mantissa, frac_digits, negative);
-      return true;
-    }
-  }
-
-  // Special values. std::from_chars would also take "nan(...)", prefixes such
-  // as "infin" and a signed NaN, so they are matched here instead.
-  if (!IsDigit(*p) && *p != '.') {
-    if (EqualsIgnoreCase(p, end, "inf") ||
-        EqualsIgnoreCase(p, end, "infinity")) {
-      *out = negative ? -std::numeric_limits<double>::infinity()
-                      : std::numeric_limits<double>::infinity();
-      return true;
-    }
-    // Go's ParseFloat takes "nan" only without a sign.
-    if (p == s.data() && EqualsIgnoreCase(p, end, "nan")) {
-      *out = std::numeric_limits<double>::quiet_NaN();
-      return true;
-    }
-    return false;  // also rejects a second sign ("+-5")
-  }
-
-  // Cheap syntax check first, so that text which merely starts like a
-  // number ("00000009e3779b10", "12ms") is rejected without from_chars:
-  // digits [. digits] [(e|E) [+-] digits], at least one mantissa digit.
-  {
-    const char* q = p;
-    size_t mantissa_digits = 0;
-    while (q != end && IsDigit(*q)) ++q, ++mantissa_digits;
-    if (q != end && *q == '.') {
-      for (++q; q != end && IsDigit(*q); ++q) ++mantissa_digits;
-    }
-    if (mantissa_digits == 0) return false;
-    if (q != end && (*q == 'e' || *q == 'E')) {
-      if (++q != end && (*q == '+' || *q == '-')) ++q;
-      if (q == end || !IsDigit(*q)) return false;
-      while (q != end && IsDigit(*q)) ++q;
-    }
-    if (q != end) return false;
-  }
+  if (ShortDecimal(p, end, negative, out)) return true;
+  if (!IsDigit(*p) && *p != '.') return SpecialValue(s, p, end, negative, out);
+  if (!DecimalSyntax(p, end)) return false;
 
   // General decimal path. [p, end) starts with a digit or '.', so from_chars
   // (fixed or scientific, never hex) accepts exactly the decimal syntax above;

@@ -71,8 +71,9 @@ constexpr plan::AggregateInfo kRareInfo = {
     .state = "topk",
     .argument = plan::ArgumentKind::kAnyValue,
     .result = ValueType::kText,
-    .summary = "the k (1 to 100) least frequent values and their counts "
-               "(up to 4096 distinct values)",
+    .summary =
+        "the k (1 to 100) least frequent values and their counts "
+        "(up to 4096 distinct values)",
     .max_count = kMaxK};
 
 // The group's counters, largest count first (smallest for `rare`), ties
@@ -83,7 +84,8 @@ std::vector<std::pair<std::string_view, uint64_t>> Ranked(const TopkGroup& t,
   out.reserve(t.counts.size());
   for (const auto& [value, count] : t.counts) out.emplace_back(value, count);
   std::sort(out.begin(), out.end(), [rare](const auto& a, const auto& b) {
-    if (a.second != b.second) return rare ? a.second < b.second : a.second > b.second;
+    if (a.second != b.second)
+      return rare ? a.second < b.second : a.second > b.second;
     return a.first < b.first;
   });
   return out;
@@ -147,8 +149,7 @@ class TopkState : public AggregateState {
                       " distinct values: rare() counts up to ", kExactLimit);
       return;
     }
-    std::vector<std::pair<std::string_view, uint64_t>> ranked =
-        Ranked(t, rare);
+    std::vector<std::pair<std::string_view, uint64_t>> ranked = Ranked(t, rare);
     if (ranked.size() > k) ranked.resize(k);
     *top = ranked.empty() ? 0 : static_cast<double>(ranked[0].second);
     for (size_t i = 0; i < ranked.size(); ++i) {

@@ -53,10 +53,11 @@ std::string GenerateQuery(Choices& c) {
   static constexpr const char* kFields[] = {
       "x", "y", "a", "b", "$time", "$line", "$hostname", "c", "$empty", "$s"};
   static constexpr const char* kAggregates[] = {
-      "count",     "sum",  "min",        "max",        "avg",       "last",
-      "first",     "len",  "percentage", "percentile", "median",    "p99",
-      "p99.9",     "p0",   "dcount",     "stddev",     "variance",  "stddevp",
-      "variancep", "rate", "cumsum",     "topk",       "rare", "histogram", ""};
+      "count",  "sum",      "min",     "max",        "avg",
+      "last",   "first",    "len",     "percentage", "percentile",
+      "median", "p99",      "p99.9",   "p0",         "dcount",
+      "stddev", "variance", "stddevp", "variancep",  "rate",
+      "cumsum", "topk",     "rare",    "histogram",  ""};
   static constexpr const char* kFloatOps[] = {
       "==", "!=", "<", "<=", ">", ">=", "=<", "=>"};
   static constexpr const char* kStringOps[] = {
