@@ -105,6 +105,9 @@ void Planner::PlanFormat() {
   if (*configured != nullptr) format_variables_ = p_.format->variables();
 }
 
+// `from T`: only lines whose MAPREDUCE table is T (case-blind; written
+// upper-case into the marker the engine looks for); `from *`: any table.
+// Without `from`, every line (the plan's default).
 void Planner::PlanTable() {
   if (!q_.from) return;
   const ast::Token& t = q_.from->table;
@@ -122,6 +125,9 @@ void Planner::PlanTable() {
   p_.table_marker = absl::StrCat("|MAPREDUCE:", p_.table, "|");
 }
 
+// Reads `p99`, `p99.9`, `p0` as the rank N/100 (up to nine decimals,
+// reduced): kValid with `*rank`, kOutOfRange (and an error) past p100, or
+// kNot for a name that is no quantile (`p`, `px`, `percentile`).
 Planner::QuantileForm Planner::QuantileName(const ast::Token& name,
                                             plan::Rank* rank) {
   const std::string_view t = name.text;
@@ -154,6 +160,9 @@ Planner::QuantileForm Planner::QuantileName(const ast::Token& name,
   return QuantileForm::kValid;
 }
 
+// The aggregate `name` calls (with the rank of a quantile in `*rank`), or
+// null after an error whose hint is the nearest name, the p95 spelling of
+// `percentile95`, or the whole catalog.
 const plan::AggregateInfo* Planner::LookupAggregate(const ast::Token& name,
                                                     plan::Rank* rank) {
   using Role = plan::AggregateInfo::Role;
@@ -211,6 +220,8 @@ const plan::AggregateInfo* Planner::LookupAggregate(const ast::Token& name,
   return nullptr;
 }
 
+// rate()'s rank: 1 / the width in seconds of the first group field that is
+// a time bucket; an error under the call if there is none.
 plan::Rank Planner::PerBucketSecond(const ast::Token& aggregation) {
   for (FieldId g : p_.group_by) {
     const plan::FunctionStep* f = plan::LastCall(p_, g);
@@ -228,6 +239,7 @@ plan::Rank Planner::PerBucketSecond(const ast::Token& aggregation) {
   return {};
 }
 
+// The ranks of the rate() columns, once the group fields are known.
 void Planner::PlanRates() {
   for (const auto& [column, aggregation] : pending_rates_) {
     p_.columns[column].rank = PerBucketSecond(aggregation);
@@ -290,6 +302,9 @@ void Planner::PlanSelect() {
   }
 }
 
+// cumsum(agg(x)): the column keeps agg's state and rank and adds up its
+// values; only a running total takes an aggregation, and it cannot add
+// text or another running total.
 bool Planner::PlanInnerAggregate(const ast::SelectItem& item, plan::Column* c) {
   const ast::Token& outer = *item.aggregation;
   const ast::Token& inner = *item.inner_aggregation;
@@ -409,6 +424,8 @@ bool Planner::RefuseRunningTotal(uint32_t value, const ast::Span& span,
   return true;
 }
 
+// An operand of a numeric comparison: a bare number, or a field (a quoted
+// string is an error: `x > "5"` compares no number).
 plan::Operand Planner::FloatOperand(const ast::Token& t) {
   plan::Operand o;
   if (t.kind == ast::TokenKind::kString) {
@@ -431,6 +448,8 @@ plan::Operand Planner::FloatOperand(const ast::Token& t) {
   return o;
 }
 
+// An operand of a text comparison: a quoted string or a bare number is the
+// literal text, any other bareword a field.
 plan::Operand Planner::StringOperand(const ast::Token& t) {
   plan::Operand o;
   double v;
@@ -447,6 +466,10 @@ plan::Operand Planner::StringOperand(const ast::Token& t) {
   return o;
 }
 
+// One side of a comparison. In `having`: a select item, alias or group
+// field (HavingOperand). In `where`: an expression, a function of one field
+// (`lower(m) eq "get"`, planned as an expression), a field or a literal;
+// an aggregation there is an error that points to `having`.
 plan::Operand Planner::ConditionOperand(
     const ast::Expr& e, const std::optional<ast::SetExpr>& expr,
     const std::optional<ast::Token>& aggregation, const ast::Token& t,
@@ -493,6 +516,9 @@ plan::Operand Planner::ConditionOperand(
   return numeric ? FloatOperand(t) : StringOperand(t);
 }
 
+// The condition tree of `where` (having = false) or `having`: and/or/not
+// nodes as written; each comparison with its operator, operands, regular
+// expression or sorted `in` list.
 plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
   plan::Condition c;
   switch (e.kind) {
@@ -545,6 +571,9 @@ plan::Condition Planner::PlanCondition(const ast::Expr& e, bool having) {
   return c;
 }
 
+// An expression operand of `where` becomes a hidden `set` step into a
+// field of its own, computed before the condition reads it; the same
+// expression twice is computed once.
 plan::Operand Planner::WhereExprOperand(const ast::SetExpr& e) {
   // A name no query can write (a bareword or a backticked name holds no
   // backtick), so it never meets a field of the line or a variable.
@@ -562,6 +591,8 @@ plan::Operand Planner::WhereExprOperand(const ast::SetExpr& e) {
   return o;
 }
 
+// The compiled regular expression of a quoted pattern (RE2, within
+// CompileOptions::max_regex_memory), or null after an error under it.
 std::shared_ptr<const re2::RE2> Planner::Pattern(const ast::Token& pattern,
                                                  std::string_view what) {
   if (pattern.kind != ast::TokenKind::kString) {
@@ -585,6 +616,8 @@ std::shared_ptr<const re2::RE2> Planner::Pattern(const ast::Token& pattern,
   return *std::move(re);
 }
 
+// `=~` and `!~`: a pattern that is plain text becomes contains/ncontains
+// (no regex engine per line); any other keeps its compiled RE2.
 void Planner::PlanRegexCompare(const ast::Expr& e, plan::Operand lhs,
                                plan::Condition* c) {
   const bool negated = c->op == CompareOp::kRegexNotMatch;
@@ -602,6 +635,8 @@ void Planner::PlanRegexCompare(const ast::Expr& e, plan::Operand lhs,
   c->regex = std::move(re);
 }
 
+// `x in (...)`: the listed strings and numbers as text, sorted and
+// without duplicates, for a binary search per line.
 void Planner::PlanInList(const ast::Expr& e, plan::Condition* c) {
   std::vector<std::string> values;
   for (const ast::Token& t : e.list) {
@@ -625,6 +660,8 @@ void Planner::PlanInList(const ast::Expr& e, plan::Condition* c) {
       std::make_shared<const std::vector<std::string>>(std::move(values));
 }
 
+// The value index `key` names: a select item by alias, then by how it is
+// written, then a hidden value added earlier (by `having` or `order by`).
 std::optional<uint32_t> Planner::FindValue(const std::string& key) const {
   for (size_t i = 0; i < p_.columns.size(); ++i) {
     if (p_.columns[i].name == key) return static_cast<uint32_t>(i);
@@ -640,6 +677,8 @@ std::optional<uint32_t> Planner::FindValue(const std::string& key) const {
   return std::nullopt;
 }
 
+// A group field that is not selected, as a hidden value read from the
+// group key (no state).
 std::optional<uint32_t> Planner::GroupFieldValue(const std::string& name) {
   for (FieldId id : p_.group_by) {
     if (p_.fields[id].name != name) continue;
@@ -655,6 +694,8 @@ std::optional<uint32_t> Planner::GroupFieldValue(const std::string& name) {
   return std::nullopt;
 }
 
+// What `having` and `order by` may name, for a hint: the select items'
+// names and the group fields.
 std::string Planner::ValueNames() const {
   std::vector<std::string> names;
   for (const plan::Column& c : p_.columns) {
@@ -671,6 +712,8 @@ std::string Planner::ValueNames() const {
   return absl::StrJoin(names, ", ");
 }
 
+// "did you mean 'x'? " for the select item or group field nearest `key`,
+// or "" if none is near.
 std::string Planner::DidYouMean(const std::string& key) const {
   std::vector<std::string_view> names;
   for (const plan::Column& c : p_.columns) names.push_back(c.name);
@@ -689,6 +732,10 @@ ast::Span Planner::CallSpan(const ast::Token& aggregation,
       field.span.offset + field.span.length + 1 - aggregation.span.offset};
 }
 
+// An operand of `having`: a select item (by alias or as written), an
+// aggregation of none (computed in a hidden slot), a literal, or a group
+// field. A running total, or an aggregation that needs a second argument,
+// is an error.
 plan::Operand Planner::HavingOperand(
     const std::optional<ast::Token>& aggregation, const ast::Token& t,
     bool numeric) {

@@ -5,6 +5,9 @@
 
 namespace mapr::parser::planner_internal {
 
+// The group fields as written, or DTail's default (the first select
+// item's field); marks the plain select fields that are group fields,
+// whose values come from the group key.
 void Planner::PlanGroupBy() {
   for (const ast::Token& t : q_.group_by) {
     p_.group_by.push_back(Intern(t.text));
@@ -74,6 +77,7 @@ void Planner::PlanOrder() {
   }
 }
 
+// A non-negative decimal integer with no sign, or nullopt.
 std::optional<int64_t> Planner::ParseCount(std::string_view s) {
   if (s.empty()) return std::nullopt;
   int64_t v = 0;
@@ -85,6 +89,7 @@ std::optional<int64_t> Planner::ParseCount(std::string_view s) {
   return v;
 }
 
+// `limit N`: N >= 0 (0 keeps only the header).
 void Planner::PlanLimit() {
   if (!q_.limit) return;
   std::optional<int64_t> v = ParseCount(q_.limit->text);
@@ -98,6 +103,8 @@ void Planner::PlanLimit() {
   p_.limit = *v;
 }
 
+// `interval N` in seconds, or with a unit (500ms, 30s, 2m, 1h), at most a
+// year, in milliseconds.
 void Planner::PlanInterval() {
   if (!q_.interval) return;
   std::string_view s = q_.interval->text;
@@ -122,6 +129,7 @@ void Planner::PlanInterval() {
   p_.interval_given = true;
 }
 
+// `outfile [append] PATH`: the path as written (never empty).
 void Planner::PlanOutfile() {
   if (!q_.outfile) return;
   if (q_.outfile->path.text.empty()) {
@@ -132,6 +140,8 @@ void Planner::PlanOutfile() {
   p_.outfile_append = q_.outfile->append;
 }
 
+// True if the log format fills `name` (or it is a common variable such as
+// $line), so a `set` of it does not make it a variable of its own.
 bool Planner::FormatKnows(const std::string& name) const {
   if (plan::LookupCommonVariable(name) != plan::CommonVariable::kNone) {
     return true;
@@ -141,6 +151,7 @@ bool Planner::FormatKnows(const std::string& name) const {
                    name) != format_variables_->end();
 }
 
+// Appends the fields the comparisons of `c` read.
 void Planner::CollectConditionFields(const plan::Condition& c,
                                      std::vector<FieldId>* out) const {
   if (c.kind == plan::Condition::Kind::kCompare) {
@@ -153,6 +164,8 @@ void Planner::CollectConditionFields(const plan::Condition& c,
   }
 }
 
+// Makes the comparisons of `c` read shadow[f] instead of each field f
+// that has one.
 void Planner::RemapCondition(plan::Condition& c,
                              const std::vector<FieldId>& shadow) {
   auto remap = [&](plan::Operand& o) {
@@ -243,6 +256,9 @@ void Planner::PlanExecutionOrder() {
   }
 }
 
+// Warnings that do not stop the query: a $variable that no `set` assigns
+// and the log format does not fill, with the nearest name, under its
+// first use.
 void Planner::PlanWarnings() {
   if (!format_variables_) return;
   absl::flat_hash_set<std::string> assigned;
@@ -289,6 +305,8 @@ void Planner::PlanWarnings() {
   }
 }
 
+// Where `name` is first written (select, group by, where, having, set),
+// for a warning's caret; an empty span if nowhere.
 ast::Span Planner::FirstSpanOf(const std::string& name) const {
   for (const ast::SelectItem& i : q_.select) {
     if (i.field.text == name) return i.field.span;
@@ -317,6 +335,7 @@ ast::Span Planner::FirstSpanOf(const std::string& name) const {
   return ast::Span{};
 }
 
+// The first operand of `e` that is the field `name` (not a string).
 std::optional<ast::Span> Planner::FindInSetExpr(const ast::SetExpr& e,
                                                 const std::string& name) {
   if (e.kind == ast::SetExpr::Kind::kOperand) {
@@ -331,6 +350,7 @@ std::optional<ast::Span> Planner::FindInSetExpr(const ast::SetExpr& e,
   return std::nullopt;
 }
 
+// The first place a condition reads the field `name`.
 std::optional<ast::Span> Planner::FindInExpr(const ast::Expr& e,
                                              const std::string& name) {
   if (e.kind == ast::ExprKind::kCompare) {

@@ -36,6 +36,9 @@ bool IsString(const ast::SetExpr& e) {
 
 }  // namespace
 
+// True if a call of `function` wrote its literal before the value
+// (lookup('hosts.csv', x, 'col'): the table first), which the function
+// allows (FunctionInfo::first_literal_may_lead).
 bool Planner::LiteralLeads(std::string_view function, bool value_quoted,
                            bool first_quoted, size_t literals) const {
   const plan::FunctionInfo* f = FindFunction(function);
@@ -43,6 +46,7 @@ bool Planner::LiteralLeads(std::string_view function, bool value_quoted,
          value_quoted && !first_quoted;
 }
 
+// The function called `name` in the planner's catalog, or null.
 const plan::FunctionInfo* Planner::FindFunction(std::string_view name) const {
   for (const plan::FunctionInfo* f : context_.functions) {
     if (f->name == name) return f;
@@ -50,6 +54,9 @@ const plan::FunctionInfo* Planner::FindFunction(std::string_view name) const {
   return nullptr;
 }
 
+// A call's step: its function (an unknown name is an error with the
+// nearest) bound to its literal arguments by the function's own bind hook,
+// which checks them and reports errors under them.
 bool Planner::MakeFunctionStep(const ast::Token& name,
                                const std::vector<ast::Token>& args,
                                plan::FunctionStep* fs) {
@@ -95,6 +102,8 @@ bool Planner::MakeFunctionStep(const ast::Token& name,
   return info->bind(args, bind, &fs->binding);
 }
 
+// The source span of a whole expression, from its leftmost token to its
+// rightmost (and a call's closing parenthesis).
 ast::Span Planner::SetExprSpan(const ast::SetExpr& e) {
   uint32_t begin = e.token.span.offset;
   uint32_t end = e.token.span.offset + e.token.span.length;
@@ -107,6 +116,8 @@ ast::Span Planner::SetExprSpan(const ast::SetExpr& e) {
   return ast::Span{begin, end - begin};
 }
 
+// Appends the postfix program of `e` (operands, operators, calls) to
+// `out`; false after an error in it.
 bool Planner::CompileExpr(const ast::SetExpr& e,
                           std::vector<plan::ExprOp>* out) {
   plan::ExprOp op;
@@ -182,6 +193,8 @@ bool Planner::CompileExpr(const ast::SetExpr& e,
   return ok;
 }
 
+// The `set` steps in the order written: each target a $variable, its value
+// a chain of calls on one operand or an expression program.
 void Planner::PlanSet() {
   for (const ast::Assignment& a : q_.set) {
     plan::SetStep step;
