@@ -69,7 +69,7 @@ class HistogramState : public AggregateState {
       if (h.too_many) continue;
       const size_t size = BucketNumber(f.values[row], width_, bin);
       if (size == 0) continue;  // NaN or an infinity
-      if (CountValue(h.bins, std::string_view(bin, size))) Check(h);
+      if (h.bins.Count(std::string_view(bin, size))) Check(h);
     }
   }
   void Combine(const AggregateState& later, const uint32_t* to,
@@ -80,11 +80,11 @@ class HistogramState : public AggregateState {
       HistogramGroup& dst = groups_[to[from]];
       if (dst.too_many) continue;
       if (src.too_many) {
-        dst.bins.clear();
+        dst.bins = ValueCounts();
         dst.too_many = true;
         continue;
       }
-      AddCounts(src.bins, dst.bins);
+      dst.bins.AddAll(src.bins);
       Check(dst);
     }
   }
@@ -94,19 +94,18 @@ class HistogramState : public AggregateState {
   void Serialize(uint32_t g, std::string* out) const override {
     const HistogramGroup& h = groups_[g];
     util::AppendU8(out, h.too_many ? 1 : 0);
-    if (!h.too_many) AppendCounts(h.bins, out);
+    if (!h.too_many) h.bins.Append(out);
   }
   bool Deserialize(std::string_view* in, uint32_t g) override {
     HistogramGroup& h = groups_[g];
     uint8_t form;
     if (!util::ReadU8(in, &form) || form > 1) return false;
     h.too_many = form == 1;
-    return h.too_many ||
-           ReadCounts(in, kMaxBins, &h.bins, [](std::string_view bin) {
-             double v;
-             return bin.size() < kMaxBinTextSize &&
-                    util::ParseNumber(bin, &v) && std::isfinite(v);
-           });
+    return h.too_many || h.bins.Read(in, kMaxBins, [](std::string_view bin) {
+      double v;
+      return bin.size() < kMaxBinTextSize && util::ParseNumber(bin, &v) &&
+             std::isfinite(v);
+    });
   }
 
   // Group g's bins in increasing order; `*values` is the number of values
@@ -126,12 +125,12 @@ class HistogramState : public AggregateState {
     };
     std::vector<Bin> bins;
     bins.reserve(h.bins.size());
-    for (const auto& [label, count] : h.bins) {
+    h.bins.ForEach([&](std::string_view label, uint64_t count) {
       double at = 0;
       util::ParseNumber(label, &at);
       bins.push_back({at, label, count});
       *values += static_cast<double>(count);
-    }
+    });
     std::sort(bins.begin(), bins.end(), [](const Bin& a, const Bin& b) {
       return a.at != b.at ? a.at < b.at : a.label < b.label;
     });

@@ -82,7 +82,9 @@ std::vector<std::pair<std::string_view, uint64_t>> Ranked(const TopkGroup& t,
                                                           bool rare) {
   std::vector<std::pair<std::string_view, uint64_t>> out;
   out.reserve(t.counts.size());
-  for (const auto& [value, count] : t.counts) out.emplace_back(value, count);
+  t.counts.ForEach([&](std::string_view value, uint64_t count) {
+    out.emplace_back(value, count);
+  });
   std::sort(out.begin(), out.end(), [rare](const auto& a, const auto& b) {
     if (a.second != b.second)
       return rare ? a.second < b.second : a.second > b.second;
@@ -101,7 +103,7 @@ class TopkState : public AggregateState {
       const std::string_view v = f.values[sel[i]];
       if (v.data() == nullptr) continue;
       TopkGroup& t = groups_[gids[i]];
-      if (CountValue(t.counts, v)) Normalize(t);
+      if (t.counts.Count(v)) Normalize(t);
     }
   }
   void Combine(const AggregateState& later, const uint32_t* to,
@@ -112,7 +114,7 @@ class TopkState : public AggregateState {
       TopkGroup& dst = groups_[to[from]];
       dst.summary |= src.summary;
       dst.error += src.error;
-      AddCounts(src.counts, dst.counts);
+      dst.counts.AddAll(src.counts);
       Normalize(dst);
     }
   }
@@ -123,7 +125,7 @@ class TopkState : public AggregateState {
     const TopkGroup& t = groups_[g];
     util::AppendU8(out, t.summary ? 1 : 0);
     if (t.summary) util::AppendU64(out, t.error);
-    AppendCounts(t.counts, out);
+    t.counts.Append(out);
   }
   bool Deserialize(std::string_view* in, uint32_t g) override {
     TopkGroup& t = groups_[g];
@@ -133,8 +135,8 @@ class TopkState : public AggregateState {
     if (t.summary && (!util::ReadU64(in, &t.error) || t.error == 0)) {
       return false;
     }
-    return ReadCounts(in, t.summary ? 2 * kKeep : kExactLimit, &t.counts,
-                      [](std::string_view) { return true; });
+    return t.counts.Read(in, t.summary ? 2 * kKeep : kExactLimit,
+                         [](std::string_view) { return true; });
   }
 
   // Group g's list of its k most (or, `rare`, least) frequent values;
@@ -177,18 +179,12 @@ class TopkState : public AggregateState {
   static void Drop(TopkGroup& t) {
     std::vector<uint64_t> counts;
     counts.reserve(t.counts.size());
-    for (const auto& entry : t.counts) counts.push_back(entry.second);
+    t.counts.ForEach(
+        [&](std::string_view, uint64_t count) { counts.push_back(count); });
     std::nth_element(counts.begin(), counts.begin() + kKeep, counts.end(),
                      std::greater<uint64_t>());
     const uint64_t c = counts[kKeep];
-    for (auto it = t.counts.begin(); it != t.counts.end();) {
-      if (it->second <= c) {
-        t.counts.erase(it++);
-      } else {
-        it->second -= c;
-        ++it;
-      }
-    }
+    t.counts.SubtractAndDrop(c);
     t.error += c;
   }
 

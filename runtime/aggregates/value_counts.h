@@ -1,5 +1,11 @@
 // A count per distinct text (topk's values, histogram's bins): counting a
-// value, adding another map, and the bytes of a map.
+// value, adding another map, dropping small counts, and the bytes of a map.
+//
+// Values are told apart by their 64-bit XXH3 hash, as dcount's are (exact
+// barring a 64-bit collision): a row's lookup touches one compact slot
+// (hash, count, text index) and never the text, which is kept once, when
+// the value first appears. On a 2^-64 collision the second value counts as
+// the first.
 #ifndef MAPR_RUNTIME_AGGREGATES_VALUE_COUNTS_H_
 #define MAPR_RUNTIME_AGGREGATES_VALUE_COUNTS_H_
 
@@ -12,63 +18,107 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "util/bytes.h"
-#include "util/strings.h"
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace mapr::runtime {
 
-using ValueCounts = absl::flat_hash_map<std::string, uint64_t>;
+class ValueCounts {
+ public:
+  size_t size() const { return index_.size(); }
 
-// Counts `value` once; true if it was new.
-inline bool CountValue(ValueCounts& counts, std::string_view value) {
-  auto it = counts.find(util::ToAbsl(value));
-  if (it != counts.end()) {
-    ++it->second;
-    return false;
+  // Counts `value` once; true if it was new.
+  bool Count(std::string_view value) {
+    return Add(value, XXH3_64bits(value.data(), value.size()), 1);
   }
-  counts.emplace(std::string(value), 1);
-  return true;
-}
 
-// Adds every count of `from` to `to`.
-inline void AddCounts(const ValueCounts& from, ValueCounts& to) {
-  for (const auto& [value, count] : from) to[value] += count;
-}
-
-// u32 n, then n (value, u64 count) in increasing byte order of the values,
-// each value length-prefixed.
-inline void AppendCounts(const ValueCounts& counts, std::string* out) {
-  std::vector<std::pair<std::string_view, uint64_t>> sorted(counts.begin(),
-                                                            counts.end());
-  std::sort(sorted.begin(), sorted.end());
-  util::AppendU32(out, static_cast<uint32_t>(sorted.size()));
-  for (const auto& [value, count] : sorted) {
-    util::AppendBytes(out, value);
-    util::AppendU64(out, count);
-  }
-}
-
-// Reads what AppendCounts wrote into the empty `counts`: at most `max`
-// values, each count at least 1, the values strictly increasing and each
-// accepted by `valid(value)`. False on anything else.
-template <typename Valid>
-bool ReadCounts(std::string_view* in, uint32_t max, ValueCounts* counts,
-                Valid&& valid) {
-  uint32_t n;
-  // Each entry takes at least 12 bytes.
-  if (!util::ReadU32(in, &n) || n > max || in->size() / 12 < n) return false;
-  std::string_view previous;
-  for (uint32_t i = 0; i < n; ++i) {
-    std::string_view value;
-    uint64_t count;
-    if (!util::ReadBytes(in, &value) || !util::ReadU64(in, &count) ||
-        count == 0 || (i > 0 && value <= previous) || !valid(value)) {
-      return false;
+  // Adds every count of `from`.
+  void AddAll(const ValueCounts& from) {
+    for (const auto& [hash, e] : from.index_) {
+      Add(from.texts_[e.text], hash, e.count);
     }
-    previous = value;
-    counts->emplace(std::string(value), count);
   }
-  return true;
-}
+
+  // Subtracts `c` from every count, dropping those that reach 0.
+  void SubtractAndDrop(uint64_t c) {
+    std::vector<std::string> kept;
+    for (auto it = index_.begin(); it != index_.end();) {
+      if (it->second.count <= c) {
+        index_.erase(it++);
+        continue;
+      }
+      it->second.count -= c;
+      kept.push_back(std::move(texts_[it->second.text]));
+      it->second.text = static_cast<uint32_t>(kept.size() - 1);
+      ++it;
+    }
+    texts_ = std::move(kept);
+  }
+
+  // f(value, count) for each value, in no particular order.
+  template <typename F>
+  void ForEach(F&& f) const {
+    for (const auto& [hash, e] : index_)
+      f(std::string_view(texts_[e.text]), e.count);
+  }
+
+  // u32 n, then n (value, u64 count) in increasing byte order of the
+  // values, each value length-prefixed.
+  void Append(std::string* out) const {
+    std::vector<std::pair<std::string_view, uint64_t>> sorted;
+    sorted.reserve(size());
+    ForEach([&](std::string_view v, uint64_t c) { sorted.emplace_back(v, c); });
+    std::sort(sorted.begin(), sorted.end());
+    util::AppendU32(out, static_cast<uint32_t>(sorted.size()));
+    for (const auto& [value, count] : sorted) {
+      util::AppendBytes(out, value);
+      util::AppendU64(out, count);
+    }
+  }
+
+  // Reads what Append wrote into this empty map: at most `max` values, each
+  // count at least 1, the values strictly increasing and each accepted by
+  // `valid(value)`. False on anything else.
+  template <typename Valid>
+  bool Read(std::string_view* in, uint32_t max, Valid&& valid) {
+    uint32_t n;
+    // Each entry takes at least 12 bytes.
+    if (!util::ReadU32(in, &n) || n > max || in->size() / 12 < n) return false;
+    std::string_view previous;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string_view value;
+      uint64_t count;
+      if (!util::ReadBytes(in, &value) || !util::ReadU64(in, &count) ||
+          count == 0 || (i > 0 && value <= previous) || !valid(value) ||
+          !Add(value, XXH3_64bits(value.data(), value.size()), count)) {
+        return false;  // (a repeated hash: a collision, not our bytes)
+      }
+      previous = value;
+    }
+    return true;
+  }
+
+ private:
+  struct Entry {
+    uint64_t count;
+    uint32_t text;  // index into texts_
+  };
+
+  // Adds `count` to `value` (whose hash is `hash`); true if it was new.
+  bool Add(std::string_view value, uint64_t hash, uint64_t count) {
+    auto [it, created] = index_.try_emplace(hash, Entry{0, 0});
+    it->second.count += count;
+    if (created) {
+      it->second.text = static_cast<uint32_t>(texts_.size());
+      texts_.emplace_back(value);
+    }
+    return created;
+  }
+
+  absl::flat_hash_map<uint64_t, Entry> index_;
+  std::vector<std::string> texts_;
+};
 
 }  // namespace mapr::runtime
 

@@ -33,13 +33,15 @@ q1="from STATS select $q1_items group by hostname"
 # Each new operator or function beside the nearest older query of the same
 # shape (same fields read, same rows kept, same keys): contains for
 # icontains, an `or` of eq for in, a set of the plain field for the
-# functions, dcount (a set of each group's values) for topk.
+# functions, dcount (a set of each group's values) for topk, p99 (the
+# values of a numeric field) for histogram.
 names=("Q1" "Q1 where path contains" "Q1 where path icontains"
        "Q1 where status eq, 3 or" "Q1 where status in (3)"
        "Q1 where status eq, 8 or" "Q1 where status in (8)"
        "Q1 group by \$h = status" "Q1 group by lower()" "Q1 group by lookup()"
        "Q1 group by cidr()" "Q1 group by isnull()" "Q1 + cumsum(count)"
-       "Q1 + dcount(path)" "Q1 + topk(path, 10)")
+       "Q1 + dcount(path)" "Q1 + topk(path, 10)" "Q1 + p99(latency_ms)"
+       "Q1 + histogram(latency_ms, 100)")
 queries=(
   "$q1"
   "$q1 where path contains \"orders\""
@@ -56,6 +58,8 @@ queries=(
   "from STATS select $q1_items,cumsum(count(\$line)) group by hostname"
   "from STATS select $q1_items,dcount(path) group by hostname"
   "from STATS select $q1_items,topk(path, 10) group by hostname"
+  "from STATS select $q1_items,p99(latency_ms) group by hostname"
+  "from STATS select $q1_items,histogram(latency_ms, 100) group by hostname"
 )
 
 declare -A W
