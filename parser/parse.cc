@@ -148,6 +148,7 @@ void CheckItemCount(State& st, size_t count, const ast::Span& span,
   }
 }
 
+// A select item takes (and clears) what its tokens left in the state.
 template <>
 struct Action<g::select_item> {
   template <typename Input>
@@ -186,6 +187,8 @@ void EnterClause(const Input& in, State& st, Clause clause) {
   st.last_clause = clause;
 }
 
+// Each clause may appear once (EnterClause reports a second one, with the
+// place of the first) and keeps its span for the planner's messages.
 template <>
 struct Action<g::select_clause> {
   template <typename Input>
@@ -482,6 +485,7 @@ struct Action<g::expr_func_open> {
     st.expr_calls.emplace_back(CallName(in, st), st.expr_stack.size());
   }
 };
+// A call's arguments: the operands pushed since its '(' (expr_calls).
 template <>
 struct Action<g::expr_call> {
   template <typename Input>
@@ -498,6 +502,8 @@ struct Action<g::expr_call> {
     st.expr_stack.push_back(std::move(call));
   }
 };
+// Arithmetic: operators on expr_ops, operands on expr_stack; each *_tail
+// pops an operator and its two operands into a binary node.
 template <>
 struct Action<g::add_op> {
   template <typename Input>
