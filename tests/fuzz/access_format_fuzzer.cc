@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mapr/log_format.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "tests/testing/access_reference.h"
 #include "tests/testing/field_batch.h"
 
@@ -50,15 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t rotate = (data[0] >> 1) % fields.size();
   std::rotate(fields.begin(), fields.begin() + rotate, fields.end());
   fields.resize(1 + (data[0] >> 4) % fields.size());
-  std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-  std::vector<std::string_view> lines;
-  for (size_t start = 0;
-       start <= bytes.size() && lines.size() < mapr::kMaxBatchRows;) {
-    size_t nl = bytes.find('\n', start);
-    if (nl == std::string_view::npos) nl = bytes.size();
-    lines.push_back(bytes.substr(start, nl - start));
-    start = nl + 1;
-  }
+  const std::vector<std::string_view> lines =
+      mapr::fuzz::LinesAfterFirstByte(data, size);
   auto format = mapr::FindLogFormat(combined ? "combined" : "clf");
   auto clf = mapr::FindLogFormat("clf");
   if (format == nullptr || clf == nullptr) __builtin_trap();

@@ -19,6 +19,7 @@
 #include "mapr/format_guess.h"
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "tests/testing/default_format_reference.h"
 #include "tests/testing/field_batch.h"
 
@@ -41,15 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fields.resize(1 + (data[0] >> 2) % fields.size());
   auto parser = format->NewParser(fields);
   if (!parser.ok()) __builtin_trap();
-  std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start <= bytes.size() && lines.size() < mapr::kMaxBatchRows) {
-    size_t nl = bytes.find('\n', start);
-    if (nl == std::string_view::npos) nl = bytes.size();
-    lines.push_back(bytes.substr(start, nl - start));
-    start = nl + 1;
-  }
+  const std::vector<std::string_view> lines =
+      mapr::fuzz::LinesAfterFirstByte(data, size);
   TestFieldBatch batch(fields.size());
   std::vector<mapr::LineOutcome> outcomes(lines.size());
   (*parser)->ParseBatch(lines, batch, outcomes.data());

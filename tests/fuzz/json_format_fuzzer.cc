@@ -30,6 +30,7 @@
 
 #include "mapr/log_format.h"
 #include "runtime/log_formats.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "tests/testing/field_batch.h"
 
 namespace {
@@ -169,15 +170,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "a", "b.c", "a.0", "", "b", "a.b", "x.y.z", "c", "$t", "b.c.0"};
   std::vector<std::string> fields(
       kFields.begin(), kFields.begin() + 1 + data[0] % kFields.size());
-  std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-  std::vector<std::string_view> text;
-  size_t start = 0;
-  while (start <= bytes.size() && text.size() < mapr::kMaxBatchRows) {
-    size_t nl = bytes.find('\n', start);
-    if (nl == std::string_view::npos) nl = bytes.size();
-    text.push_back(bytes.substr(start, nl - start));
-    start = nl + 1;
-  }
+  const std::vector<std::string_view> text =
+      mapr::fuzz::LinesAfterFirstByte(data, size);
   const Lines exact(text, 0);
   const Lines padded(text, mapr::kLinePadding);
   const Parsed copied = Parse("json", fields, exact, 0);

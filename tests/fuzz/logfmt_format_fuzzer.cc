@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mapr/log_format.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "tests/testing/field_batch.h"
 #include "tests/testing/logfmt_reference.h"
 
@@ -32,15 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::rotate(fields.begin(), fields.begin() + data[0] % fields.size(),
               fields.end());
   fields.resize((data[0] >> 4) % (fields.size() + 1));
-  std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-  std::vector<std::string_view> lines;
-  for (size_t start = 0;
-       start <= bytes.size() && lines.size() < mapr::kMaxBatchRows;) {
-    size_t nl = bytes.find('\n', start);
-    if (nl == std::string_view::npos) nl = bytes.size();
-    lines.push_back(bytes.substr(start, nl - start));
-    start = nl + 1;
-  }
+  const std::vector<std::string_view> lines =
+      mapr::fuzz::LinesAfterFirstByte(data, size);
   auto format = mapr::FindLogFormat("logfmt");
   if (format == nullptr) __builtin_trap();
   auto parser = format->NewParser(fields);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mapr/log_format.h"
+#include "tests/fuzz/fuzz_input.h"
 #include "tests/testing/field_batch.h"
 
 namespace {
@@ -57,15 +58,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (data[0] & (1u << i)) fields.push_back(kPool[i]);
   }
   fields.insert(fields.end(), kAlways.begin(), kAlways.end());
-  std::string_view bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start <= bytes.size() && lines.size() < mapr::kMaxBatchRows) {
-    size_t nl = bytes.find('\n', start);
-    if (nl == std::string_view::npos) nl = bytes.size();
-    lines.push_back(bytes.substr(start, nl - start));
-    start = nl + 1;
-  }
+  const std::vector<std::string_view> lines =
+      mapr::fuzz::LinesAfterFirstByte(data, size);
   const Run run = ParseLines(fields, lines);
   const Run none = ParseLines({}, lines);
   if (none.outcomes != run.outcomes) __builtin_trap();
