@@ -502,6 +502,9 @@ TEST(GrammarTest, LogformatClause) {
 
 TEST(GrammarTest, Queries) {
   for (std::string_view input : {
+           // Long queries are split across lines on purpose (adjacent
+           // literals).
+           // NOLINTBEGIN(bugprone-suspicious-missing-comma)
            "select a",
            "  select a  ",
            "\nselect a\n",
@@ -519,6 +522,7 @@ TEST(GrammarTest, Queries) {
            // Duplicates are a semantic error reported by the actions.
            "select a select b",
        }) {
+    // NOLINTEND(bugprone-suspicious-missing-comma)
     EXPECT_TRUE(VerifyRule<query>(input, kSuccess)) << input;
   }
 }

@@ -440,6 +440,8 @@ TEST(ParseTest, Spans) {
 
 // Every query of the DTail golden data (shared/testdata/dtail), the
 // reference's examples, and the mapr extensions.
+// Long queries are split across lines on purpose (adjacent literals).
+// NOLINTBEGIN(bugprone-suspicious-missing-comma)
 constexpr std::string_view kCorpus[] = {
     // testdata/dtail README and *.query.expected.
     "from STATS select count($line),last($time),avg($goroutines),min("
@@ -556,6 +558,7 @@ constexpr std::string_view kCorpus[] = {
     "nicontains `x`",
     "select count(x), g group by g having g in (\"a\", \"b\")",
 };
+// NOLINTEND(bugprone-suspicious-missing-comma)
 
 TEST(ParseTest, CorpusIsLargeEnough) { EXPECT_GE(std::size(kCorpus), 40u); }
 
@@ -2061,6 +2064,8 @@ TEST(AstTest, QueriesThatDifferAnywhereCompareUnequal) {
       "select a, count(b) as n from T where x > 1 and y eq \"s\" "
       "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
       "outfile \"o.csv\" logformat default";
+  // Long queries are split across lines on purpose (adjacent literals).
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   const std::string_view kVariants[] = {
       // select: field, aggregation, alias, number of items
       "select c, count(b) as n from T where x > 1 and y eq \"s\" "
@@ -2157,6 +2162,7 @@ TEST(AstTest, QueriesThatDifferAnywhereCompareUnequal) {
       "set $v = md5sum(z) group by a order by n interval 5 limit 3 "
       "outfile \"o.csv\" logformat generic",
   };
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   ASSERT_OK_AND_ASSIGN(ast::Query base, ParseClean(kBase));
   EXPECT_EQ(base, base);
   for (std::string_view variant : kVariants) {

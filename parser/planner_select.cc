@@ -92,6 +92,7 @@ const plan::AggregateInfo* Planner::LookupAggregate(const ast::Token& name,
     }
   } else {
     std::vector<absl::string_view> all;
+    all.reserve(names.size());
     for (std::string_view n : names) all.push_back(util::ToAbsl(n));
     hint = absl::StrCat("known aggregations: ", absl::StrJoin(all, ", "));
   }

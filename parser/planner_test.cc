@@ -58,6 +58,7 @@ std::string FieldName(const plan::Plan& p, plan::FieldId id) {
 std::vector<std::string> FieldNames(const plan::Plan& p,
                                     const std::vector<plan::FieldId>& ids) {
   std::vector<std::string> out;
+  out.reserve(ids.size());
   for (plan::FieldId id : ids) out.push_back(FieldName(p, id));
   return out;
 }
@@ -966,6 +967,9 @@ TEST(QueryCompileTest, Accessors) {
 
 TEST(QueryCompileTest, RegistryFormatsMatchTheBuiltinContext) {
   for (std::string_view text : {
+           // Long queries are split across lines on purpose (adjacent
+           // literals).
+           // NOLINTBEGIN(bugprone-suspicious-missing-comma)
            "select count($line) logformat CSV",
            "select $time,$line",
            "from STATS select $severity, $uptime, $service group by $pid",
@@ -974,6 +978,7 @@ TEST(QueryCompileTest, RegistryFormatsMatchTheBuiltinContext) {
            "from STATS select count($derived) where $goroutines > 10 set "
            "$derived = md5sum(foo), $other = $derived group by $derived",
        }) {
+    // NOLINTEND(bugprone-suspicious-missing-comma)
     ASSERT_OK_AND_ASSIGN(Query q, Query::Compile(text));
     ASSERT_OK_AND_ASSIGN(plan::Plan p, PlanOf(text));
     EXPECT_EQ(q.Explain(), plan::DebugString(p)) << text;
@@ -999,7 +1004,8 @@ TEST(QueryCompileTest, LogformatIsCaseInsensitive) {
 
 TEST(QueryCompileTest, CopiesShareThePlan) {
   ASSERT_OK_AND_ASSIGN(Query q, Query::Compile("select count(*)"));
-  Query copy = q;
+  // The copy is what is tested.
+  Query copy = q;  // NOLINT(performance-unnecessary-copy-initialization)
   EXPECT_EQ(&QueryInternal::GetPlan(copy), &QueryInternal::GetPlan(q));
 }
 
