@@ -30,15 +30,17 @@ bool IsNameChar(unsigned char c) {
   }
 }
 
-// A field, or `agg(field)` when `aggregation` is set, or
-// `agg(inner(field))` when `inner` is set too.
+// A field, or `agg(field)` when `aggregation` is set, `agg(inner(field))`
+// when `inner` is set too, `agg(field,arg)` when `parameter` is.
 void AppendKey(const std::optional<Token>& aggregation,
                const std::optional<Token>& inner, const Token& field,
-               std::string* out) {
+               std::string* out,
+               const std::optional<Token>& parameter = std::nullopt) {
   if (aggregation) absl::StrAppend(out, aggregation->text, "(");
   if (inner) absl::StrAppend(out, inner->text, "(");
   AppendToken(field, out);
   if (inner) out->append(")");
+  if (parameter) absl::StrAppend(out, ",", parameter->text);
   if (aggregation) out->append(")");
 }
 
@@ -202,11 +204,8 @@ std::string Unparse(const Query& q) {
   for (size_t i = 0; i < q.select.size(); ++i) {
     const SelectItem& item = q.select[i];
     if (i > 0) out.append(",");
-    AppendKey(item.aggregation, item.inner_aggregation, item.field, &out);
-    if (item.parameter) {
-      out.pop_back();  // the aggregation's ')'
-      absl::StrAppend(&out, ",", item.parameter->text, ")");
-    }
+    AppendKey(item.aggregation, item.inner_aggregation, item.field, &out,
+              item.parameter);
     if (item.alias) {
       out.append(" as ");
       AppendToken(*item.alias, &out);
@@ -260,11 +259,7 @@ std::string Unparse(const Query& q) {
     for (size_t i = 0; i < q.order->keys.size(); ++i) {
       const OrderKey& k = q.order->keys[i];
       if (i > 0) out.append(", ");
-      AppendKey(k.aggregation, k.inner_aggregation, k.field, &out);
-      if (k.parameter) {
-        out.pop_back();  // the aggregation's ')'
-        absl::StrAppend(&out, ",", k.parameter->text, ")");
-      }
+      AppendKey(k.aggregation, k.inner_aggregation, k.field, &out, k.parameter);
       if (k.direction) absl::StrAppend(&out, " ", k.direction->text);
     }
   }

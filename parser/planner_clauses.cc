@@ -31,14 +31,9 @@ void Planner::PlanOrder() {
   const ast::OrderClause& o = *q_.order;
   for (const ast::OrderKey& k : o.keys) {
     std::string key =
-        k.aggregation
-            ? AggregateStorage(*k.aggregation, k.inner_aggregation, k.field)
-            : k.field.text;
-    if (k.parameter) {
-      // topk(x, 3) is stored as topk(x,3).
-      key.pop_back();
-      absl::StrAppend(&key, ",", k.parameter->text, ")");
-    }
+        k.aggregation ? AggregateStorage(*k.aggregation, k.inner_aggregation,
+                                         k.field, k.parameter)
+                      : k.field.text;
     std::optional<uint32_t> found;
     for (size_t i = 0; i < p_.columns.size() && !found; ++i) {
       if (p_.columns[i].name == key) found = static_cast<uint32_t>(i);

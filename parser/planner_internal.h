@@ -47,10 +47,15 @@ inline std::string AggregateStorage(const ast::Token& agg,
   return absl::StrCat(agg.text, "(", field.text, ")");
 }
 
-// `agg(field)`, or `agg(inner(field))` (cumsum(count($line))).
-inline std::string AggregateStorage(const ast::Token& agg,
-                                    const std::optional<ast::Token>& inner,
-                                    const ast::Token& field) {
+// `agg(field)`, `agg(inner(field))` (cumsum(count($line))), or
+// `agg(field,arg)` (topk(x,3): the argument as written).
+inline std::string AggregateStorage(
+    const ast::Token& agg, const std::optional<ast::Token>& inner,
+    const ast::Token& field,
+    const std::optional<ast::Token>& parameter = std::nullopt) {
+  if (parameter) {
+    return absl::StrCat(agg.text, "(", field.text, ",", parameter->text, ")");
+  }
   if (!inner) return AggregateStorage(agg, field);
   return absl::StrCat(agg.text, "(", AggregateStorage(*inner, field), ")");
 }

@@ -257,8 +257,8 @@ bool Planner::PlanArgument(const ast::SelectItem& item, plan::Column* c,
       return false;
     }
     *slot_parameter = item.parameter->text;
-    c->storage = absl::StrCat(name.text, "(", item.field.text, ",",
-                              item.parameter->text, ")");
+    c->storage =
+        AggregateStorage(name, std::nullopt, item.field, item.parameter);
     return true;
   }
   if (!item.parameter) {
@@ -284,7 +284,7 @@ bool Planner::PlanArgument(const ast::SelectItem& item, plan::Column* c,
     return false;
   }
   c->rank = {k, 1};
-  c->storage = absl::StrCat(name.text, "(", item.field.text, ",", k, ")");
+  c->storage = AggregateStorage(name, std::nullopt, item.field, arg);
   return true;
 }
 

@@ -21,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/aggregate.h"
 #include "runtime/aggregates/value_counts.h"

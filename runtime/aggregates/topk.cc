@@ -34,12 +34,10 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/aggregate.h"
 #include "runtime/aggregates/value_counts.h"
 #include "util/bytes.h"
-#include "util/strings.h"
 
 namespace mapr::runtime {
 namespace {
@@ -76,20 +74,26 @@ constexpr plan::AggregateInfo kRareInfo = {
         "(up to 4096 distinct values)",
     .max_count = kMaxK};
 
-// The group's counters, largest count first (smallest for `rare`), ties
-// by value.
+// The group's first k counters, largest count first (smallest for
+// `rare`), ties by value.
 std::vector<std::pair<std::string_view, uint64_t>> Ranked(const TopkGroup& t,
+                                                          uint64_t k,
                                                           bool rare) {
   std::vector<std::pair<std::string_view, uint64_t>> out;
   out.reserve(t.counts.size());
   t.counts.ForEach([&](std::string_view value, uint64_t count) {
     out.emplace_back(value, count);
   });
-  std::sort(out.begin(), out.end(), [rare](const auto& a, const auto& b) {
-    if (a.second != b.second)
-      return rare ? a.second < b.second : a.second > b.second;
-    return a.first < b.first;
-  });
+  const auto shown =
+      out.begin() + static_cast<ptrdiff_t>(std::min<uint64_t>(k, out.size()));
+  std::partial_sort(out.begin(), shown, out.end(),
+                    [rare](const auto& a, const auto& b) {
+                      if (a.second != b.second) {
+                        return rare ? a.second < b.second : a.second > b.second;
+                      }
+                      return a.first < b.first;
+                    });
+  out.erase(shown, out.end());
   return out;
 }
 
@@ -151,8 +155,8 @@ class TopkState : public AggregateState {
                       " distinct values: rare() counts up to ", kExactLimit);
       return;
     }
-    std::vector<std::pair<std::string_view, uint64_t>> ranked = Ranked(t, rare);
-    if (ranked.size() > k) ranked.resize(k);
+    const std::vector<std::pair<std::string_view, uint64_t>> ranked =
+        Ranked(t, k, rare);
     *top = ranked.empty() ? 0 : static_cast<double>(ranked[0].second);
     for (size_t i = 0; i < ranked.size(); ++i) {
       const auto& [value, count] = ranked[i];
