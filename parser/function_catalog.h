@@ -39,6 +39,10 @@ class FunctionBinding {
   virtual bool IsTimeBucket() const { return false; }
   // The width of its time buckets in seconds (IsTimeBucket), else 0.
   virtual int64_t BucketSeconds() const { return 0; }
+  // window(t, 5m, 1m): the width in seconds of the hops a line is binned
+  // into (the call's value), which the result joins into overlapping
+  // windows of BucketSeconds(); 0 for every other call.
+  virtual int64_t HopSeconds() const { return 0; }
 };
 
 // What a bind hook may use of the planner: its error list (each error with
@@ -88,6 +92,9 @@ struct FunctionInfo {
   // The apply gives a missing value a result too (isnull); every other
   // function leaves it missing.
   bool defined_on_missing = false;
+  // The call is a `group by` variable's whole value and nothing else reads
+  // it (window: a line counts in several groups); not a `where` operand.
+  bool group_field_only = false;
 };
 
 }  // namespace mapr::plan

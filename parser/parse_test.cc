@@ -984,7 +984,8 @@ TEST(ParseTest, RejectsDTailErrorCases) {
        "select a set $x = foo(y)\n"
        "                  ^~~\n"
        "hint: known functions: md5sum, maskdigits, regex, time, bucket, "
-       "duration, bytes, lower, upper, len, substr, split, format_time, "
+       "window, duration, bytes, lower, upper, len, substr, split, "
+       "format_time, "
        "template, cidr, ip_in, lookup, coalesce, isnull"},
       {"select a set $x = md5sum(makedigits($line))", kInvalid,
        "1:26-35: unknown function 'makedigits'\n"

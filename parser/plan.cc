@@ -274,6 +274,11 @@ std::string DebugString(const Plan& p) {
   std::vector<std::string> groups;
   for (FieldId id : p.group_by) groups.push_back(p.fields[id].name);
   absl::StrAppend(&out, "group by: ", absl::StrJoin(groups, ", "), "\n");
+  if (p.window) {
+    absl::StrAppend(&out, "windows: ", p.window->width_seconds, "s every ",
+                    p.window->hop_seconds, "s, joined from the hops of ",
+                    p.fields[p.group_by[p.window->key_part]].name, "\n");
+  }
   AppendColumns(p, &out);
   if (p.having) {
     absl::StrAppend(&out, "having: ", ConditionString(p, *p.having), "\n");

@@ -235,6 +235,17 @@ struct Plan {
 
   std::vector<FieldId> group_by;
 
+  // `group by $w` with `set $w = window(t, 5m, 1m)`: the groups hold hops
+  // (each line in its hop's group, as bucket(t, 1m) bins it), and every
+  // result joins them into windows (runtime/batch_aggregator.cc). Partials
+  // keep the hops.
+  struct Window {
+    uint32_t key_part = 0;  // index of the window field in group_by
+    int64_t width_seconds = 0;
+    int64_t hop_seconds = 0;  // divides a day and width_seconds
+  };
+  std::optional<Window> window;
+
   // Values `having` and `order by` read that are not select items: hidden
   // aggregates (a slot of their own, so partials carry them, never rendered)
   // and group fields (slot kKeyPartSlot). A value index v < columns.size()

@@ -27,6 +27,8 @@ absl::StatusOr<plan::Plan> Planner::Build() {
   PlanRates();
   PlanHaving();
   PlanOrder();
+  // After having and order by, whose hidden values may read the window.
+  PlanWindow();
   PlanLimit();
   PlanInterval();
   PlanOutfile();

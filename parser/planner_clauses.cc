@@ -26,6 +26,93 @@ void Planner::PlanGroupBy() {
   }
 }
 
+namespace {
+
+// True if `c` (or a child) has an operand that is field `field`.
+bool ConditionReads(const plan::Condition& c, FieldId field) {
+  for (const plan::Operand* o : {&c.lhs, &c.rhs}) {
+    if (o->kind == plan::Operand::Kind::kField && o->field == field) {
+      return true;
+    }
+  }
+  for (const plan::Condition& child : c.children) {
+    if (ConditionReads(child, field)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Planner::OtherReader(FieldId field) const {
+  if (p_.where && ConditionReads(*p_.where, field)) return "'where'";
+  for (const plan::SetStep& step : p_.sets) {
+    bool reads = false;
+    step.ForEachSource([&](FieldId id) { reads |= id == field; });
+    if (reads) {
+      return absl::StrCat("the set step of ", p_.fields[step.target].name);
+    }
+  }
+  for (const plan::Column& c : p_.columns) {
+    if (c.field == field && !c.is_group_key) return c.storage;
+  }
+  for (const plan::Column& c : p_.hidden_columns) {
+    if (c.field == field && c.slot != plan::kKeyPartSlot) return c.storage;
+  }
+  return "";
+}
+
+// window(t, 5m, 1m) bins each line into its hop, and every result joins
+// the hops into the windows that cover them. That is only sound for a
+// group field that nothing else reads: a where, an aggregate or another
+// set step would see the hop, not the window.
+void Planner::PlanWindow() {
+  for (size_t i = 0; i < window_calls_.size(); ++i) {
+    const WindowCall& w = window_calls_[i];
+    constexpr std::string_view kOwnStep =
+        "give the window a set step of its own: set $w = window($time, 5m, "
+        "1m) ... group by $w";
+    if (i > 0) {
+      Error(w.call.span, "a query has at most one window()",
+            "group by one window; other time fields can be buckets: "
+            "bucket($time, 1h)");
+      continue;
+    }
+    const FieldId field = Intern(w.target);
+    const auto at = std::find(p_.group_by.begin(), p_.group_by.end(), field);
+    if (at == p_.group_by.end()) {
+      Error(w.call.span,
+            absl::StrCat(w.target,
+                         " holds window() but is not a 'group by' field"),
+            absl::StrCat("windows overlap, so a line counts in several of "
+                         "them: group by ",
+                         w.target));
+      continue;
+    }
+    size_t assignments = 0;
+    for (const plan::SetStep& step : p_.sets) {
+      assignments += step.target == field ? 1 : 0;
+    }
+    if (assignments > 1) {
+      Error(w.call.span,
+            absl::StrCat(w.target, " is assigned by window() and again"),
+            std::string(kOwnStep));
+      continue;
+    }
+    if (const std::string reader = OtherReader(field); !reader.empty()) {
+      Error(w.call.span,
+            absl::StrCat(w.target, " holds window(), which only 'group by' ",
+                         "may read, and ", reader, " reads it"),
+            "read the time itself, or bucket($time, 1m) for a line's hop");
+      continue;
+    }
+    const plan::FunctionStep* call = plan::LastCall(p_, field);
+    if (call == nullptr || call->binding == nullptr) continue;  // An error.
+    p_.window = plan::Plan::Window{
+        static_cast<uint32_t>(at - p_.group_by.begin()),
+        call->binding->BucketSeconds(), call->binding->HopSeconds()};
+  }
+}
+
 void Planner::PlanOrder() {
   if (!q_.order) return;
   const ast::OrderClause& o = *q_.order;

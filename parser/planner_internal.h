@@ -236,8 +236,23 @@ class Planner {
   bool CompileExpr(const ast::SetExpr& e, std::vector<plan::ExprOp>* out);
 
   void PlanSet();
+  // A window() call of a `set` step: the step's target and the call's
+  // name, for PlanWindow's errors.
+  struct WindowCall {
+    std::string target;
+    ast::Token call;
+  };
+  std::vector<WindowCall> window_calls_;
 
   void PlanGroupBy();
+  // Checks the window() calls PlanSet found (one, the whole value of its
+  // step, its variable a `group by` field that nothing else reads) and
+  // sets Plan::window.
+  void PlanWindow();
+  // The first thing that reads `field` other than `group by` and the
+  // select items and order keys showing the group's key part ("where",
+  // "a set step", "count($w)"), or "".
+  std::string OtherReader(FieldId field) const;
 
   // `order by k1 [asc|desc], k2 ...`: each key names a select item (alias
   // first, then storage) or a group field.

@@ -189,6 +189,13 @@ bool Planner::CompileExpr(const ast::SetExpr& e,
   }
   op.kind = plan::ExprOp::Kind::kFunction;
   ok &= MakeFunctionStep(e.token, args, &op.function);
+  if (ok && op.function.info->group_field_only) {
+    Error(SetExprSpan(e),
+          absl::StrCat(e.token.text, "() is not a value to compute with"),
+          "give it a set step of its own: set $w = window($time, 5m, 1m) "
+          "... group by $w");
+    return false;
+  }
   out->push_back(std::move(op));
   return ok;
 }
@@ -242,6 +249,18 @@ void Planner::PlanSet() {
       if (!MakeFunctionStep(a.functions[k], args, &fs)) {
         ok = false;
         continue;
+      }
+      if (fs.info->group_field_only) {
+        if (k != 0) {
+          Error(a.functions[k].span,
+                absl::StrCat(a.functions[k].text, "() cannot be the value of ",
+                             a.functions[k - 1].text, "()"),
+                "give it a set step of its own: set $w = window($time, 5m, "
+                "1m) ... group by $w");
+          ok = false;
+          continue;
+        }
+        window_calls_.push_back({a.target.text, a.functions[k]});
       }
       step.functions.push_back(std::move(fs));
     }

@@ -886,7 +886,8 @@ TEST(PlannerTest, CollectsEveryError) {
              "interval y\n"
              "                                         ^~~\n"
              "hint: known functions: md5sum, maskdigits, regex, time, "
-             "bucket, duration, bytes, lower, upper, len, substr, split, "
+             "bucket, window, duration, bytes, lower, upper, len, substr, "
+             "split, "
              "format_time, template, cidr, ip_in, lookup, coalesce, isnull\n"
              "\n"
              "1:55: 'limit' needs a non-negative integer, found 'x'\n"
@@ -1351,6 +1352,106 @@ TEST(PlannerTest, RateDividesByTheBucketWidth) {
   EXPECT_THAT(PlanOf("select count(a) group by a having rate(a) > 1"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("1:35-38: rate() is a value per second")));
+}
+
+// window(t, w, h): the group field's key part, the width and the hop; rate()
+// divides by the width; every misuse is an error under the call.
+TEST(PlannerTest, WindowIsAGroupFieldOfHops) {
+  ASSERT_OK_AND_ASSIGN(
+      plan::Plan p,
+      PlanOf("select h, $w, count($line), rate($line) set $w = window($time, "
+             "15m, 5m) group by h, $w having $w ne 'x' order by $w"));
+  ASSERT_TRUE(p.window.has_value());
+  EXPECT_EQ(p.window->key_part, 1u);
+  EXPECT_EQ(p.window->width_seconds, 900);
+  EXPECT_EQ(p.window->hop_seconds, 300);
+  EXPECT_EQ(p.columns[3].rank, (plan::Rank{1, 900}));
+  EXPECT_THAT(
+      plan::DebugString(p),
+      HasSubstr("windows: 900s every 300s, joined from the hops of $w"));
+  EXPECT_EQ(ArgsOf(p.sets[0].functions[0]), ", 900s, 300s");
+  ASSERT_OK_AND_ASSIGN(p, PlanOf("select count(a) set $b = bucket(t, 5m) "
+                                 "group by $b"));
+  EXPECT_FALSE(p.window.has_value());
+
+  const std::string kHint =
+      "hint: give it a set step of its own: set $w = window($time, 5m, 1m) "
+      "... group by $w";
+  EXPECT_THAT(
+      PlanOf("select count(a) set $w = window(t, 5m, 1m) group by h"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:26-31: $w holds window() but is not a 'group by' field\n"
+                  "select count(a) set $w = window(t, 5m, 1m) group by h\n"
+                  "                         ^~~~~~\n"
+                  "hint: windows overlap, so a line counts in several of "
+                  "them: group by $w")));
+  EXPECT_THAT(
+      PlanOf("select max($w) set $w = window(t, 5m, 1m) group by $w"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:25-30: $w holds window(), which only 'group by' may "
+                  "read, and max($w) reads it\n"
+                  "select max($w) set $w = window(t, 5m, 1m) group by $w\n"
+                  "                        ^~~~~~\n"
+                  "hint: read the time itself, or bucket($time, 1m) for a "
+                  "line's hop")));
+  EXPECT_THAT(
+      PlanOf("select count(a) set $w = upper(window(t, 5m, 1m)) group by $w"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq(absl::StrCat(
+                   "1:32-37: window() cannot be the value of upper()\n"
+                   "select count(a) set $w = upper(window(t, 5m, 1m)) group "
+                   "by $w\n"
+                   "                               ^~~~~~\n",
+                   kHint))));
+  EXPECT_THAT(
+      PlanOf("select count(a) set $w = window(t, 5m, 1m) + 60 group by $w"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq(absl::StrCat(
+                   "1:26-42: window() is not a value to compute with\n"
+                   "select count(a) set $w = window(t, 5m, 1m) + 60 group by "
+                   "$w\n"
+                   "                         ^~~~~~~~~~~~~~~~~\n",
+                   kHint))));
+  EXPECT_THAT(
+      PlanOf("select count(a) set $w = window(t, 7m, 2m) group by $w"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:36-37: window width 7m is not a multiple of its hop 2m\n"
+                  "select count(a) set $w = window(t, 7m, 2m) group by $w\n"
+                  "                                   ^~\n"
+                  "hint: a window is a whole number of hops, at most 1440: "
+                  "window(t, 1h, 5m) joins 12")));
+  const std::pair<std::string_view, std::string_view> kCases[] = {
+      {"select count(a) set $w = window(t, 5m) group by $w",
+       "window() takes 3 arguments, not 2"},
+      {"select count(a) set $w = window(t, 5m, 7m) group by $w",
+       "1:40-41: window hop 7m does not divide a day\n"},
+      {"select count(a) set $w = window(t, 5m, 7m) group by $w",
+       "nearest: 6m or 8m"},
+      {"select count(a) set $w = window(t, 2d, 1m) group by $w",
+       "window width 2d is more than 1440 times its hop 1m"},
+      {"select count(a) set $w = window(t, '5m', 1m) group by $w",
+       "1:36-39: invalid window width '5m'"},
+      {"select count(a) set $w = window(t, 5m, 0s) group by $w",
+       "invalid window hop '0s'"},
+      {"select count(a) set $w = window(t, 5m, 1m), $v = window(t, 5m, 1m) "
+       "group by $w, $v",
+       "1:50-55: a query has at most one window()"},
+      {"select count(a) set $w = window(t, 5m, 1m), $w = lower(t) group by $w",
+       "$w is assigned by window() and again"},
+      {"select count(a) set $w = window(t, 5m, 1m), $x = upper($w) "
+       "group by $w, $x",
+       "and the set step of $x reads it"},
+      {"select count(a) set $w = window(t, 5m, 1m) group by $w where $w eq 1",
+       "and 'where' reads it"},
+      {"select count(a) set $w = window(t, 5m, 1m) group by $w having "
+       "count($w) > 1",
+       "and count($w) reads it"},
+  };
+  for (const auto& [query, message] : kCases) {
+    EXPECT_THAT(PlanOf(query), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        HasSubstr(message)))
+        << query;
+  }
 }
 
 TEST(PlannerTest, InListsAreSortedUniqueTexts) {

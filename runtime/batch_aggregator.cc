@@ -15,6 +15,7 @@
 #include "runtime/result_notes.h"
 #include "runtime/time_functions.h"
 #include "runtime/unit_functions.h"
+#include "runtime/window.h"
 #include "util/host_name.h"
 #include "util/run_on_threads.h"
 #include "util/scan.h"
@@ -737,9 +738,19 @@ void BatchAggregator::SwapState(BatchAggregator& other) {
 
 ResultTable BatchAggregator::Result(size_t threads,
                                     size_t min_groups_per_thread) const {
-  ResultTable table = BuildResult(
-      *plan_, GroupStates{groups_, states_, key_part_, dropped_groups_},
-      counters_, threads, min_groups_per_thread);
+  ResultTable table;
+  if (plan_->window) {
+    // The groups hold hops: join them into windows first (window.h).
+    const WindowGroups windows = JoinWindows(*plan_, groups_, states_, threads);
+    table = BuildResult(
+        *plan_,
+        GroupStates{windows.groups, windows.states, key_part_, dropped_groups_},
+        counters_, threads, min_groups_per_thread);
+  } else {
+    table = BuildResult(
+        *plan_, GroupStates{groups_, states_, key_part_, dropped_groups_},
+        counters_, threads, min_groups_per_thread);
+  }
   std::vector<FieldCount> fields(field_lines_.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     fields[i] = {extracted_names_[i], field_lines_[i], field_not_numeric_[i],

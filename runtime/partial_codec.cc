@@ -7,12 +7,14 @@
 #include <numeric>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/aggregate.h"
 #include "runtime/partial_bytes.h"
+#include "runtime/window.h"
 #include "util/bytes.h"
 #include "util/status_macros.h"
 #include "util/strings.h"
@@ -413,12 +415,15 @@ class PartialCodec::StateSectionWriter {
   std::vector<std::string> empty_;
 };
 
-uint32_t PartialCodec::PartitionOfKey(std::string_view key, uint32_t count) {
+uint32_t PartialCodec::PartitionOfKey(const plan::Plan& plan,
+                                      std::string_view key, uint32_t count) {
   // A seed of the format's own, so partitions do not follow the group
   // table's hash (XXH3 with seed 0).
   constexpr uint64_t kPartitionSeed = 0x6d617072'70617274;  // "maprpart"
+  std::string scratch;
+  const std::string_view bytes = PartitionBytes(plan, key, &scratch);
   return static_cast<uint32_t>(
-      XXH3_64bits_withSeed(key.data(), key.size(), kPartitionSeed) % count);
+      XXH3_64bits_withSeed(bytes.data(), bytes.size(), kPartitionSeed) % count);
 }
 
 std::vector<std::vector<uint32_t>> PartialCodec::PartitionGroups(
@@ -426,7 +431,7 @@ std::vector<std::vector<uint32_t>> PartialCodec::PartitionGroups(
   std::vector<std::vector<uint32_t>> out(count);
   const GroupTable& groups = agg.groups_;
   for (uint32_t g = 0; g < groups.size(); ++g) {
-    out[PartitionOfKey(groups.key(g), count)].push_back(g);
+    out[PartitionOfKey(*agg.plan_, groups.key(g), count)].push_back(g);
   }
   return out;
 }
@@ -626,7 +631,8 @@ absl::Status PartialCodec::ReadGroups(
     }
     *prev = key;
     if (f.partition.has_value() &&
-        PartitionOfKey(key, f.partition->count) != f.partition->index) {
+        PartitionOfKey(*agg->plan_, key, f.partition->count) !=
+            f.partition->index) {
       return Malformed(absl::StrCat("group ", g, " is not in partition ",
                                     f.partition->index, " of ",
                                     f.partition->count));

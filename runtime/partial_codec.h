@@ -116,9 +116,11 @@ class PartialCodec {
   static std::vector<std::vector<uint32_t>> PartitionGroups(
       const BatchAggregator& agg, uint32_t count);
 
-  // The partition (of `count`) of a group key as the engine holds it:
-  // XXH3-64 of the key bytes with a fixed seed, modulo count.
-  static uint32_t PartitionOfKey(std::string_view key, uint32_t count);
+  // The partition (of `count`) of a group key of `plan` as the engine
+  // holds it: XXH3-64 with a fixed seed of the key bytes (without the
+  // window part for a window query: PartitionBytes), modulo count.
+  static uint32_t PartitionOfKey(const plan::Plan& plan, std::string_view key,
+                                 uint32_t count);
 
   // Reads `frame`'s counters, field counts, groups and states into `agg`,
   // which holds no groups and zero counters (new or Reset()) and was made

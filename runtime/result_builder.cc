@@ -549,7 +549,8 @@ std::vector<bool> RowsHolding(const plan::Condition& condition,
 }
 
 bool ResultNeedsOnlyShownGroups(const plan::Plan& p) {
-  if (p.limit < 0) return false;
+  // A window query's groups are hops, which the windows shown all need.
+  if (p.limit < 0 || p.window) return false;
   for (const auto* columns : {&p.columns, &p.hidden_columns}) {
     for (const plan::Column& c : *columns) {
       if (FindAggregate(*c.aggregate)->reads_every_group) return false;

@@ -56,7 +56,8 @@ std::vector<bool> RowsHolding(const plan::Condition& condition,
 
 // True if the groups ResultOrder() shows, and their final values, are the
 // same when the groups it does not show are dropped: `plan` has a `limit`
-// and no column whose value reads every group (percentage(), percentile()).
+// and no column whose value reads every group (percentage(), percentile()),
+// and no window (its groups are the windows' hops).
 // A reducer of disjoint groups (partitions) then keeps only those.
 bool ResultNeedsOnlyShownGroups(const plan::Plan& plan);
 

@@ -202,7 +202,8 @@ void ValueNotes(const ResultFacts& f, AddNote add) {
             s.values_unparsed,
             s.values_unparsed == 1 ? " value was" : " values were",
             " not a time, number, duration, size or IP address that time(), "
-            "bucket(), duration(), bytes(), cidr() or ip_in() could read, or "
+            "bucket(), window(), duration(), bytes(), cidr() or ip_in() could "
+            "read, or "
             "not numbers for + - * / (or a divisor of 0), and stayed missing; "
             "check the layout (time(x, '%Y-%m-%d ...')), the unit or the "
             "operands"));

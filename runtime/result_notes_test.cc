@@ -112,8 +112,9 @@ TEST(ResultNotesTest, UnreadableTimes) {
   EXPECT_THAT(Texts(Facts(s)),
               testing::ElementsAre(
                   "1 value was not a time, number, duration, size or IP "
-                  "address that time(), bucket(), duration(), bytes(), cidr() "
-                  "or ip_in() could read, or not numbers for + - * / (or a "
+                  "address that time(), bucket(), window(), duration(), "
+                  "bytes(), cidr() or ip_in() could read, or not numbers for "
+                  "+ - * / (or a "
                   "divisor of 0), and stayed missing; check the layout "
                   "(time(x, '%Y-%m-%d ...')), the unit or the operands"));
   s.values_unparsed = 3;

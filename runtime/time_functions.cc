@@ -477,16 +477,16 @@ size_t FormatEpoch(const Timestamp& t, char out[kMaxEpochTextSize]) noexcept {
 
 namespace {
 
-// Writes the date of the Monday that starts t's week over the date in
-// `out`, a copy of t's text (the clock is the caller's). False for a layout
-// without a year or a year past 9999.
-bool WeekStartDate(const Timestamp& t, char* out) {
-  const int64_t local_days =
-      (t.seconds + t.offset - t.local_second) / kSecondsPerDay;
-  // 1970-01-01 was a Thursday: Monday is 3 days earlier.
-  const int64_t monday = local_days - (((local_days + 3) % 7) + 7) % 7;
-  const util::CivilDay d = util::CivilFromDays(monday);
-  if (d.year < 0 || d.year > 9999) return false;
+constexpr std::string_view kMonthNames = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+// Writes the local date `local_days` (days since 1970-01-01 in t's written
+// offset) over the date in `out`, a copy of t's text, in t's layout (the
+// clock is the caller's). Year-less layouts (MMDD-HHMMSS) write the month
+// and day only; syslog's is the caller's (its size may change). False for
+// a year before 0 or past 9999 in a layout with a year.
+bool WriteDate(const Timestamp& t, int64_t local_days, char* out) {
+  const util::CivilDay d = util::CivilFromDays(local_days);
+  if (!IsYearless(t.layout) && (d.year < 0 || d.year > 9999)) return false;
   const int year = static_cast<int>(d.year);
   switch (t.layout) {
     case TimeLayout::kRfc3339:  // YYYY-MM-DD
@@ -501,18 +501,50 @@ bool WeekStartDate(const Timestamp& t, char* out) {
       PutTwo(out + 4, d.month);
       PutTwo(out + 6, d.day);
       return true;
+    case TimeLayout::kDtailShort:  // MMDD-
+      PutTwo(out, d.month);
+      PutTwo(out + 2, d.day);
+      return true;
     case TimeLayout::kClf: {  // [dd/Mon/yyyy:
-      constexpr std::string_view kMonths =
-          "JanFebMarAprMayJunJulAugSepOctNovDec";
       char* p = out + (out[0] == '[' ? 1 : 0);
       PutTwo(p, d.day);
-      std::memcpy(p + 3, kMonths.data() + 3 * (d.month - 1), 3);
+      std::memcpy(p + 3, kMonthNames.data() + 3 * (d.month - 1), 3);
       PutTwo(p + 7, year / 100);
       PutTwo(p + 9, year % 100);
       return true;
     }
-    default:  // MMDD-HHMMSS and syslog: no year, so no weekday.
+    default:
       return false;
+  }
+}
+
+// The days since 1970-01-01 of t's date, as written (in its offset).
+int64_t LocalDays(const Timestamp& t) {
+  // A whole number of days: local midnight in the written offset.
+  return (t.seconds + t.offset - t.local_second) / kSecondsPerDay;
+}
+
+// Writes the date of the Monday that starts t's week over the date in
+// `out`, a copy of t's text (the clock is the caller's). False for a layout
+// without a year or a year past 9999.
+bool WeekStartDate(const Timestamp& t, char* out) {
+  if (IsYearless(t.layout)) return false;  // No year, so no weekday.
+  const int64_t local_days = LocalDays(t);
+  // 1970-01-01 was a Thursday: Monday is 3 days earlier.
+  const int64_t monday = local_days - (((local_days + 3) % 7) + 7) % 7;
+  return WriteDate(t, monday, out);
+}
+
+// Writes the clock `second` (of the day) over t's clock in `out`, and
+// zeros over its fraction.
+void WriteClock(const Timestamp& t, int64_t second, char* out) {
+  char* clock = out + t.clock_at;
+  const int step = t.compact_clock ? 2 : 3;
+  PutTwo(clock, static_cast<int>(second / 3600));
+  PutTwo(clock + step, static_cast<int>(second / 60 % 60));
+  PutTwo(clock + 2 * step, static_cast<int>(second % 60));
+  if (t.fraction_size > 0) {
+    std::memset(out + t.fraction_at, '0', t.fraction_size);
   }
 }
 
@@ -541,15 +573,57 @@ bool BucketTime(TimeReader& reader, std::string_view in, int64_t width_seconds,
     return true;
   }
   if (week && !WeekStartDate(t, out)) return false;
-  const int64_t s = week ? 0 : t.local_second - t.local_second % width_seconds;
-  char* clock = out + t.clock_at;
-  const int step = t.compact_clock ? 2 : 3;
-  PutTwo(clock, static_cast<int>(s / 3600));
-  PutTwo(clock + step, static_cast<int>(s / 60 % 60));
-  PutTwo(clock + 2 * step, static_cast<int>(s % 60));
-  if (t.fraction_size > 0) {
-    std::memset(out + t.fraction_at, '0', t.fraction_size);
+  WriteClock(t, week ? 0 : t.local_second - t.local_second % width_seconds,
+             out);
+  return true;
+}
+
+bool ShiftBack(TimeReader& reader, std::string_view in, int64_t back_seconds,
+               std::string* out) {
+  Timestamp t;
+  if (back_seconds < 0 || !reader.Read(in, &t)) return false;
+  out->assign(in.data(), in.size());
+  if (t.layout == TimeLayout::kEpoch) {
+    // Whole units, in the same unit and digit count; not before 0.
+    const uint64_t unit = kPow10[t.unit_exponent];
+    const uint64_t d = static_cast<uint64_t>(back_seconds) * unit;
+    if (d > t.epoch_value) return false;
+    uint64_t v = t.epoch_value - d;
+    for (int i = t.epoch_digits - 1; i >= 0; --i) {
+      (*out)[i] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    }
+    return v == 0;
   }
+  const int64_t days = LocalDays(t);
+  const int64_t local = days * kSecondsPerDay + t.local_second - back_seconds;
+  int64_t new_days = local / kSecondsPerDay;
+  if (local % kSecondsPerDay < 0) --new_days;
+  const int64_t second = local - new_days * kSecondsPerDay;
+  if (new_days != days) {
+    if (t.layout == TimeLayout::kSyslog) {
+      // "Mmm dd": a day below 10 padded as the text pads it (a space, as
+      // RFC 3164 writes, a zero, or nothing: "Mmm d"), so the size may
+      // change; the clock follows the date.
+      const util::CivilDay d = util::CivilFromDays(new_days);
+      const std::string_view clock = in.substr(t.clock_at - 1);
+      const bool unpadded = t.clock_at == 6;
+      const char pad = in[4] == '0' ? '0' : ' ';
+      out->assign(kMonthNames.data() + 3 * (d.month - 1), 3);
+      out->push_back(' ');
+      if (d.day >= 10) {
+        out->push_back(static_cast<char>('0' + d.day / 10));
+      } else if (!unpadded) {
+        out->push_back(pad);
+      }
+      out->push_back(static_cast<char>('0' + d.day % 10));
+      t.clock_at = static_cast<uint8_t>(out->size() + 1);
+      out->append(clock.data(), clock.size());
+    } else if (!WriteDate(t, new_days, out->data())) {
+      return false;
+    }
+  }
+  WriteClock(t, second, out->data());
   return true;
 }
 

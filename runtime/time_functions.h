@@ -169,6 +169,18 @@ inline constexpr int64_t kWeekSecondsBucket = 7 * 86400;
 bool BucketTime(TimeReader& reader, std::string_view in, int64_t width_seconds,
                 char* out) noexcept;
 
+// window(t, w, h)'s labels: the start of the window that begins
+// `back_seconds` before the bucket `in` (a text BucketTime wrote),
+// written in `in`'s layout to `*out`: an epoch in its unit and digit
+// count, a civil time with its date moved too when the window starts on an
+// earlier day (year-less layouts count back within the year 2000, as they
+// are read: from 0101 to 1231). The clock of `in` is on a bucket boundary,
+// so nothing but date and clock changes. False if `in` is not a timestamp
+// in a fixed layout, or the start cannot be written in it (an epoch before
+// 0, a year before 0). Allocates (a result is being built).
+bool ShiftBack(TimeReader& reader, std::string_view in, int64_t back_seconds,
+               std::string* out);
+
 // A numeric bin width, as the planner read it.
 struct BinWidth {
   double value = 0;  // > 0, finite

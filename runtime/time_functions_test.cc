@@ -389,6 +389,80 @@ TEST(BucketTest, AlignsToTheWrittenDayAndAgreesWithTime) {
   }
 }
 
+std::string Back(std::string_view in, int64_t seconds) {
+  TimeReader reader;
+  std::string out;
+  if (!ShiftBack(reader, in, seconds, &out)) return std::string(kMissing);
+  return out;
+}
+
+TEST(ShiftBackTest, KeepsTheLayoutAcrossDaysMonthsAndYears) {
+  EXPECT_EQ(Back("2026-12-01T14:05:00.000+01:00", 0),
+            "2026-12-01T14:05:00.000+01:00");
+  EXPECT_EQ(Back("2026-12-01T14:05:00.000+01:00", 600),
+            "2026-12-01T13:55:00.000+01:00");
+  EXPECT_EQ(Back("2025-01-01T00:00:00+01:00", 60), "2024-12-31T23:59:00+01:00");
+  EXPECT_EQ(Back("2024-03-01 00:00:00", 86400), "2024-02-29 00:00:00");
+  EXPECT_EQ(Back("20260101-000000", 1), "20251231-235959");
+  // Year-less layouts count back within the year 2000.
+  EXPECT_EQ(Back("0101-000000", 300), "1231-235500");
+  EXPECT_EQ(Back("0301-000100", 120), "0229-235900");
+  EXPECT_EQ(Back("[01/Mar/2023:00:00:00 -0700]", 60),
+            "[28/Feb/2023:23:59:00 -0700]");
+  EXPECT_EQ(Back("01/Jan/2024:00:00:00 +0000", 60),
+            "31/Dec/2023:23:59:00 +0000");
+  // syslog keeps the day's padding: a space, a zero, or none.
+  EXPECT_EQ(Back("Mar  1 00:00:00", 60), "Feb 29 23:59:00");
+  EXPECT_EQ(Back("Oct 10 00:00:00", 60), "Oct  9 23:59:00");
+  EXPECT_EQ(Back("Oct 01 00:00:00", 86400), "Sep 30 00:00:00");
+  EXPECT_EQ(Back("Oct 10 00:00:00", 86400 * 9), "Oct  1 00:00:00");
+  EXPECT_EQ(Back("Oct 1 00:00:00", 60), "Sep 30 23:59:00");
+  EXPECT_EQ(Back("Oct 2 00:00:00", 86400), "Oct 1 00:00:00");
+  EXPECT_EQ(Back("Jan  1 00:00:00", 1), "Dec 31 23:59:59");
+  // Epochs keep their unit and digit count; none before 0.
+  EXPECT_EQ(Back("1700000100", 100), "1700000000");
+  EXPECT_EQ(Back("1700000100000", 100), "1700000000000");
+  EXPECT_EQ(Back("1700000100.000", 100), "1700000000.000");
+  EXPECT_EQ(Back("0000000060", 60), "0000000000");
+  EXPECT_EQ(Back("0000000060", 120), kMissing);
+  EXPECT_EQ(Back("0000-01-01T00:00:00Z", 1), kMissing);
+  EXPECT_EQ(Back("not a time", 60), kMissing);
+  EXPECT_EQ(Back("2026-12-01T14:05:00Z", -1), kMissing);
+}
+
+TEST(ShiftBackTest, AgreesWithTimeOnRandomBuckets) {
+  // The shifted text reads back as the bucket's instant minus the shift,
+  // in the same offset and the same size.
+  std::mt19937_64 rng(8);
+  TimeReader reader;
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t utc = static_cast<int64_t>(rng() % 4000000000ULL);
+    const int off_min = static_cast<int>(rng() % 1439) - 719;
+    const int64_t back = static_cast<int64_t>(rng() % (8 * 86400));
+    const absl::CivilSecond c = absl::ToCivilSecond(
+        absl::FromUnixSeconds(utc), absl::FixedTimeZone(off_min * 60));
+    const std::string in = absl::StrFormat(
+        "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", c.year(), c.month(),
+        c.day(), c.hour(), c.minute(), c.second(), off_min < 0 ? '-' : '+',
+        std::abs(off_min) / 60, std::abs(off_min) % 60);
+    std::string out;
+    ASSERT_TRUE(ShiftBack(reader, in, back, &out)) << in;
+    ASSERT_EQ(out.size(), in.size()) << in << " -> " << out;
+    EXPECT_EQ(out.substr(19), in.substr(19)) << "the offset stays";
+    Timestamp t;
+    ASSERT_TRUE(reader.Read(out, &t)) << out;
+    EXPECT_EQ(t.seconds, utc - back) << in << " -> " << out;
+    const std::string epoch = std::to_string(utc);
+    if (utc < back) {  // Before the epoch: no such window.
+      EXPECT_FALSE(ShiftBack(reader, epoch, back, &out)) << epoch;
+      continue;
+    }
+    ASSERT_TRUE(ShiftBack(reader, epoch, back, &out)) << epoch;
+    EXPECT_EQ(out.size(), epoch.size());
+    EXPECT_EQ(std::stoll(out), utc - back) << epoch;
+  }
+}
+
 TEST(BinTest, FloorsTowardMinusInfinity) {
   EXPECT_EQ(Bin("250", "100"), "200");
   EXPECT_EQ(Bin("200", "100"), "200");

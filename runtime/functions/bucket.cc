@@ -5,14 +5,11 @@
 #include <cmath>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "runtime/function.h"
 #include "runtime/functions/function_args.h"
 #include "util/number.h"
-#include "util/strings.h"
 
 namespace mapr::runtime {
 namespace {
@@ -42,55 +39,17 @@ bool Invalid(const ast::Token& t, plan::BindContext& ctx) {
   return false;
 }
 
-// A time width: digits and a unit (s, m, h, d), or 1w.
+// A time width: digits and a unit (s, m, h, d) dividing a day, or 1w.
 bool BindDuration(const ast::Token& t, plan::BindContext& ctx,
                   BucketBinding* b) {
-  const std::string& s = t.text;
-  size_t digits = 0;
-  int64_t n = 0;
-  while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') {
-    if (digits < 7) n = n * 10 + (s[digits] - '0');
-    ++digits;
-  }
-  const std::string_view unit = std::string_view(s).substr(digits);
-  if (unit == "w" && s == "1w") {
+  if (t.text == "1w") {
     // Weeks from Monday 00:00 (ISO 8601), in the timestamp's offset.
     b->seconds = kWeekSecondsBucket;
     return true;
   }
-  const int64_t scale = unit == "s"   ? 1
-                        : unit == "m" ? 60
-                        : unit == "h" ? 3600
-                        : unit == "d" ? 86400
-                                      : 0;
-  if (digits == 0 || n == 0 || scale == 0 || digits > 6) {
-    return Invalid(t, ctx);
-  }
-  const int64_t seconds = n * scale;
-  constexpr int64_t kDay = 86400;
-  if (seconds > kDay || kDay % seconds != 0) {
-    // The widths of the same unit on either side that divide a day.
-    std::vector<std::string> near;
-    for (int64_t k = n - 1; k >= 1; --k) {
-      if (kDay % (k * scale) == 0) {
-        near.push_back(absl::StrCat(k, util::ToAbsl(unit)));
-        break;
-      }
-    }
-    for (int64_t k = n + 1; k * scale <= kDay; ++k) {
-      if (kDay % (k * scale) == 0) {
-        near.push_back(absl::StrCat(k, util::ToAbsl(unit)));
-        break;
-      }
-    }
-    ctx.Error(
-        t.span, absl::StrCat("bucket width ", s, " does not divide a day"),
-        absl::StrCat(
-            "time buckets start at midnight, so the width "
-            "must divide 24h",
-            near.empty() ? "" : "; nearest: ", absl::StrJoin(near, " or ")));
-    return false;
-  }
+  const int64_t seconds = DurationSeconds(t.text);
+  if (seconds == 0) return Invalid(t, ctx);
+  if (!DividesDay(t, "bucket width", seconds, ctx)) return false;
   b->seconds = seconds;
   return true;
 }

@@ -2,13 +2,77 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "util/strings.h"
 
 namespace mapr::runtime {
+
+namespace {
+
+// The seconds of a duration unit, or 0.
+int64_t UnitSeconds(std::string_view unit) {
+  return unit == "s"   ? 1
+         : unit == "m" ? 60
+         : unit == "h" ? 3600
+         : unit == "d" ? 86400
+                       : 0;
+}
+
+// The number of leading digits of `s`.
+size_t LeadingDigits(std::string_view s) {
+  size_t n = 0;
+  while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
+  return n;
+}
+
+}  // namespace
+
+int64_t DurationSeconds(std::string_view text) {
+  const size_t digits = LeadingDigits(text);
+  const int64_t scale = UnitSeconds(text.substr(digits));
+  if (digits == 0 || digits > 6 || scale == 0) return 0;
+  int64_t n = 0;
+  for (size_t i = 0; i < digits; ++i) n = n * 10 + (text[i] - '0');
+  return n * scale;
+}
+
+bool DividesDay(const ast::Token& t, std::string_view what, int64_t seconds,
+                plan::BindContext& ctx) {
+  constexpr int64_t kDay = 86400;
+  if (seconds > 0 && seconds <= kDay && kDay % seconds == 0) return true;
+  // The widths of the same unit on either side that divide a day.
+  const std::string_view text = t.text;
+  const size_t digits = LeadingDigits(text);
+  const std::string_view unit = text.substr(digits);
+  const int64_t scale = std::max<int64_t>(UnitSeconds(unit), 1);
+  const int64_t n = seconds / scale;
+  std::vector<std::string> near;
+  for (int64_t k = std::min(n - 1, kDay / scale); k >= 1; --k) {
+    if (kDay % (k * scale) == 0) {
+      near.push_back(absl::StrCat(k, util::ToAbsl(unit)));
+      break;
+    }
+  }
+  for (int64_t k = n + 1; k * scale <= kDay; ++k) {
+    if (kDay % (k * scale) == 0) {
+      near.push_back(absl::StrCat(k, util::ToAbsl(unit)));
+      break;
+    }
+  }
+  ctx.Error(
+      t.span,
+      absl::StrCat(util::ToAbsl(what), " ", t.text, " does not divide a day"),
+      absl::StrCat(
+          "time buckets start at midnight, so the width "
+          "must divide 24h",
+          near.empty() ? "" : "; nearest: ", absl::StrJoin(near, " or ")));
+  return false;
+}
 
 bool IntegerArg(const ast::Token& t, std::string_view fn, bool nonzero,
                 plan::BindContext& ctx, int64_t* out) {

@@ -24,6 +24,17 @@ bool IntegerArg(const ast::Token& t, std::string_view fn, bool nonzero,
 bool TimeLayoutArg(const ast::Token& t, bool writes, plan::BindContext& ctx,
                    std::string* layout);
 
+// The seconds of a duration written as digits and a unit (`30s`, `5m`,
+// `1h`, `1d`; at most six digits), or 0 if `text` is not one.
+int64_t DurationSeconds(std::string_view text);
+
+// Checks that `seconds`, the width written as token `t`, divides a day
+// (time buckets start at midnight); else reports "<what> <t> does not
+// divide a day" with the nearest widths of the same unit that do, and
+// returns false.
+bool DividesDay(const ast::Token& t, std::string_view what, int64_t seconds,
+                plan::BindContext& ctx);
+
 // The binding a function's apply receives, as the type its bind made.
 template <typename Binding>
 const Binding& BindingAs(const plan::FunctionBinding* b) {

@@ -13,6 +13,7 @@ namespace mapr::runtime {
   X(kRegexFunction)       \
   X(kTimeFunction)        \
   X(kBucketFunction)      \
+  X(kWindowFunction)      \
   X(kDurationFunction)    \
   X(kBytesFunction)       \
   X(kLowerFunction)       \

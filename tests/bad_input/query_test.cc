@@ -231,15 +231,16 @@ TEST(BadQueryTest, UnterminatedBacktickUnderlinesToTheEnd) {
 
 TEST(BadQueryTest, UnknownFunctionListsTheKnownOnes) {
   const absl::Status s = CompileError("select $m set $m = foo($time)");
-  EXPECT_THAT(s,
-              StatusIs(kInvalid,
-                       Eq("1:20-22: unknown function 'foo'\n"
-                          "select $m set $m = foo($time)\n"
-                          "                   ^~~\n"
-                          "hint: known functions: md5sum, maskdigits, regex, "
-                          "time, bucket, duration, bytes, lower, upper, len, "
-                          "substr, split, format_time, template, cidr, ip_in, "
-                          "lookup, coalesce, isnull")));
+  EXPECT_THAT(
+      s,
+      StatusIs(kInvalid,
+               Eq("1:20-22: unknown function 'foo'\n"
+                  "select $m set $m = foo($time)\n"
+                  "                   ^~~\n"
+                  "hint: known functions: md5sum, maskdigits, regex, "
+                  "time, bucket, window, duration, bytes, lower, upper, len, "
+                  "substr, split, format_time, template, cidr, ip_in, "
+                  "lookup, coalesce, isnull")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{19, 3, 1, 20}));
 }
 

@@ -134,6 +134,7 @@ std::string GenerateQuery(Choices& c) {
            " " + kLiterals[c.Pick(std::size(kLiterals))];
     }
   }
+  bool has_set = false;
   if (c.Pick(3) == 0) {
     // $s is also one of kFields: where, group by and aggregates read it.
     static constexpr const char* kCalls[] = {
@@ -184,11 +185,25 @@ std::string GenerateQuery(Choices& c) {
       call.replace(t, 2, LookupTable());
     }
     q += " set $s = " + call;
+    has_set = true;
+  }
+  // Sometimes a window, grouped by: the result joins the hops.
+  const bool window = c.Pick(6) == 0;
+  if (window) {
+    static constexpr const char* kWindows[] = {
+        "window(@, 5m, 1m)", "window(@, 1h, 15m)", "window(@, 2m, 2m)",
+        "window(time(@), 3m, 1m)", "window(@, 1d, 1h)"};
+    std::string call = kWindows[c.Pick(std::size(kWindows))];
+    call.replace(call.find('@'), 1, field());
+    q += (has_set ? ", $w = " : " set $w = ") + call;
   }
   // Values having and order by may name: the select items, group fields
   // and (having only) aggregates that are not selected (hidden slots).
   std::vector<std::string> values = names;
-  if (c.Pick(3) != 0) {
+  if (window) {
+    q += c.Pick(2) == 0 ? " group by $w" : " group by $w, " + field();
+    values.push_back("$w");
+  } else if (c.Pick(3) != 0) {
     std::string g = field();
     q += " group by " + g;
     values.push_back(g);
