@@ -47,10 +47,9 @@ formats=("$@")
 [ ${#formats[@]} -gt 0 ] || formats=(stats json combined clf logfmt fields syslog regex pattern)
 
 mapr="${MAPR_BENCH_BIN:-build/release/bindings/cli/mapr}"
-if [ -z "${MAPR_BENCH_BIN:-}" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release --target mapr_cli >/dev/null
-fi
+# shellcheck source=tests/bench/lib.sh
+source tests/bench/lib.sh
+[ -n "${MAPR_BENCH_BIN:-}" ] || bench_release_mapr
 mkdir -p build/bench
 
 duck_dir=build/bench/duckdb

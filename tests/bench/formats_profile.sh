@@ -24,10 +24,9 @@ bytes_target="${PROFILE_BYTES:-20000000}"
 formats=("$@")
 [ ${#formats[@]} -gt 0 ] || formats=(stats json combined clf logfmt fields syslog regex)
 mapr="${MAPR_BENCH_BIN:-build/release/bindings/cli/mapr}"
-if [ -z "${MAPR_BENCH_BIN:-}" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release --target mapr_cli >/dev/null
-fi
+# shellcheck source=tests/bench/lib.sh
+source tests/bench/lib.sh
+[ -n "${MAPR_BENCH_BIN:-}" ] || bench_release_mapr
 # shellcheck source=tests/bench/formats_queries.sh
 source tests/bench/formats_queries.sh
 work=$(mktemp -d)

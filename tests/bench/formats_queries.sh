@@ -4,18 +4,16 @@
 # mawk program (MAWK); mapr_query FORMAT Q1|count gives mapr's query.
 # shellcheck shell=bash disable=SC2016  # awk programs in single quotes
 
+# shellcheck source=tests/bench/lib.sh
+source tests/bench/lib.sh
+
 # format_data FORMAT BYTES: prints the path of FORMAT's generated log of
 # about BYTES bytes under build/bench/, generating it (and compiling the
 # generators) when missing or older than its generator.
 format_data() {
-  local gen=build/bench/gen_format_logs stats_gen=build/bench/gen_stats_log
-  mkdir -p build/bench
-  if [ ! -x "$gen" ] || [ tests/bench/gen_format_logs.cc -nt "$gen" ]; then
-    g++ -O2 -std=c++20 tests/bench/gen_format_logs.cc -o "$gen"
-  fi
-  if [ ! -x "$stats_gen" ] || [ tests/bench/gen_stats_log.cc -nt "$stats_gen" ]; then
-    g++ -O2 -std=c++20 tests/bench/gen_stats_log.cc -o "$stats_gen"
-  fi
+  local gen stats_gen
+  gen=$(bench_generator gen_format_logs)
+  stats_gen=$(bench_generator gen_stats_log)
   local data="build/bench/fmt_${GEN[$1]}_$2.log"
   if [ "$1" = stats ]; then gen=$stats_gen; fi
   if [ ! -f "$data" ] || [ "$gen" -nt "$data" ]; then

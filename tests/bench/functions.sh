@@ -34,14 +34,16 @@ q1="from STATS select $q1_items group by hostname"
 # shape (same fields read, same rows kept, same keys): contains for
 # icontains, an `or` of eq for in, a set of the plain field for the
 # functions, dcount (a set of each group's values) for topk, p99 (the
-# values of a numeric field) for histogram.
+# values of a numeric field) for histogram, bucket() (the same hops) for
+# window().
 names=("Q1" "Q1 where path contains" "Q1 where path icontains"
        "Q1 where status eq, 3 or" "Q1 where status in (3)"
        "Q1 where status eq, 8 or" "Q1 where status in (8)"
        "Q1 group by \$h = status" "Q1 group by lower()" "Q1 group by lookup()"
        "Q1 group by cidr()" "Q1 group by isnull()" "Q1 + cumsum(count)"
        "Q1 + dcount(path)" "Q1 + topk(path, 10)" "Q1 + p99(latency_ms)"
-       "Q1 + histogram(latency_ms, 100)")
+       "Q1 + histogram(latency_ms, 100)"
+       "Q1 group by bucket(\$time, 1m)" "Q1 group by window(\$time, 15m, 1m)")
 queries=(
   "$q1"
   "$q1 where path contains \"orders\""
@@ -60,6 +62,8 @@ queries=(
   "from STATS select $q1_items,topk(path, 10) group by hostname"
   "from STATS select $q1_items,p99(latency_ms) group by hostname"
   "from STATS select $q1_items,histogram(latency_ms, 100) group by hostname"
+  "from STATS select $q1_items,\$m set \$m = bucket(\$time, 1m) group by hostname, \$m"
+  "from STATS select $q1_items,\$w set \$w = window(\$time, 15m, 1m) group by hostname, \$w"
 )
 
 declare -A W

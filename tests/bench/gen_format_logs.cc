@@ -35,34 +35,11 @@
 #include <string>
 #include <string_view>
 
+#include "tests/bench/rng.h"
+
 namespace {
 
-// SplitMix64 (as in gen_stats_log.cc).
-struct Rng {
-  uint64_t s;
-  uint64_t Next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  uint64_t Below(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >>
-                                 64);
-  }
-  // Index into a table of weights (in any unit).
-  template <size_t N>
-  size_t Weighted(const unsigned (&w)[N]) {
-    unsigned total = 0;
-    for (unsigned x : w) total += x;
-    uint64_t r = Below(total);
-    for (size_t i = 0; i < N; ++i) {
-      if (r < w[i]) return i;
-      r -= w[i];
-    }
-    return N - 1;
-  }
-};
+using mapr::bench::Rng;
 
 template <typename T, size_t N>
 constexpr size_t Count(const T (&)[N]) {

@@ -16,20 +16,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "tests/bench/rng.h"
+
 namespace {
 
-// SplitMix64: fast, deterministic, good enough for test data.
-struct Rng {
-  uint64_t s;
-  uint64_t Next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  uint64_t Below(uint64_t n) { return Next() % n; }
-  double Unit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-};
+using mapr::bench::Rng;
 
 const char* const kStatus[] = {"200", "201", "204", "301", "302",
                                "400", "403", "404", "500", "503"};
@@ -51,7 +42,7 @@ int main(int argc, char** argv) {
   char buf[512];
   while (written < target) {
     ++n;
-    uint64_t kind = rng.Below(100);
+    uint64_t kind = rng.Modulo(100);
     // Skewed hostname: squares favour low numbers.
     double u = rng.Unit();
     int host = static_cast<int>(u * u * 50);
@@ -73,15 +64,15 @@ int main(int argc, char** argv) {
         "hostname=server%02d|currentConnections=%" PRIu64
         "|lifetimeConnections=%" PRIu64 "|bytes=%" PRIu64 "|latency_ms=%" PRIu64
         ".%03" PRIu64 "|status=%s|path=/%s/%s/%d|session=%016" PRIx64 "\n",
-        severity, min, sec, 1000 + rng.Below(9000),
-        static_cast<int>(100 + rng.Below(900)),
-        static_cast<int>(10 + rng.Below(90)), static_cast<int>(rng.Below(1000)),
-        rng.Unit() * 4, static_cast<int>(rng.Below(100)),
+        severity, min, sec, 1000 + rng.Modulo(9000),
+        static_cast<int>(100 + rng.Modulo(900)),
+        static_cast<int>(10 + rng.Modulo(90)), static_cast<int>(rng.Modulo(1000)),
+        rng.Unit() * 4, static_cast<int>(rng.Modulo(100)),
         marker ? "MAPREDUCE:" : "STATS:", marker ? table : "", host,
-        rng.Below(500), 1000 + rng.Below(100000), rng.Below(1000000),
-        rng.Below(1000), rng.Below(1000), kStatus[rng.Below(10)],
+        rng.Modulo(500), 1000 + rng.Modulo(100000), rng.Modulo(1000000),
+        rng.Modulo(1000), rng.Modulo(1000), kStatus[rng.Modulo(10)],
         kSegments[path % 10], kSegments[(path / 10) % 10], path,
-        rng.Below(1000000) * 2654435761ULL);
+        rng.Modulo(1000000) * 2654435761ULL);
     std::fwrite(buf, 1, static_cast<size_t>(len), stdout);
     written += static_cast<uint64_t>(len);
   }
