@@ -320,28 +320,24 @@ class AccessParser : public LogFormatParser {
 };
 
 template <bool kCombined>
-class AccessLogFormat : public LogFormat {
+class AccessLogFormat : public BuiltinLogFormat {
  public:
-  bool line_independent() const override { return true; }
-  std::string name() const override { return kCombined ? "combined" : "clf"; }
-  std::string example() const override {
-    std::string line =
-        "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 9";
-    if (kCombined) line += " \"-\" \"curl/8\"";
-    return line;
-  }
-  std::string description() const override {
-    return kCombined
-               ? "Apache/nginx combined access logs: ip ident user time "
-                 "request method path protocol status bytes referer agent"
-               : "Apache/nginx common log format (CLF): ip ident user time "
-                 "request method path protocol status bytes";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    const size_t n = kCombined ? kNumCombinedFields : kNumClfFields;
-    return std::vector<std::string>(kFieldNames.begin(),
-                                    kFieldNames.begin() + n);
-  }
+  AccessLogFormat()
+      : BuiltinLogFormat(
+            kCombined ? "combined" : "clf",
+            kCombined
+                ? "Apache/nginx combined access logs: ip ident user time "
+                  "request method path protocol status bytes referer agent"
+                : "Apache/nginx common log format (CLF): ip ident user time "
+                  "request method path protocol status bytes",
+            kCombined ? "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / "
+                        "HTTP/1.1\" 200 9 \"-\" \"curl/8\""
+                      : "::1 - - [10/Oct/2000:13:55:36 -0700] \"GET / "
+                        "HTTP/1.1\" 200 9",
+            std::vector<std::string>(
+                kFieldNames.begin(),
+                kFieldNames.begin() +
+                    (kCombined ? kNumCombinedFields : kNumClfFields))) {}
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {
     return std::make_unique<AccessParser<kCombined>>(fields);

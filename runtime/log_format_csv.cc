@@ -119,19 +119,16 @@ class CsvParser : public LogFormatParser {
   std::vector<std::string_view*> columns_;
 };
 
-class CsvLogFormat : public LogFormat {
+class CsvLogFormat : public BuiltinLogFormat {
  public:
-  std::string example() const override {
-    return "status,ms (the header), then 200,12";
-  }
-  std::string name() const override { return "csv"; }
-  std::string description() const override {
-    return "CSV with a header line per input (RFC 4180 quotes); each column "
-           "is a field named by its header";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};
-  }
+  // Not line-independent: each input's first line is its header.
+  CsvLogFormat()
+      : BuiltinLogFormat("csv",
+                         "CSV with a header line per input (RFC 4180 quotes); "
+                         "each column is a field named by its header",
+                         "status,ms (the header), then 200,12",
+                         std::vector<std::string>{},
+                         /*line_independent=*/false) {}
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {
     return std::make_unique<CsvParser>(fields);

@@ -98,26 +98,23 @@ namespace avx2 {
 #include "util/avx2_end.inc"
 #endif
 
-class DefaultLogFormat : public LogFormat {
+std::vector<std::string> PositionalNames() {
+  std::vector<std::string> vars;
+  for (const PositionalVariable& v : kPositional) vars.emplace_back(v.name);
+  return vars;
+}
+
+class DefaultLogFormat : public BuiltinLogFormat {
  public:
-  std::string example() const override {
-    return "INFO|1002-071143|1|s.go:56|8|13|7|0.21|471h|MAPREDUCE:STATS|conns="
-           "11";
-  }
-  bool line_independent() const override { return true; }
-  std::string name() const override { return "default"; }
-  std::string description() const override {
-    return "DTail's lines, INFO|time|pid|caller|...|MAPREDUCE:TABLE|k=v|...: "
-           "$time, $pid, $goroutines, ... and each key (used when no "
-           "logformat is given)";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    std::vector<std::string> vars;
-    for (const PositionalVariable& v : kPositional) {
-      vars.emplace_back(v.name);
-    }
-    return vars;
-  }
+  DefaultLogFormat()
+      : BuiltinLogFormat(
+            "default",
+            "DTail's lines, INFO|time|pid|caller|...|MAPREDUCE:TABLE|k=v|...: "
+            "$time, $pid, $goroutines, ... and each key (used when no "
+            "logformat is given)",
+            "INFO|1002-071143|1|s.go:56|8|13|7|0.21|471h|MAPREDUCE:STATS|"
+            "conns=11",
+            PositionalNames()) {}
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {
 #if defined(MAPR_HAVE_AVX2_TARGET)

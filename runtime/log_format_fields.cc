@@ -151,22 +151,16 @@ class FieldsParser : public LogFormatParser {
   std::vector<std::string_view*> columns_;
 };
 
-class FieldsLogFormat : public LogFormat {
+class FieldsLogFormat : public BuiltinLogFormat {
  public:
-  std::string example() const override {
-    return "2026-11-30 06:25:03 status installed libre2-9:amd64 20220601";
-  }
-  bool line_independent() const override { return true; }
   explicit FieldsLogFormat(std::string delimiter = "")
-      : delimiter_(std::move(delimiter)) {}
-  std::string name() const override { return "fields"; }
-  std::string description() const override {
-    return "plain text split like awk: fields f1 f2 ... on runs of spaces "
-           "and tabs, or on the text given: logformat fields ','";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};
-  }
+      : BuiltinLogFormat(
+            "fields",
+            "plain text split like awk: fields f1 f2 ... on runs of spaces "
+            "and tabs, or on the text given: logformat fields ','",
+            "2026-11-30 06:25:03 status installed libre2-9:amd64 20220601",
+            std::vector<std::string>{}),
+        delimiter_(std::move(delimiter)) {}
   absl::StatusOr<std::shared_ptr<const LogFormat>> Configure(
       std::optional<std::string_view> argument,
       const FormatOptions& /*options*/) const override {

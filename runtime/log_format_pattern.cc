@@ -173,40 +173,20 @@ class PatternParser : public LogFormatParser {
 };
 
 // `pattern` configured with its pattern.
-class CompiledPatternLogFormat : public LogFormat {
+// `logformat pattern` as registered (no pattern: NewParser fails), and as
+// Configure makes it for a query's pattern.
+class PatternLogFormat : public BuiltinLogFormat {
  public:
-  explicit CompiledPatternLogFormat(std::shared_ptr<const Pattern> pattern)
-      : pattern_(std::move(pattern)) {}
-  bool line_independent() const override { return true; }
-  std::string name() const override { return "pattern"; }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};
-  }
-  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
-      std::span<const std::string> fields) const override {
-    return std::make_unique<PatternParser>(pattern_, fields);
-  }
-
- private:
-  const std::shared_ptr<const Pattern> pattern_;
-};
-
-class PatternLogFormat : public LogFormat {
- public:
-  std::string example() const override {
-    return "GET /api 200 12ms   (with '<method> <path> <status> <ms>ms')";
-  }
-  bool line_independent() const override { return true; }
-  std::string name() const override { return "pattern"; }
-  std::string description() const override {
-    return "logformat pattern '...': literal text and <name> captures (each "
-           "up to the text after it; <_> skips), matched from the line's "
-           "start without a regular expression; lines missing a literal "
-           "count as unmatched";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};
-  }
+  explicit PatternLogFormat(std::shared_ptr<const Pattern> pattern = nullptr)
+      : BuiltinLogFormat(
+            "pattern",
+            "logformat pattern '...': literal text and <name> captures (each "
+            "up to the text after it; <_> skips), matched from the line's "
+            "start without a regular expression; lines missing a literal "
+            "count as unmatched",
+            "GET /api 200 12ms   (with '<method> <path> <status> <ms>ms')",
+            std::vector<std::string>{}),
+        pattern_(std::move(pattern)) {}
   absl::StatusOr<std::shared_ptr<const LogFormat>> Configure(
       std::optional<std::string_view> argument,
       const FormatOptions&) const override {
@@ -216,14 +196,20 @@ class PatternLogFormat : public LogFormat {
     }
     absl::StatusOr<Pattern> p = CompilePattern(*argument);
     if (!p.ok()) return p.status();
-    return std::make_shared<CompiledPatternLogFormat>(
+    return std::make_shared<PatternLogFormat>(
         std::make_shared<const Pattern>(*std::move(p)));
   }
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
-      std::span<const std::string> /*fields*/) const override {
-    return absl::FailedPreconditionError(
-        "log format 'pattern' needs a pattern");
+      std::span<const std::string> fields) const override {
+    if (pattern_ == nullptr) {
+      return absl::FailedPreconditionError(
+          "log format 'pattern' needs a pattern");
+    }
+    return std::make_unique<PatternParser>(pattern_, fields);
   }
+
+ private:
+  const std::shared_ptr<const Pattern> pattern_;
 };
 
 }  // namespace

@@ -80,39 +80,19 @@ class RegexParser : public LogFormatParser {
 };
 
 // `regex` configured with its pattern.
-class CompiledRegexLogFormat : public LogFormat {
+// `logformat regex` as registered (no pattern: NewParser fails), and as
+// Configure makes it for a query's pattern.
+class RegexLogFormat : public BuiltinLogFormat {
  public:
-  bool line_independent() const override { return true; }
-  explicit CompiledRegexLogFormat(std::shared_ptr<const re2::RE2> re)
-      : re_(std::move(re)) {}
-  std::string name() const override { return "regex"; }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};
-  }
-  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
-      std::span<const std::string> fields) const override {
-    return std::make_unique<RegexParser>(re_, fields);
-  }
-
- private:
-  const std::shared_ptr<const re2::RE2> re_;
-};
-
-class RegexLogFormat : public LogFormat {
- public:
-  std::string example() const override {
-    return "10.0.0.1 GET /index.html   (with '^(?P<ip>\\S+) (?P<rest>.*)')";
-  }
-  bool line_independent() const override { return true; }
-  std::string name() const override { return "regex"; }
-  std::string description() const override {
-    return "logformat regex 're': an RE2 pattern whose named groups "
-           "(?P<name>...) or (?<name>...) are the fields; lines it does not "
-           "match count as unmatched";
-  }
-  std::optional<std::vector<std::string>> variables() const override {
-    return std::vector<std::string>{};
-  }
+  explicit RegexLogFormat(std::shared_ptr<const re2::RE2> re = nullptr)
+      : BuiltinLogFormat(
+            "regex",
+            "logformat regex 're': an RE2 pattern whose named groups "
+            "(?P<name>...) or (?<name>...) are the fields; lines it does not "
+            "match count as unmatched",
+            "10.0.0.1 GET /index.html   (with '^(?P<ip>\\S+) (?P<rest>.*)')",
+            std::vector<std::string>{}),
+        re_(std::move(re)) {}
   absl::StatusOr<std::shared_ptr<const LogFormat>> Configure(
       std::optional<std::string_view> argument,
       const FormatOptions& options) const override {
@@ -129,12 +109,19 @@ class RegexLogFormat : public LogFormat {
           "parts to extract: ",
           kExample));
     }
-    return std::make_shared<CompiledRegexLogFormat>(*std::move(re));
+    return std::make_shared<RegexLogFormat>(*std::move(re));
   }
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
-      std::span<const std::string> /*fields*/) const override {
-    return absl::FailedPreconditionError("log format 'regex' needs a pattern");
+      std::span<const std::string> fields) const override {
+    if (re_ == nullptr) {
+      return absl::FailedPreconditionError(
+          "log format 'regex' needs a pattern");
+    }
+    return std::make_unique<RegexParser>(re_, fields);
   }
+
+ private:
+  const std::shared_ptr<const re2::RE2> re_;
 };
 
 }  // namespace

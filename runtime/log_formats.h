@@ -34,26 +34,30 @@ class TableFilteringParser : public LogFormatParser {
                                  LineOutcome* outcomes, bool* mismatch) = 0;
 };
 
-// The descriptor part every built-in line-independent format shares: its
-// name, description, example and variables as data. A format derives from
-// it and implements NewParser; SimpleLogFormat<P> does that too for a parser
-// built from the requested fields alone.
+// The descriptor part every built-in format shares: its name, description,
+// example, variables and whether its lines parse independently (all but
+// csv, whose header starts each input) as data. A format derives from it and
+// implements NewParser (and Configure if it takes an argument);
+// SimpleLogFormat<P> does that too for a parser built from the requested
+// fields alone.
 class BuiltinLogFormat : public LogFormat {
  public:
   // `variables`: nullopt for open-ended keys (never warn), else the fixed
   // names beside barewords (LogFormat::variables()).
   BuiltinLogFormat(std::string name, std::string description,
                    std::string example,
-                   std::optional<std::vector<std::string>> variables)
+                   std::optional<std::vector<std::string>> variables,
+                   bool line_independent = true)
       : name_(std::move(name)),
         description_(std::move(description)),
         example_(std::move(example)),
-        variables_(std::move(variables)) {}
+        variables_(std::move(variables)),
+        line_independent_(line_independent) {}
 
   std::string name() const override { return name_; }
   std::string description() const override { return description_; }
   std::string example() const override { return example_; }
-  bool line_independent() const override { return true; }
+  bool line_independent() const override { return line_independent_; }
   std::optional<std::vector<std::string>> variables() const override {
     return variables_;
   }
@@ -63,6 +67,7 @@ class BuiltinLogFormat : public LogFormat {
   const std::string description_;
   const std::string example_;
   const std::optional<std::vector<std::string>> variables_;
+  const bool line_independent_;
 };
 
 template <typename Parser>

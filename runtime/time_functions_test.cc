@@ -357,6 +357,19 @@ TEST(BucketTest, KeepsTheLayout) {
   EXPECT_EQ(Bucket("2026-02-30T00:00:00Z", 60), kMissing);
 }
 
+// A random RFC 3339 time from 1970 to 2096 in a random offset (minutes,
+// within ±11:59): the text, its epoch seconds and the offset.
+std::string RandomRfc3339(std::mt19937_64& rng, int64_t* utc, int* off_min) {
+  *utc = static_cast<int64_t>(rng() % 4000000000ULL);
+  *off_min = static_cast<int>(rng() % 1439) - 719;
+  const absl::CivilSecond c = absl::ToCivilSecond(
+      absl::FromUnixSeconds(*utc), absl::FixedTimeZone(*off_min * 60));
+  return absl::StrFormat("%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", c.year(),
+                         c.month(), c.day(), c.hour(), c.minute(), c.second(),
+                         *off_min < 0 ? '-' : '+', std::abs(*off_min) / 60,
+                         std::abs(*off_min) % 60);
+}
+
 TEST(BucketTest, AlignsToTheWrittenDayAndAgreesWithTime) {
   // Every bucket is a multiple of the width from midnight in the written
   // offset, at most width - 1 seconds earlier.
@@ -364,14 +377,9 @@ TEST(BucketTest, AlignsToTheWrittenDayAndAgreesWithTime) {
   TimeReader reader;
   for (int64_t width : {1, 30, 60, 300, 900, 3600, 7200, 86400}) {
     for (int i = 0; i < 2000; ++i) {
-      const int64_t utc = static_cast<int64_t>(rng() % 4000000000ULL);
-      const int off_min = static_cast<int>(rng() % 1439) - 719;
-      const absl::CivilSecond c = absl::ToCivilSecond(
-          absl::FromUnixSeconds(utc), absl::FixedTimeZone(off_min * 60));
-      const std::string in = absl::StrFormat(
-          "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", c.year(), c.month(),
-          c.day(), c.hour(), c.minute(), c.second(), off_min < 0 ? '-' : '+',
-          std::abs(off_min) / 60, std::abs(off_min) % 60);
+      int64_t utc;
+      int off_min;
+      const std::string in = RandomRfc3339(rng, &utc, &off_min);
       std::string out(in.size(), '?');
       ASSERT_TRUE(BucketTime(reader, in, width, out.data())) << in;
       Timestamp b;
@@ -436,15 +444,10 @@ TEST(ShiftBackTest, AgreesWithTimeOnRandomBuckets) {
   std::mt19937_64 rng(8);
   TimeReader reader;
   for (int i = 0; i < 20000; ++i) {
-    const int64_t utc = static_cast<int64_t>(rng() % 4000000000ULL);
-    const int off_min = static_cast<int>(rng() % 1439) - 719;
+    int64_t utc;
+    int off_min;
+    const std::string in = RandomRfc3339(rng, &utc, &off_min);
     const int64_t back = static_cast<int64_t>(rng() % (8 * 86400));
-    const absl::CivilSecond c = absl::ToCivilSecond(
-        absl::FromUnixSeconds(utc), absl::FixedTimeZone(off_min * 60));
-    const std::string in = absl::StrFormat(
-        "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", c.year(), c.month(),
-        c.day(), c.hour(), c.minute(), c.second(), off_min < 0 ? '-' : '+',
-        std::abs(off_min) / 60, std::abs(off_min) % 60);
     std::string out;
     ASSERT_TRUE(ShiftBack(reader, in, back, &out)) << in;
     ASSERT_EQ(out.size(), in.size()) << in << " -> " << out;

@@ -95,12 +95,7 @@ void Apply(const plan::FunctionBinding* binding,
     std::string_view& v = values[i];
     if (v.data() == nullptr) continue;
     if (b.seconds > 0) {
-      // In the value's own layout: as many bytes as it has.
-      char* out = ctx.arena.Allocate(v.empty() ? 1 : v.size());
-      if (BucketTime(ctx.time_reader, v, b.seconds, out)) {
-        v = std::string_view(out, v.size());
-        continue;
-      }
+      if (BucketTimeValue(&v, b.seconds, ctx)) continue;
     } else {
       char buffer[kMaxBinTextSize];
       const size_t size = BucketNumber(v, b.bins, buffer);

@@ -32,6 +32,14 @@ size_t LeadingDigits(std::string_view s) {
 
 }  // namespace
 
+bool BucketTimeValue(std::string_view* v, int64_t seconds,
+                     FunctionContext& ctx) {
+  char* out = ctx.arena.Allocate(v->empty() ? 1 : v->size());
+  if (!BucketTime(ctx.time_reader, *v, seconds, out)) return false;
+  *v = std::string_view(out, v->size());
+  return true;
+}
+
 int64_t DurationSeconds(std::string_view text) {
   const size_t digits = LeadingDigits(text);
   const int64_t scale = UnitSeconds(text.substr(digits));

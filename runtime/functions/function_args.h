@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "parser/function_catalog.h"
+#include "runtime/function.h"
 #include "util/arena.h"
 
 namespace mapr::runtime {
@@ -34,6 +35,12 @@ int64_t DurationSeconds(std::string_view text);
 // returns false.
 bool DividesDay(const ast::Token& t, std::string_view what, int64_t seconds,
                 plan::BindContext& ctx);
+
+// Replaces `*v` by the start of its time bucket of `seconds` (BucketTime),
+// written in its own layout into the batch's arena; false, leaving `*v`,
+// if it is not a timestamp: bucket(x, 5m) and window()'s hops.
+bool BucketTimeValue(std::string_view* v, int64_t seconds,
+                     FunctionContext& ctx);
 
 // The binding a function's apply receives, as the type its bind made.
 template <typename Binding>

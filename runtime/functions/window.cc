@@ -91,12 +91,7 @@ void Apply(const plan::FunctionBinding* binding,
   const WindowBinding& b = BindingAs<WindowBinding>(binding);
   for (size_t i = 0; i < values.size(); ++i) {
     std::string_view& v = values[i];
-    if (v.data() == nullptr) continue;
-    char* out = ctx.arena.Allocate(v.empty() ? 1 : v.size());
-    if (BucketTime(ctx.time_reader, v, b.hop, out)) {
-      v = std::string_view(out, v.size());
-      continue;
-    }
+    if (v.data() == nullptr || BucketTimeValue(&v, b.hop, ctx)) continue;
     v = std::string_view();
     unreadable[i] = 1;
   }

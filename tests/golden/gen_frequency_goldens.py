@@ -5,30 +5,18 @@
 # most frequent first, ties by value bytes, the empty value shown as "" and
 # a missing field skipped; for histogram exact decimal bins floor(x / w) * w
 # (Python's Decimal), written with the width's decimals, in value order.
-import collections, csv, io, os, random
+import collections, random
 from decimal import Decimal, ROUND_FLOOR
 
+from golden_file import write
+
 P = "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def topk(counter, k, rare=False):
     sign = 1 if rare else -1
     ranked = sorted(counter.items(), key=lambda e: (sign * e[1], e[0].encode()))
     return ", ".join(f"{v if v else chr(34) * 2} ({c})" for v, c in ranked[:k])
-
-
-def write(name, desc, query, lines, header, rows):
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(header)
-    for r in rows:
-        w.writerow(r)
-    with open(os.path.join(HERE, f"{name}.test"), "w") as f:
-        f.write(f"# name: {name}\n# description: {desc}\nquery {query}\ninput\n")
-        for line in lines:
-            f.write(line + "\n")
-        f.write("----\n" + out.getvalue())
 
 
 random.seed(31)

@@ -3,19 +3,17 @@
 # having_percentile_dcount.test (run from anywhere: /usr/bin/python3 tests/golden/gen_sketch_goldens.py).
 # Generates golden tests for the issue-16 aggregates; the expected results
 # are computed here, independently of mapr (exact ranks, sets, Fractions).
-import os, random, statistics
+import random, statistics
 from fractions import Fraction
+
+import golden_file
 P = "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
 def fmt(v): return "%.6f" % v
 def rank(vals, num, den):
     v = sorted(vals); return v[num * (len(v) - 1) // den]
 
 def write(name, desc, query, lines, header, rows):
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.test"), "w") as f:
-        f.write(f"# name: {name}\n# description: {desc}\nquery {query}\ninput\n")
-        for l in lines: f.write(l + "\n")
-        f.write("----\n" + header + "\n")
-        for r in rows: f.write(",".join(r) + "\n")
+    golden_file.write(name, desc, query, lines, header.split(","), rows)
 
 random.seed(16)
 # 1. percentiles, exact (few values per group), with non-numeric and missing x.

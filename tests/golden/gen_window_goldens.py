@@ -8,26 +8,11 @@
 # last() of a window are those of its earliest and latest hop holding a
 # value (hops in time order, lines in input order within one); rate() is
 # count / w. A line whose time cannot be read keeps an empty window.
-import collections, csv, datetime as dt, io, os, random
+import collections, datetime as dt, random
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from golden_file import write
+
 MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
-
-
-def write(name, desc, query, lines, header, rows, stats=None):
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(header)
-    for r in rows:
-        w.writerow(r)
-    with open(os.path.join(HERE, f"{name}.test"), "w") as f:
-        f.write(f"# name: {name}\n# description: {desc}\n")
-        if stats:
-            f.write(f"# stats: {stats}\n")
-        f.write(f"query {query}\ninput\n")
-        for line in lines:
-            f.write(line + "\n")
-        f.write("----\n" + out.getvalue())
 
 
 # A layout: how a local civil time (a naive datetime, in the written
