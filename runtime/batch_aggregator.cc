@@ -294,13 +294,13 @@ void BatchAggregator::NoteFirstUnparsable(size_t r) {
   }
 }
 
-absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
+absl::Status BatchAggregator::ParseLines(size_t rows, uint64_t source,
                                          TableFilteringParser* table_parser) {
   const plan::Plan& p = *plan_;
   for (FieldId id : p.extracted_fields) {
-    std::fill_n(batch_.column(id), m, std::string_view());
+    std::fill_n(batch_.column(id), rows, std::string_view());
   }
-  const std::span<const std::string_view> lines(lines_.data(), m);
+  const std::span<const std::string_view> lines(lines_.data(), rows);
   Fields fields(this);
   if (table_parser != nullptr) {
     table_parser->ParseBatchInTable(lines, p.table_marker, fields,
@@ -311,7 +311,7 @@ absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
     (*parser)->ParseBatch(lines, fields, outcomes_.data());
   }
   size_t selected = 0;
-  for (size_t r = 0; r < m; ++r) {
+  for (size_t r = 0; r < rows; ++r) {
     if (table_parser != nullptr && mismatch_[r]) {
       ++counters_.lines_table_mismatch;
       continue;
@@ -340,7 +340,7 @@ absl::Status BatchAggregator::ParseLines(size_t m, uint64_t source,
   // Lines with a value, per extracted field (ResultTable::field_counts).
   // Usually every row was parsed: then the rows are [0, selected) and the
   // count is a plain (vectorizable) scan.
-  const bool dense = selected == m;
+  const bool dense = selected == rows;
   for (size_t i = 0; i < p.extracted_fields.size(); ++i) {
     const std::string_view* col = batch_.column(p.extracted_fields[i]);
     uint64_t found = 0;

@@ -111,6 +111,7 @@ TEST(BatchAggregatorTest, LastKeepsTheLastValueInInputOrderAcrossChunks) {
   // More lines than one engine chunk (kMaxBatchRows) in a single Push.
   std::vector<std::string> lines;
   const int n = static_cast<int>(2 * kMaxBatchRows + 17);
+  lines.reserve(n);
   for (int i = 0; i < n; ++i) {
     lines.push_back(
         Stats("g=" + std::to_string(i % 3) + "|v=" + std::to_string(i)));
@@ -296,6 +297,7 @@ void ExpectGroupsInByteOrder(const std::set<std::string>& keys,
   ASSERT_OK_AND_ASSIGN(auto agg,
                        Make("from STATS select h,count($line) group by h"));
   std::vector<std::string> lines;
+  lines.reserve(keys.size());
   for (const std::string& key : keys) lines.push_back(Stats("h=" + key));
   std::shuffle(lines.begin(), lines.end(), std::mt19937(3));
   ASSERT_OK(Push(*agg, lines));
@@ -349,6 +351,7 @@ TEST(BatchAggregatorTest, ManyGroupsWithASharedPrefixComeInByteOrder) {
 TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
   std::mt19937 rng(13);
   std::vector<std::string> lines;
+  lines.reserve(20000);
   for (int i = 0; i < 20000; ++i) {
     lines.push_back(Stats(absl::StrCat(
         "h=k", rng() % 10000, "|g=", rng() % 3, "|v=", rng() % 1000,
@@ -396,6 +399,7 @@ TEST(BatchAggregatorTest, MergeOnThreadsIsTheSerialMerge) {
   std::mt19937 rng(17);
   auto lines = [&rng](int n) {
     std::vector<std::string> out;
+    out.reserve(n);
     for (int i = 0; i < n; ++i) {
       out.push_back(Stats(absl::StrCat(
           "h=k", rng() % 12000, "|v=", rng() % 1000,
@@ -862,6 +866,9 @@ TEST(BatchAggregatorTest, WhereOnNonNumericAndMissingValues) {
 
 // Random bytes in every log format: never crashes, every line accounted.
 TEST(BatchAggregatorTest, RandomBytesNeverCrash) {
+  // Long literals are split across lines on purpose (adjacent
+  // literals).
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   const std::vector<std::string_view> queries = {
       "from STATS select h,count($line),sum(v),avg(v),min(v),max(v),last(v),"
       "len(v),percentage(v),percentile(v) where (v > 1 or not h eq \"\") "
@@ -872,6 +879,7 @@ TEST(BatchAggregatorTest, RandomBytesNeverCrash) {
       "select count($line),last(k) group by k logformat generickv",
       "select count($line),len($line) group by $line limit 3",
   };
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   const std::string_view pieces[] = {
       "INFO",
       "|",
@@ -1232,6 +1240,7 @@ TEST(BatchAggregatorTest, MinMaxWithNanAgreeForEverySplit) {
   };
   for (const std::vector<std::string>& values : kInputs) {
     std::vector<std::string> lines;
+    lines.reserve(values.size());
     for (const std::string& v : values) lines.push_back(Stats("h=g|v=" + v));
     const std::string whole = RunCsv(kQuery, lines);
     for (size_t split = 0; split <= lines.size(); ++split) {

@@ -96,7 +96,7 @@ CsvSplitResult SplitCsvRecord(std::string_view line, std::string_view* fields,
   // A default-constructed view has a null data(); every field we produce must
   // be non-null, so point empty input at a static empty string.
   static constexpr char kEmpty[] = "";
-  if (line.data() == nullptr) line = std::string_view(kEmpty, 0);
+  if (line.data() == nullptr) line = std::string_view(kEmpty);
   if (std::memchr(line.data(), '"', line.size()) == nullptr) {
     return SplitUnquoted(line, fields, max_fields);
   }

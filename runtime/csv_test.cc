@@ -105,7 +105,7 @@ TEST(SplitCsvRecordTest, SplitsPlainFieldsAsViewsIntoTheLine) {
 
 TEST(SplitCsvRecordTest, EmptyLineIsOneEmptyNonNullField) {
   Arena arena;
-  Split s = SplitLine(std::string_view("", 0), &arena);
+  Split s = SplitLine(std::string_view(""), &arena);
   ASSERT_EQ(s.views.size(), 1u);
   EXPECT_TRUE(s.views[0].empty());
   EXPECT_NE(s.views[0].data(), nullptr);

@@ -9,7 +9,6 @@
 namespace mapr::runtime {
 namespace {
 
-using plan::CompareOp;
 using plan::Condition;
 using plan::Operand;
 

@@ -209,6 +209,9 @@ class AccessParser : public LogFormatParser {
       }
       // An unescaped request lives in batch memory, which has no padding.
       if (split_request_) {
+        // The branches differ in the template argument (the same code
+        // only in the instantiation where kPadded is false).
+        // NOLINTNEXTLINE(bugprone-branch-clone)
         if (request_copied) {
           SplitRequest<false>(v);
         } else {

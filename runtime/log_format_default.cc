@@ -93,6 +93,8 @@ namespace baseline {
 #if defined(MAPR_HAVE_AVX2_TARGET)
 #include "util/avx2_begin.inc"
 namespace avx2 {
+// The same parser again, compiled for AVX2 in a namespace of its own.
+// NOLINTNEXTLINE(readability-duplicate-include)
 #include "runtime/log_format_default_parser.inc"
 }  // namespace avx2
 #include "util/avx2_end.inc"
@@ -100,6 +102,7 @@ namespace avx2 {
 
 std::vector<std::string> PositionalNames() {
   std::vector<std::string> vars;
+  vars.reserve(std::size(kPositional));
   for (const PositionalVariable& v : kPositional) vars.emplace_back(v.name);
   return vars;
 }

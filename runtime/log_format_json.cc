@@ -404,6 +404,8 @@ namespace baseline {
 #if defined(MAPR_HAVE_AVX2_TARGET)
 #include "util/avx2_begin.inc"
 namespace avx2 {
+// The same parser again, compiled for AVX2 in a namespace of its own.
+// NOLINTNEXTLINE(readability-duplicate-include)
 #include "runtime/log_format_json_parser.inc"
 }  // namespace avx2
 #include "util/avx2_end.inc"

@@ -223,6 +223,9 @@ INSTANTIATE_TEST_SUITE_P(Build, JsonLogFormatFastPathTest, ::testing::Bool(),
 TEST_P(JsonLogFormatFastPathTest, AgreesWithSimdjsonOnTrickyLines) {
   const std::vector<std::string> fields = {"a",   "b",     "a.b", "b.0",
                                            "b.1", "c.d.e", "x",   ""};
+  // Long literals are split across lines on purpose (adjacent
+  // literals).
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   const std::vector<std::string> lines = {
       R"({"a":1})", R"({"a":1 })", R"( { "a" : "x" , "b" : [1, 2] } )",
       R"({"a":"x\"y"})", R"({"b":"x\"y","a":2})", R"({"a":1,})", R"({"a":1}})",
@@ -265,6 +268,7 @@ TEST_P(JsonLogFormatFastPathTest, AgreesWithSimdjsonOnTrickyLines) {
       R"({"a":1E5})", R"({"a":1e+})", R"({"a":-01})", R"({"a":12345678x})",
       R"({"a":1234567)", R"({"a":1.)", R"({"a":-)", R"({"a":1e)", R"({"a":1e-)",
       R"({"a":123,"b":4.5})", R"({"a":0})", R"({"a":-0})", R"({"a":00})"};
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   // With nothing requested (count(*)) the fast walk only checks the root
   // object's keys and separators: the same outcomes too.
   for (const std::vector<std::string>& asked :
@@ -380,6 +384,9 @@ TEST_P(JsonLogFormatFastPathTest, AgreesWithSimdjsonInEveryPosition) {
 // path, whatever the skipped values hold, and agree with simdjson's walk.
 TEST_P(JsonLogFormatFastPathTest, PlainLinesStayOnTheFastPath) {
   const std::vector<std::string> fields = {"a", "b.c", "n"};
+  // Long literals are split across lines on purpose (adjacent
+  // literals).
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   const std::vector<std::string> lines = {
       R"({"z":{"k":"}]{[","l":[1,{"m":"]"}],"n":"aaaaaaaaaaaaaaaaaaaaaaaa{"},"a":1})",
       "{\"z\":" + std::string(40, '[') + std::string(40, ']') + ",\"a\":2}",
@@ -394,6 +401,7 @@ TEST_P(JsonLogFormatFastPathTest, PlainLinesStayOnTheFastPath) {
       R"( { "a" : 1 , "b" : { "c" : 2 } } )",
       R"({"time":"2026-12-01T00:00:00.004Z","level":"info","service":"x",)"
       R"("http":{"method":"GET","status":200,"bytes":15356},"a":38.828})"};
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   for (const std::string& line : lines) {
     const Row want = ParseOne(fields, line, 0);
     ASSERT_EQ(want.outcome, LineOutcome::kParsed) << line;
@@ -486,6 +494,8 @@ TEST_P(JsonLogFormatFastPathTest, ParsersTakingTurnsKeepTheirOwnKeys) {
                        format->NewParser(ba));
   std::vector<ExactLine> buffers;
   std::vector<std::string_view> views;
+  buffers.reserve(lines.size());
+  views.reserve(lines.size());
   for (const std::string& line : lines) {
     buffers.emplace_back(line, kLinePadding);
   }

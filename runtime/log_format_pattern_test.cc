@@ -144,6 +144,7 @@ TEST(PatternFormatTest, AgreesWithTheEquivalentRegex) {
     for (size_t k = 0; k < n; ++k) t.push_back(alphabet[rng() % 6]);
     return t;
   };
+  lines.reserve(3000);
   for (int i = 0; i < 3000; ++i) {
     // Half of the lines in the pattern's shape (with its literals inside
     // the parts too), half anything.

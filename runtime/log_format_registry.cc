@@ -23,7 +23,7 @@ Registry& GetRegistry() {
   static Registry* registry = [] {
     auto* r = new Registry;
     absl::MutexLock lock(&r->mu);
-    for (auto f :
+    for (const auto& f :
          {runtime::NewDefaultLogFormat(), runtime::NewGenericLogFormat(),
           runtime::NewGenericKvLogFormat(), runtime::NewCsvLogFormat(),
           runtime::NewRegexLogFormat(), runtime::NewPatternLogFormat(),
@@ -48,6 +48,8 @@ std::string_view FieldBatch::Copy(std::string_view s) {
   return std::string_view(p, s.size());
 }
 
+// By value: it is moved into the registry.
+// NOLINTNEXTLINE(performance-unnecessary-value-param)
 absl::Status RegisterLogFormat(std::shared_ptr<const LogFormat> format) {
   if (format == nullptr) return absl::InvalidArgumentError("null log format");
   std::string name = format->name();

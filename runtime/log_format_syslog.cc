@@ -114,9 +114,7 @@ const char* BsdTimeEnd(const char* p, const char* end) {
   // The shortest form is `Mmm d hh:mm:ss`.
   if (end - p < 14 || !IsMonth(p) || p[3] != ' ') return nullptr;
   const char* q;
-  if (p[4] == ' ' && IsDigit(p[5])) {
-    q = p + 6;
-  } else if (IsDigit(p[4]) && IsDigit(p[5])) {
+  if ((p[4] == ' ' || IsDigit(p[4])) && IsDigit(p[5])) {  // " d" or "dd"
     q = p + 6;
   } else if (IsDigit(p[4]) && p[5] == ' ') {
     q = p + 5;

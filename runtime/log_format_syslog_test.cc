@@ -330,6 +330,8 @@ TEST(SyslogLogFormatTest, Rfc3164Example4PriWithoutTimestampIsAllContent) {
 // ------------------------------------------------- files and TAGs
 
 TEST(SyslogLogFormatTest, VarLogSyslogLinesWithoutPri) {
+  // Long lines are split across literals on purpose.
+  // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
   std::vector<Row> rows = Parse(
       kAll,
       {"Dec  1 14:00:00 myhost sshd[123]: Accepted publickey for root from "

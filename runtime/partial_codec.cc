@@ -39,7 +39,6 @@ using util::AppendU8;
 using util::ReadBytes;
 using util::ReadU32;
 using util::ReadU64;
-using util::ReadU8;
 
 // ---- The engine side
 

@@ -81,6 +81,7 @@ TEST(HistogramTest, TheSameForAnySplitAndTooManyBinsAlike) {
   std::mt19937_64 rng(5);
   for (int distinct_bins : {300, 5000}) {
     std::vector<std::string> values;
+    values.reserve(20000);
     for (int i = 0; i < 20000; ++i) {
       values.push_back(absl::StrCat(static_cast<int>(rng() % distinct_bins),
                                     ".", rng() % 10));
@@ -120,7 +121,7 @@ TEST(HistogramTest, BytesRoundTripAndMalformedStatesAreRefused) {
     std::string_view short_in(bytes.data(), cut);
     EXPECT_FALSE(NewState("0.5")->Deserialize(&short_in, 0)) << cut;
   }
-  auto bins = [](std::vector<std::pair<std::string, uint64_t>> e) {
+  auto bins = [](const std::vector<std::pair<std::string, uint64_t>>& e) {
     std::string out;
     util::AppendU8(&out, 0);
     util::AppendU32(&out, static_cast<uint32_t>(e.size()));

@@ -30,6 +30,7 @@ struct Moments {
 
 Moments RunMoments(const std::vector<std::string>& values) {
   std::vector<std::string> lines;
+  lines.reserve(values.size());
   for (const std::string& v : values) lines.push_back("v=" + v);
   absl::StatusOr<ResultTable> r = RunQuery(
       "select variance(v),variancep(v),stddev(v),stddevp(v) group by * "

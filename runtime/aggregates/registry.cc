@@ -38,7 +38,7 @@ MAPR_AGGREGATES(MAPR_DECLARE_AGGREGATE)
 
 namespace {
 
-#define MAPR_LIST_AGGREGATE(name) &name,
+#define MAPR_LIST_AGGREGATE(name) &(name),
 constexpr const AggregateFunction* kAll[] = {
     MAPR_AGGREGATES(MAPR_LIST_AGGREGATE)};
 #undef MAPR_LIST_AGGREGATE

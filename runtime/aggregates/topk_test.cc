@@ -216,6 +216,7 @@ TEST(TopkTest, BecomesASummaryWhenTheUnionPassesTheLimit) {
   // Two halves of 3000 distinct values each, 5000 together: each half is
   // exact, their merge is a summary, as one pass is.
   std::vector<std::string> values;
+  values.reserve(5000);
   for (int i = 0; i < 5000; ++i) values.push_back(absl::StrCat("v", i % 5000));
   std::sort(values.begin(), values.end());
   const std::unique_ptr<AggregateState> a = NewState(), b = NewState();
@@ -251,7 +252,7 @@ TEST(TopkTest, BytesRoundTripAndMalformedStatesAreRefused) {
     }
   }
   auto entries = [](uint8_t form, uint64_t error,
-                    std::vector<std::pair<std::string, uint64_t>> e) {
+                    const std::vector<std::pair<std::string, uint64_t>>& e) {
     std::string out;
     util::AppendU8(&out, form);
     if (form == 1) util::AppendU64(&out, error);

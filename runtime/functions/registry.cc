@@ -35,7 +35,7 @@ MAPR_FUNCTIONS(MAPR_DECLARE_FUNCTION)
 
 namespace {
 
-#define MAPR_LIST_FUNCTION(name) &name,
+#define MAPR_LIST_FUNCTION(name) &(name),
 constexpr const ScalarFunction* kAll[] = {MAPR_FUNCTIONS(MAPR_LIST_FUNCTION)};
 #undef MAPR_LIST_FUNCTION
 
