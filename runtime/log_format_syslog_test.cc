@@ -331,7 +331,7 @@ TEST(SyslogLogFormatTest, Rfc3164Example4PriWithoutTimestampIsAllContent) {
 
 TEST(SyslogLogFormatTest, VarLogSyslogLinesWithoutPri) {
   // Long lines are split across literals on purpose.
-  // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   std::vector<Row> rows = Parse(
       kAll,
       {"Dec  1 14:00:00 myhost sshd[123]: Accepted publickey for root from "
@@ -342,6 +342,7 @@ TEST(SyslogLogFormatTest, VarLogSyslogLinesWithoutPri) {
        "2026-12-01T14:00:00.123456+00:00 myhost app[1]: msg",
        "2026-12-01T14:00:00.123456+00:00 myhost systemd[1]: Started "
        "session-4.scope - Session 4 of User root."});
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   for (const Row& r : rows) EXPECT_EQ(r.outcome, LineOutcome::kParsed);
   EXPECT_THAT(rows[0].fields,
               UnorderedElementsAre(

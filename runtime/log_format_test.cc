@@ -507,12 +507,13 @@ TEST(GenericKvLogFormatTest, SkipsTokensWithoutEqualsAndNeverHangs) {
   auto format = NewGenericKvLogFormat();
   const std::vector<std::string> fields = {"a", "b", "$time"};
   // The DTail line is split across literals on purpose.
-  // NOLINTNEXTLINE(bugprone-suspicious-missing-comma)
+  // NOLINTBEGIN(bugprone-suspicious-missing-comma)
   std::vector<Row> rows =
       Parse(format, fields,
             {"foo|a=1|bar||b=2|", "nothing here", "", "|||", "a=1|",
              "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h|"
              "MAPREDUCE:STATS|a=7"});
+  // NOLINTEND(bugprone-suspicious-missing-comma)
   ASSERT_EQ(rows.size(), 6u);
   for (const Row& row : rows) EXPECT_EQ(row.outcome, LineOutcome::kParsed);
   EXPECT_THAT(rows[0].fields,
