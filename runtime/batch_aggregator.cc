@@ -741,7 +741,8 @@ ResultTable BatchAggregator::Result(size_t threads,
   ResultTable table;
   if (plan_->window) {
     // The groups hold hops: join them into windows first (window.h).
-    const WindowGroups windows = JoinWindows(*plan_, groups_, states_, threads);
+    const WindowGroups windows =
+        JoinWindows(*plan_, groups_, states_, threads, min_groups_per_thread);
     table = BuildResult(
         *plan_,
         GroupStates{windows.groups, windows.states, key_part_, dropped_groups_},

@@ -355,7 +355,8 @@ TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
   for (int i = 0; i < 20000; ++i) {
     lines.push_back(Stats(absl::StrCat(
         "h=k", rng() % 10000, "|g=", rng() % 3, "|v=", rng() % 1000,
-        "|w=", static_cast<int>(rng() % 2000) - 1000, ".", rng() % 100)));
+        "|w=", static_cast<int>(rng() % 2000) - 1000, ".", rng() % 100,
+        "|t=", 1700000000 + rng() % 300000)));
   }
   for (const char* query : {
            "from STATS select h,count($line),sum(v),avg(w),min(w),max(v),"
@@ -367,6 +368,9 @@ TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
            // Running totals across the rendering's blocks and rounds.
            "from STATS select h,count($line),cumsum(count($line)),cumsum(v) "
            "group by h order by count($line) desc",
+           // Windows joined from their hops on several threads.
+           "from STATS select g,$w,count($line),sum(v),first(w),last(v),"
+           "p90(v),dcount(h) set $w = window(t, 10m, 1m) group by g,$w",
        }) {
     ASSERT_OK_AND_ASSIGN(auto agg, Make(query));
     ASSERT_OK(Push(*agg, lines));

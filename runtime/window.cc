@@ -56,7 +56,8 @@ class WindowKeys {
 
 WindowGroups JoinWindows(
     const plan::Plan& plan, const GroupTable& hops,
-    std::span<const std::unique_ptr<AggregateState>> states, size_t threads) {
+    std::span<const std::unique_ptr<AggregateState>> states, size_t threads,
+    size_t min_groups_per_thread) {
   WindowGroups out;
   const int64_t per_window =
       plan.window->width_seconds / plan.window->hop_seconds;
@@ -83,7 +84,8 @@ WindowGroups JoinWindows(
   // Round k gives each window its hop k (the window starting k hops before
   // the hop): rounds 0, 1, ... add each window's hops in time order, each
   // later than the ones before it (AggregateState::Combine's order).
-  threads = std::clamp<size_t>(threads, 1, std::max<size_t>(states.size(), 1));
+  threads = std::min(util::ThreadsFor(n, threads, min_groups_per_thread),
+                     std::max<size_t>(states.size(), 1));
   std::vector<uint32_t> to(n);
   for (int64_t k = 0; k < per_window; ++k) {
     for (uint32_t g = 0; g < n; ++g) {

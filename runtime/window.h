@@ -35,10 +35,12 @@ struct WindowGroups {
 
 // The windows of `hops` (the groups of an aggregator of `plan`, which has
 // a window) and `states` (its states, by slot). Combines the states on up
-// to `threads` threads, a state per thread.
+// to `threads` threads, a state per thread, one per `min_groups_per_thread`
+// hops (as BuildResult); the windows do not depend on either.
 WindowGroups JoinWindows(
     const plan::Plan& plan, const GroupTable& hops,
-    std::span<const std::unique_ptr<AggregateState>> states, size_t threads);
+    std::span<const std::unique_ptr<AggregateState>> states, size_t threads,
+    size_t min_groups_per_thread);
 
 // The bytes of group key `key` of `plan` that its partition is chosen by
 // (PartialCodec::PartitionOfKey): the whole key, or for a window query
