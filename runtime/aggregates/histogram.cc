@@ -1,7 +1,10 @@
 // histogram(x, w): how many numeric values of x fall in each bin of width
 // w, the bins as bucket(x, w) names them (floor(x / w) * w, binned exactly
 // for plain decimals: runtime/time_functions.h), in increasing order:
-// `0: 3, 10: 5, 30: 1`. Bins with no value are not listed.
+// `0: 3, 10: 5, 30: 1`. Bins with no value are not listed. NaN counts in
+// the bin `NaN`; an infinity, or a value whose bin lies beyond the largest
+// double (1e308 at width 0.001), in `-Inf` or `+Inf`: first, last and last
+// but NaN in the list, so no numeric value goes uncounted.
 //
 // A group counts each bin exactly while it has at most kMaxBins of them.
 // The counts are a multiset, so a merge adds them and the list is the same
@@ -67,8 +70,9 @@ class HistogramState : public AggregateState {
       HistogramGroup& h = groups_[gids[i]];
       if (h.too_many) continue;
       const size_t size = BucketNumber(f.values[row], width_, bin);
-      if (size == 0) continue;  // NaN or an infinity
-      if (h.bins.Count(std::string_view(bin, size))) Check(h);
+      const std::string_view label =
+          size > 0 ? std::string_view(bin, size) : OutOfRange(f.numbers[row]);
+      if (h.bins.Count(label)) Check(h);
     }
   }
   void Combine(const AggregateState& later, const uint32_t* to,
@@ -102,8 +106,9 @@ class HistogramState : public AggregateState {
     h.too_many = form == 1;
     return h.too_many || h.bins.Read(in, kMaxBins, [](std::string_view bin) {
       double v;
-      return bin.size() < kMaxBinTextSize && util::ParseNumber(bin, &v) &&
-             std::isfinite(v);
+      return (bin.size() < kMaxBinTextSize && util::ParseNumber(bin, &v) &&
+              std::isfinite(v)) ||
+             bin == kNaN || bin == kMinusInf || bin == kPlusInf;
     });
   }
 
@@ -125,8 +130,11 @@ class HistogramState : public AggregateState {
     std::vector<Bin> bins;
     bins.reserve(h.bins.size());
     h.bins.ForEach([&](std::string_view label, uint64_t count) {
-      double at = 0;
-      util::ParseNumber(label, &at);
+      // -Inf first; +Inf, then NaN (by label) last.
+      double at = label == kMinusInf                   ? -HUGE_VAL
+                  : label == kPlusInf || label == kNaN ? HUGE_VAL
+                                                       : 0;
+      if (at == 0) util::ParseNumber(label, &at);
       bins.push_back({at, label, count});
       *values += static_cast<double>(count);
     });
@@ -140,6 +148,17 @@ class HistogramState : public AggregateState {
   }
 
  private:
+  static constexpr std::string_view kNaN = "NaN";
+  static constexpr std::string_view kMinusInf = "-Inf";
+  static constexpr std::string_view kPlusInf = "+Inf";
+
+  // The bin of a numeric value bucket() cannot name: NaN, an infinity, or
+  // a finite value whose bin is beyond the largest double.
+  static std::string_view OutOfRange(double v) {
+    if (std::isnan(v)) return kNaN;
+    return v < 0 ? kMinusInf : kPlusInf;
+  }
+
   // A group past kMaxBins bins drops its counts for good.
   static void Check(HistogramGroup& h) {
     if (h.bins.size() <= kMaxBins) return;

@@ -70,11 +70,41 @@ TEST(HistogramTest, DecimalBinsAreExactAndOrderedByValue) {
   // 0.3 / 0.1 is 2.9999999999999996 in doubles; its bin is still 0.3.
   Add(*s, {"0.3", "0.35", "0.29", "-0.01", "x", "nan", "1e-1", "0.1", "2"}, 0,
       9);
-  EXPECT_EQ(List(*s), "-0.1: 1, 0.1: 2, 0.2: 1, 0.3: 2, 2.0: 1");
+  EXPECT_EQ(List(*s), "-0.1: 1, 0.1: 2, 0.2: 1, 0.3: 2, 2.0: 1, NaN: 1");
   const std::unique_ptr<AggregateState> wide = NewState("100");
   Add(*wide, {"-1", "0", "99.9", "100", "250", "-100"}, 0, 6);
   EXPECT_EQ(List(*wide), "-100: 2, 0: 2, 100: 1, 200: 1");
   EXPECT_EQ(List(*NewState("5")), "");
+}
+
+TEST(HistogramTest, NaNInfinitiesAndOverflowingBinsAreCounted) {
+  // Every numeric value lands in a bin: NaN in NaN, infinities and values
+  // whose bin is past the largest double in -Inf or +Inf.
+  const std::unique_ptr<AggregateState> s = NewState("0.001");
+  Add(*s,
+      {"5", "NaN", "-Inf", "1e308", "inf", "-1e308", "nan", "+Inf", "-1.5",
+       "x"},
+      0, 10);
+  EXPECT_EQ(List(*s), "-Inf: 2, -1.500: 1, 5.000: 1, +Inf: 3, NaN: 2");
+  // They round-trip, and split anywhere they add up alike.
+  const std::string bytes = Bytes(*s);
+  const std::unique_ptr<AggregateState> back = NewState("0.001");
+  std::string_view in = bytes;
+  ASSERT_TRUE(back->Deserialize(&in, 0));
+  EXPECT_EQ(List(*back), List(*s));
+  const std::vector<std::string> values = {"NaN",  "1",     "inf", "2",
+                                           "-inf", "1e308", "3"};
+  for (size_t cut = 0; cut <= values.size(); ++cut) {
+    const std::unique_ptr<AggregateState> a = NewState("0.001"),
+                                          b = NewState("0.001");
+    Add(*a, values, 0, cut);
+    Add(*b, values, cut, values.size());
+    const uint32_t to[] = {0};
+    a->Combine(*b, to, 1);
+    EXPECT_EQ(List(*a),
+              "-Inf: 1, 1.000: 1, 2.000: 1, 3.000: 1, +Inf: 2, NaN: 1")
+        << cut;
+  }
 }
 
 TEST(HistogramTest, TheSameForAnySplitAndTooManyBinsAlike) {
@@ -141,7 +171,8 @@ TEST(HistogramTest, BytesRoundTripAndMalformedStatesAreRefused) {
   EXPECT_FALSE(reads(bins({{"0", 0}})));            // count 0
   EXPECT_FALSE(reads(bins({{"1", 1}, {"0", 1}})));  // order
   EXPECT_FALSE(reads(bins({{"x", 1}})));            // not a number
-  EXPECT_FALSE(reads(bins({{"inf", 1}})));          // not finite
+  EXPECT_FALSE(reads(bins({{"inf", 1}})));          // not a bin's name
+  EXPECT_TRUE(reads(bins({{"+Inf", 1}, {"-Inf", 2}, {"NaN", 3}})));
 }
 
 }  // namespace
