@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -738,20 +739,19 @@ void BatchAggregator::SwapState(BatchAggregator& other) {
 
 ResultTable BatchAggregator::Result(size_t threads,
                                     size_t min_groups_per_thread) const {
-  ResultTable table;
+  // A window query's groups hold hops: join them into windows first
+  // (window.h).
+  std::optional<WindowGroups> windows;
   if (plan_->window) {
-    // The groups hold hops: join them into windows first (window.h).
-    const WindowGroups windows =
+    windows =
         JoinWindows(*plan_, groups_, states_, threads, min_groups_per_thread);
-    table = BuildResult(
-        *plan_,
-        GroupStates{windows.groups, windows.states, key_part_, dropped_groups_},
-        counters_, threads, min_groups_per_thread);
-  } else {
-    table = BuildResult(
-        *plan_, GroupStates{groups_, states_, key_part_, dropped_groups_},
-        counters_, threads, min_groups_per_thread);
   }
+  ResultTable table = BuildResult(
+      *plan_,
+      windows ? GroupStates{windows->groups, windows->states, key_part_,
+                            dropped_groups_}
+              : GroupStates{groups_, states_, key_part_, dropped_groups_},
+      counters_, threads, min_groups_per_thread);
   std::vector<FieldCount> fields(field_lines_.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     fields[i] = {extracted_names_[i], field_lines_[i], field_not_numeric_[i],
