@@ -65,6 +65,9 @@ class MAPR_EXPORT Query {
   std::vector<ResultColumn> columns() const;
   // The log format that will parse lines (canonical name).
   const std::string& log_format() const;
+  // Whether the query names its format (`logformat`); false when DTail's
+  // rule picked it (`default` with `from`, else `generic`).
+  bool log_format_given() const;
   // The `from` table: its name upper-cased (`STATS`), `*` for `from *`,
   // nullopt when the query reads every line.
   std::optional<std::string> table() const;

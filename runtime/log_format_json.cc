@@ -436,10 +436,41 @@ class JsonLogFormat : public BuiltinLogFormat {
   }
 };
 
+// journald's entries as `journalctl -o json` and mapr::JournalReader print
+// them: the json format, plus `$time`, the entry's __REALTIME_TIMESTAMP
+// (epoch microseconds).
+class JournalLogFormat : public BuiltinLogFormat {
+ public:
+  JournalLogFormat()
+      : BuiltinLogFormat(
+            "journal",
+            "journald entries as `journalctl -o json` prints them (mapr "
+            "--journal reads them so); each field is a field, and $time "
+            "is __REALTIME_TIMESTAMP",
+            "{\"__REALTIME_TIMESTAMP\":\"1700000000000000\",\"_HOSTNAME\":"
+            "\"web-1\",\"PRIORITY\":\"6\",\"MESSAGE\":\"started\"}",
+            std::nullopt) {}
+  absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
+      std::span<const std::string> fields) const override {
+    std::vector<std::string> keys(fields.begin(), fields.end());
+    for (std::string& key : keys) {
+      if (key == "$time") key = "__REALTIME_TIMESTAMP";
+    }
+    return json_.NewParser(keys);
+  }
+
+ private:
+  JsonLogFormat json_{"json"};
+};
+
 }  // namespace
 
 std::shared_ptr<const LogFormat> NewJsonLogFormat(std::string name) {
   return std::make_shared<JsonLogFormat>(std::move(name));
+}
+
+std::shared_ptr<const LogFormat> NewJournalLogFormat() {
+  return std::make_shared<JournalLogFormat>();
 }
 
 uint64_t JsonFastPathGiveUpsForTesting() { return fast_path_give_ups; }

@@ -31,7 +31,8 @@ Registry& GetRegistry() {
           runtime::NewCombinedLogFormat(), runtime::NewLogfmtLogFormat(),
           runtime::NewSyslogLogFormat(), runtime::NewJsonLogFormat(),
           runtime::NewJsonLogFormat("ndjson"),
-          runtime::NewJsonLogFormat("jsonl"), runtime::NewAutoLogFormat()}) {
+          runtime::NewJsonLogFormat("jsonl"), runtime::NewJournalLogFormat(),
+          runtime::NewAutoLogFormat()}) {
       r->formats[f->name()] = f;
     }
     return r;

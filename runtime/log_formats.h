@@ -122,6 +122,9 @@ std::shared_ptr<const LogFormat> NewSyslogLogFormat();
 // or dotted paths (`request.method`, `tags.0`, `zones."a.b".hits`). `json`,
 // and the same format under the names `ndjson` and `jsonl`.
 std::shared_ptr<const LogFormat> NewJsonLogFormat(std::string name = "json");
+// journald's entries as `journalctl -o json` (and mapr::JournalReader) print
+// them: the json format with `$time` as the entry's __REALTIME_TIMESTAMP.
+std::shared_ptr<const LogFormat> NewJournalLogFormat();
 // `logformat auto`: each line in the format its shape names
 // (mapr/format_guess.h).
 std::shared_ptr<const LogFormat> NewAutoLogFormat();

@@ -304,6 +304,29 @@ absl::Status AddFiles(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+absl::Status AddJournalFile(Flags& flags, std::string_view value) {
+  if (value.empty()) return absl::InvalidArgumentError("--journal-file is empty");
+  flags.journal = true;
+  flags.journal_files.emplace_back(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetJournalDir(Flags& flags, std::string_view value) {
+  if (value.empty()) return absl::InvalidArgumentError("--journal-dir is empty");
+  flags.journal = true;
+  flags.journal_dir = std::string(value);
+  return absl::OkStatus();
+}
+
+absl::Status SetJournalCursorFile(Flags& flags, std::string_view value) {
+  if (value.empty()) {
+    return absl::InvalidArgumentError("--journal-cursor-file is empty");
+  }
+  flags.journal = true;
+  flags.journal_cursor_file = std::string(value);
+  return absl::OkStatus();
+}
+
 // Every option, in the order of --help; the parser and HelpText() both read
 // it. `help` is pre-wrapped: lines separated by '\n', each at most 52
 // columns (the text starts at column 27); "{cpus}" stands for the default
@@ -343,6 +366,22 @@ constexpr FlagSpec kFlagSpecs[] = {
      SetQuery},
     {"--files", 0, "LIST", FlagSection::kInput,
      "comma-separated FILEs, read before positional ones", AddFiles},
+    {"--journal", 0, "", FlagSection::kInput,
+     "read systemd's journal instead of FILEs (the local\n"
+     "system's, or --journal-file, --journal-dir); the\n"
+     "query reads its entries with logformat journal",
+     Set<&Flags::journal>},
+    {"--journal-file", 0, "FILE", FlagSection::kInput,
+     "read this journal file (repeatable); implies\n"
+     "--journal",
+     AddJournalFile},
+    {"--journal-dir", 0, "DIR", FlagSection::kInput,
+     "read the journal files in DIR; implies --journal", SetJournalDir},
+    {"--journal-cursor-file", 0, "FILE", FlagSection::kInput,
+     "resume after the cursor in FILE with the aggregate\n"
+     "state saved beside it, and save both there after\n"
+     "each report, atomically; implies --journal",
+     SetJournalCursorFile},
     {"--follow", 0, "", FlagSection::kFollow,
      "follow the FILEs like tail -f, from their end\n"
      "(truncation and rotation handled), and report every\n"

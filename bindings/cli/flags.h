@@ -102,6 +102,14 @@ struct Flags {
   bool allow_partial = false;
   // `mapr reduce`: the partials must cover [0, N); 0: not checked.
   uint64_t expect_splits = 0;
+  // --journal (also implied by the other journal options): read systemd's
+  // journal, the system's or these files or this folder, resuming after the
+  // cursor and state in journal_cursor_file (empty: none) and saving them
+  // there after every report.
+  bool journal = false;
+  std::vector<std::string> journal_files;
+  std::string journal_dir;
+  std::string journal_cursor_file;
   // The query (--query, else the first positional argument).
   std::optional<std::string> query;
   // Inputs: --files entries, then the remaining positional arguments (for

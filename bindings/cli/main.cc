@@ -27,6 +27,7 @@
 #include "bindings/cli/follow.h"
 #include "bindings/cli/format_sample.h"
 #include "bindings/cli/huge_pages.h"
+#include "bindings/cli/journal.h"
 #include "bindings/cli/map_follow.h"
 #include "bindings/cli/remote.h"
 #include "bindings/cli/runner.h"
@@ -297,6 +298,55 @@ int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
 }
 
 namespace {
+// --journal with FILEs, or a query whose format cannot read journal lines.
+std::string JournalUsageProblem(const Flags& flags, const Query& query) {
+  if (!flags.files.empty()) {
+    return "--journal reads the journal, not FILEs; leave them out, or read "
+           "them without --journal";
+  }
+  if (!flags.journal_files.empty() && !flags.journal_dir.empty()) {
+    return "--journal-file and --journal-dir cannot be combined";
+  }
+  const std::string& f = query.log_format();
+  if (query.log_format_given() && f != "journal" && f != "json" &&
+      f != "ndjson" && f != "jsonl") {
+    return absl::StrCat(
+        "--journal gives the query journal entries as JSON lines, which "
+        "logformat ",
+        f, " does not read; name logformat journal, or no format");
+  }
+  return "";
+}
+}  // namespace
+
+int SetUpReportExtras(const Flags& flags, const Query& query,
+                      ReportWriter& writer, ReportExtras& extras) {
+  if (flags.alert.has_value()) {
+    absl::StatusOr<RowCondition> compiled =
+        RowCondition::Compile(query, *flags.alert);
+    if (!compiled.ok()) {
+      return UsageError(absl::StrCat("--alert: ", compiled.status().message()));
+    }
+    extras.alert.emplace(*std::move(compiled));
+    writer.set_alert(&*extras.alert);
+  }
+  if (flags.listen.has_value()) {
+    absl::StatusOr<std::unique_ptr<MetricsServer>> server =
+        MetricsServer::Start(*flags.listen);
+    if (!server.ok()) {
+      PrintError(ToStd(server.status().message()));
+      return kExitInputError;
+    }
+    extras.metrics = *std::move(server);
+    writer.set_metrics(extras.metrics.get());
+    std::fprintf(stderr, "mapr: serving metrics at http://%s:%u/metrics\n",
+                 flags.listen->address.c_str(),
+                 static_cast<unsigned>(extras.metrics->port()));
+  }
+  return kExitOk;
+}
+
+namespace {
 
 // --follow: reports every interval until a signal (see follow.h). Every
 // report is written to the outfile and/or printed, each printed one ended
@@ -311,29 +361,10 @@ int RunFollow(const Flags& flags, const Query& query) {
 
   // Used by the reporter thread; read after FollowQuery() returned.
   ReportWriter writer(flags, query);
-  std::optional<RowCondition> alert;
-  if (flags.alert.has_value()) {
-    absl::StatusOr<RowCondition> compiled =
-        RowCondition::Compile(query, *flags.alert);
-    if (!compiled.ok()) {
-      return UsageError(absl::StrCat("--alert: ", compiled.status().message()));
-    }
-    alert.emplace(*std::move(compiled));
-    writer.set_alert(&*alert);
-  }
-  std::unique_ptr<MetricsServer> metrics;
-  if (flags.listen.has_value()) {
-    absl::StatusOr<std::unique_ptr<MetricsServer>> server =
-        MetricsServer::Start(*flags.listen);
-    if (!server.ok()) {
-      PrintError(ToStd(server.status().message()));
-      return kExitInputError;
-    }
-    metrics = *std::move(server);
-    writer.set_metrics(metrics.get());
-    std::fprintf(stderr, "mapr: serving metrics at http://%s:%u/metrics\n",
-                 flags.listen->address.c_str(),
-                 static_cast<unsigned>(metrics->port()));
+  ReportExtras extras;
+  if (int code = SetUpReportExtras(flags, query, writer, extras);
+      code != kExitOk) {
+    return code;
   }
   uint64_t final_groups = 0;
   std::vector<FieldCount> final_fields;
@@ -431,6 +462,23 @@ int Run(int argc, char** argv) {
     PrintError(ToStd(query.status().message()));
     return kExitUsage;
   }
+  if (flags->journal) {
+    if (std::string problem = JournalUsageProblem(*flags, *query);
+        !problem.empty()) {
+      return UsageError(problem);
+    }
+    // Journal entries are JSON lines: a query that names no format reads
+    // them as `logformat journal`, and says so in its text (the partials in
+    // a cursor file hold the text).
+    if (!query->log_format_given()) {
+      query = Query::Compile(
+          absl::StrCat(*flags->query, " logformat journal"), compile);
+      if (!query.ok()) {
+        PrintError(ToStd(query.status().message()));
+        return kExitUsage;
+      }
+    }
+  }
   if (flags->output == OutputFormat::kChart && !HasNumericColumn(*query)) {
     return UsageError(
         "--output chart draws the first numeric column, and the query has "
@@ -470,7 +518,7 @@ int Run(int argc, char** argv) {
   }
 
   // Waiting for a terminal's lines looks like a hang: say what it waits for.
-  if (!flags->quiet && isatty(STDIN_FILENO) == 1 &&
+  if (!flags->quiet && !flags->journal && isatty(STDIN_FILENO) == 1 &&
       (flags->files.empty() ||
        std::find(flags->files.begin(), flags->files.end(), "-") !=
            flags->files.end())) {
@@ -478,6 +526,7 @@ int Run(int argc, char** argv) {
                  "mapr: reading log lines from standard input, a terminal; "
                  "end them with Ctrl-D, or name a FILE\n");
   }
+  if (flags->journal) return RunJournal(*flags, *query);
   if (flags->command == Command::kMap && flags->follow) {
     return RunMapFollow(*flags, *query);
   }

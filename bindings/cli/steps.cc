@@ -329,6 +329,7 @@ std::string MisplacedOption(const Flags& flags) {
       {flags.explain, "--explain", query_or_map, "a query and map"},
       {flags.threads > 0, "--threads", query_or_map, "a query and map"},
       {!flags.hostname.empty(), "--hostname", query_or_map, "a query and map"},
+      {flags.journal, "--journal", c == Command::kQuery, "a query"},
   };
   for (const Rule& r : rules) {
     if (r.given && !r.allowed) {

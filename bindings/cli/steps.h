@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "bindings/cli/flags.h"
+#include "bindings/cli/metrics_server.h"
 #include "mapr/alert.h"
 #include "mapr/files.h"
 #include "mapr/query.h"
@@ -89,6 +91,19 @@ class ReportWriter {
   size_t reports_ = 0;
   bool failed_ = false;
 };
+
+// What --alert and --listen add to the reports of a following run: the
+// compiled condition and the metrics server, which must outlive the writer's
+// last Write().
+struct ReportExtras {
+  std::optional<RowCondition> alert;
+  std::unique_ptr<MetricsServer> metrics;
+};
+// main.cc: compiles --alert and starts the --listen server into `extras`
+// and attaches both to `writer`. Returns kExitOk, kExitUsage for a bad
+// condition (printed), or kExitInputError if the server cannot start.
+int SetUpReportExtras(const Flags& flags, const Query& query,
+                      ReportWriter& writer, ReportExtras& extras);
 
 // A usage problem with an option given to the wrong subcommand ("--range
 // works only with map"); empty if there is none.
