@@ -149,7 +149,7 @@ void AppendJournalJson(std::string_view cursor, uint64_t realtime_usec,
   };
   if (!cursor.empty()) {
     key("__CURSOR");
-    AppendJsonString(cursor, out);
+    AppendValue(cursor, out);
   }
   key("__REALTIME_TIMESTAMP");
   absl::StrAppend(out, "\"", realtime_usec, "\"");
@@ -157,12 +157,18 @@ void AppendJournalJson(std::string_view cursor, uint64_t realtime_usec,
   absl::StrAppend(out, "\"", monotonic_usec, "\"");
   if (!boot_id.empty()) {
     key("_BOOT_ID");
-    AppendJsonString(boot_id, out);
+    AppendValue(boot_id, out);
   }
   for (size_t i = 0; i < fields.size(); ++i) {
     const std::string_view name = FieldName(fields[i]);
-    // journalctl prints the entry's boot id once, from its header.
-    if (name.empty() || name == "_BOOT_ID") continue;
+    // journalctl prints the entry's boot id once, from its header; a
+    // journal written by hand could repeat the other header names, or hold
+    // a name that is no text (journald writes neither).
+    if (name.empty() || name == "_BOOT_ID" || name == "__CURSOR" ||
+        name == "__REALTIME_TIMESTAMP" || name == "__MONOTONIC_TIMESTAMP" ||
+        !JournalValueIsText(name)) {
+      continue;
+    }
     bool seen = false;
     for (size_t k = 0; k < i && !seen; ++k) seen = FieldName(fields[k]) == name;
     if (seen) continue;  // Printed with its first value.

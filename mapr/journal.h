@@ -114,9 +114,10 @@ class MAPR_EXPORT JournalReader {
 
 // Appends one journal entry to `out` as the JSON object described above.
 // `fields` are the entry's data items as sd-journal gives them
-// ("NAME=value", the value any bytes); items without '=' are skipped. The
-// header values come first; `cursor` and `boot_id` may be empty (then left
-// out). Exposed for tests and fuzzing.
+// ("NAME=value", the value any bytes); items without '=', or whose name is
+// no text or one of the header's, are skipped. The header values come
+// first; `cursor` and `boot_id` may be empty (then left out). Exposed for
+// tests and fuzzing.
 MAPR_EXPORT void AppendJournalJson(std::string_view cursor,
                                    uint64_t realtime_usec,
                                    uint64_t monotonic_usec,
