@@ -110,7 +110,8 @@ void AppendValue(std::string_view value, std::string* out) {
   out->push_back('[');
   for (size_t i = 0; i < value.size(); ++i) {
     if (i > 0) out->push_back(',');
-    absl::StrAppend(out, static_cast<unsigned>(static_cast<unsigned char>(value[i])));
+    absl::StrAppend(
+        out, static_cast<unsigned>(static_cast<unsigned char>(value[i])));
   }
   out->push_back(']');
 }
@@ -244,8 +245,8 @@ class SdJournalReader final : public JournalReader {
       } else {
         const int r = sd_journal_next(j_);
         if (r < 0) {
-          return absl::DataLossError(absl::StrCat(
-              "reading the journal: ", std::strerror(-r)));
+          return absl::DataLossError(
+              absl::StrCat("reading the journal: ", std::strerror(-r)));
         }
         if (r == 0) break;
       }

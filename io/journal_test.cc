@@ -50,10 +50,15 @@ TEST(JournalValueIsTextTest, FollowsJournalctl) {
 }
 
 TEST(AppendJournalJsonTest, JournalctlShape) {
-  const std::vector<std::string_view> fields = {
-      "MESSAGE=say \"hi\"\n\tbye\\", "_BOOT_ID=ignored", "TAG=a",
-      "BIN=\x01\xff",  "TAG=b",           "noequals",
-      "=noname",       "__CURSOR=forged", "EMPTY="};
+  const std::vector<std::string_view> fields = {"MESSAGE=say \"hi\"\n\tbye\\",
+                                                "_BOOT_ID=ignored",
+                                                "TAG=a",
+                                                "BIN=\x01\xff",
+                                                "TAG=b",
+                                                "noequals",
+                                                "=noname",
+                                                "__CURSOR=forged",
+                                                "EMPTY="};
   std::string out;
   AppendJournalJson("s=1;i=2", 1700000000000001, 77, "0123", fields, &out);
   EXPECT_EQ(out,

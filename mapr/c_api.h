@@ -383,6 +383,23 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_push_source_file(
     mapr_aggregator_t* aggregator, uint64_t source, const char* path,
     size_t path_len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
+/* Aggregates the entries of systemd's journal (mapr/journal.h), each one
+ * JSON line as `journalctl -o json --all` prints it, for a query with
+ * `logformat journal` (or json): the `n_files` NUL-terminated paths in
+ * `files`, else the folder `directory` (NULL: none), else the local
+ * system's journal; starting after the entry `after_cursor` names (NULL or
+ * "": from the first). On success, if `cursor` is not NULL, it receives the
+ * cursor of the last entry read (NUL-terminated; free with mapr_free), to
+ * resume from; it is the given after_cursor (or "") when no entry was
+ * read. MAPR_UNIMPLEMENTED when libmapr was built without libsystemd;
+ * MAPR_NOT_FOUND and the other OS codes for a file or folder that cannot
+ * be opened; MAPR_INVALID_ARGUMENT for a malformed cursor, NULL paths with
+ * a count, or both files and a directory; otherwise as for push_lines. */
+MAPR_EXPORT mapr_code_t mapr_aggregator_push_journal(
+    mapr_aggregator_t* aggregator, const char* const* files, size_t n_files,
+    const char* directory, const char* after_cursor, char** cursor,
+    mapr_error_t** errptr) MAPR_C_NOEXCEPT;
+
 /* Names `source` (a file's path, say) for the `$file` variable; a source
  * never named has an empty $file (push_file names its source itself).
  * MAPR_INVALID_ARGUMENT for a NULL name with a length; MAPR_FAILED_PRECONDITION

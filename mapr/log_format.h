@@ -1,7 +1,8 @@
 // mapr/log_format.h: log formats turn lines into fields. mapr ships
 // `default` (DTail's own lines), `generic`, `generickv`, `csv`, `clf` and
-// `combined` (access logs), `logfmt`, `syslog`, `json` (alias `ndjson`),
-// `fields` and `regex`; a host can register its own under a new name and use
+// `combined` (access logs), `logfmt`, `syslog`, `json` (aliases `ndjson`,
+// `jsonl`), `journal` (journald's JSON entries), `fields`, `pattern`,
+// `regex` and `auto`; a host can register its own under a new name and use
 // it with `logformat NAME`.
 //
 // A format fills the same batch columns the built-in ones fill, one call per

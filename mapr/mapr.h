@@ -13,6 +13,7 @@
 #include "mapr/files.h"            // IWYU pragma: export
 #include "mapr/format_guess.h"     // IWYU pragma: export
 #include "mapr/input.h"            // IWYU pragma: export
+#include "mapr/journal.h"          // IWYU pragma: export
 #include "mapr/line_splitter.h"    // IWYU pragma: export
 #include "mapr/log_format.h"       // IWYU pragma: export
 #include "mapr/options.h"          // IWYU pragma: export

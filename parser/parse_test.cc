@@ -1336,7 +1336,8 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "select a logformat foo\n"
        "                   ^~~\n"
        "hint: known log formats: auto, clf, combined, csv, default, "
-       "fields, generic, generickv, json, jsonl, logfmt, ndjson, pattern, "
+       "fields, generic, generickv, json, jsonl, journal, logfmt, ndjson, "
+       "pattern, "
        "regex, "
        "syslog"},
       {"select a logformat Mimecast", kInvalid,
@@ -1344,7 +1345,8 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "select a logformat Mimecast\n"
        "                   ^~~~~~~~\n"
        "hint: known log formats: auto, clf, combined, csv, default, "
-       "fields, generic, generickv, json, jsonl, logfmt, ndjson, pattern, "
+       "fields, generic, generickv, json, jsonl, journal, logfmt, ndjson, "
+       "pattern, "
        "regex, "
        "syslog"},
       // DTail reads `count(a)b` as one item named `count(a)b`.

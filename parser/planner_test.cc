@@ -149,7 +149,8 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
                   "select a logformat nginx\n"
                   "                   ^~~~~\n"
                   "hint: known log formats: auto, clf, combined, csv, default, "
-                  "fields, generic, generickv, json, jsonl, logfmt, ndjson, "
+                  "fields, generic, generickv, json, jsonl, journal, logfmt, "
+                  "ndjson, "
                   "pattern, "
                   "regex, "
                   "syslog")));

@@ -30,6 +30,7 @@
 #include "mapr/aggregator.h"
 #include "mapr/files.h"
 #include "mapr/input.h"
+#include "mapr/journal.h"
 #include "mapr/log_format.h"
 #include "mapr/outfile.h"
 #include "mapr/partial.h"
@@ -690,6 +691,44 @@ mapr_code_t mapr_aggregator_push_source_file(mapr_aggregator_t* aggregator,
                                              mapr_error_t** errptr) noexcept {
   return PushFile(aggregator, source, path, path_len,
                   "mapr_aggregator_push_source_file", errptr);
+}
+
+mapr_code_t mapr_aggregator_push_journal(mapr_aggregator_t* aggregator,
+                                         const char* const* files,
+                                         size_t n_files, const char* directory,
+                                         const char* after_cursor,
+                                         char** cursor,
+                                         mapr_error_t** errptr) noexcept {
+  constexpr char kFunction[] = "mapr_aggregator_push_journal";
+  if (mapr_code_t c = CheckUsable(aggregator, kFunction, errptr);
+      c != MAPR_OK) {
+    return c;
+  }
+  if (files == nullptr && n_files != 0) {
+    return InvalidArgument(errptr, kFunction, ": NULL files with a count");
+  }
+  for (size_t i = 0; i < n_files; ++i) {
+    if (files[i] == nullptr) {
+      return InvalidArgument(errptr, kFunction, ": a NULL file");
+    }
+  }
+  if (cursor != nullptr) *cursor = nullptr;
+  return GuardAggregator(aggregator, errptr, MAPR_INTERNAL, [&] {
+    mapr::JournalSpec spec;
+    spec.files.assign(files, files + n_files);
+    if (directory != nullptr) spec.directory = directory;
+    if (after_cursor != nullptr) spec.after_cursor = after_cursor;
+    absl::StatusOr<std::unique_ptr<mapr::JournalReader>> reader =
+        mapr::JournalReader::Open(spec);
+    if (!reader.ok()) return Fail(errptr, reader.status());
+    absl::Status s =
+        (*reader)->ReadAll([&](std::span<const std::string_view> lines) {
+          return aggregator->agg.PushLines(lines);
+        });
+    if (!s.ok()) return Fail(errptr, s);
+    if (cursor != nullptr) *cursor = CopyOut((*reader)->cursor(), nullptr);
+    return MAPR_OK;
+  });
 }
 
 mapr_code_t mapr_aggregator_set_source_name(mapr_aggregator_t* aggregator,

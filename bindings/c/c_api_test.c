@@ -803,6 +803,23 @@ static void TestPushFile(void) {
         MAPR_INVALID_ARGUMENT);
   CHECK(mapr_aggregator_push_file(agg, "a\0b", 3, &err) ==
         MAPR_INVALID_ARGUMENT);
+  /* The journal: a missing file (or a libmapr without libsystemd), bad
+   * arguments. tests/daemon/journal_test.py reads real journal files. */
+  const char* journals[] = {"c_api_test_missing.journal"};
+  char* cursor = NULL;
+  mapr_code_t jc =
+      mapr_aggregator_push_journal(agg, journals, 1, NULL, NULL, &cursor, &err);
+  CHECK(jc == MAPR_NOT_FOUND || jc == MAPR_UNIMPLEMENTED);
+  CHECK(cursor == NULL);
+  if (jc == MAPR_NOT_FOUND) {
+    CHECK_STREQ(mapr_error_message(err),
+                "journal file c_api_test_missing.journal: No such file or "
+                "directory");
+  }
+  CHECK(mapr_aggregator_push_journal(agg, NULL, 2, NULL, NULL, NULL, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK_STREQ(mapr_error_message(err),
+              "mapr_aggregator_push_journal: NULL files with a count");
   mapr_error_free(err);
   err = NULL;
   /* Input errors are not the aggregator's: it goes on. */

@@ -305,14 +305,16 @@ absl::Status AddFiles(Flags& flags, std::string_view value) {
 }
 
 absl::Status AddJournalFile(Flags& flags, std::string_view value) {
-  if (value.empty()) return absl::InvalidArgumentError("--journal-file is empty");
+  if (value.empty())
+    return absl::InvalidArgumentError("--journal-file is empty");
   flags.journal = true;
   flags.journal_files.emplace_back(value);
   return absl::OkStatus();
 }
 
 absl::Status SetJournalDir(Flags& flags, std::string_view value) {
-  if (value.empty()) return absl::InvalidArgumentError("--journal-dir is empty");
+  if (value.empty())
+    return absl::InvalidArgumentError("--journal-dir is empty");
   flags.journal = true;
   flags.journal_dir = std::string(value);
   return absl::OkStatus();

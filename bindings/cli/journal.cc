@@ -58,7 +58,8 @@ class Fd {
 
 absl::Status FileError(std::string_view op, const std::string& file) {
   return absl::ErrnoToStatus(
-      errno, absl::StrCat("cannot ", ToAbsl(op), " journal cursor file '", file, "'"));
+      errno,
+      absl::StrCat("cannot ", ToAbsl(op), " journal cursor file '", file, "'"));
 }
 
 // Replaces `path` with `bytes`: a new file beside it, synced, renamed over
@@ -96,8 +97,9 @@ absl::Status WriteFileAtomically(const std::string& path,
     return s;
   }
   const size_t slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
   Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
   return absl::OkStatus();
@@ -317,15 +319,15 @@ class JournalRun {
         code != kExitOk) {
       return code;
     }
-    int64_t interval_ms = flags_.interval_ms > 0 ? flags_.interval_ms
-                                                 : query_.interval_ms();
+    int64_t interval_ms =
+        flags_.interval_ms > 0 ? flags_.interval_ms : query_.interval_ms();
     if (interval_ms <= 0) interval_ms = 1000;  // `interval 0`, as DTail.
     const absl::Duration interval = absl::Milliseconds(interval_ms);
     if (!flags_.quiet) {
-      PrintError(absl::StrCat(
-          "following the journal; ", flags_.delta ? "delta" : "cumulative",
-          " report every ", absl::FormatDuration(interval),
-          "; Ctrl-C or SIGTERM prints the final result"));
+      PrintError(absl::StrCat("following the journal; ",
+                              flags_.delta ? "delta" : "cumulative",
+                              " report every ", absl::FormatDuration(interval),
+                              "; Ctrl-C or SIGTERM prints the final result"));
     }
     bool failed = false;
     absl::Time next_report = absl::Now() + interval;
@@ -357,8 +359,8 @@ class JournalRun {
         if (next_report < absl::Now()) next_report = absl::Now() + interval;
       }
       if (read == 0 && stops == 0) {
-        const absl::Duration wait = std::min(absl::Milliseconds(200),
-                                             next_report - absl::Now());
+        const absl::Duration wait =
+            std::min(absl::Milliseconds(200), next_report - absl::Now());
         absl::StatusOr<bool> changed = reader_->Wait(wait);
         if (!changed.ok()) {
           PrintError(ToStd(changed.status().message()));
@@ -387,7 +389,7 @@ class JournalRun {
   AggregatorOptions options_;
   std::unique_ptr<JournalReader> reader_;
   std::optional<Aggregator> live_;
-  std::string state_;  // The state up to the cursor file's cursor.
+  std::string state_;              // The state up to the cursor file's cursor.
   uint64_t reported_entries_ = 0;  // reader_->entries() at the last report.
 };
 
@@ -412,7 +414,8 @@ absl::StatusOr<JournalState> ParseJournalState(std::string_view bytes) {
   bytes.remove_prefix(kStateMagic.size());
   std::string_view cursor, size;
   uint64_t n = 0;
-  if (!TakeLine(&bytes, "cursor", &cursor) || !TakeLine(&bytes, "state", &size) ||
+  if (!TakeLine(&bytes, "cursor", &cursor) ||
+      !TakeLine(&bytes, "state", &size) ||
       !absl::SimpleAtoi(ToAbsl(size), &n) || n != bytes.size()) {
     return absl::InvalidArgumentError(
         "a state mapr wrote, but cut short or changed");

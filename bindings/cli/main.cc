@@ -471,8 +471,8 @@ int Run(int argc, char** argv) {
     // them as `logformat journal`, and says so in its text (the partials in
     // a cursor file hold the text).
     if (!query->log_format_given()) {
-      query = Query::Compile(
-          absl::StrCat(*flags->query, " logformat journal"), compile);
+      query = Query::Compile(absl::StrCat(*flags->query, " logformat journal"),
+                             compile);
       if (!query.ok()) {
         PrintError(ToStd(query.status().message()));
         return kExitUsage;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "mapr/journal.h"
 #include "mapr/mapr.h"
 #include "mapr/partial.h"
 
@@ -324,6 +325,43 @@ void PushFile(PyAggregator& self, const std::string& path, uint64_t source) {
     throw py::error_already_set();
   }
   Check(s);
+}
+
+// Reads systemd's journal (mapr/journal.h) into the aggregator, without the
+// GIL; returns the cursor of the last entry read. A file that cannot be
+// opened raises the OSError subclass Python's open() would.
+std::string PushJournal(PyAggregator& self,
+                        const std::vector<std::string>& files,
+                        const std::string& directory,
+                        const std::string& after_cursor) {
+  mapr::JournalSpec spec;
+  spec.files = files;
+  spec.directory = directory;
+  spec.after_cursor = after_cursor;
+  std::string cursor;
+  absl::Status s = self.Locked([&](mapr::Aggregator& a) -> absl::Status {
+    absl::StatusOr<std::unique_ptr<mapr::JournalReader>> reader =
+        mapr::JournalReader::Open(spec);
+    if (!reader.ok()) return reader.status();
+    absl::Status read =
+        (*reader)->ReadAll([&](std::span<const std::string_view> lines) {
+          return a.PushLines(lines);
+        });
+    cursor = (*reader)->cursor();
+    return read;
+  });
+  if (s.ok()) return cursor;
+  int error_number = 0;
+  if (absl::IsNotFound(s)) error_number = ENOENT;
+  if (absl::IsPermissionDenied(s)) error_number = EACCES;
+  if (error_number != 0) {
+    errno = error_number;
+    const std::string name = files.empty() ? directory : files[0];
+    PyErr_SetFromErrnoWithFilename(PyExc_OSError, name.c_str());
+    throw py::error_already_set();
+  }
+  Check(s);
+  return cursor;
 }
 
 // Runs a query over files and globs on `threads` threads (mapr::QueryFiles)
@@ -724,6 +762,8 @@ PYBIND11_MODULE(_mapr, m) {
       .def("push_lines", &PushIterable, py::arg("lines"), py::arg("source") = 0)
       .def("push_bytes", &PushBuffer, py::arg("data"), py::arg("source") = 0)
       .def("push_file", &PushFile, py::arg("path"), py::arg("source") = 0)
+      .def("push_journal", &PushJournal, py::arg("files"), py::arg("directory"),
+           py::arg("after_cursor"))
       .def(
           "end_source",
           [](PyAggregator& self, uint64_t source) {

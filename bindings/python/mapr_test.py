@@ -645,6 +645,56 @@ class RunFilesTest(TempDirTestCase):
         self.assertEqual(r.stats.lines_read, 1200000)
 
 
+JOURNAL_REMOTE = next((p for p in ("/lib/systemd/systemd-journal-remote",
+                                    "/usr/lib/systemd/systemd-journal-remote")
+                       if os.access(p, os.X_OK)), None)
+
+
+class JournalTest(TempDirTestCase):
+    """Aggregator.push_journal over a journal systemd-journal-remote writes."""
+
+    def setUp(self):
+        super().setUp()
+        if JOURNAL_REMOTE is None:
+            self.skipTest("no systemd-journal-remote")
+        text = b"".join(
+            b"__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n"
+            b"_BOOT_ID=0123456789abcdef0123456789abcdef\n"
+            b"_HOSTNAME=h%d\nMESSAGE\n%s%s\n\n"
+            % (1700000000000000 + i, i + 1, i % 2,
+               len(b"a\nb%d" % i).to_bytes(8, "little"), b"a\nb%d" % i)
+            for i in range(10))
+        self.journal = os.path.join(self.dir, "t.journal")
+        subprocess.run([JOURNAL_REMOTE, "-o", self.journal, "-"], input=text,
+                       check=True, stderr=subprocess.DEVNULL)
+
+    def test_push_journal_and_resume(self):
+        q = mapr.compile("select _HOSTNAME, count($line), last(MESSAGE) "
+                         "group by _HOSTNAME logformat journal")
+        try:
+            agg = mapr.Aggregator(q)
+            cursor = agg.push_journal([self.journal])
+        except mapr.MaprError as e:
+            if e.code == "UNIMPLEMENTED":
+                self.skipTest("built without libsystemd")
+            raise
+        self.assertIn(";i=a;", cursor)  # The 10th entry.
+        r = agg.finish()
+        self.assertEqual(r.to_csv(), "_HOSTNAME,count($line),last(MESSAGE)\n"
+                         "h0,5,\"a\nb8\"\nh1,5,\"a\nb9\"\n")
+        again = mapr.Aggregator(q)
+        self.assertEqual(again.push_journal([self.journal],
+                                            after_cursor=cursor), cursor)
+        self.assertEqual(again.finish().to_csv(),
+                         "_HOSTNAME,count($line),last(MESSAGE)\n")
+        with self.assertRaises(FileNotFoundError):
+            mapr.Aggregator(q).push_journal([self.journal + ".missing"])
+        with self.assertRaises(mapr.MaprError) as e:
+            mapr.Aggregator(q).push_journal([self.journal],
+                                            after_cursor="junk")
+        self.assertEqual(e.exception.code, "INVALID_ARGUMENT")
+
+
 class AggregatorTest(unittest.TestCase):
 
     def test_push_snapshot_finish(self):

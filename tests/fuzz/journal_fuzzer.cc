@@ -7,8 +7,9 @@
 //     the item's bytes: a string when JournalValueIsText (then valid UTF-8),
 //     else an array of the byte values; a name given several times is an
 //     array of those forms, in order;
-//   * `logformat journal` parses the line, and reads a text value back
-//     byte for byte, and $time as the realtime timestamp.
+//   * `logformat journal` parses the line, and reads a text value of a
+//     journal field name back byte for byte, and $time as the realtime
+//     timestamp.
 #include <simdjson.h>
 
 #include <cstddef>
@@ -47,6 +48,18 @@ void CheckValue(simdjson::dom::element e, std::string_view value) {
     Check(b.get_uint64().get(byte) == simdjson::SUCCESS);
     Check(byte == static_cast<unsigned char>(value[i++]));
   }
+}
+
+// A name journald accepts: letters, digits and underscores (the reader's
+// field lookup takes other bytes as paths, quotes or variables).
+bool JournalName(std::string_view name) {
+  for (char c : name) {
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+          (c >= '0' && c <= '9') || c == '_')) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::string_view Name(std::string_view item) {
@@ -106,7 +119,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (values.size() == 1) {
       CheckValue(e, values[0]);
       // The journal format reads it back.
-      if (mapr::JournalValueIsText(values[0])) {
+      if (mapr::JournalValueIsText(values[0]) && JournalName(name)) {
         const std::vector<std::string> fields = {std::string(name), "$time"};
         auto p = mapr::FindLogFormat("journal")->NewParser(fields);
         Check(p.ok());

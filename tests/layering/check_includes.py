@@ -82,6 +82,7 @@ HEADER_LAYER = {
     "mapr/turbo_aggregate.h": "api",
     "mapr/files.h": "io",
     "mapr/input.h": "io",
+    "mapr/journal.h": "io",
     "mapr/mapr.h": "io",
     "mapr/c_api.h": "bindings",
 }

@@ -648,6 +648,24 @@ class Aggregator:
         """
         self._a.push_file(os.fspath(path), source)
 
+    def push_journal(self, files: Sequence[Union[str, os.PathLike]] = (),
+                     *, directory: Union[str, os.PathLike, None] = None,
+                     after_cursor: str = "") -> str:
+        """Reads systemd's journal (in C++, without the GIL) and returns the
+        cursor of the last entry read, to resume from with after_cursor.
+
+        Each entry is one JSON line as `journalctl -o json --all` prints
+        it, for a query with `logformat journal`. Reads the journal files
+        `files`, else the folder `directory`, else the local system's
+        journal. A missing file raises FileNotFoundError; a malformed
+        cursor MaprError (code "INVALID_ARGUMENT"); a mapr built without
+        libsystemd MaprError (code "UNIMPLEMENTED").
+        """
+        return self._a.push_journal(
+            [os.fspath(f) for f in files],
+            os.fspath(directory) if directory is not None else "",
+            after_cursor)
+
     def end_source(self, source: int = 0) -> None:
         """Ends a source: aggregates the unfinished last line of its byte
         stream and frees its parser. Lines pushed for it afterwards begin
