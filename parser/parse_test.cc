@@ -1336,7 +1336,7 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "select a logformat foo\n"
        "                   ^~~\n"
        "hint: known log formats: auto, clf, combined, csv, default, "
-       "fields, generic, generickv, json, jsonl, journal, logfmt, ndjson, "
+       "fields, generic, generickv, journal, json, jsonl, logfmt, ndjson, "
        "pattern, "
        "regex, "
        "syslog"},
@@ -1345,7 +1345,7 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "select a logformat Mimecast\n"
        "                   ^~~~~~~~\n"
        "hint: known log formats: auto, clf, combined, csv, default, "
-       "fields, generic, generickv, json, jsonl, journal, logfmt, ndjson, "
+       "fields, generic, generickv, journal, json, jsonl, logfmt, ndjson, "
        "pattern, "
        "regex, "
        "syslog"},

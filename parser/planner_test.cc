@@ -149,7 +149,7 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
                   "select a logformat nginx\n"
                   "                   ^~~~~\n"
                   "hint: known log formats: auto, clf, combined, csv, default, "
-                  "fields, generic, generickv, json, jsonl, journal, logfmt, "
+                  "fields, generic, generickv, journal, json, jsonl, logfmt, "
                   "ndjson, "
                   "pattern, "
                   "regex, "

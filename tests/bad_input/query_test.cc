@@ -284,15 +284,14 @@ TEST(BadQueryTest, MisspelledKeywordInsideSelectIsAField) {
 
 TEST(BadQueryTest, UnknownLogFormatListsTheKnownOnes) {
   const absl::Status s = CompileError("select count($line) logformat nope");
-  EXPECT_THAT(
-      s,
-      StatusIs(kInvalid,
-               Eq("1:31-34: unknown log format 'nope'\n"
-                  "select count($line) logformat nope\n"
-                  "                              ^~~~\n"
-                  "hint: known log formats: auto, clf, combined, csv, "
-                  "default, fields, generic, generickv, json, "
-                  "jsonl, journal, logfmt, ndjson, pattern, regex, syslog")));
+  EXPECT_THAT(s,
+              StatusIs(kInvalid,
+                       Eq("1:31-34: unknown log format 'nope'\n"
+                          "select count($line) logformat nope\n"
+                          "                              ^~~~\n"
+                          "hint: known log formats: auto, clf, combined, csv, "
+                          "default, fields, generic, generickv, journal, json, "
+                          "jsonl, logfmt, ndjson, pattern, regex, syslog")));
   EXPECT_EQ(GetSourceSpan(s), (SourceSpan{30, 4, 1, 31}));
 }
 

@@ -400,6 +400,38 @@ absl::StatusOr<mapr::ResultTable> QueryFilesExample(const mapr::Query& query) {
   return result;
 }
 
+// ---------------------------------------------------------- mapr/journal.h
+
+absl::Status JournalExample(mapr::Aggregator& aggregator) {
+  // clang-format off
+  mapr::JournalSpec spec;
+  spec.files = {"system.journal"};
+  auto reader = mapr::JournalReader::Open(spec);
+  if (!reader.ok()) return reader.status();
+  absl::Status s = (*reader)->ReadAll(
+      [&](std::span<const std::string_view> lines) {
+        return aggregator.PushLines(lines);
+      });
+  // clang-format on
+  return s;
+}
+
+TEST(HeaderExamplesTest, Journal) {
+  auto q = mapr::Query::Compile("select count($line) logformat journal");
+  ASSERT_TRUE(q.ok()) << q.status();
+  auto agg = mapr::Aggregator::Create(*q);
+  ASSERT_TRUE(agg.ok()) << agg.status();
+  // No such file here: the error names it (or says what the build lacks).
+  absl::Status s = JournalExample(*agg);
+  if (mapr::JournalSupported()) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+    EXPECT_THAT(std::string(s.message()),
+                ::testing::HasSubstr("journal file system.journal"));
+  } else {
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnimplemented) << s;
+  }
+}
+
 TEST(HeaderExamplesTest, Files) {
   ASSERT_OK_AND_ASSIGN(
       mapr::Query query,
@@ -765,8 +797,8 @@ TEST(ExamplesTest, EveryHeaderExampleIsHere) {
   // mapr.h, query.h, aggregator.h, result.h, outfile.h, status.h,
   // log_format.h, line_splitter.h, turbo_aggregate.h, input.h, files.h,
   // partial.h, partial_reducer.h, prometheus.h, alert.h, catalog.h, time.h,
-  // format_guess.h and c_api.h.
-  EXPECT_EQ(headers_with_examples, 19);
+  // format_guess.h, journal.h and c_api.h.
+  EXPECT_EQ(headers_with_examples, 20);
 
   const std::vector<std::string> readme =
       ReadmeExampleLines(source / "README.md");
