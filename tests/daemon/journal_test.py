@@ -322,24 +322,31 @@ class JournalTest(unittest.TestCase):
              "group by _HOSTNAME")
         rng = random.Random(5)
         states = set()  # The distinct states the kills left behind.
-        deadline = time.time() + 120
+        deadline = time.time() + 180
         done = False
+        # The longest a run lives before its kill: it grows when a run left
+        # no new state (a slow sanitizer build), so that the runs progress.
+        longest = 0.2
         while not done and time.time() < deadline:
             p = subprocess.Popen([MAPR, "--journal-file", path, "--follow",
                                   "--interval-ms", "1", "--journal-cursor-file",
                                   cursor, "-o", "csv", q],
                                  stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL)
-            time.sleep(rng.uniform(0.02, 0.2))
+            time.sleep(rng.uniform(0.02, longest))
             p.kill()
             p.wait()
             if os.path.exists(cursor):
                 with open(cursor, "rb") as f:
                     state = f.read()
+                if state in states:
+                    longest *= 1.5
                 states.add(state)
                 # Until the state holds the last entry (a fresh file numbers
                 # its entries from 1, in hex).
                 done = b";i=%x;" % len(entries) in state
+            else:
+                longest *= 1.5
         self.assertTrue(done, "the runs never read the whole journal")
         # Killed runs left states in the middle, each resumed from.
         self.assertGreaterEqual(len(states), 3)
