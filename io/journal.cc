@@ -121,6 +121,12 @@ std::string_view FieldName(std::string_view item) {
   return eq == std::string_view::npos ? std::string_view() : item.substr(0, eq);
 }
 
+// Whether the item `item` ("NAME=value") is of the field `name`.
+bool HasName(std::string_view item, std::string_view name) {
+  return item.size() > name.size() && item[name.size()] == '=' &&
+         item.substr(0, name.size()) == name;
+}
+
 }  // namespace
 
 bool JournalValueIsText(std::string_view value) {
@@ -170,13 +176,16 @@ void AppendJournalJson(std::string_view cursor, uint64_t realtime_usec,
         !JournalValueIsText(name)) {
       continue;
     }
+    // Entries rarely repeat a name: one scan tells whether this is its
+    // first item (else it was printed with that one) and how many there are.
     bool seen = false;
-    for (size_t k = 0; k < i && !seen; ++k) seen = FieldName(fields[k]) == name;
-    if (seen) continue;  // Printed with its first value.
     size_t count = 1;
-    for (size_t k = i + 1; k < fields.size(); ++k) {
-      count += FieldName(fields[k]) == name ? 1 : 0;
+    for (size_t k = 0; k < fields.size() && !seen; ++k) {
+      if (k == i || !HasName(fields[k], name)) continue;
+      seen = k < i;
+      ++count;
     }
+    if (seen) continue;
     key(name);
     if (count == 1) {
       AppendValue(fields[i].substr(name.size() + 1), out);
@@ -185,7 +194,7 @@ void AppendJournalJson(std::string_view cursor, uint64_t realtime_usec,
     out->push_back('[');
     bool first_value = true;
     for (size_t k = i; k < fields.size(); ++k) {
-      if (FieldName(fields[k]) != name) continue;
+      if (!HasName(fields[k], name)) continue;
       if (!first_value) out->push_back(',');
       first_value = false;
       AppendValue(fields[k].substr(name.size() + 1), out);

@@ -304,29 +304,24 @@ absl::Status AddFiles(Flags& flags, std::string_view value) {
   return absl::OkStatus();
 }
 
+// The journal options imply --journal.
 absl::Status AddJournalFile(Flags& flags, std::string_view value) {
-  if (value.empty())
-    return absl::InvalidArgumentError("--journal-file is empty");
+  if (value.empty()) return Usage("--journal-file is empty");
   flags.journal = true;
   flags.journal_files.emplace_back(value);
   return absl::OkStatus();
 }
 
 absl::Status SetJournalDir(Flags& flags, std::string_view value) {
-  if (value.empty())
-    return absl::InvalidArgumentError("--journal-dir is empty");
   flags.journal = true;
-  flags.journal_dir = std::string(value);
-  return absl::OkStatus();
+  return SetNonEmpty<&Flags::journal_dir>(flags, value,
+                                          "--journal-dir is empty");
 }
 
 absl::Status SetJournalCursorFile(Flags& flags, std::string_view value) {
-  if (value.empty()) {
-    return absl::InvalidArgumentError("--journal-cursor-file is empty");
-  }
   flags.journal = true;
-  flags.journal_cursor_file = std::string(value);
-  return absl::OkStatus();
+  return SetNonEmpty<&Flags::journal_cursor_file>(
+      flags, value, "--journal-cursor-file is empty");
 }
 
 // Every option, in the order of --help; the parser and HelpText() both read

@@ -25,6 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "bindings/cli/fd.h"
 #include "mapr/input.h"
 #include "mapr/line_splitter.h"
 #include "mapr/log_format.h"
@@ -50,21 +51,6 @@ absl::Status ErrnoStatus(int error_number) {
   return absl::Status(absl::ErrnoToStatusCode(error_number),
                       ErrnoText(error_number));
 }
-
-// Closes a file descriptor it owns.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 enum class InputState : uint8_t {
   kWaiting,  // A file that does not exist (now); looked for every round.

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -11,10 +10,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <span>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +21,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "bindings/cli/fd.h"
+#include "bindings/cli/follow.h"
 #include "bindings/cli/steps.h"
 #include "mapr/aggregator.h"
 #include "mapr/journal.h"
@@ -39,22 +38,6 @@ using ::mapr::util::ToStd;
 namespace {
 
 constexpr std::string_view kStateMagic = "mapr-journal-state 1\n";
-
-// Closes an fd on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 absl::Status FileError(std::string_view op, const std::string& file) {
   return absl::ErrnoToStatus(
@@ -105,26 +88,6 @@ absl::Status WriteFileAtomically(const std::string& path,
   return absl::OkStatus();
 }
 
-// The file's bytes, or nullopt if it does not exist.
-absl::StatusOr<std::optional<std::string>> ReadFileIfExists(
-    const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    if (errno == ENOENT) return std::nullopt;
-    return FileError("open", path);
-  }
-  std::string bytes;
-  char buf[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd.get(), buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return FileError("read", path);
-    if (n == 0) break;
-    bytes.append(buf, static_cast<size_t>(n));
-  }
-  return bytes;
-}
-
 // Takes "<word> <value>\n" off the front of `in`.
 bool TakeLine(std::string_view* in, std::string_view word,
               std::string_view* value) {
@@ -140,35 +103,30 @@ bool TakeLine(std::string_view* in, std::string_view word,
   return true;
 }
 
-// SIGINT and SIGTERM as a signalfd, so that no handler runs; the first
-// stops following (the entries there are still read), the second stops at
-// once.
+// SIGINT and SIGTERM as a signalfd (BlockStopSignals), so that no handler
+// runs; the first stops following (the entries there are still read), the
+// second stops at once.
 class StopSignals {
  public:
-  StopSignals() {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    if (pthread_sigmask(SIG_BLOCK, &set, nullptr) == 0) {
-      fd_ = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-    }
-  }
-  ~StopSignals() {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  StopSignals() : fd_(Open()) {}
   StopSignals(const StopSignals&) = delete;
   StopSignals& operator=(const StopSignals&) = delete;
-  bool ok() const { return fd_ >= 0; }
+  bool ok() const { return fd_.get() >= 0; }
   // Signals received so far.
   int Count() {
     signalfd_siginfo info;
-    while (::read(fd_, &info, sizeof(info)) == sizeof(info)) ++count_;
+    while (::read(fd_.get(), &info, sizeof(info)) == sizeof(info)) ++count_;
     return count_;
   }
 
  private:
-  int fd_ = -1;
+  static int Open() {
+    sigset_t set;
+    if (!BlockStopSignals(&set).ok()) return -1;
+    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  }
+
+  Fd fd_;
   int count_ = 0;
 };
 
@@ -198,14 +156,16 @@ class JournalRun {
     spec.directory = flags_.journal_dir;
     uint64_t next_split = 0;
     if (!flags_.journal_cursor_file.empty()) {
-      absl::StatusOr<std::optional<std::string>> bytes =
-          ReadFileIfExists(flags_.journal_cursor_file);
-      if (!bytes.ok()) {
-        PrintError(ToStd(bytes.status().message()));
+      InputSpec file;
+      file.path = flags_.journal_cursor_file;
+      absl::StatusOr<std::string> bytes = ReadWhole(file);
+      if (!bytes.ok() && !absl::IsNotFound(bytes.status())) {
+        PrintInputProblem(flags_.journal_cursor_file,
+                          ToStd(bytes.status().message()));
         return kExitInputError;
       }
-      if (bytes->has_value()) {
-        absl::StatusOr<JournalState> state = ParseJournalState(**bytes);
+      if (bytes.ok()) {  // Missing: the first run.
+        absl::StatusOr<JournalState> state = ParseJournalState(*bytes);
         if (!state.ok()) {
           PrintError(absl::StrCat("journal cursor file '",
                                   flags_.journal_cursor_file,
@@ -265,9 +225,18 @@ class JournalRun {
     return true;
   }
 
-  // The result of everything so far (the state plus the new entries), or
-  // of the new entries alone with --delta. Saves the cursor file first.
-  absl::StatusOr<ResultTable> Report() {
+  // The result of everything so far, or of the entries since the previous
+  // report with --delta. With a cursor file: the state plus the new entries,
+  // saved there (with the cursor) before the result is made.
+  absl::StatusOr<ResultTable> Report(bool is_final) {
+    if (flags_.journal_cursor_file.empty()) {
+      // No state to save: the aggregator's own results.
+      if (is_final) {
+        if (absl::Status s = live_->FinishInput(); !s.ok()) return s;
+        return live_->TakeResult();
+      }
+      return flags_.delta ? live_->TakeDelta() : live_->Snapshot();
+    }
     absl::StatusOr<std::string> delta = live_->TakeDeltaPartial();
     if (!delta.ok()) return delta.status();
     absl::StatusOr<Aggregator> all =
@@ -282,19 +251,17 @@ class JournalRun {
       if (!frame.ok()) return frame.status();
       state_ = *std::move(frame);
     }
-    if (!flags_.journal_cursor_file.empty()) {
-      absl::Status s = WriteFileAtomically(
-          flags_.journal_cursor_file,
-          SerializeJournalState({reader_->cursor(), state_}));
-      if (!s.ok()) return s;
-    }
+    absl::Status s =
+        WriteFileAtomically(flags_.journal_cursor_file,
+                            SerializeJournalState({reader_->cursor(), state_}));
+    if (!s.ok()) return s;
     return all->TakeResult();
   }
 
   int Once() {
     size_t read = 0;
     const bool read_ok = ReadSome(SIZE_MAX, &read);
-    absl::StatusOr<ResultTable> result = Report();
+    absl::StatusOr<ResultTable> result = Report(/*is_final=*/true);
     if (!result.ok()) {
       PrintError(ToStd(result.status().message()));
       return kExitInputError;
@@ -347,7 +314,7 @@ class JournalRun {
       if (absl::Now() >= next_report &&
           reader_->entries() != reported_entries_) {
         reported_entries_ = reader_->entries();
-        absl::StatusOr<ResultTable> r = Report();
+        absl::StatusOr<ResultTable> r = Report(/*is_final=*/false);
         if (!r.ok()) {
           PrintError(ToStd(r.status().message()));
           return kExitInputError;
@@ -369,7 +336,7 @@ class JournalRun {
         }
       }
     }
-    absl::StatusOr<ResultTable> r = Report();
+    absl::StatusOr<ResultTable> r = Report(/*is_final=*/true);
     if (!r.ok()) {
       PrintError(ToStd(r.status().message()));
       return kExitInputError;

@@ -178,7 +178,8 @@ bool StartsWithMagic(const std::string& path) {
   return ok && std::string_view(head, sizeof(head)) == "MAPRPART";
 }
 
-// The whole content of input `spec` (decompressed).
+}  // namespace
+
 absl::StatusOr<std::string> ReadWhole(const InputSpec& spec) {
   absl::StatusOr<std::unique_ptr<ByteStream>> in = OpenInput(spec);
   if (!in.ok()) return in.status();
@@ -191,6 +192,8 @@ absl::StatusOr<std::string> ReadWhole(const InputSpec& spec) {
     bytes.append(buf, *n);
   }
 }
+
+namespace {
 
 // combine and reduce read each frame whole, one at a time, and free it once
 // merged. glibc raises its mmap threshold to the largest block freed (up to

@@ -21,6 +21,7 @@
 #include "bindings/cli/metrics_server.h"
 #include "mapr/alert.h"
 #include "mapr/files.h"
+#include "mapr/input.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
 
@@ -91,6 +92,10 @@ class ReportWriter {
   size_t reports_ = 0;
   bool failed_ = false;
 };
+
+// The whole content of input `spec` (decompressed, as mapr/input.h reads
+// it); OpenInput's errors give the reason only, the caller names the input.
+absl::StatusOr<std::string> ReadWhole(const InputSpec& spec);
 
 // What --alert and --listen add to the reports of a following run: the
 // compiled condition and the metrics server, which must outlive the writer's

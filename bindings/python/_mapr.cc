@@ -312,9 +312,9 @@ void PushBuffer(PyAggregator& self, py::handle data, uint64_t source) {
 // decompression, refusals and line cutting as the `mapr` command). A file
 // that cannot be opened raises the OSError subclass Python's open() would
 // (FileNotFoundError, PermissionError); every other problem MaprError.
-void PushFile(PyAggregator& self, const std::string& path, uint64_t source) {
-  absl::Status s = self.Locked(
-      [&](mapr::Aggregator& a) { return mapr::PushFile(a, path, source); });
+// Raises `s` for the file `path`: the OSError subclass Python's open() would
+// raise for a missing or unreadable file, else MaprError.
+void CheckFile(const absl::Status& s, const std::string& path) {
   if (s.ok()) return;
   int error_number = 0;
   if (absl::IsNotFound(s)) error_number = ENOENT;
@@ -325,6 +325,13 @@ void PushFile(PyAggregator& self, const std::string& path, uint64_t source) {
     throw py::error_already_set();
   }
   Check(s);
+}
+
+void PushFile(PyAggregator& self, const std::string& path, uint64_t source) {
+  CheckFile(self.Locked([&](mapr::Aggregator& a) {
+    return mapr::PushFile(a, path, source);
+  }),
+            path);
 }
 
 // Reads systemd's journal (mapr/journal.h) into the aggregator, without the
@@ -350,17 +357,7 @@ std::string PushJournal(PyAggregator& self,
     cursor = (*reader)->cursor();
     return read;
   });
-  if (s.ok()) return cursor;
-  int error_number = 0;
-  if (absl::IsNotFound(s)) error_number = ENOENT;
-  if (absl::IsPermissionDenied(s)) error_number = EACCES;
-  if (error_number != 0) {
-    errno = error_number;
-    const std::string name = files.empty() ? directory : files[0];
-    PyErr_SetFromErrnoWithFilename(PyExc_OSError, name.c_str());
-    throw py::error_already_set();
-  }
-  Check(s);
+  CheckFile(s, files.empty() ? directory : files[0]);
   return cursor;
 }
 

@@ -313,6 +313,35 @@ class JournalTest(unittest.TestCase):
         want = mapr("--journal-file", self.file, "-o", "csv", q).stdout
         self.assertEqual(final.split("# end of report")[0].encode(), want)
 
+    def test_follow_delta_reports_add_up(self):
+        # Each --delta report holds the entries since the previous one, with
+        # a cursor file (which then holds no state) and without.
+        for cursor_args in ([], ["--journal-cursor-file",
+                                 os.path.join(self.dir, "delta.cursor")]):
+            with self.subTest(cursor_args=cursor_args):
+                path = os.path.join(self.dir, "delta%d.journal" %
+                                    len(cursor_args))
+                write_journal(path, self.entries[:700])
+                p = subprocess.Popen(
+                    [MAPR, "--journal-file", path, "--follow", "--delta",
+                     "--interval-ms", "100", *cursor_args, "-o", "csv",
+                     "select count($line) group by *"],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                try:
+                    time.sleep(0.6)
+                    write_journal(path, self.entries[700:])
+                    time.sleep(1.0)
+                    p.send_signal(signal.SIGTERM)
+                    out, err = p.communicate(timeout=20)
+                finally:
+                    if p.poll() is None:
+                        p.kill()
+                self.assertEqual(p.returncode, 0, err)
+                counts = [int(line) for line in out.decode().splitlines()
+                          if line.isdigit()]
+                self.assertGreaterEqual(len(counts), 2)
+                self.assertEqual(sum(counts), len(self.entries))
+
     def test_kill_9_and_resume_is_exactly_once(self):
         # A folder: systemd-journal-remote may rotate a file this large into
         # several (when its hash tables fill, which depends on the disk).
