@@ -178,7 +178,11 @@ absl::Status Aggregator::EndSource(SourceId source) {
   MAPR_RETURN_IF_ERROR(CheckOpen("EndSource"));
   if (!rep_->error.ok()) return rep_->error;
   absl::Status s = FlushSource(source);
-  if (s.ok()) rep_->engine->EndSource(source);
+  if (s.ok()) {
+    // Its pending `multiline` event is complete now.
+    const LineCounters before = rep_->engine->counters();
+    s = Fail(rep_->engine->EndSource(source), before);
+  }
   return s;
 }
 
@@ -238,6 +242,16 @@ absl::Status Aggregator::Merge(Aggregator&& later) {
   for (SourceId source : sources) {
     MAPR_RETURN_IF_ERROR(later.FlushSource(source));
   }
+  // `multiline` events pending on either side are complete: this one's
+  // come before `later`'s lines.
+  if (engine.has_pending_events()) {
+    const LineCounters this_before = engine.counters();
+    MAPR_RETURN_IF_ERROR(Fail(engine.FlushEvents(), this_before));
+  }
+  if (later_engine.has_pending_events()) {
+    const LineCounters later_before = later_engine.counters();
+    MAPR_RETURN_IF_ERROR(later.Fail(later_engine.FlushEvents(), later_before));
+  }
   const LineCounters before = engine.counters();
   MAPR_RETURN_IF_ERROR(Fail(engine.Merge(later_engine), before));
   if (later.rep_->coverage.begin == rep_->coverage.end) {
@@ -295,6 +309,11 @@ absl::Status Aggregator::FinishInput() {
   std::sort(sources.begin(), sources.end());
   if (rep_->error.ok()) {
     for (SourceId source : sources) status.Update(FlushSource(source));
+  }
+  // Every source's last `multiline` event is complete now.
+  if (rep_->error.ok() && rep_->engine->has_pending_events()) {
+    const LineCounters before = rep_->engine->counters();
+    status.Update(Fail(rep_->engine->FlushEvents(), before));
   }
   rep_->phase = Rep::Phase::kFinished;
   return rep_->error.ok() ? status : rep_->error;

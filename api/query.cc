@@ -113,6 +113,10 @@ std::vector<ResultColumn> Query::columns() const {
 
 const std::string& Query::log_format() const { return plan_->log_format; }
 bool Query::log_format_given() const { return plan_->log_format_given; }
+std::optional<std::string> Query::multiline() const {
+  if (plan_->event_start == nullptr) return std::nullopt;
+  return plan_->event_start->text();
+}
 std::optional<std::string> Query::table() const {
   switch (plan_->table_filter) {
     case plan::TableFilter::kNone:

@@ -516,6 +516,17 @@ class Core {
     const bool delta = options_.mode == ReportMode::kDelta;
     for (ProducerState* p : producers) {
       absl::MutexLock partial_lock(&p->partial_mu);
+      // Each producer's last `multiline` event is complete at the end.
+      if (is_final && p->partial->has_pending_events()) {
+        const LineCounters before = p->partial->counters();
+        absl::Status flushed = p->partial->FlushEvents();
+        absl::MutexLock lock(&mu_);
+        stats_ += Minus(p->partial->counters(), before);
+        if (!flushed.ok()) {
+          SetErrorLocked(flushed);
+          return;
+        }
+      }
       absl::Status status = (*merged)->Merge(*p->partial);
       if (!status.ok()) {
         absl::MutexLock lock(&mu_);

@@ -37,8 +37,9 @@
 namespace mapr {
 namespace {
 
+using ::mapr::files_internal::EventRule;
 using ::mapr::files_internal::MakePlan;
-using ::mapr::files_internal::NextLineStart;
+using ::mapr::files_internal::NextEventStart;
 using ::mapr::files_internal::Piece;
 using ::mapr::files_internal::Plan;
 using ::mapr::files_internal::Problems;
@@ -312,8 +313,13 @@ std::vector<FileInput> ExpandFileNames(const std::vector<std::string>& names,
   return out;
 }
 
-absl::StatusOr<LineRange> LineAlignedRange(const std::string& path, uint64_t lo,
-                                           uint64_t hi) {
+namespace {
+
+// LineAlignedRange() by `rule` (null: lines).
+absl::StatusOr<LineRange> AlignRange(const std::string& path, uint64_t lo,
+                                     uint64_t hi,
+                                     const parser::EventStart* rule,
+                                     size_t max_line_bytes) {
   int fd;
   do {
     fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -343,11 +349,27 @@ absl::StatusOr<LineRange> LineAlignedRange(const std::string& path, uint64_t lo,
   lo = std::min(lo, size);
   hi = std::min(hi, size);
   LineRange range;
-  range.begin = lo == 0 ? 0 : NextLineStart(fd, lo, size);
-  range.end = hi == 0 ? 0 : hi == size ? size : NextLineStart(fd, hi, size);
+  range.begin =
+      lo == 0 ? 0 : NextEventStart(fd, lo, size, rule, max_line_bytes);
+  range.end = hi == 0      ? 0
+              : hi == size ? size
+                           : NextEventStart(fd, hi, size, rule, max_line_bytes);
   if (range.end < range.begin) range.end = range.begin;
   close(fd);
   return range;
+}
+
+}  // namespace
+
+absl::StatusOr<LineRange> LineAlignedRange(const std::string& path, uint64_t lo,
+                                           uint64_t hi) {
+  return AlignRange(path, lo, hi, nullptr, 0);
+}
+
+absl::StatusOr<LineRange> LineAlignedRange(const std::string& path, uint64_t lo,
+                                           uint64_t hi, const Query& query,
+                                           size_t max_line_bytes) {
+  return AlignRange(path, lo, hi, EventRule(query), max_line_bytes);
 }
 
 namespace {

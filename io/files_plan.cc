@@ -17,10 +17,12 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "api/query_internal.h"
 #include "io/input_internal.h"
 #include "mapr/input.h"
 #include "mapr/log_format.h"
 #include "mapr/options.h"
+#include "parser/event_start.h"
 #include "util/strings.h"
 
 namespace mapr::files_internal {
@@ -46,6 +48,58 @@ uint64_t NextLineStart(int fd, uint64_t pos, uint64_t size) {
     at += static_cast<uint64_t>(r);
   }
   return size;
+}
+
+uint64_t NextEventStart(int fd, uint64_t pos, uint64_t size,
+                        const parser::EventStart* rule, size_t max_line_bytes) {
+  uint64_t at = NextLineStart(fd, pos, size);
+  if (rule == nullptr) return at;
+  std::string line;
+  char buf[64 << 10];
+  while (at < size) {
+    // The line at `at`: up to its '\n', or as much of it as decides that
+    // it is too long.
+    line.clear();
+    uint64_t next = size;
+    uint64_t read_at = at;
+    bool too_long = false;
+    while (read_at < size) {
+      const size_t want =
+          static_cast<size_t>(std::min<uint64_t>(sizeof(buf), size - read_at));
+      ssize_t r;
+      do {
+        r = pread(fd, buf, want, static_cast<off_t>(read_at));
+      } while (r < 0 && errno == EINTR);
+      if (r <= 0) return size;  // The reader reports any error.
+      const size_t n = static_cast<size_t>(r);
+      const void* nl = std::memchr(buf, '\n', n);
+      const size_t take =
+          nl != nullptr
+              ? static_cast<size_t>(static_cast<const char*>(nl) - buf)
+              : n;
+      if (!too_long) line.append(buf, take);
+      if (line.size() > max_line_bytes + 1) {
+        too_long = true;
+        line.clear();
+      }
+      if (nl != nullptr) {
+        next = read_at + take + 1;
+        break;
+      }
+      read_at += n;
+    }
+    if (!too_long) {
+      std::string_view bare = line;
+      if (!bare.empty() && bare.back() == '\r') bare.remove_suffix(1);
+      if (bare.size() <= max_line_bytes && rule->Starts(bare)) return at;
+    }
+    at = next;
+  }
+  return size;
+}
+
+const parser::EventStart* EventRule(const Query& query) {
+  return QueryInternal::GetPlan(query).event_start.get();
 }
 
 namespace {
@@ -167,8 +221,14 @@ FileWork WorkOfFile(const std::string& path, uint64_t size) {
 // is full. `slack` is the smallest piece worth cutting off.
 class Grouper {
  public:
-  Grouper(size_t max_groups, uint64_t target, uint64_t slack)
-      : max_groups_(max_groups), target_(target), slack_(slack) {
+  // `rule`, `max_line_bytes`: where a cut may go (NextEventStart).
+  Grouper(size_t max_groups, uint64_t target, uint64_t slack,
+          const parser::EventStart* rule, size_t max_line_bytes)
+      : max_groups_(max_groups),
+        target_(target),
+        slack_(slack),
+        rule_(rule),
+        max_line_bytes_(max_line_bytes) {
     groups_.emplace_back();
   }
 
@@ -201,7 +261,7 @@ class Grouper {
           }
           room = slack_;
         }
-        cut = NextLineStart(fd, pos + room, size);
+        cut = NextEventStart(fd, pos + room, size, rule_, max_line_bytes_);
       }
       Piece piece;
       piece.input = input;
@@ -230,6 +290,8 @@ class Grouper {
   const size_t max_groups_;
   const uint64_t target_;
   const uint64_t slack_;
+  const parser::EventStart* const rule_;
+  const size_t max_line_bytes_;
   std::vector<std::vector<Piece>> groups_;
   uint64_t filled_ = 0;
 };
@@ -359,7 +421,8 @@ Plan MakePlan(const Query& query, const std::vector<FileInput>& inputs,
       threads > 1 && LogFormatIsLineIndependent(query.log_format());
   Grouper grouper(static_cast<size_t>(threads),
                   (v.total_weight + threads - 1) / threads,
-                  std::max<uint64_t>(options.min_chunk_bytes, 1));
+                  std::max<uint64_t>(options.min_chunk_bytes, 1),
+                  EventRule(query), options.aggregator.max_line_bytes);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (failed[i]) continue;
     Piece piece;

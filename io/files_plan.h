@@ -13,6 +13,10 @@
 #include "mapr/input.h"
 #include "mapr/query.h"
 
+namespace mapr::parser {
+class EventStart;
+}  // namespace mapr::parser
+
 namespace mapr::files_internal {
 
 // Reports problems with inputs: to the callback, and into the report.
@@ -47,6 +51,16 @@ struct Plan {
 // `size` bytes: pos itself if the byte before it is '\n', else the byte
 // after the next '\n'; `size` if there is none.
 uint64_t NextLineStart(int fd, uint64_t pos, uint64_t size);
+
+// The same for a query: NextLineStart(), or for a `multiline` query the
+// first line start at or after `pos` whose line starts an event (by
+// `rule`), so that pieces cut there hold whole events. A line longer than
+// `max_line_bytes` is never a cut (the reader drops it, so the event
+// before it goes on after it). `size` if there is none.
+uint64_t NextEventStart(int fd, uint64_t pos, uint64_t size,
+                        const parser::EventStart* rule, size_t max_line_bytes);
+// The event rule of `query`, or null.
+const parser::EventStart* EventRule(const Query& query);
 
 // Deals `inputs` to at most options.threads groups; marks in `failed` the
 // inputs that could not be opened (each reported to `problems`).

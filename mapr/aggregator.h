@@ -93,6 +93,12 @@ class MAPR_EXPORT Aggregator {
   // group max_groups + 1; the error of the log format's NewParser when the
   // first line of a source arrives. On ResourceExhausted or a NewParser
   // error the aggregator has failed (see "Failure is sticky" above).
+  //
+  // A `multiline` query joins each source's lines into events (its lines
+  // up to the next line that starts one, joined by '\n'), the first line of
+  // a source always starting one. An event is aggregated, and counted as
+  // one line, once the next one starts, or at EndSource(), Merge() or
+  // FinishInput(): until then Snapshot() and TakeDelta() leave it out.
   absl::Status PushLines(std::span<const std::string_view> lines,
                          SourceId source = 0);
   // The same for owned strings (`std::vector<std::string>`) and for a
@@ -121,7 +127,9 @@ class MAPR_EXPORT Aggregator {
   // if any, and frees its log format parser, so that an aggregator fed many
   // sources in turn holds one only for each source still open. Lines pushed
   // for `source` afterwards begin a new input: a csv source starts with its
-  // header line again. Its name (SetSourceName) is kept.
+  // header line again. Its name (SetSourceName) is kept. With a
+  // `multiline` query it also completes the source's last event, and the
+  // next line pushed starts one.
   absl::Status EndSource(SourceId source = 0);
 
   // Adds the state of `later` (a partial of the same query whose lines come
@@ -129,12 +137,15 @@ class MAPR_EXPORT Aggregator {
   // splits follow this one's (later.begin == this.end) the coverage grows
   // to include them; Merge checks no adjacency (MergeSerialized does); `later`
   // may be finished or not (its unfinished PushBytes lines are completed
-  // first). Returns InvalidArgument if it was created from a different query
-  // (then `later` is left untouched) or is this aggregator itself;
-  // FailedPrecondition after this aggregator's FinishInput(), or if
-  // `later`'s result was already taken; the error of either aggregator if it
-  // has failed (both untouched); ResourceExhausted if the merged groups
-  // would exceed max_groups (this aggregator has then failed).
+  // first). With a `multiline` query the events pending on both sides are
+  // completed, this one's first (the lines of events are read per source in
+  // order; docs/query-language.md, "multiline"). Returns InvalidArgument if it
+  // was created from a different query (then `later` is left untouched) or is
+  // this aggregator itself; FailedPrecondition after this aggregator's
+  // FinishInput(), or if `later`'s result was already taken; the error of
+  // either aggregator if it has failed (both untouched); ResourceExhausted if
+  // the merged groups would exceed max_groups (this aggregator has then
+  // failed).
   absl::Status Merge(Aggregator&& later);
 
   // The cumulative result so far; the state is kept (DTail's dmap). Returns
@@ -241,7 +252,8 @@ class MAPR_EXPORT Aggregator {
   absl::StatusOr<std::string> TakeDeltaPartial();
   // The same, with `mark` in the frame (mapr/partial.h): the stream's last
   // delta (`final`) and how far its inputs were read, for a reducer's
-  // status and a resuming reader.
+  // status and a resuming reader. A final delta first completes what is
+  // unfinished: PushBytes() lines and `multiline` events.
   absl::StatusOr<std::string> TakeDeltaPartial(const StreamMark& mark);
 
   // Counters so far; for a failed aggregator, as they were before the call

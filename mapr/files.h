@@ -115,6 +115,14 @@ struct LineRange {
 MAPR_EXPORT absl::StatusOr<LineRange> LineAlignedRange(const std::string& path,
                                                        uint64_t lo,
                                                        uint64_t hi);
+// The same for `query`: a query that reads multi-line events (`multiline`,
+// docs/query-language.md) owns events instead of lines, each belonging to
+// the range its first line belongs to; both ends move on to the next line
+// that starts an event. A line longer than `max_line_bytes` (the
+// aggregators' AggregatorOptions::max_line_bytes) is never an end.
+MAPR_EXPORT absl::StatusOr<LineRange> LineAlignedRange(
+    const std::string& path, uint64_t lo, uint64_t hi, const Query& query,
+    size_t max_line_bytes = 1024 * 1024);
 
 // How far a run is.
 struct FilesProgress {

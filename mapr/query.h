@@ -68,6 +68,9 @@ class MAPR_EXPORT Query {
   // Whether the query names its format (`logformat`); false when DTail's
   // rule picked it (`default` with `from`, else `generic`).
   bool log_format_given() const;
+  // `multiline RULE`: the rule as written (a regex, or a built-in name in
+  // lower case), nullopt when the query reads lines, not events.
+  std::optional<std::string> multiline() const;
   // The `from` table: its name upper-cased (`STATS`), `*` for `from *`,
   // nullopt when the query reads every line.
   std::optional<std::string> table() const;

@@ -277,6 +277,10 @@ std::string Unparse(const Query& q) {
       AppendToken(*q.logformat_argument, &out);
     }
   }
+  if (q.multiline) {
+    out.append(" multiline ");
+    AppendToken(*q.multiline, &out);
+  }
   return out;
 }
 
@@ -348,6 +352,7 @@ void ClearSpans(Query* q) {
   if (q->outfile) q->outfile->span = q->outfile->path.span = {};
   if (q->logformat) q->logformat->span = {};
   if (q->logformat_argument) q->logformat_argument->span = {};
+  if (q->multiline) q->multiline->span = {};
 }
 
 }  // namespace mapr::ast

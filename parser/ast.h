@@ -161,6 +161,8 @@ struct Query {
   std::optional<Token> logformat;
   // `logformat regex '...'`: the format's argument (a string).
   std::optional<Token> logformat_argument;
+  // `multiline RULE`: a string (a regex) or a bareword (a built-in).
+  std::optional<Token> multiline;
   friend bool operator==(const Query&, const Query&) = default;
 };
 

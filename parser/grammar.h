@@ -68,6 +68,8 @@ struct kw_limit : keyword<istring<'l', 'i', 'm', 'i', 't'>> {};
 struct kw_outfile : keyword<istring<'o', 'u', 't', 'f', 'i', 'l', 'e'>> {};
 struct kw_logformat
     : keyword<istring<'l', 'o', 'g', 'f', 'o', 'r', 'm', 'a', 't'>> {};
+struct kw_multiline
+    : keyword<istring<'m', 'u', 'l', 't', 'i', 'l', 'i', 'n', 'e'>> {};
 struct kw_having : keyword<istring<'h', 'a', 'v', 'i', 'n', 'g'>> {};
 struct kw_by : keyword<istring<'b', 'y'>> {};
 struct kw_and : keyword<istring<'a', 'n', 'd'>> {};
@@ -78,9 +80,10 @@ struct kw_asc : keyword<istring<'a', 's', 'c'>> {};
 struct kw_desc : keyword<istring<'d', 'e', 's', 'c'>> {};
 struct kw_append : keyword<istring<'a', 'p', 'p', 'e', 'n', 'd'>> {};
 
-struct clause_keyword
-    : sor<kw_select, kw_from, kw_where, kw_set, kw_group, kw_having, kw_order,
-          kw_rorder, kw_interval, kw_limit, kw_outfile, kw_logformat> {};
+struct clause_keyword : sor<kw_select, kw_from, kw_where, kw_set, kw_group,
+                            kw_having, kw_order, kw_rorder, kw_interval,
+                            kw_limit, kw_outfile, kw_logformat, kw_multiline> {
+};
 struct reserved : sor<clause_keyword, kw_and, kw_or, kw_not, kw_as> {};
 
 // A bareword that is not a reserved word. It may contain a single quote
@@ -357,11 +360,17 @@ struct logformat_clause
     : seq<kw_logformat, sp, must<logformat_name>, opt<sp, logformat_argument>> {
 };
 
+// `multiline '^\d{4}-'` (a line the regex matches starts an event) or
+// `multiline java` (a built-in rule, parser/event_start.h).
+struct multiline_rule : sor<tok_string, tok_tick, tok_bare> {};
+struct multiline_clause : seq<kw_multiline, sp, must<multiline_rule>> {};
+
 // ---- query -----------------------------------------------------------------
 
-struct clause : sor<select_clause, from_clause, where_clause, set_clause,
-                    group_clause, having_clause, order_clause, interval_clause,
-                    limit_clause, outfile_clause, logformat_clause> {};
+struct clause
+    : sor<select_clause, from_clause, where_clause, set_clause, group_clause,
+          having_clause, order_clause, interval_clause, limit_clause,
+          outfile_clause, logformat_clause, multiline_clause> {};
 struct first_clause : clause {};
 struct end_of_query : eof {};
 struct query : seq<sp, must<first_clause>, star<list_sep, clause>, list_sep,

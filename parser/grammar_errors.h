@@ -25,8 +25,8 @@ MAPR_GRAMMAR_ERROR(first_clause, "a clause keyword",
                    "from STATS group by $hostname");
 MAPR_GRAMMAR_ERROR(end_of_query, "a clause keyword",
                    "clauses start with select, from, where, set, group, "
-                   "having, order, rorder, interval, limit, outfile or "
-                   "logformat");
+                   "having, order, rorder, interval, limit, outfile, "
+                   "logformat or multiline");
 MAPR_GRAMMAR_ERROR(select_first_item, "a select item after 'select'",
                    "for example: select count($line),avg(latency)");
 MAPR_GRAMMAR_ERROR(agg_close, "')' to close the aggregation",
@@ -105,6 +105,10 @@ MAPR_GRAMMAR_ERROR(outfile_append_path, "a file path after 'outfile append'",
 MAPR_GRAMMAR_ERROR(logformat_name, "a log format name after 'logformat'",
                    "for example: logformat json, or logformat regex "
                    "'(?P<ip>\\S+) (?P<rest>.*)'");
+MAPR_GRAMMAR_ERROR(multiline_rule, "an event rule after 'multiline'",
+                   "for example: multiline '^\\d{4}-' (a line the regex "
+                   "matches starts an event), or multiline java (python, go, "
+                   "stacktrace, indented)");
 MAPR_GRAMMAR_ERROR(backtick_close, "a closing '`'",
                    "a backticked name must end with a backtick");
 MAPR_GRAMMAR_ERROR(quote_close, "a closing '\"'",

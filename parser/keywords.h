@@ -11,15 +11,15 @@ namespace mapr::parser {
 
 // The words that start a clause (case-insensitive).
 inline constexpr std::string_view kClauseKeywords[] = {
-    "select", "from",   "where",    "set",   "group",   "having",
-    "order",  "rorder", "interval", "limit", "outfile", "logformat"};
+    "select", "from",     "where", "set",     "group",     "having",   "order",
+    "rorder", "interval", "limit", "outfile", "logformat", "multiline"};
 
 // The words that cannot be a bare field name: the clause keywords and the
 // condition words. ToString() backticks a field with one of these names.
 inline constexpr std::string_view kReservedWords[] = {
-    "select", "from",   "where",    "set",   "group",   "having",
-    "order",  "rorder", "interval", "limit", "outfile", "logformat",
-    "and",    "or",     "not",      "as"};
+    "select",    "from",   "where",    "set",   "group",   "having",
+    "order",     "rorder", "interval", "limit", "outfile", "logformat",
+    "multiline", "and",    "or",       "not",   "as"};
 
 }  // namespace mapr::parser
 

@@ -756,6 +756,20 @@ struct Action<g::logformat_clause> {
     EnterClause(in, st, kLogformat);
   }
 };
+template <>
+struct Action<g::multiline_rule> {
+  template <typename Input>
+  static void apply(const Input&, State& st) {
+    st.query.multiline = st.tok;
+  }
+};
+template <>
+struct Action<g::multiline_clause> {
+  template <typename Input>
+  static void apply(const Input& in, State& st) {
+    EnterClause(in, st, kMultiline);
+  }
+};
 
 }  // namespace
 

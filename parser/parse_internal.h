@@ -44,12 +44,13 @@ enum Clause : uint32_t {
   kLimit,
   kOutfile,
   kLogformat,
+  kMultiline,
   kNumClauses,
 };
 
 inline constexpr const char* kClauseNames[kNumClauses] = {
-    "select", "from",     "where", "set",     "group",    "having",
-    "order",  "interval", "limit", "outfile", "logformat"};
+    "select", "from",     "where", "set",     "group",     "having",
+    "order",  "interval", "limit", "outfile", "logformat", "multiline"};
 
 struct State {
   std::string_view text;
@@ -187,6 +188,10 @@ struct BaseControl : pegtl::normal<Rule> {
         hint =
             "'logformat' takes a format name and, for some formats, one "
             "'quoted' argument: logformat fields ','";
+      } else if (st.last_clause == kMultiline) {
+        hint =
+            "'multiline' takes one rule: a 'quoted' regular expression or "
+            "a built-in name (java, python, go, stacktrace, indented)";
       } else if (st.last_clause == kLimit || st.last_clause == kInterval ||
                  st.last_clause == kOutfile) {
         hint = absl::StrCat("'", kClauseNames[st.last_clause],

@@ -557,6 +557,10 @@ constexpr std::string_view kCorpus[] = {
     "select a where s ieq \"get\" and s ine t and s icontains \"Bot\" and s "
     "nicontains `x`",
     "select count(x), g group by g having g in (\"a\", \"b\")",
+    "select count($line) multiline java logformat logfmt",
+    "MULTILINE '^\\d{4}-' select count($line)",
+    "select a multiline \"it's\" limit 2",
+    "select `multiline` multiline `indented`",
 };
 // NOLINTEND(bugprone-suspicious-missing-comma)
 
@@ -1319,6 +1323,24 @@ TEST(ParseTest, RejectsSilentDTailMisreadings) {
        "                           ^\n"
        "hint: 'logformat' takes a format name and, for some formats, one "
        "'quoted' argument: logformat fields ','"},
+      {"select a multiline java python", kInvalid,
+       "1:25-30: unexpected 'python'\n"
+       "select a multiline java python\n"
+       "                        ^~~~~~\n"
+       "hint: 'multiline' takes one rule: a 'quoted' regular expression or "
+       "a built-in name (java, python, go, stacktrace, indented)"},
+      {"select a multiline where x > 1", kInvalid,
+       "1:20-24: expected an event rule after 'multiline', found 'where'\n"
+       "select a multiline where x > 1\n"
+       "                   ^~~~~\n"
+       "hint: for example: multiline '^\\d{4}-' (a line the regex matches "
+       "starts an event), or multiline java (python, go, stacktrace, "
+       "indented)"},
+      {"select a multiline go multiline java", kInvalid,
+       "1:23-31: duplicate 'multiline' clause\n"
+       "select a multiline go multiline java\n"
+       "                      ^~~~~~~~~\n"
+       "hint: each clause may appear once; the first 'multiline' is at 1:10"},
       // B14: DTail's outfile errors said "Invalid query: Invalid query: ".
       {"select a outfile x y", kInvalid,
        "1:20: unexpected 'y'\n"

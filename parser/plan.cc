@@ -244,6 +244,14 @@ std::string DebugString(const Plan& p) {
   }
   absl::StrAppend(&out, p.log_format_given ? " (logformat)" : " (default rule)",
                   "\n");
+  if (p.event_start != nullptr) {
+    absl::StrAppend(&out, "events: ",
+                    p.event_start->builtin()
+                        ? absl::StrCat("built-in ", p.event_start->text())
+                        : absl::StrCat("lines matching '",
+                                       p.event_start->text(), "' start one"),
+                    "\n");
+  }
   switch (p.table_filter) {
     case TableFilter::kNone:
       out.append("table: every line\n");

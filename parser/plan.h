@@ -15,6 +15,7 @@
 #include "mapr/result.h"
 #include "parser/aggregate_catalog.h"
 #include "parser/ast.h"
+#include "parser/event_start.h"
 #include "parser/function_catalog.h"
 
 namespace re2 {
@@ -282,6 +283,8 @@ struct Plan {
   // The format, configured by its argument; null when the planner's context
   // has no format objects (tests): the runtime then looks `log_format` up.
   std::shared_ptr<const LogFormat> format;
+  // `multiline RULE`: where an event starts; null reads lines.
+  std::shared_ptr<const parser::EventStart> event_start;
 
   TableFilter table_filter = TableFilter::kNone;
   std::string table;         // Upper-cased name for kTable.

@@ -16,6 +16,7 @@ absl::StatusOr<plan::Plan> Planner::Build() {
   p_.canonical = ast::Unparse(q_);
   p_.state_options = context_.state_options;
   PlanFormat();
+  PlanMultiline();
   PlanTable();
   PlanSelect();
   PlanWhere();
@@ -105,6 +106,36 @@ void Planner::PlanFormat() {
   }
   p_.format = *configured != nullptr ? *configured : info->format;
   if (*configured != nullptr) format_variables_ = p_.format->variables();
+}
+
+// A 'quoted' rule is a regex matching the lines that start an event; a
+// bareword names a built-in (case-blind).
+void Planner::PlanMultiline() {
+  if (!q_.multiline) return;
+  const ast::Token& t = *q_.multiline;
+  if (t.kind == ast::TokenKind::kString) {
+    absl::StatusOr<std::shared_ptr<const EventStart>> rule =
+        EventStart::FromPattern(t.text, context_.max_regex_memory);
+    if (!rule.ok()) {
+      Error(t.span, std::string(rule.status().message()),
+            std::string(kRegexSyntaxHint));
+      return;
+    }
+    p_.event_start = *std::move(rule);
+    return;
+  }
+  std::string name = absl::AsciiStrToLower(util::ToAbsl(t.text));
+  absl::StatusOr<std::shared_ptr<const EventStart>> rule =
+      EventStart::Builtin(name);
+  if (!rule.ok()) {
+    Error(t.span, absl::StrCat("unknown multiline rule '", t.text, "'"),
+          absl::StrCat(
+              "built-in rules: ", util::ToAbsl(EventStart::kBuiltinNames),
+              "; or a 'quoted' regular expression that matches the "
+              "lines that start an event"));
+    return;
+  }
+  p_.event_start = *std::move(rule);
 }
 
 // `from T`: only lines whose MAPREDUCE table is T (case-blind; written

@@ -106,6 +106,8 @@ class Planner {
   FieldId Intern(const std::string& name);
 
   void PlanFormat();
+  // `multiline RULE` (parser/event_start.h).
+  void PlanMultiline();
 
   void PlanTable();
 

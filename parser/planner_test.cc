@@ -156,6 +156,40 @@ TEST(PlannerTest, UnknownFormatListsTheKnownOnes) {
                   "syslog")));
 }
 
+TEST(PlannerTest, MultilineRules) {
+  ASSERT_OK_AND_ASSIGN(plan::Plan builtin,
+                       PlanOf("select a multiline JAVA logformat logfmt"));
+  ASSERT_NE(builtin.event_start, nullptr);
+  EXPECT_EQ(builtin.event_start->text(), "java");
+  EXPECT_TRUE(builtin.event_start->builtin());
+  EXPECT_TRUE(builtin.event_start->Starts("2024-05-01 x"));
+  EXPECT_FALSE(builtin.event_start->Starts("\tat a.B.c(B.java:1)"));
+  EXPECT_NE(plan::DebugString(builtin).find("events: built-in java\n"),
+            std::string::npos);
+  ASSERT_OK_AND_ASSIGN(plan::Plan pattern, PlanOf("select a multiline '^S'"));
+  ASSERT_NE(pattern.event_start, nullptr);
+  EXPECT_EQ(pattern.event_start->text(), "^S");
+  EXPECT_TRUE(pattern.event_start->Starts("S1"));
+  EXPECT_FALSE(pattern.event_start->Starts(" S1"));
+  EXPECT_NE(pattern.canonical.find(" multiline \"^S\""), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(plan::Plan none, PlanOf("select a"));
+  EXPECT_EQ(none.event_start, nullptr);
+  EXPECT_THAT(
+      PlanOf("select a multiline ruby"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               Eq("1:20-23: unknown multiline rule 'ruby'\n"
+                  "select a multiline ruby\n"
+                  "                   ^~~~\n"
+                  "hint: built-in rules: java, python, go, stacktrace, "
+                  "indented; or a 'quoted' regular expression that matches "
+                  "the lines that start an event")));
+  EXPECT_THAT(PlanOf("select a multiline '(x'"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::StartsWith(
+                           "1:20-23: invalid regular expression: missing ): "
+                           "(x\nselect a multiline '(x'\n")));
+}
+
 TEST(PlannerTest, HostContextSuppliesFormats) {
   PlannerContext ctx = runtime::RegistryPlannerContext();
   ctx.format_names = {"zeta", "alpha"};

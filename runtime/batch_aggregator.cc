@@ -127,6 +127,7 @@ BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
   for (FieldId id : plan_->extracted_fields) {
     extracted_names_.push_back(plan_->fields[id].name);
   }
+  if (plan_->event_start != nullptr) event_lines_.resize(kMaxBatchRows);
   field_lines_.assign(extracted_names_.size(), 0);
   field_not_numeric_.assign(extracted_names_.size(), 0);
   field_example_.assign(extracted_names_.size(), std::string());
@@ -197,6 +198,142 @@ absl::StatusOr<LogFormatParser*> BatchAggregator::ParserFor(uint64_t source) {
 absl::Status BatchAggregator::Push(std::span<const std::string_view> lines,
                                    uint64_t source, size_t line_padding) {
   if (!sticky_error_.ok()) return sticky_error_;
+  if (plan_->event_start != nullptr) {
+    return PushEvents(lines, source, line_padding);
+  }
+  return PushLines(lines, source, line_padding);
+}
+
+namespace {
+
+// A line without its '\n' and the '\r' before it.
+std::string_view Bare(std::string_view line) {
+  if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+}  // namespace
+
+absl::Status BatchAggregator::PushEvents(
+    std::span<const std::string_view> lines, uint64_t source,
+    size_t line_padding) {
+  const parser::EventStart& rule = *plan_->event_start;
+  const size_t max_bytes = options_.max_line_bytes;
+  event_bytes_.clear();
+  event_pieces_.clear();
+  // The source's pending event: carried over from an earlier Push (in
+  // `ev->text`), or begun in this one at lines[first].
+  auto found = events_.find(source);
+  PendingEvent* ev = found == events_.end() ? nullptr : &found->second;
+  bool carried = ev != nullptr;
+  size_t first = 0;
+  // The pending event's size so far (joined), and whether it is too long.
+  size_t size = carried ? ev->text.size() : 0;
+  bool too_long = carried && ev->too_long;
+  const bool open_at_start = carried;
+  bool open = open_at_start;
+  auto complete = [&](size_t end) {
+    if (too_long) {
+      ++counters_.lines_read;
+      ++counters_.lines_too_long;
+      return;
+    }
+    if (!carried && end - first == 1) {
+      event_pieces_.push_back(EventPiece{lines[first], 0, 0});
+      return;
+    }
+    const size_t offset = event_bytes_.size();
+    if (carried) event_bytes_.append(ev->text);
+    for (size_t j = first; j < end; ++j) {
+      if (j > first || carried) event_bytes_.push_back('\n');
+      event_bytes_.append(Bare(lines[j]));
+    }
+    event_pieces_.push_back(
+        EventPiece{std::string_view(), offset, event_bytes_.size() - offset});
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = Bare(lines[i]);
+    if (!open || rule.Starts(line)) {
+      if (open) complete(i);
+      open = true;
+      carried = false;
+      first = i;
+      size = line.size();
+      too_long = size > max_bytes;
+    } else {
+      size += 1 + line.size();
+      too_long = too_long || size > max_bytes;
+    }
+  }
+  // Keep the unfinished event: its lines die with this call.
+  if (open) {
+    if (ev == nullptr) ev = &events_[source];
+    if (!carried) {
+      ev->text.clear();
+      if (!too_long) {
+        for (size_t j = first; j < lines.size(); ++j) {
+          if (j > first) ev->text.push_back('\n');
+          ev->text.append(Bare(lines[j]));
+        }
+      }
+    } else if (!too_long) {
+      for (size_t j = 0; j < lines.size(); ++j) {
+        ev->text.push_back('\n');
+        ev->text.append(Bare(lines[j]));
+      }
+    }
+    if (too_long) ev->text.clear();
+    ev->too_long = too_long;
+  }
+  if (event_pieces_.empty()) return absl::OkStatus();
+  // Spare bytes after the joined events, so the format may read past each.
+  event_bytes_.append(kLinePadding, '\0');
+  event_views_.clear();
+  for (const EventPiece& p : event_pieces_) {
+    event_views_.push_back(
+        p.line.data() != nullptr
+            ? p.line
+            : std::string_view(event_bytes_.data() + p.offset, p.size));
+  }
+  return PushLines(event_views_, source, line_padding);
+}
+
+absl::Status BatchAggregator::FlushEvent(uint64_t source) {
+  auto it = events_.find(source);
+  if (it == events_.end()) return absl::OkStatus();
+  PendingEvent ev = std::move(it->second);
+  events_.erase(it);
+  if (ev.too_long) {
+    ++counters_.lines_read;
+    ++counters_.lines_too_long;
+    return absl::OkStatus();
+  }
+  const size_t size = ev.text.size();
+  ev.text.append(kLinePadding, '\0');
+  const std::string_view view(ev.text.data(), size);
+  return PushLines({&view, 1}, source, kLinePadding);
+}
+
+absl::Status BatchAggregator::FlushEvents() {
+  if (!sticky_error_.ok()) return sticky_error_;
+  std::vector<uint64_t> sources;
+  sources.reserve(events_.size());
+  for (const auto& [source, ev] : events_) sources.push_back(source);
+  std::sort(sources.begin(), sources.end());
+  for (uint64_t source : sources) MAPR_RETURN_IF_ERROR(FlushEvent(source));
+  return absl::OkStatus();
+}
+
+absl::Status BatchAggregator::EndSource(uint64_t source) {
+  absl::Status s = sticky_error_.ok() ? FlushEvent(source) : sticky_error_;
+  parsers_.erase(source);
+  return s;
+}
+
+absl::Status BatchAggregator::PushLines(std::span<const std::string_view> lines,
+                                        uint64_t source, size_t line_padding) {
+  if (!sticky_error_.ok()) return sticky_error_;
   // (Trimming only moves a line's end back, so the padding still holds.)
   line_padding_ = line_padding;
   while (!lines.empty()) {
@@ -249,6 +386,7 @@ absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
 size_t BatchAggregator::SelectLines(std::span<const std::string_view> in,
                                     bool table_in_parser) {
   const plan::Plan& p = *plan_;
+  const bool multiline = p.event_start != nullptr;
   size_t m = 0;
   for (std::string_view raw : in) {
     if (RawLength(raw) > options_.max_line_bytes) {
@@ -256,6 +394,15 @@ size_t BatchAggregator::SelectLines(std::span<const std::string_view> in,
       continue;
     }
     std::string_view line = Trim(raw);
+    if (multiline) {
+      // The format reads the event's first line; $line is the event.
+      event_lines_[m] = line;
+      const size_t nl = line.find('\n');
+      if (nl != std::string_view::npos) {
+        line = Trim(line.substr(0, nl));
+        raw = line;
+      }
+    }
     // (The marker starts and ends with '|', so the trimmed line holds it
     // exactly when the raw one does.)
     if (!table_in_parser) {
@@ -364,8 +511,10 @@ void BatchAggregator::FillCommonVariables(uint64_t source) {
     if (var == CommonVariable::kNone) continue;
     std::string_view* col = batch_.column(id);
     if (var == CommonVariable::kLine) {
+      const std::vector<std::string_view>& whole =
+          p.event_start != nullptr ? event_lines_ : lines_;
       for (size_t i = 0; i < batch_.sel_size; ++i)
-        col[batch_.sel[i]] = lines_[batch_.sel[i]];
+        col[batch_.sel[i]] = whole[batch_.sel[i]];
       continue;
     }
     std::string_view v;

@@ -45,8 +45,22 @@ class BatchAggregator {
   // Aggregates lines from `source`. Sticky ResourceExhausted on max_groups.
   // `line_padding`: bytes readable past the end of every line (0 or
   // kLinePadding), passed on to the format as FieldBatch::line_padding().
+  //
+  // With `multiline` (Plan::event_start) the lines are joined into events
+  // first, per source: a line the rule says starts an event (or the first
+  // line of a source) completes the source's pending event, and an event
+  // is aggregated once complete. The last event of a source stays pending
+  // until the next start, EndSource() or FlushEvents(): Result() leaves it
+  // out. An event is one line to the counters; one longer than
+  // max_line_bytes (its lines joined by '\n') is dropped and counted too
+  // long, holding no more than that many bytes meanwhile.
   absl::Status Push(std::span<const std::string_view> lines, uint64_t source,
                     size_t line_padding = 0);
+  // `multiline`: aggregates every source's pending event, in source order
+  // (FinishInput, a merge of a whole aggregator, a final report).
+  absl::Status FlushEvents();
+  // True while some source has an event pending.
+  bool has_pending_events() const { return !events_.empty(); }
   // Adds `later`'s state (same plan text required). With many groups the
   // look-ups of `later`'s groups in this table run on up to
   // AggregatorOptions::result_threads threads (one per
@@ -92,10 +106,11 @@ class BatchAggregator {
     source_names_[source] = std::string(name);
   }
 
-  // Ends `source`'s input: frees its parser, so a run over many sources
-  // holds parsers only for those still open. Lines pushed for `source`
-  // later start a new input (a csv source reads a header again).
-  void EndSource(uint64_t source) { parsers_.erase(source); }
+  // Ends `source`'s input: aggregates its pending event (`multiline`) and
+  // frees its parser, so a run over many sources holds parsers only for
+  // those still open. Lines pushed for `source` later start a new input (a
+  // csv source reads a header again; the first line starts an event).
+  absl::Status EndSource(uint64_t source);
   // Drops `source`'s $file name (SetSourceName).
   void ForgetSourceName(uint64_t source) { source_names_.erase(source); }
 
@@ -116,6 +131,14 @@ class BatchAggregator {
                   const AggregatorOptions& options,
                   std::shared_ptr<const LogFormat> format);
 
+  // Push() of lines that are not joined into events.
+  absl::Status PushLines(std::span<const std::string_view> lines,
+                         uint64_t source, size_t line_padding);
+  // Push() with `multiline`.
+  absl::Status PushEvents(std::span<const std::string_view> lines,
+                          uint64_t source, size_t line_padding);
+  // Aggregates `source`'s pending event, if any, and forgets it.
+  absl::Status FlushEvent(uint64_t source);
   absl::Status PushChunk(std::span<const std::string_view> in, uint64_t source);
   // Records the batch row `r` (of lines_) as the first unparsable line.
   void NoteFirstUnparsable(size_t r);
@@ -169,6 +192,27 @@ class BatchAggregator {
   std::string timeoffset_;
   // $file per source (SetSourceName); unnamed sources have an empty $file.
   absl::flat_hash_map<uint64_t, std::string> source_names_;
+
+  // ---- `multiline`: the unfinished event of each source. Its lines, joined
+  // by '\n' (each without its '\r'), or nothing once it is too long.
+  struct PendingEvent {
+    std::string text;
+    bool too_long = false;
+  };
+  absl::flat_hash_map<uint64_t, PendingEvent> events_;
+  // PushEvents' scratch: the bytes of the events it joined, and where each
+  // event is (an offset into event_bytes_, or a line it passes on as is).
+  std::string event_bytes_;
+  struct EventPiece {
+    std::string_view line;  // A one-line event; else empty with data null.
+    size_t offset = 0;
+    size_t size = 0;
+  };
+  std::vector<EventPiece> event_pieces_;
+  std::vector<std::string_view> event_views_;
+  // Per batch row: the whole event, for $line (lines_ holds its first line,
+  // which the format parses).
+  std::vector<std::string_view> event_lines_;
 
   // ---- Per-batch scratch, reused.
   // The current Push()'s line_padding (FieldBatch::line_padding()).

@@ -216,6 +216,11 @@ absl::Status SetSource(Flags& flags, std::string_view value) {
                                      "--source needs a non-empty ID");
 }
 
+absl::Status SetEventStart(Flags& flags, std::string_view value) {
+  return SetNonEmpty<&Flags::event_start>(
+      flags, value, "--event-start needs a regular expression");
+}
+
 // OFFSET, or FILE=OFFSET (the last '=' separates them).
 absl::Status SetResumeFrom(Flags& flags, std::string_view value) {
   const size_t eq = value.rfind('=');
@@ -363,6 +368,10 @@ constexpr FlagSpec kFlagSpecs[] = {
      SetQuery},
     {"--files", 0, "LIST", FlagSection::kInput,
      "comma-separated FILEs, read before positional ones", AddFiles},
+    {"--event-start", 0, "REGEX", FlagSection::kInput,
+     "read events of several lines: a line REGEX matches\n"
+     "starts one (as the clause multiline 'REGEX')",
+     SetEventStart},
     {"--journal", 0, "", FlagSection::kInput,
      "read systemd's journal instead of FILEs (the local\n"
      "system's, or --journal-file, --journal-dir); the\n"

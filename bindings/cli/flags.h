@@ -107,6 +107,9 @@ struct Flags {
   // cursor and state in journal_cursor_file (empty: none) and saving them
   // there after every report.
   bool journal = false;
+  // --event-start: a regex whose lines start an event (the query's
+  // `multiline` clause); unset without it.
+  std::optional<std::string> event_start;
   std::vector<std::string> journal_files;
   std::string journal_dir;
   std::string journal_cursor_file;

@@ -462,6 +462,28 @@ int Run(int argc, char** argv) {
     PrintError(ToStd(query.status().message()));
     return kExitUsage;
   }
+  if (flags->event_start.has_value()) {
+    // The rule goes into the query's text, so partials and --explain name
+    // it as the clause does.
+    const std::string& re = *flags->event_start;
+    if (query->multiline().has_value()) {
+      return UsageError(
+          "--event-start and the query's multiline clause: give only one");
+    }
+    const bool single = re.find('\'') == std::string::npos;
+    if (!single && re.find('"') != std::string::npos) {
+      return UsageError(
+          "--event-start: a regex with both ' and \" cannot be quoted in a "
+          "query; write \\x27 or \\x22 for one of them");
+    }
+    const char* quote = single ? "'" : "\"";
+    query = Query::Compile(
+        absl::StrCat(*flags->query, " multiline ", quote, re, quote), compile);
+    if (!query.ok()) {
+      PrintError(ToStd(query.status().message()));
+      return kExitUsage;
+    }
+  }
   if (flags->journal) {
     if (std::string problem = JournalUsageProblem(*flags, *query);
         !problem.empty()) {

@@ -364,8 +364,9 @@ int RunMap(const Flags& flags, const Query& query, int default_threads) {
     if (flags.files.size() != 1 || flags.files[0] == "-") {
       return UsageError("--range needs exactly one FILE (not standard input)");
     }
-    absl::StatusOr<LineRange> range = LineAlignedRange(
-        flags.files[0], flags.range->first, flags.range->second);
+    absl::StatusOr<LineRange> range =
+        LineAlignedRange(flags.files[0], flags.range->first,
+                         flags.range->second, query, flags.max_line_bytes);
     if (!range.ok()) {
       PrintInputProblem(flags.files[0], ToStd(range.status().message()));
       return kExitInputError;

@@ -750,12 +750,16 @@ PYBIND11_MODULE(_mapr, m) {
                return a.MergeSerialized(BufferView(info));
              }));
            })
-      .def("take_delta_partial",
-           [](PyAggregator& self) {
-             std::string frame = TakePartial(self.Locked(
-                 [](mapr::Aggregator& a) { return a.TakeDeltaPartial(); }));
-             return Bytes(frame);
-           })
+      .def(
+          "take_delta_partial",
+          [](PyAggregator& self, bool final) {
+            mapr::StreamMark mark;
+            mark.final = final;
+            std::string frame = TakePartial(self.Locked(
+                [&](mapr::Aggregator& a) { return a.TakeDeltaPartial(mark); }));
+            return Bytes(frame);
+          },
+          py::arg("final") = false)
       .def("push_lines", &PushIterable, py::arg("lines"), py::arg("source") = 0)
       .def("push_bytes", &PushBuffer, py::arg("data"), py::arg("source") = 0)
       .def("push_file", &PushFile, py::arg("path"), py::arg("source") = 0)

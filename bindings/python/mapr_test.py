@@ -974,6 +974,23 @@ class PartialTest(unittest.TestCase):
                          mapr.run(self.Q, lines=self.LINES).cells)
         self.assertEqual(str(central.query), str(mapr.compile(self.Q)))
 
+    def test_final_delta_completes_lines_and_events(self):
+        q = ("select count($line), last($line) group by $hostname "
+             "multiline indented")
+        agg = mapr.Aggregator(q, hostname="h", source="s")
+        agg.push_bytes(b"a\n b\nc\n d")
+        first = agg.take_delta_partial()
+        # "c" and " d" (unfinished bytes) wait for a later delta.
+        self.assertFalse(mapr.inspect_partial(first).final)
+        self.assertEqual(mapr.inspect_partial(first).groups, 1)
+        last = agg.take_delta_partial(final=True)
+        info = mapr.inspect_partial(last)
+        self.assertTrue(info.final)
+        self.assertEqual(info.splits, (1, 2))
+        central = mapr.Aggregator.from_partial(first)
+        central.merge_serialized(last)
+        self.assertEqual(central.finish().cells, [("2", "c\n d")])
+
 
 if __name__ == "__main__":
     unittest.main()

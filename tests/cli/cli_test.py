@@ -821,6 +821,89 @@ class InputTest(MaprTestCase):
         self.assertEqual(stats["lines_too_long"], str(too_long))
 
 
+class MultilineTest(MaprTestCase):
+    """Events of several lines (`multiline`, --event-start): the same
+    result for any thread count and any --range split, equal to the events
+    joined by hand; usage errors."""
+
+    QUERY = ("select level, count($line), last($line), sum(ms) group by level "
+             "order by level logformat logfmt")
+
+    def events(self, n, seed):
+        import random
+        rnd = random.Random(seed)
+        out = []
+        for i in range(n):
+            lines = ["2024-05-01T12:00:%02d level=%s ms=%d" % (
+                i % 60, rnd.choice(["info", "warn", "error"]),
+                rnd.randrange(1000))]
+            if rnd.random() < 0.4:
+                lines.append("java.lang.IllegalStateException: n%d" % i)
+                for _ in range(rnd.randrange(1, 30)):
+                    lines.append("\tat com.example.C%d.f(C.java:%d)" % (
+                        rnd.randrange(9), rnd.randrange(900)))
+                lines.append("\t... %d more" % rnd.randrange(50))
+            out.append(lines)
+        return out
+
+    def test_threads_ranges_and_joined_events_agree(self):
+        # Over 16 MiB, so that the threads cut the file (8 MiB pieces).
+        events = self.events(20000, 3) * 4
+        text = "".join("\n".join(e) + "\n" for e in events).encode()
+        self.assertGreater(len(text), 16 << 20)
+        path = self.write("app.log", text)
+        # The oracle: each event joined into one line with "\x1f" for the
+        # newlines, read by the plain query, then the separators put back
+        # (JSON escapes both).
+        joined = self.write("joined.log", "".join(
+            "\x1f".join(e) + "\n" for e in events).encode())
+        want, _ = self.mapr("-o", "json", self.QUERY, joined)
+        want = want.replace(b"\\u001f", b"\\u000a")
+        for flag in (["--event-start", r"^\d{4}-"], []):
+            query = self.QUERY + ("" if flag else " multiline java")
+            for threads in ("1", "2", "7"):
+                out, err = self.mapr("-t", threads, "-o", "json", "--stats",
+                                     *flag, query, path)
+                self.assertEqual(out, want, (flag, threads))
+                self.assertIn(b"lines_read: %d\n" % len(events), err)
+        # --range cuts anywhere; each range holds whole events.
+        size = len(text)
+        cuts = [0, 1, size // 3, size // 3 + 1, size // 2, size - 5, size]
+        parts = []
+        for i in range(len(cuts) - 1):
+            out, _ = self.mapr("map", "--split", str(i), "--range",
+                               "%d:%d" % (cuts[i], cuts[i + 1]),
+                               "--event-start", r"^\d{4}-", self.QUERY, path)
+            parts.append(self.write("p%d.part" % i, out))
+        out, _ = self.mapr("reduce", "--expect-splits", str(len(parts)),
+                           "-o", "json", *parts)
+        self.assertEqual(out, want)
+
+    def test_usage_errors(self):
+        path = self.write("x.log", b"a\n")
+        _, err = self.mapr("--event-start", "^a",
+                           "select count($line) multiline java", path, code=2)
+        self.assertIn(b"--event-start and the query's multiline clause: give "
+                      b"only one", err)
+        _, err = self.mapr("--event-start", "", "select count($line)", path,
+                           code=2)
+        self.assertIn(b"--event-start needs a regular expression", err)
+        _, err = self.mapr("--event-start", "(a", "select count($line)", path,
+                           code=2)
+        self.assertIn(b"invalid regular expression: missing ): (a", err)
+        _, err = self.mapr("--event-start", "'\"", "select count($line)",
+                           path, code=2)
+        self.assertIn(b"cannot be quoted in a query", err)
+        # A regex with a single quote is quoted with double quotes.
+        out, _ = self.mapr("-o", "csv", "--event-start", "^'",
+                           "select count($line) group by $hostname",
+                           self.write("q.log", b"'a\n b\n'c\n"))
+        self.assertEqual(out, b"count($line)\n2\n")
+        out, _ = self.mapr("--explain", "--event-start", "^'",
+                           "select count($line)")
+        self.assertIn(b"events: lines matching '^'' start one", out)
+
+
 class ErrorTest(MaprTestCase):
 
     def test_bad_query_exits_2_with_caret(self):

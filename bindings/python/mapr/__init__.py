@@ -587,12 +587,15 @@ class Aggregator:
         (PartialError) the aggregator is unchanged, except for max_groups."""
         self._a.merge_serialized(data)
 
-    def take_delta_partial(self) -> bytes:
+    def take_delta_partial(self, *, final: bool = False) -> bytes:
         """The partial of the lines pushed since the previous call (or
         creation); then resets the state and counters, like take_delta().
         Successive deltas cover successive splits, so a central reducer sees
-        a missing one. Raises PartialError."""
-        return self._a.take_delta_partial()
+        a missing one. `final=True` marks the stream's last delta (`mapr
+        inspect` says `final: yes`, and reduce knows the source complete)
+        and first completes unfinished bytes and multi-line events. Raises
+        PartialError."""
+        return self._a.take_delta_partial(final)
 
     def push(self, lines: Lines, *, source: int = 0) -> None:
         """Aggregates lines.
