@@ -216,6 +216,11 @@ absl::Status SetSource(Flags& flags, std::string_view value) {
                                      "--source needs a non-empty ID");
 }
 
+absl::Status SetOmprogDir(Flags& flags, std::string_view value) {
+  return SetNonEmpty<&Flags::omprog_dir>(flags, value,
+                                         "--omprog needs a folder");
+}
+
 absl::Status SetEventStart(Flags& flags, std::string_view value) {
   return SetNonEmpty<&Flags::event_start>(
       flags, value, "--event-start needs a regular expression");
@@ -454,6 +459,17 @@ constexpr FlagSpec kFlagSpecs[] = {
      "OFFSET, a partial's position (see inspect); may be\n"
      "repeated; other FILEs are then read from their start",
      SetResumeFrom},
+    {"--omprog", 0, "DIR", FlagSection::kDistributed,
+     "map: a program for rsyslog's omprog with\n"
+     "confirmMessages=\"on\": reads standard input, writes\n"
+     "delta partials to DIR/SOURCE.parts and confirms\n"
+     "each message once its partial is synced",
+     SetOmprogDir},
+    {"--message-id", 0, "", FlagSection::kDistributed,
+     "map --omprog: each line starts with a message id\n"
+     "(rsyslog's %uuid%) and a space; a message sent again\n"
+     "after a copy died is counted once",
+     Set<&Flags::message_id>},
     {"--partitions", 0, "R", FlagSection::kDistributed,
      "map: write R partials, one per hash partition of the\n"
      "group keys (partition 0 carries the line counters)",

@@ -107,6 +107,11 @@ struct Flags {
   // cursor and state in journal_cursor_file (empty: none) and saving them
   // there after every report.
   bool journal = false;
+  // map --omprog DIR: rsyslog omprog's confirmMessages protocol on standard
+  // input and output, delta partials in DIR (empty: not given).
+  std::string omprog_dir;
+  // --message-id: each --omprog line starts with a message id and a space.
+  bool message_id = false;
   // --event-start: a regex whose lines start an event (the query's
   // `multiline` clause); unset without it.
   std::optional<std::string> event_start;

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "bindings/cli/atomic_file.h"
 #include "bindings/cli/fd.h"
 #include "bindings/cli/follow.h"
 #include "bindings/cli/steps.h"
@@ -38,55 +39,6 @@ using ::mapr::util::ToStd;
 namespace {
 
 constexpr std::string_view kStateMagic = "mapr-journal-state 1\n";
-
-absl::Status FileError(std::string_view op, const std::string& file) {
-  return absl::ErrnoToStatus(
-      errno,
-      absl::StrCat("cannot ", ToAbsl(op), " journal cursor file '", file, "'"));
-}
-
-// Replaces `path` with `bytes`: a new file beside it, synced, renamed over
-// it, and the folder synced, so a crash leaves the old file or the new one.
-absl::Status WriteFileAtomically(const std::string& path,
-                                 std::string_view bytes) {
-  const std::string tmp = absl::StrCat(path, ".tmp");
-  {
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return FileError("create", tmp);
-    while (!bytes.empty()) {
-      const ssize_t n = ::write(fd.get(), bytes.data(), bytes.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        absl::Status s = FileError("write", tmp);
-        ::unlink(tmp.c_str());
-        return s;
-      }
-      bytes.remove_prefix(static_cast<size_t>(n));
-    }
-    if (::fsync(fd.get()) != 0) {
-      absl::Status s = FileError("sync", tmp);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-    if (::close(fd.release()) != 0) {
-      absl::Status s = FileError("close", tmp);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    absl::Status s = FileError("rename", tmp);
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  const size_t slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "."
-                          : slash == 0               ? "/"
-                                                     : path.substr(0, slash);
-  Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
-  return absl::OkStatus();
-}
 
 // Takes "<word> <value>\n" off the front of `in`.
 bool TakeLine(std::string_view* in, std::string_view word,
@@ -253,7 +205,8 @@ class JournalRun {
     }
     absl::Status s =
         WriteFileAtomically(flags_.journal_cursor_file,
-                            SerializeJournalState({reader_->cursor(), state_}));
+                            SerializeJournalState({reader_->cursor(), state_}),
+                            "journal cursor file");
     if (!s.ok()) return s;
     return all->TakeResult();
   }

@@ -29,6 +29,7 @@
 #include "bindings/cli/huge_pages.h"
 #include "bindings/cli/journal.h"
 #include "bindings/cli/map_follow.h"
+#include "bindings/cli/omprog.h"
 #include "bindings/cli/remote.h"
 #include "bindings/cli/runner.h"
 #include "bindings/cli/steps.h"
@@ -307,6 +308,11 @@ std::string JournalUsageProblem(const Flags& flags, const Query& query) {
   if (!flags.journal_files.empty() && !flags.journal_dir.empty()) {
     return "--journal-file and --journal-dir cannot be combined";
   }
+  if (query.multiline().has_value()) {
+    // A cursor after an entry of an unfinished event would lose it.
+    return "--journal reads entries, each one event: a multiline query "
+           "does not apply";
+  }
   const std::string& f = query.log_format();
   if (query.log_format_given() && f != "journal" && f != "json" &&
       f != "ndjson" && f != "jsonl") {
@@ -439,13 +445,14 @@ int Run(int argc, char** argv) {
       break;
   }
   if (!flags->follow) {
-    const char* follow_only = flags->delta                ? "--delta"
-                              : flags->from_start         ? "--from-start"
-                              : flags->interval_ms > 0    ? "--interval-ms"
-                              : flags->listen.has_value() ? "--listen"
-                              : flags->alert.has_value()  ? "--alert"
-                              : flags->alert_json         ? "--alert-format"
-                                                          : nullptr;
+    const char* follow_only =
+        flags->delta                                          ? "--delta"
+        : flags->from_start                                   ? "--from-start"
+        : flags->interval_ms > 0 && flags->omprog_dir.empty() ? "--interval-ms"
+        : flags->listen.has_value()                           ? "--listen"
+        : flags->alert.has_value()                            ? "--alert"
+        : flags->alert_json                                   ? "--alert-format"
+                                                              : nullptr;
     if (follow_only != nullptr) {
       return UsageError(absl::StrCat(follow_only, " works only with --follow"));
     }
@@ -549,6 +556,9 @@ int Run(int argc, char** argv) {
                  "end them with Ctrl-D, or name a FILE\n");
   }
   if (flags->journal) return RunJournal(*flags, *query);
+  if (flags->command == Command::kMap && !flags->omprog_dir.empty()) {
+    return RunOmprog(*flags, *query);
+  }
   if (flags->command == Command::kMap && flags->follow) {
     return RunMapFollow(*flags, *query);
   }

@@ -159,6 +159,13 @@ int RunMapFollow(const Flags& flags, const Query& query) {
         "--split auto does not work with --follow (give the first delta's "
         "split number)");
   }
+  if (!flags.resume_from.empty() && query.multiline().has_value()) {
+    // A partial's positions follow the lines read, and the last event of
+    // each input is in no partial yet: resuming there would lose it.
+    return UsageError(
+        "--resume-from does not work with a multiline query: a partial's "
+        "positions may fall inside an event");
+  }
   if (flags.stop_on_stdin_eof &&
       (flags.files.empty() || std::find(flags.files.begin(), flags.files.end(),
                                         "-") != flags.files.end())) {

@@ -902,6 +902,164 @@ class MultilineTest(MaprTestCase):
         out, _ = self.mapr("--explain", "--event-start", "^'",
                            "select count($line)")
         self.assertIn(b"events: lines matching '^'' start one", out)
+        _, err = self.mapr("map", "--follow", "--resume-from", "10",
+                           "--event-start", "^a", "select count($line)", path,
+                           code=2)
+        self.assertIn(b"--resume-from does not work with a multiline query",
+                      err)
+        _, err = self.mapr("--journal", "--event-start", "^a",
+                           "select count($line)", code=2)
+        self.assertIn(b"a multiline query does not apply", err)
+
+
+class OmprogTest(MaprTestCase):
+    """map --omprog (docs/cli.md, "Confirmed delivery"): omprog's answers,
+    the message log, and how a copy that died is adopted: its logged
+    messages counted once, a torn frame cut off, a stale log not counted
+    again, a message sent again skipped by its id."""
+
+    QUERY = ("select user,count($line),sum(bytes) group by user "
+             "logformat generickv")
+
+    def lines(self, n, start=0):
+        return ["id%d user=%s|bytes=%d" % (i, "abc"[i % 3], i)
+                for i in range(start, start + n)]
+
+    def expected(self, lines):
+        """The one-pass CSV of the lines without their ids."""
+        plain = self.write("plain.log", "".join(
+            l.split(" ", 1)[1] + "\n" for l in lines).encode())
+        out, _ = self.mapr("-o", "csv", self.QUERY, plain)
+        return out
+
+    def reduce(self, folder):
+        parts = sorted(os.path.join(folder, p) for p in os.listdir(folder)
+                       if p.endswith(".parts"))
+        return self.mapr("reduce", "-o", "csv", *parts)
+
+    def start(self, folder, *extra):
+        return subprocess.Popen(
+            [os.path.abspath(MAPR_BIN), "map", "--omprog", folder,
+             "--message-id", *extra, self.QUERY],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
+
+    def talk(self, p, lines):
+        """Sends each line and reads its answer."""
+        for line in lines:
+            p.stdin.write(line.encode() + b"\n")
+            p.stdin.flush()
+            self.assertEqual(p.stdout.readline(), b"OK\n", line)
+
+    def test_answers_and_partials(self):
+        folder = os.path.join(self.tmp, "parts")
+        os.mkdir(folder)
+        lines = self.lines(50)
+        data = ("BEGIN TRANSACTION\n" + "".join(l + "\n" for l in lines) +
+                "COMMIT TRANSACTION\n" + "id99 user=z|bytes=1").encode()
+        out, err = self.mapr("map", "--omprog", folder, "--message-id",
+                             "--stats", "--source", "one", self.QUERY,
+                             stdin=data)
+        # Ready, the two marks and every message; the cut last line is no
+        # message and gets no answer.
+        self.assertEqual(out, b"OK\n" * 53)
+        self.assertIn(b"lines_read: 50\n", err)
+        self.assertEqual(sorted(os.listdir(folder)), ["one.parts"])
+        out, err = self.reduce(folder)
+        self.assertEqual(out, self.expected(lines))
+        self.assertEqual(err, b"")
+
+    def test_a_dead_copy_is_adopted_and_counted_once(self):
+        folder = os.path.join(self.tmp, "parts")
+        os.mkdir(folder)
+        lines = self.lines(30)
+        # A copy with partials every 50 ms, then one that never writes one.
+        a = self.start(folder, "--interval-ms", "50", "--source", "a")
+        self.talk(a, lines[:10])
+        deadline = time.monotonic() + 30
+        while os.path.getsize(os.path.join(folder, "a.parts")) == 0:
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.01)
+        self.talk(a, lines[10:20])
+        b = self.start(folder, "--interval-ms", "3600000", "--source", "b")
+        self.assertEqual(b.stdout.readline(), b"OK\n")
+        self.talk(b, lines[20:25])
+        for p in (a, b):
+            p.kill()
+            p.wait()
+        # b was writing a partial when it died: half a frame.
+        with open(os.path.join(folder, "a.parts"), "rb") as f:
+            frame = f.read()
+        with open(os.path.join(folder, "b.parts"), "ab") as f:
+            f.write(frame[:100])
+        # A copy that ended between a partial and its new log: its log still
+        # names the split that is on disk (stale), so it is not counted again.
+        lines_c = ["cid%d user=c|bytes=%d" % (i, 1000 + i) for i in range(3)]
+        c = self.start(folder, "--interval-ms", "50", "--source", "c")
+        self.talk(c, lines_c)
+        # Its partial is on disk once its new log is (split 1).
+        while not read_bytes(os.path.join(folder, "c.wal")).startswith(
+                b"mapr-omprog-wal 1 pid %d split 1\n" % c.pid):
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.01)
+        c.kill()
+        c.wait()
+        # c adopted a and b when it started.
+        said = c.stderr.read()
+        with open(os.path.join(folder, "c.wal"), "wb") as f:
+            f.write(b"mapr-omprog-wal 1 pid 999999999 split 0\n" +
+                    "".join(l + "\n" for l in lines_c).encode())
+        for p in (a, b, c):
+            for pipe in (p.stdin, p.stdout, p.stderr):
+                pipe.close()
+
+        # The next copy adopts a, b and c. b's last message (id24) may not
+        # have been confirmed: when it comes again it is skipped.
+        out, err = self.mapr("map", "--omprog", folder, "--message-id",
+                             "--stats", "--source", "d", self.QUERY,
+                             stdin="".join(l + "\n" for l in
+                                           [lines[24]] + lines[25:])
+                             .encode())
+        self.assertEqual(out, b"OK\n" * 7)
+        self.assertIn(b"messages_skipped_as_counted: 1\n", err)
+        said += err
+        self.assertRegex(said, rb"copy 'b' \(process \d+\) ended without "
+                         rb"its last partial; wrote it \(split 0, 5 messages "
+                         rb"from its log\)")
+        self.assertRegex(err, rb"copy 'c' \(process 999999999\) ended "
+                         rb"without its last partial; wrote it \(split 1, 0 "
+                         rb"messages from its log\)")
+        self.assertRegex(said, rb"copy 'a' \(process \d+\) ended without "
+                         rb"its last partial; wrote it \(split [1-9]\d*, 10 "
+                         rb"messages from its log\)")
+        # A copy adopts each dead one once.
+        _, again = self.mapr("map", "--omprog", folder, self.QUERY, stdin=b"")
+        self.assertNotIn(b"ended without", again)
+        out, err = self.reduce(folder)
+        self.assertEqual(err, b"")
+        # Every line once.
+        self.assertEqual(out, self.expected(lines + lines_c))
+
+    def test_usage(self):
+        folder = os.path.join(self.tmp, "parts")
+        os.mkdir(folder)
+        _, err = self.mapr("map", "--omprog", folder, self.QUERY, LOG, code=2)
+        self.assertIn(b"--omprog reads standard input: give no FILE", err)
+        _, err = self.mapr("map", "--omprog", folder, "--follow", self.QUERY,
+                           code=2)
+        self.assertIn(b"--omprog writes its own stream", err)
+        _, err = self.mapr("map", "--message-id", self.QUERY, LOG, code=2)
+        self.assertIn(b"--message-id works only with map --omprog", err)
+        _, err = self.mapr("--omprog", folder, self.QUERY, LOG, code=2)
+        self.assertIn(b"--omprog works only with map", err)
+        _, err = self.mapr("map", "--omprog", LOG, self.QUERY, stdin=b"",
+                           code=1)
+        self.assertIn(b"is not a folder", err)
+        self.mapr("map", "--omprog", folder, "--source", "s", self.QUERY,
+                  stdin=b"")
+        _, err = self.mapr("map", "--omprog", folder, "--source", "s",
+                           self.QUERY, stdin=b"", code=1)
+        self.assertIn(b"exists: another copy has source 's'", err)
 
 
 class ErrorTest(MaprTestCase):

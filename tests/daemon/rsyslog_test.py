@@ -136,7 +136,8 @@ class DocTest(unittest.TestCase):
         with open(os.path.join(ROOT, "docs", "cli.md"), encoding="utf-8") as f:
             doc = f.read()
         for template in ("rsyslog.conf.in", "mapr-omprog.in",
-                         "rsyslog-multi.conf.in", "mapr-omprog-multi.in"):
+                         "rsyslog-multi.conf.in", "mapr-omprog-multi.in",
+                         "rsyslog-confirm.conf.in", "mapr-omprog-confirm.in"):
             block = "```\n%s```\n" % render(template, DOC_DIR, DOC_MAPR)
             self.assertTrue(block in doc, "docs/cli.md lacks %s as rendered "
                             "with %s and %s:\n%s" %
@@ -272,6 +273,102 @@ class RsyslogTest(unittest.TestCase):
         sources = {line.split(": ", 1)[1] for line in inspect.splitlines()
                    if line.startswith("source: ")}
         self.assertEqual(len(sources), len(parts), info)
+
+    def running_copies(self):
+        """Pids of the `mapr map --omprog` copies that run now (from the
+        headers of their message logs, "mapr-omprog-wal 1 pid P split K")."""
+        pids = []
+        folder = self.path("parts")
+        for name in os.listdir(folder):
+            if not name.endswith(".wal"):
+                continue
+            words = read_text(os.path.join(folder, name)).split("\n")[0].split()
+            if len(words) != 6 or words[2] != "pid":
+                continue
+            pid = int(words[3])
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] != "Z":
+                        pids.append(pid)
+            except (FileNotFoundError, IndexError):
+                pass
+        return pids
+
+    def test_confirmed_delivery_counts_each_message_once(self):
+        """confirmMessages with 4 workers: each copy confirms a message only
+        once it is synced to the copy's log. Copies are killed (SIGKILL)
+        while messages flow; rsyslog sends their unconfirmed message again
+        to new copies, which adopt the dead ones (their logged messages
+        become their last partial) and skip a message id already counted:
+        the reduce of every copy's partials is the exact result of all
+        lines, no more, no less."""
+        os.mkdir(self.path("parts"))
+        self.start_rsyslogd("rsyslog-confirm.conf.in", "mapr-omprog-confirm")
+        sent = []
+        killed = []
+        for round_ in range(4):
+            for _ in range(8):
+                lines = generate_batch(self.rng, len(sent))
+                self.send("webapp", lines)
+                sent += lines
+                if round_ < 3 and self.rng.random() < 0.3:
+                    pids = self.running_copies()
+                    if pids:
+                        victim = self.rng.choice(pids)
+                        try:
+                            os.kill(victim, signal.SIGKILL)
+                            killed.append(victim)
+                        except ProcessLookupError:
+                            pass
+            self.send("noise", generate_batch(self.rng, 0))
+        # Every message confirmed. A copy killed while idle is adopted by
+        # the next copy that starts; a sweep (a copy with no input) adopts
+        # any that no copy followed, as the docs say to run after a stop.
+        folder = self.path("parts")
+        query = ("select user,count($line),sum(bytes),max(bytes) group by "
+                 "user logformat generickv")
+
+        adoptions = []  # What the sweeps said.
+
+        def sweep_and_reduce():
+            sweep = subprocess.run([MAPR_BIN, "map", "--omprog", folder,
+                                    "--message-id", query],
+                                   stdin=subprocess.DEVNULL,
+                                   capture_output=True, timeout=60)
+            self.assertEqual(sweep.returncode, 0, sweep.stderr)
+            self.assertEqual(sweep.stdout, b"OK\n")
+            adoptions.append(sweep.stderr.decode())
+            parts = sorted(os.path.join(folder, p)
+                           for p in os.listdir(folder) if p.endswith(".parts"))
+            return subprocess.run([MAPR_BIN, "reduce", "-o", "csv"] + parts,
+                                  capture_output=True, timeout=60)
+
+        def counted():
+            r = sweep_and_reduce()
+            if r.returncode != 0:
+                return None
+            return parse_reports(r.stdout.decode() +
+                                 "# end of report 1\n")[0][1]
+        self.wait_for("every message counted",
+                      lambda: time.sleep(0.3) or counted() == aggregate(sent),
+                      60)
+        self.stop_rsyslogd()
+        reduce = sweep_and_reduce()
+        info = (self.diagnostics() + "\nparts: %s\nkilled: %s" %
+                (sorted(os.listdir(folder)), killed))
+        self.assertGreaterEqual(len(killed), 1, info)
+        self.assertEqual(reduce.returncode, 0, info)
+        got = parse_reports(reduce.stdout.decode() + "# end of report 1\n")
+        self.assertEqual(got[0][1], aggregate(sent), info)
+        # Every copy's partials end with a final one (its own, or one its
+        # adopter wrote): reduce has nothing to say.
+        self.assertEqual(reduce.stderr, b"", info)
+        # Some copy died with confirmed messages only in its log, which
+        # its adopter put into the copy's last partial.
+        said = read_text(self.path("mapr.log")) + "".join(adoptions)
+        self.assertRegex(said, r"ended without its last partial; wrote it "
+                         r"\(split \d+, [1-9]\d* messages from its log\)",
+                         info)
 
     def test_interval_and_final_results(self):
         self.start_rsyslogd()
