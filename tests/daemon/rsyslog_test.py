@@ -35,9 +35,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
+
+from daemon_case import DaemonTestCase, read_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
@@ -72,14 +73,6 @@ def find_program(name):
 def render(template, directory, mapr):
     with open(os.path.join(HERE, template), encoding="utf-8") as f:
         return f.read().replace("@DIR@", directory).replace("@MAPR@", mapr)
-
-
-def read_text(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
 
 
 def parse_reports(text):
@@ -146,51 +139,17 @@ class DocTest(unittest.TestCase):
 
 @unittest.skipUnless(find_program("rsyslogd") and find_program("logger"),
                      "rsyslogd or logger missing")
-class RsyslogTest(unittest.TestCase):
+class RsyslogTest(DaemonTestCase):
+
+    DAEMON = "rsyslogd"
+    LOGS = ("rsyslogd.out", "rsyslogd.log", "mapr.log", "report.csv")
+    SEED = SEED
 
     def setUp(self):
         if not MAPR_BIN or not os.access(MAPR_BIN, os.X_OK):
             self.fail("set MAPR_BIN to the mapr binary (got %r)" % MAPR_BIN)
-        # A unix socket path must fit in 108 bytes.
-        parent = None if len(tempfile.gettempdir()) < 60 else "/tmp"
-        self.dir = tempfile.mkdtemp(prefix="mapr-rsyslog-", dir=parent)
-        self.addCleanup(shutil.rmtree, self.dir, True)
-        self.socket = self.path("log.sock")
-        self.rsyslogd = None
+        self.make_dir("mapr-rsyslog-")
         self.rng = random.Random(SEED)
-
-    def tearDown(self):
-        # rsyslogd leads its own process group, which holds mapr (omprog's
-        # child) too: kill whatever of it is left, mapr even if rsyslogd
-        # has exited.
-        if self.rsyslogd is None:
-            return
-        try:
-            os.killpg(self.rsyslogd.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.rsyslogd.wait()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def diagnostics(self):
-        parts = ["seed %d (MAPR_TEST_SEED)" % SEED]
-        for name in ("rsyslogd.out", "rsyslogd.log", "mapr.log",
-                     "report.csv"):
-            parts.append("--- %s:\n%s" % (name, read_text(self.path(name))))
-        return "\n".join(parts)
-
-    def wait_for(self, what, predicate, seconds):
-        deadline = time.monotonic() + seconds
-        while not predicate():
-            if self.rsyslogd.poll() is not None:
-                self.fail("rsyslogd exited with %d while waiting for %s\n%s" %
-                          (self.rsyslogd.returncode, what, self.diagnostics()))
-            if time.monotonic() > deadline:
-                self.fail("no %s after %d s\n%s" %
-                          (what, seconds, self.diagnostics()))
-            time.sleep(0.05)
 
     def start_rsyslogd(self, conf_template="rsyslog.conf.in",
                        program="mapr-omprog"):
@@ -208,19 +167,11 @@ class RsyslogTest(unittest.TestCase):
                                capture_output=True, timeout=30)
         self.assertEqual(check.returncode, 0, check.stderr)
         with open(self.path("rsyslogd.out"), "wb") as out:
-            self.rsyslogd = subprocess.Popen(
+            self.process = subprocess.Popen(
                 [rsyslogd, "-n", "-f", conf, "-i", self.path("rsyslogd.pid")],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True)
         self.wait_for("socket", lambda: os.path.exists(self.socket), 10)
-
-    def send(self, tag, lines):
-        batch = self.path("batch.txt")
-        with open(batch, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in lines))
-        p = subprocess.run(["logger", "-u", self.socket, "-t", tag,
-                            "-f", batch], capture_output=True, timeout=30)
-        self.assertEqual(p.returncode, 0, p.stderr)
 
     def reports(self):
         return parse_reports(read_text(self.path("report.csv")))
@@ -229,9 +180,9 @@ class RsyslogTest(unittest.TestCase):
         """SIGTERM, then rsyslogd's exit 0 within 15 s; returns how long
         the stop took."""
         start = time.monotonic()
-        self.rsyslogd.send_signal(signal.SIGTERM)
+        self.process.send_signal(signal.SIGTERM)
         try:
-            code = self.rsyslogd.wait(timeout=15)
+            code = self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             self.fail("rsyslogd still runs 15 s after SIGTERM\n" +
                       self.diagnostics())

@@ -43,9 +43,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
+
+from daemon_case import DaemonTestCase, read_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -143,14 +144,6 @@ def render(template, directory):
         return f.read().replace("@DIR@", directory)
 
 
-def read_text(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
-
-
 def parse_report(text):
     """A CSV report -> {user: (count, sum, max)}, or None when it is not
     one (its header is checked)."""
@@ -211,51 +204,21 @@ WHY_MISSING = SYSLOG_NG.missing()
 
 
 @unittest.skipIf(WHY_MISSING and not os.environ.get("CI"), WHY_MISSING)
-class SyslogNgTest(unittest.TestCase):
+class SyslogNgTest(DaemonTestCase):
+
+    DAEMON = "syslog-ng"
+    LOGS = ("syslog-ng.log", "report.csv")
+    SEED = SEED
+
 
     def setUp(self):
         if WHY_MISSING:  # On CI: install-deps should have provided it.
             self.fail(WHY_MISSING)
         if not MAPR_BIN or not os.access(MAPR_BIN, os.X_OK):
             self.fail("set MAPR_BIN to the mapr binary (got %r)" % MAPR_BIN)
-        # A unix socket path must fit in 108 bytes.
-        parent = None if len(tempfile.gettempdir()) < 60 else "/tmp"
-        self.dir = tempfile.mkdtemp(prefix="mapr-syslog-ng-", dir=parent)
-        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.make_dir("mapr-syslog-ng-")
         os.mkdir(self.path("parts"))
-        self.socket = self.path("log.sock")
-        self.process = None
         self.rng = random.Random(SEED)
-
-    def tearDown(self):
-        if self.process is None:
-            return
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def diagnostics(self):
-        parts = ["seed %d (MAPR_TEST_SEED)" % SEED]
-        for name in ("syslog-ng.log", "report.csv"):
-            parts.append("--- %s:\n%s" % (name, read_text(self.path(name))))
-        return "\n".join(parts)
-
-    def wait_for(self, what, predicate, seconds):
-        deadline = time.monotonic() + seconds
-        while not predicate():
-            if self.process.poll() is not None:
-                self.fail("syslog-ng exited with %d while waiting for %s\n%s"
-                          % (self.process.returncode, what,
-                             self.diagnostics()))
-            if time.monotonic() > deadline:
-                self.fail("no %s after %d s\n%s" %
-                          (what, seconds, self.diagnostics()))
-            time.sleep(0.02)
 
     def start(self, config):
         with open(self.path("syslog-ng.conf"), "w", encoding="utf-8") as f:
@@ -268,14 +231,6 @@ class SyslogNgTest(unittest.TestCase):
             self.process = subprocess.Popen(
                 SYSLOG_NG.argv(self.dir), env=env, stdin=subprocess.DEVNULL,
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def send(self, tag, lines):
-        batch = self.path("batch.txt")
-        with open(batch, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in lines))
-        p = subprocess.run(["logger", "-u", self.socket, "-t", tag,
-                            "-f", batch], capture_output=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
 
     def stop(self):
         self.process.send_signal(signal.SIGTERM)

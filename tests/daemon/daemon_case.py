@@ -1,0 +1,81 @@
+"""What the daemon tests share (rsyslog_test.py, syslog_ng_test.py): a
+private folder, the daemon's process group killed at the end, a wait with a
+deadline that fails with the daemon's logs, and messages sent with
+`logger` to the daemon's socket. Standard library only."""
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+class DaemonTestCase(unittest.TestCase):
+    """Subclasses set DAEMON (its name in messages) and LOGS (the files of
+    self.dir that diagnostics() shows), start the daemon as self.process
+    in a session of its own, and have it listen on self.socket."""
+
+    DAEMON = "the daemon"
+    LOGS = ()
+    SEED = 0
+
+    def make_dir(self, prefix):
+        """A private folder (self.dir), removed at the end; self.socket is
+        its log.sock."""
+        # A unix socket path must fit in 108 bytes.
+        parent = None if len(tempfile.gettempdir()) < 60 else "/tmp"
+        self.dir = tempfile.mkdtemp(prefix=prefix, dir=parent)
+        self.addCleanup(shutil.rmtree, self.dir, True)
+        self.socket = self.path("log.sock")
+        self.process = None
+
+    def tearDown(self):
+        # The daemon leads its own process group, which holds its children
+        # (mapr) too: kill whatever of it is left, even if it has exited.
+        if getattr(self, "process", None) is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def diagnostics(self):
+        parts = ["seed %d (MAPR_TEST_SEED)" % self.SEED]
+        for name in self.LOGS:
+            parts.append("--- %s:\n%s" % (name, read_text(self.path(name))))
+        return "\n".join(parts)
+
+    def wait_for(self, what, predicate, seconds):
+        deadline = time.monotonic() + seconds
+        while not predicate():
+            if self.process.poll() is not None:
+                self.fail("%s exited with %d while waiting for %s\n%s" %
+                          (self.DAEMON, self.process.returncode, what,
+                           self.diagnostics()))
+            if time.monotonic() > deadline:
+                self.fail("no %s after %d s\n%s" %
+                          (what, seconds, self.diagnostics()))
+            time.sleep(0.02)
+
+    def send(self, tag, lines):
+        """`lines` as messages of program `tag`, through `logger`."""
+        batch = self.path("batch.txt")
+        with open(batch, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in lines))
+        p = subprocess.run(["logger", "-u", self.socket, "-t", tag,
+                            "-f", batch], capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
