@@ -23,6 +23,7 @@ namespace {
 // The formats auto picks from, in the order ties go (and --help lists).
 enum Kind : uint8_t {
   kJson,
+  kJournal,
   kSyslog,
   kDefault,
   kCombined,
@@ -34,11 +35,12 @@ enum Kind : uint8_t {
 };
 
 constexpr std::array<std::string_view, kNumKinds> kNames = {
-    "json", "syslog",    "default", "combined",
-    "clf",  "generickv", "logfmt",  "generic"};
+    "json", "journal",   "syslog", "default", "combined",
+    "clf",  "generickv", "logfmt", "generic"};
 
 constexpr std::array<std::string_view, kNumKinds> kEvidence = {
     "JSON objects, one per line",
+    "journald entries (JSON objects with __REALTIME_TIMESTAMP)",
     "syslog lines: a <PRI>, or a BSD or RFC 3339 timestamp, then a host",
     "DTail lines: SEVERITY|time|...|MAPREDUCE:TABLE|key=value",
     "access-log lines with a referer and a user agent (combined)",
@@ -175,7 +177,12 @@ size_t KeyLength(std::string_view s) {
 Kind Classify(std::string_view line) {
   const std::string_view s = Trimmed(line);
   if (s.empty()) return kGeneric;
-  if (s.front() == '{' && s.back() == '}') return kJson;
+  if (s.front() == '{' && s.back() == '}') {
+    // journalctl -o json and mapr --journal: $time is the entry's time.
+    return s.find("\"__REALTIME_TIMESTAMP\":") != std::string_view::npos
+               ? kJournal
+               : kJson;
+  }
   if (HasPri(s) || BsdTimestamp(s) || Rfc3339Host(s)) return kSyslog;
   if (DtailStart(s)) return kDefault;
   if (const Kind k = AccessLog(s); k != kNumKinds) return k;
@@ -273,14 +280,16 @@ class AutoLogFormat final : public BuiltinLogFormat {
   AutoLogFormat()
       : BuiltinLogFormat(
             "auto",
-            "each line in the built-in format its shape names: json, syslog, "
+            "each line in the built-in format its shape names: json, journal, "
+            "syslog, "
             "default, combined, clf, generickv, logfmt, else generic "
             "(mapr --explain FILE... shows the pick per input)",
             "any of the above, mixed", std::nullopt),
-        formats_{NewJsonLogFormat(),    NewSyslogLogFormat(),
-                 NewDefaultLogFormat(), NewCombinedLogFormat(),
-                 NewClfLogFormat(),     NewGenericKvLogFormat(),
-                 NewLogfmtLogFormat(),  NewGenericLogFormat()} {}
+        formats_{NewJsonLogFormat(),      NewJournalLogFormat(),
+                 NewSyslogLogFormat(),    NewDefaultLogFormat(),
+                 NewCombinedLogFormat(),  NewClfLogFormat(),
+                 NewGenericKvLogFormat(), NewLogfmtLogFormat(),
+                 NewGenericLogFormat()} {}
 
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {

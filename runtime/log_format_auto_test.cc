@@ -21,6 +21,9 @@ struct Sample {
 constexpr Sample kSamples[] = {
     {"json", R"x({"status":200,"path":"/a","user":{"id":7}})x"},
     {"json", R"x(  {"msg":"padded"}  )x"},
+    {"journal",
+     R"x({"__CURSOR":"s=1;i=2","__REALTIME_TIMESTAMP":"1700000000000000","MESSAGE":"started"})x"},
+    {"json", R"x({"MESSAGE":"__REALTIME_TIMESTAMP is a word"})x"},
     {"syslog",
      "<34>1 2003-10-11T22:14:15.003Z mymachine.example.com su - "
      "ID47 - 'su root' failed for lonvick on /dev/pts/8"},

@@ -177,6 +177,10 @@ class JournalTest(unittest.TestCase):
                               stdin=self.json)
                 self.assertEqual(ours.stdout, theirs.stdout)
                 self.assertGreater(len(rows(ours.stdout)), 1)
+                # logformat auto picks journal for every entry.
+                auto = mapr("-o", "csv", q + " logformat auto", "-",
+                            stdin=self.json)
+                self.assertEqual(ours.stdout, auto.stdout)
 
     def test_counts_from_the_generated_entries(self):
         out = rows(mapr("--journal-file", self.file, "-o", "csv",
