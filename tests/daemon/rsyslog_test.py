@@ -226,24 +226,45 @@ class RsyslogTest(DaemonTestCase):
         self.assertEqual(len(sources), len(parts), info)
 
     def running_copies(self):
-        """Pids of the `mapr map --omprog` copies that run now (from the
-        headers of their message logs, "mapr-omprog-wal 1 pid P split K")."""
-        pids = []
+        """{pid: message log} of the `mapr map --omprog` copies that run
+        now (from the headers of their logs, "mapr-omprog-wal 1 pid P split
+        K")."""
+        copies = {}
         folder = self.path("parts")
         for name in os.listdir(folder):
             if not name.endswith(".wal"):
                 continue
-            words = read_text(os.path.join(folder, name)).split("\n")[0].split()
+            log = os.path.join(folder, name)
+            words = read_text(log).split("\n")[0].split()
             if len(words) != 6 or words[2] != "pid":
                 continue
             pid = int(words[3])
             try:
                 with open("/proc/%d/stat" % pid) as f:
                     if f.read().rsplit(")", 1)[1].split()[0] != "Z":
-                        pids.append(pid)
+                        copies[pid] = log
             except (FileNotFoundError, IndexError):
                 pass
-        return pids
+        return copies
+
+    def kill_a_copy(self, killed):
+        """SIGKILLs a running copy, one with messages in its log if there
+        is one; records (pid, the log's complete messages after the kill).
+        Returns whether it killed one."""
+        copies = self.running_copies()
+        logged = {pid: log for pid, log in copies.items()
+                  if read_text(log).count("\n") > 1}
+        pool = logged or copies
+        if not pool:
+            return False
+        victim = self.rng.choice(sorted(pool))
+        try:
+            os.kill(victim, signal.SIGKILL)
+        except ProcessLookupError:
+            return False
+        # Its log is final now (a message being written stays cut).
+        killed.append((victim, read_text(pool[victim]).count("\n") - 1))
+        return True
 
     def test_confirmed_delivery_counts_each_message_once(self):
         """confirmMessages with 4 workers: each copy confirms a message only
@@ -263,15 +284,18 @@ class RsyslogTest(DaemonTestCase):
                 self.send("webapp", lines)
                 sent += lines
                 if round_ < 3 and self.rng.random() < 0.3:
-                    pids = self.running_copies()
-                    if pids:
-                        victim = self.rng.choice(pids)
-                        try:
-                            os.kill(victim, signal.SIGKILL)
-                            killed.append(victim)
-                        except ProcessLookupError:
-                            pass
+                    self.kill_a_copy(killed)
             self.send("noise", generate_batch(self.rng, 0))
+            # At least one copy killed with messages only in its log (slow
+            # builds start copies late, so kills may find none yet).
+            tries = 0
+            while (round_ == 2 and not any(n for _, n in killed) and
+                   tries < 50):
+                tries += 1
+                lines = generate_batch(self.rng, len(sent))
+                self.send("webapp", lines)
+                sent += lines
+                self.kill_a_copy(killed)
         # Every message confirmed. A copy killed while idle is adopted by
         # the next copy that starts; a sweep (a copy with no input) adopts
         # any that no copy followed, as the docs say to run after a stop.
@@ -314,8 +338,9 @@ class RsyslogTest(DaemonTestCase):
         # Every copy's partials end with a final one (its own, or one its
         # adopter wrote): reduce has nothing to say.
         self.assertEqual(reduce.stderr, b"", info)
-        # Some copy died with confirmed messages only in its log, which
-        # its adopter put into the copy's last partial.
+        # A copy that died with confirmed messages only in its log had
+        # them put into its last partial by its adopter.
+        self.assertTrue(any(n for _, n in killed), info)
         said = read_text(self.path("mapr.log")) + "".join(adoptions)
         self.assertRegex(said, r"ended without its last partial; wrote it "
                          r"\(split \d+, [1-9]\d* messages from its log\)",
