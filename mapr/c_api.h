@@ -409,9 +409,11 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_set_source_name(
     size_t name_len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* Ends `source`: aggregates the unfinished last line of its byte stream, if
- * any (mapr_aggregator_finish does this for every source), and frees its
- * log format parser. Lines pushed for `source` afterwards begin a new input
- * (a csv source starts with its header line again); its name is kept. */
+ * any (mapr_aggregator_finish does this for every source), and, for a query
+ * with `multiline`, its last event; and frees its log format parser. Lines
+ * pushed for `source` afterwards begin a new input (a csv source starts with
+ * its header line again; the first line starts an event); its name is kept.
+ */
 MAPR_EXPORT mapr_code_t
 mapr_aggregator_end_source(mapr_aggregator_t* aggregator, uint64_t source,
                            mapr_error_t** errptr) MAPR_C_NOEXCEPT;

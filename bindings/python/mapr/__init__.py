@@ -671,9 +671,9 @@ class Aggregator:
 
     def end_source(self, source: int = 0) -> None:
         """Ends a source: aggregates the unfinished last line of its byte
-        stream and frees its parser. Lines pushed for it afterwards begin
-        a new input (a csv source starts with its header again); its name
-        is kept."""
+        stream (and, for a `multiline` query, its last event) and frees its
+        parser. Lines pushed for it afterwards begin a new input (a csv
+        source starts with its header again); its name is kept."""
         self._a.end_source(source)
 
     def set_source_name(self, source: int, name: str) -> None:
