@@ -878,6 +878,15 @@ class MultilineTest(MaprTestCase):
         out, _ = self.mapr("reduce", "--expect-splits", str(len(parts)),
                            "-o", "json", *parts)
         self.assertEqual(out, want)
+        # map --follow over the same file: deltas every 20 ms, an event
+        # may wait for its next start; the final partial completes it.
+        out, _ = self.mapr("map", "--follow", "--from-start", "--until-eof",
+                           "--interval-ms", "20", "--source", "f", "-q",
+                           "--event-start", r"^\d{4}-", self.QUERY, path)
+        follow = self.write("follow.parts", out)
+        out, err = self.mapr("reduce", "-o", "json", follow)
+        self.assertEqual(out, want)
+        self.assertEqual(err, b"")
 
     def test_usage_errors(self):
         path = self.write("x.log", b"a\n")
@@ -1055,8 +1064,13 @@ class OmprogTest(MaprTestCase):
         _, err = self.mapr("map", "--omprog", LOG, self.QUERY, stdin=b"",
                            code=1)
         self.assertIn(b"is not a folder", err)
-        self.mapr("map", "--omprog", folder, "--source", "s", self.QUERY,
-                  stdin=b"")
+        # A file that is not a message log is named and left alone.
+        with open(os.path.join(folder, "junk.wal"), "wb") as f:
+            f.write(b"not a log\n")
+        _, err = self.mapr("map", "--omprog", folder, "--source", "s",
+                           self.QUERY, stdin=b"")
+        self.assertIn(b"--omprog: skipping '%s/junk.wal': not a message log"
+                      % folder.encode(), err)
         _, err = self.mapr("map", "--omprog", folder, "--source", "s",
                            self.QUERY, stdin=b"", code=1)
         self.assertIn(b"exists: another copy has source 's'", err)
