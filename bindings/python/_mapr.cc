@@ -533,6 +533,7 @@ PYBIND11_MODULE(_mapr, m) {
       .def_property_readonly("columns", &mapr::Query::column_names)
       .def_property_readonly("warnings", &mapr::Query::warnings)
       .def_property_readonly("log_format", &mapr::Query::log_format)
+      .def_property_readonly("multiline", &mapr::Query::multiline)
       .def_property_readonly("interval_ms", &mapr::Query::interval_ms)
       .def_property_readonly("limit", &mapr::Query::limit)
       .def_property_readonly("outfile", &mapr::Query::outfile)

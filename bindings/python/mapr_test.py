@@ -60,6 +60,11 @@ class CompileTest(unittest.TestCase):
         self.assertEqual(mapr.compile(str(q)).columns, q.columns)
         self.assertIn("count", q.explain())
         self.assertIn("from STATS", repr(q))
+        self.assertIsNone(q.multiline)
+        self.assertEqual(mapr.compile("select a multiline JAVA").multiline,
+                         "java")
+        self.assertEqual(mapr.compile("select a multiline '^\\d'").multiline,
+                         "^\\d")
 
     def test_defaults_and_warnings(self):
         q = mapr.compile("select count($line),last($nosuch) group by *")

@@ -318,6 +318,12 @@ class Query:
         return self._q.log_format
 
     @property
+    def multiline(self) -> Optional[str]:
+        """The `multiline` rule (a regex, or a built-in name in lower
+        case), or None when the query reads lines, not events."""
+        return self._q.multiline
+
+    @property
     def interval_ms(self) -> int:
         """The `interval` in milliseconds (default 5000)."""
         return self._q.interval_ms
