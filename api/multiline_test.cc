@@ -276,6 +276,44 @@ TEST(MultilineTest, EventsOverMaxLineBytesAreCountedTooLong) {
   }
 }
 
+// A line longer than max_line_bytes is dropped by itself, whether the host
+// pushes it (PushLines) or a LineSplitter drops it first (PushBytes): the
+// event around it goes on, the same either way.
+TEST(MultilineTest, ALineTooLongIsDroppedByItself) {
+  ASSERT_OK_AND_ASSIGN(Query q,
+                       Query::Compile("select count($line), last($line) "
+                                      "group by $hostname multiline '^S'"));
+  AggregatorOptions options = TestOptions();
+  options.max_line_bytes = 50;
+  const std::string long_line(80, 'x');
+  const std::vector<std::string> lines = {long_line, " c0", "S1", " c1",
+                                          long_line, " c2", "S2", long_line};
+  ASSERT_OK_AND_ASSIGN(Aggregator pushed, Aggregator::Create(q, options));
+  ASSERT_OK(pushed.PushLines(lines));
+  ASSERT_OK(pushed.FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable a, pushed.TakeResult());
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  ASSERT_OK_AND_ASSIGN(Aggregator bytes, Aggregator::Create(q, options));
+  ASSERT_OK(bytes.PushBytes(text));
+  ASSERT_OK(bytes.FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable b, bytes.TakeResult());
+  EXPECT_EQ(a.ToCsv(), "count($line),last($line)\n3,S2\n");
+  EXPECT_EQ(b.ToCsv(), a.ToCsv());
+  EXPECT_EQ(a.stats().lines_too_long, 3u);
+  EXPECT_EQ(a.stats().lines_read, 6u);  // 3 events, 3 lines too long.
+  EXPECT_EQ(b.stats(), a.stats());
+  // " c0" (the source's first line once the long one is gone) is an event
+  // of its own; "S1\n c1\n c2" is one.
+  ASSERT_OK_AND_ASSIGN(
+      ResultTable first,
+      RunQuery("select first($line), count($line) group by $line "
+               "order by $line multiline '^S'",  // (descending)
+               lines, options));
+  EXPECT_EQ(first.ToCsv(),
+            "first($line),count($line)\nc0,1\nS2,1\n\"S1\n c1\n c2\",1\n");
+}
+
 class MultilineFileTest : public ::testing::Test {
  protected:
   void SetUp() override {

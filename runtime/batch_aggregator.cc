@@ -245,15 +245,27 @@ absl::Status BatchAggregator::PushEvents(
     }
     const size_t offset = event_bytes_.size();
     if (carried) event_bytes_.append(ev->text);
+    bool empty = !carried;
     for (size_t j = first; j < end; ++j) {
-      if (j > first || carried) event_bytes_.push_back('\n');
-      event_bytes_.append(Bare(lines[j]));
+      const std::string_view line = Bare(lines[j]);
+      if (line.size() > max_bytes) continue;  // Dropped by itself.
+      if (!empty) event_bytes_.push_back('\n');
+      event_bytes_.append(line);
+      empty = false;
     }
     event_pieces_.push_back(
         EventPiece{std::string_view(), offset, event_bytes_.size() - offset});
   };
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string_view line = Bare(lines[i]);
+    if (line.size() > max_bytes) {
+      // A line too long is dropped by itself, as a LineSplitter drops it
+      // before the engine sees it (PushBytes, files): the event around it
+      // goes on.
+      ++counters_.lines_read;
+      ++counters_.lines_too_long;
+      continue;
+    }
     if (!open || rule.Starts(line)) {
       if (open) complete(i);
       open = true;
@@ -269,18 +281,15 @@ absl::Status BatchAggregator::PushEvents(
   // Keep the unfinished event: its lines die with this call.
   if (open) {
     if (ev == nullptr) ev = &events_[source];
-    if (!carried) {
-      ev->text.clear();
-      if (!too_long) {
-        for (size_t j = first; j < lines.size(); ++j) {
-          if (j > first) ev->text.push_back('\n');
-          ev->text.append(Bare(lines[j]));
-        }
-      }
-    } else if (!too_long) {
-      for (size_t j = 0; j < lines.size(); ++j) {
-        ev->text.push_back('\n');
-        ev->text.append(Bare(lines[j]));
+    if (!carried) ev->text.clear();
+    if (!too_long) {
+      bool empty = !carried;
+      for (size_t j = first; j < lines.size(); ++j) {
+        const std::string_view line = Bare(lines[j]);
+        if (line.size() > max_bytes) continue;  // Dropped by itself.
+        if (!empty) ev->text.push_back('\n');
+        ev->text.append(line);
+        empty = false;
       }
     }
     if (too_long) ev->text.clear();

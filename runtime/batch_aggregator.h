@@ -53,7 +53,9 @@ class BatchAggregator {
   // until the next start, EndSource() or FlushEvents(): Result() leaves it
   // out. An event is one line to the counters; one longer than
   // max_line_bytes (its lines joined by '\n') is dropped and counted too
-  // long, holding no more than that many bytes meanwhile.
+  // long, holding no more than that many bytes meanwhile. A single line
+  // longer than that is dropped (and counted) by itself first, as a
+  // LineSplitter drops it before it gets here: the event around it goes on.
   absl::Status Push(std::span<const std::string_view> lines, uint64_t source,
                     size_t line_padding = 0);
   // `multiline`: aggregates every source's pending event, in source order
