@@ -12,6 +12,38 @@ import time
 import unittest
 
 
+# The query both daemon tests run, its CSV header, and the users of the
+# lines they send.
+HEADER = "user,count($line),sum(bytes),max(bytes)"
+USERS = ("alice", "bob", "carol", "dave", "erin")
+
+
+def generate(rng, count, start):
+    """`count` lines `user=U|status=S|bytes=B|seq=N`; some repeat the line
+    before (the daemon must not reduce repeated messages)."""
+    lines = []
+    while len(lines) < count:
+        if lines and rng.random() < 0.05:
+            lines.append(lines[-1])
+            continue
+        lines.append("user=%s|status=%d|bytes=%d|seq=%d" %
+                     (rng.choice(USERS), rng.choice((200, 404, 500)),
+                      rng.randrange(0, 100000), start + len(lines)))
+    return lines
+
+
+def aggregate(lines):
+    """What the query computes, per user: (count, sum, max) of bytes."""
+    result = {}
+    for line in lines:
+        fields = dict(kv.split("=", 1) for kv in line.split("|"))
+        count, total, biggest = result.get(fields["user"], (0, 0, None))
+        b = int(fields["bytes"])
+        result[fields["user"]] = (count + 1, total + b,
+                                  b if biggest is None else max(biggest, b))
+    return {u: (c, float(s), float(m)) for u, (c, s, m) in result.items()}
+
+
 def read_text(path):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:

@@ -152,6 +152,24 @@ TIME_QUERIES = [
 ]
 
 
+def follow_while_growing(args, path, more):
+    """Runs `mapr ARGS` (a --follow of the journal file `path`), adds the
+    entries `more` to the file while it runs, then stops it with SIGTERM:
+    (exit status, stdout, stderr)."""
+    p = subprocess.Popen([MAPR] + args, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        time.sleep(0.6)
+        write_journal(path, more)
+        time.sleep(1.0)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, out, err
+
+
 @unittest.skipIf(JOURNAL_REMOTE is None or JOURNALCTL is None,
                  "needs systemd-journal-remote and journalctl")
 class JournalTest(unittest.TestCase):
@@ -299,19 +317,10 @@ class JournalTest(unittest.TestCase):
         path = os.path.join(self.dir, "follow.journal")
         write_journal(path, self.entries[:500])
         q = QUERIES[0]
-        p = subprocess.Popen([MAPR, "--journal-file", path, "--follow",
-                              "--interval-ms", "100", "-o", "csv", q],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        try:
-            time.sleep(0.5)
-            write_journal(path, self.entries[500:])
-            time.sleep(1.0)
-            p.send_signal(signal.SIGTERM)
-            out, err = p.communicate(timeout=20)
-        finally:
-            if p.poll() is None:
-                p.kill()
-        self.assertEqual(p.returncode, 0, err)
+        code, out, err = follow_while_growing(
+            ["--journal-file", path, "--follow", "--interval-ms", "100",
+             "-o", "csv", q], path, self.entries[500:])
+        self.assertEqual(code, 0, err)
         final = out.decode().split("\n\n")[-1]
         self.assertIn("(final)", final)
         want = mapr("--journal-file", self.file, "-o", "csv", q).stdout
@@ -326,21 +335,12 @@ class JournalTest(unittest.TestCase):
                 path = os.path.join(self.dir, "delta%d.journal" %
                                     len(cursor_args))
                 write_journal(path, self.entries[:700])
-                p = subprocess.Popen(
-                    [MAPR, "--journal-file", path, "--follow", "--delta",
+                code, out, err = follow_while_growing(
+                    ["--journal-file", path, "--follow", "--delta",
                      "--interval-ms", "100", *cursor_args, "-o", "csv",
                      "select count($line) group by *"],
-                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                try:
-                    time.sleep(0.6)
-                    write_journal(path, self.entries[700:])
-                    time.sleep(1.0)
-                    p.send_signal(signal.SIGTERM)
-                    out, err = p.communicate(timeout=20)
-                finally:
-                    if p.poll() is None:
-                        p.kill()
-                self.assertEqual(p.returncode, 0, err)
+                    path, self.entries[700:])
+                self.assertEqual(code, 0, err)
                 counts = [int(line) for line in out.decode().splitlines()
                           if line.isdigit()]
                 self.assertGreaterEqual(len(counts), 2)

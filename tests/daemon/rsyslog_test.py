@@ -38,7 +38,8 @@ import sys
 import time
 import unittest
 
-from daemon_case import DaemonTestCase, read_text
+from daemon_case import (HEADER, DaemonTestCase, aggregate, generate,
+                         read_text)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
@@ -58,8 +59,6 @@ SEED = int(os.environ.get("MAPR_TEST_SEED", str(time.time_ns() % 2**32)))
 DOC_DIR = "/tmp/mapr-rsyslog"
 DOC_MAPR = "/usr/local/bin/mapr"
 
-HEADER = "user,count($line),sum(bytes),max(bytes)"
-USERS = ("alice", "bob", "carol", "dave", "erin")
 BATCHES = 3
 LINES_PER_BATCH = 200
 
@@ -94,32 +93,6 @@ def parse_reports(text):
             rows[user] = (int(count), float(total), float(biggest))
         reports.append((lines[0], rows))
     return reports
-
-
-def aggregate(lines):
-    """What the query computes, per user: (count, sum, max) of bytes."""
-    result = {}
-    for line in lines:
-        fields = dict(kv.split("=", 1) for kv in line.split("|"))
-        count, total, biggest = result.get(fields["user"], (0, 0, None))
-        b = int(fields["bytes"])
-        result[fields["user"]] = (count + 1, total + b,
-                                  b if biggest is None else max(biggest, b))
-    return {u: (c, float(s), float(m)) for u, (c, s, m) in result.items()}
-
-
-def generate_batch(rng, start):
-    """LINES_PER_BATCH lines `user=U|status=S|bytes=B|seq=N`; some repeat
-    the line before (rsyslog must not reduce repeated messages)."""
-    lines = []
-    while len(lines) < LINES_PER_BATCH:
-        if lines and rng.random() < 0.05:
-            lines.append(lines[-1])
-            continue
-        lines.append("user=%s|status=%d|bytes=%d|seq=%d" %
-                     (rng.choice(USERS), rng.choice((200, 404, 500)),
-                      rng.randrange(0, 100000), start + len(lines)))
-    return lines
 
 
 class DocTest(unittest.TestCase):
@@ -200,10 +173,10 @@ class RsyslogTest(DaemonTestCase):
         sent = []
         for _ in range(3):
             for _ in range(10):  # bursts, so that workers are added
-                lines = generate_batch(self.rng, len(sent))
+                lines = generate(self.rng, LINES_PER_BATCH, len(sent))
                 self.send("webapp", lines)
                 sent += lines
-            self.send("noise", generate_batch(self.rng, 0))
+            self.send("noise", generate(self.rng, LINES_PER_BATCH, 0))
         self.stop_rsyslogd()
         parts = sorted(os.listdir(self.path("parts")))
         info = self.diagnostics() + "\nparts: %s" % parts
@@ -280,19 +253,19 @@ class RsyslogTest(DaemonTestCase):
         killed = []
         for round_ in range(4):
             for _ in range(8):
-                lines = generate_batch(self.rng, len(sent))
+                lines = generate(self.rng, LINES_PER_BATCH, len(sent))
                 self.send("webapp", lines)
                 sent += lines
                 if round_ < 3 and self.rng.random() < 0.3:
                     self.kill_a_copy(killed)
-            self.send("noise", generate_batch(self.rng, 0))
+            self.send("noise", generate(self.rng, LINES_PER_BATCH, 0))
             # At least one copy killed with messages only in its log (slow
             # builds start copies late, so kills may find none yet).
             tries = 0
             while (round_ == 2 and not any(n for _, n in killed) and
                    tries < 50):
                 tries += 1
-                lines = generate_batch(self.rng, len(sent))
+                lines = generate(self.rng, LINES_PER_BATCH, len(sent))
                 self.send("webapp", lines)
                 sent += lines
                 self.kill_a_copy(killed)
@@ -351,8 +324,8 @@ class RsyslogTest(DaemonTestCase):
         sent = []
         expected = []
         for b in range(BATCHES):
-            self.send("noise", generate_batch(self.rng, 0))
-            lines = generate_batch(self.rng, len(sent))
+            self.send("noise", generate(self.rng, LINES_PER_BATCH, 0))
+            lines = generate(self.rng, LINES_PER_BATCH, len(sent))
             self.send("webapp", lines)
             sent += lines
             expected.append(aggregate(sent))

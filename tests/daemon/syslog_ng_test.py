@@ -46,7 +46,8 @@ import sys
 import time
 import unittest
 
-from daemon_case import DaemonTestCase, read_text
+from daemon_case import (HEADER, DaemonTestCase, aggregate, generate,
+                         read_text)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -73,8 +74,6 @@ DOC_PYTHONPATH = ("/usr/local/src/mapr/bindings/syslog-ng:"
 
 QUERY = ("select user,count($line),sum(bytes),max(bytes) group by user "
          "logformat generickv")
-HEADER = "user,count($line),sum(bytes),max(bytes)"
-USERS = ("alice", "bob", "carol", "dave", "erin")
 BURSTS = 3
 LINES_PER_BURST = 1000
 BATCH_LINES = 100
@@ -155,32 +154,6 @@ def parse_report(text):
         user, count, total, biggest = line.split(",")
         rows[user] = (int(count), float(total), float(biggest))
     return rows
-
-
-def aggregate(lines):
-    """What the query computes, per user: (count, sum, max) of bytes."""
-    result = {}
-    for line in lines:
-        fields = dict(kv.split("=", 1) for kv in line.split("|"))
-        count, total, biggest = result.get(fields["user"], (0, 0, None))
-        b = int(fields["bytes"])
-        result[fields["user"]] = (count + 1, total + b,
-                                  b if biggest is None else max(biggest, b))
-    return {u: (c, float(s), float(m)) for u, (c, s, m) in result.items()}
-
-
-def generate(rng, count, start):
-    """`count` lines `user=U|status=S|bytes=B|seq=N`; some repeat the line
-    before (syslog-ng must not suppress repeated messages)."""
-    lines = []
-    while len(lines) < count:
-        if lines and rng.random() < 0.05:
-            lines.append(lines[-1])
-            continue
-        lines.append("user=%s|status=%d|bytes=%d|seq=%d" %
-                     (rng.choice(USERS), rng.choice((200, 404, 500)),
-                      rng.randrange(0, 100000), start + len(lines)))
-    return lines
 
 
 class DocTest(unittest.TestCase):
