@@ -202,6 +202,24 @@ absl::Status Aggregator::FlushSource(SourceId source) {
   return Fail(s, before);
 }
 
+absl::Status Aggregator::FlushPendingEvents() {
+  runtime::BatchAggregator& engine = *rep_->engine;
+  if (!engine.has_pending_events()) return absl::OkStatus();
+  const LineCounters before = engine.counters();
+  return Fail(engine.FlushEvents(), before);
+}
+
+absl::Status Aggregator::FlushAll() {
+  std::vector<SourceId> sources;
+  sources.reserve(rep_->splitters.size());
+  for (const auto& [source, splitter] : rep_->splitters) {
+    sources.push_back(source);
+  }
+  std::sort(sources.begin(), sources.end());
+  for (SourceId source : sources) MAPR_RETURN_IF_ERROR(FlushSource(source));
+  return FlushPendingEvents();
+}
+
 absl::Status Aggregator::Merge(Aggregator&& later) {
   UseGuard use(*this, /*mutating=*/true);
   MAPR_RETURN_IF_ERROR(use.status());
@@ -232,26 +250,11 @@ absl::Status Aggregator::Merge(Aggregator&& later) {
   // Errors of either side; `later` is kept and this one stays usable.
   if (!rep_->error.ok()) return rep_->error;
   if (!later.rep_->error.ok()) return later.rep_->error;
-  // `later`'s unfinished last lines (PushBytes) belong to its state too.
-  std::vector<SourceId> sources;
-  sources.reserve(later.rep_->splitters.size());
-  for (const auto& [source, splitter] : later.rep_->splitters) {
-    sources.push_back(source);
-  }
-  std::sort(sources.begin(), sources.end());
-  for (SourceId source : sources) {
-    MAPR_RETURN_IF_ERROR(later.FlushSource(source));
-  }
   // `multiline` events pending on either side are complete: this one's
-  // come before `later`'s lines.
-  if (engine.has_pending_events()) {
-    const LineCounters this_before = engine.counters();
-    MAPR_RETURN_IF_ERROR(Fail(engine.FlushEvents(), this_before));
-  }
-  if (later_engine.has_pending_events()) {
-    const LineCounters later_before = later_engine.counters();
-    MAPR_RETURN_IF_ERROR(later.Fail(later_engine.FlushEvents(), later_before));
-  }
+  // come before `later`'s lines. `later`'s unfinished last lines
+  // (PushBytes) belong to its state too.
+  MAPR_RETURN_IF_ERROR(FlushPendingEvents());
+  MAPR_RETURN_IF_ERROR(later.FlushAll());
   const LineCounters before = engine.counters();
   MAPR_RETURN_IF_ERROR(Fail(engine.Merge(later_engine), before));
   if (later.rep_->coverage.begin == rep_->coverage.end) {
@@ -301,20 +304,7 @@ absl::Status Aggregator::FinishInput() {
     return absl::FailedPreconditionError("FinishInput called twice");
   }
   absl::Status status;
-  std::vector<SourceId> sources;
-  sources.reserve(rep_->splitters.size());
-  for (const auto& [source, splitter] : rep_->splitters) {
-    sources.push_back(source);
-  }
-  std::sort(sources.begin(), sources.end());
-  if (rep_->error.ok()) {
-    for (SourceId source : sources) status.Update(FlushSource(source));
-  }
-  // Every source's last `multiline` event is complete now.
-  if (rep_->error.ok() && rep_->engine->has_pending_events()) {
-    const LineCounters before = rep_->engine->counters();
-    status.Update(Fail(rep_->engine->FlushEvents(), before));
-  }
+  if (rep_->error.ok()) status = FlushAll();
   rep_->phase = Rep::Phase::kFinished;
   return rep_->error.ok() ? status : rep_->error;
 }

@@ -357,20 +357,9 @@ absl::StatusOr<std::string> Aggregator::TakeDeltaPartial(
   MAPR_RETURN_IF_ERROR(CheckOpen("TakeDeltaPartial"));
   if (!rep_->error.ok()) return rep_->error;
   runtime::BatchAggregator& engine = *rep_->engine;
-  if (mark.final) {
-    // The stream's last delta holds every line: the unfinished last lines
-    // of PushBytes and the pending `multiline` events too.
-    std::vector<SourceId> sources;
-    for (const auto& [source, splitter] : rep_->splitters) {
-      sources.push_back(source);
-    }
-    std::sort(sources.begin(), sources.end());
-    for (SourceId source : sources) MAPR_RETURN_IF_ERROR(FlushSource(source));
-    if (engine.has_pending_events()) {
-      const LineCounters before = engine.counters();
-      MAPR_RETURN_IF_ERROR(Fail(engine.FlushEvents(), before));
-    }
-  }
+  // The stream's last delta holds every line: the unfinished last lines
+  // of PushBytes and the pending `multiline` events too.
+  if (mark.final) MAPR_RETURN_IF_ERROR(FlushAll());
   const uint64_t split = engine.options().splits.begin + rep_->deltas;
   std::string out =
       runtime::PartialCodec::Encode(engine, {split, split + 1}, mark);

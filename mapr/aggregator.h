@@ -274,6 +274,11 @@ class MAPR_EXPORT Aggregator {
   // taken; `after_taken` ends the message for the latter ("called twice").
   absl::Status CheckFinished(const char* method, const char* after_taken) const;
   absl::Status FlushSource(SourceId source);
+  // Aggregates the pending `multiline` events of every source.
+  absl::Status FlushPendingEvents();
+  // Completes everything unfinished: each source's PushBytes line (in
+  // source order), then the pending events.
+  absl::Status FlushAll();
   // PushLines() and PushBytes() with FieldBatch::line_padding()
   // (mapr/log_format.h): the public calls pass 0, AggregatorInternal's
   // padded ones kLinePadding.

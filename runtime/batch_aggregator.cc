@@ -231,8 +231,7 @@ absl::Status BatchAggregator::PushEvents(
   // The pending event's size so far (joined), and whether it is too long.
   size_t size = carried ? ev->text.size() : 0;
   bool too_long = carried && ev->too_long;
-  const bool open_at_start = carried;
-  bool open = open_at_start;
+  bool open = carried;
   auto complete = [&](size_t end) {
     if (too_long) {
       ++counters_.lines_read;

@@ -23,6 +23,20 @@ absl::Status FileError(std::string_view op, std::string_view what,
 
 }  // namespace
 
+bool WriteFully(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) {
+      errno = EIO;  // No progress (not on a regular file or a pipe).
+      return false;
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
 absl::Status SyncParentFolder(const std::string& path, std::string_view what) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "."
@@ -42,15 +56,10 @@ absl::Status WriteFileAtomically(const std::string& path,
   {
     Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
     if (fd.get() < 0) return FileError("create", what, tmp);
-    while (!bytes.empty()) {
-      const ssize_t n = ::write(fd.get(), bytes.data(), bytes.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        absl::Status s = FileError("write", what, tmp);
-        ::unlink(tmp.c_str());
-        return s;
-      }
-      bytes.remove_prefix(static_cast<size_t>(n));
+    if (!WriteFully(fd.get(), bytes)) {
+      absl::Status s = FileError("write", what, tmp);
+      ::unlink(tmp.c_str());
+      return s;
     }
     if (::fsync(fd.get()) != 0) {
       absl::Status s = FileError("sync", what, tmp);

@@ -18,6 +18,10 @@ namespace mapr::cli {
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view bytes, std::string_view what);
 
+// Writes all of `bytes` to `fd` (retrying short writes and EINTR); false
+// with errno set on an error.
+bool WriteFully(int fd, std::string_view bytes);
+
 // Syncs the folder that holds `path` (after creating or renaming a file in
 // it). Errors as WriteFileAtomically's.
 absl::Status SyncParentFolder(const std::string& path, std::string_view what);

@@ -54,13 +54,8 @@ absl::Status ErrnoError(std::string_view what, const std::string& path) {
 // Writes all of `bytes` to `fd`.
 absl::Status WriteAllTo(int fd, std::string_view bytes,
                         const std::string& name) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return ErrnoError("write to", name);
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return absl::OkStatus();
+  return WriteFully(fd, bytes) ? absl::OkStatus()
+                               : ErrnoError("write to", name);
 }
 
 // The whole file `path` (ReadWhole's errors).
