@@ -50,54 +50,6 @@ uint64_t NextLineStart(int fd, uint64_t pos, uint64_t size) {
   return size;
 }
 
-uint64_t NextEventStart(int fd, uint64_t pos, uint64_t size,
-                        const parser::EventStart* rule, size_t max_line_bytes) {
-  uint64_t at = NextLineStart(fd, pos, size);
-  if (rule == nullptr) return at;
-  std::string line;
-  char buf[64 << 10];
-  while (at < size) {
-    // The line at `at`: up to its '\n', or as much of it as decides that
-    // it is too long.
-    line.clear();
-    uint64_t next = size;
-    uint64_t read_at = at;
-    bool too_long = false;
-    while (read_at < size) {
-      const size_t want =
-          static_cast<size_t>(std::min<uint64_t>(sizeof(buf), size - read_at));
-      ssize_t r;
-      do {
-        r = pread(fd, buf, want, static_cast<off_t>(read_at));
-      } while (r < 0 && errno == EINTR);
-      if (r <= 0) return size;  // The reader reports any error.
-      const size_t n = static_cast<size_t>(r);
-      const void* nl = std::memchr(buf, '\n', n);
-      const size_t take =
-          nl != nullptr
-              ? static_cast<size_t>(static_cast<const char*>(nl) - buf)
-              : n;
-      if (!too_long) line.append(buf, take);
-      if (line.size() > max_line_bytes + 1) {
-        too_long = true;
-        line.clear();
-      }
-      if (nl != nullptr) {
-        next = read_at + take + 1;
-        break;
-      }
-      read_at += n;
-    }
-    if (!too_long) {
-      std::string_view bare = line;
-      if (!bare.empty() && bare.back() == '\r') bare.remove_suffix(1);
-      if (bare.size() <= max_line_bytes && rule->Starts(bare)) return at;
-    }
-    at = next;
-  }
-  return size;
-}
-
 const parser::EventStart* EventRule(const Query& query) {
   return QueryInternal::GetPlan(query).event_start.get();
 }
@@ -402,6 +354,26 @@ void GiveDecoderThreads(const Survey& v, uint64_t threads,
 }
 
 }  // namespace
+
+uint64_t NextEventStart(int fd, uint64_t pos, uint64_t size,
+                        const parser::EventStart* rule, size_t max_line_bytes) {
+  uint64_t at = NextLineStart(fd, pos, size);
+  if (rule == nullptr) return at;
+  // A line with its '\r' and '\n' longer than this is too long.
+  const uint64_t longest = uint64_t{max_line_bytes} + 2;
+  while (at < size) {
+    const uint64_t next = NextLineStart(fd, at + 1, size);
+    if (next - at <= longest) {
+      const std::string line = ReadAt(fd, at, static_cast<size_t>(next - at));
+      std::string_view bare = line;
+      if (!bare.empty() && bare.back() == '\n') bare.remove_suffix(1);
+      if (!bare.empty() && bare.back() == '\r') bare.remove_suffix(1);
+      if (bare.size() <= max_line_bytes && rule->Starts(bare)) return at;
+    }
+    at = next;
+  }
+  return size;
+}
 
 Plan MakePlan(const Query& query, const std::vector<FileInput>& inputs,
               const FilesOptions& options, std::vector<bool>& failed,
