@@ -146,6 +146,10 @@ struct Case {
   std::string name;
   std::string query;
   std::vector<std::string> lines;
+  // The partial's bytes depend on the split (a topk group past 4096
+  // distinct values holds the Misra-Gries candidates its split met); its
+  // results do not.
+  bool bytes_vary = false;
 };
 
 // Every DTail vector query over its log, every tests/golden/*.test of a
@@ -185,6 +189,7 @@ std::vector<Case> Cases() {
       }
     }
     if (c.query.find("csv") != std::string::npos) usable = false;
+    c.bytes_vary = c.name == "topk_sketch";
     if (usable && !c.query.empty()) cases.push_back(std::move(c));
   }
   const std::string q1 =
@@ -299,6 +304,9 @@ TEST(PartialTest, SplitInvariance) {
   std::mt19937_64 rng(7);
   const std::vector<Case> cases = Cases();
   EXPECT_GE(cases.size(), 30u);
+  EXPECT_EQ(std::count_if(cases.begin(), cases.end(),
+                          [](const Case& c) { return c.bytes_vary; }),
+            1);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     ASSERT_OK_AND_ASSIGN(Query q, CompileCase(c.query));
@@ -331,14 +339,26 @@ TEST(PartialTest, SplitInvariance) {
       }
       EXPECT_EQ(lines_read, n_lines);
 
+      // The same bytes as one pass (or, where they may vary, the same
+      // results).
+      auto expect_whole = [&](const std::string& frame, const char* how) {
+        if (!c.bytes_vary) {
+          EXPECT_EQ(frame, whole) << how;
+          return;
+        }
+        const Final got = Finish(frame);
+        EXPECT_EQ(got.csv, want.csv) << how;
+        EXPECT_EQ(got.counters, want.counters) << how;
+        EXPECT_EQ(got.fields, want.fields) << how;
+      };
       // Folded left.
       std::string left = parts[0];
       for (size_t i = 1; i < parts.size(); ++i) {
         ASSERT_OK_AND_ASSIGN(left, Combine(left, parts[i], i % 2 == 0));
       }
-      EXPECT_EQ(left, whole) << "left fold";
+      expect_whole(left, "left fold");
       // A balanced tree.
-      EXPECT_EQ(Tree(parts, 0, parts.size()), whole) << "balanced tree";
+      expect_whole(Tree(parts, 0, parts.size()), "balanced tree");
       // Random adjacent pairs.
       std::vector<std::string> live = parts;
       while (live.size() > 1) {
@@ -348,7 +368,7 @@ TEST(PartialTest, SplitInvariance) {
         live[i] = std::move(m);
         live.erase(live.begin() + static_cast<ptrdiff_t>(i) + 1);
       }
-      EXPECT_EQ(live[0], whole) << "random pairs";
+      expect_whole(live[0], "random pairs");
       // The fold through one open aggregator, as a reducer does it.
       ASSERT_OK_AND_ASSIGN(Aggregator reducer,
                            Aggregator::FromPartial(parts[0], Options()));

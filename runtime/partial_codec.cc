@@ -443,7 +443,7 @@ std::string PartialCodec::EncodeHead(const BatchAggregator& agg,
   const plan::Plan& p = *agg.plan_;
   const GroupTable& groups = agg.groups_;
   bool state_sections = false;
-  uint16_t state_minor = 0;  // the newest state's minor (topk: 6)
+  uint16_t state_minor = 0;  // the newest state's minor (topk: 7)
   for (size_t k = 0; k < agg.states_.size(); ++k) {
     if (agg.states_[k] == nullptr) continue;
     if (StateSection(*p.slots[k].aggregate) != PartialSection::kGroups) {

@@ -43,6 +43,15 @@ inline void AppendBytes(std::string* out, std::string_view bytes) {
   out->append(bytes.data(), bytes.size());
 }
 
+// An unsigned LEB128 varint: 7 bits a byte, low first (1 byte below 128).
+inline void AppendVarU64(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
 // The readers consume from the front of `*in`; false if it is too short.
 inline bool ReadU8(std::string_view* in, uint8_t* v) {
   if (in->empty()) return false;
@@ -78,6 +87,24 @@ inline bool ReadF64(std::string_view* in, double* v) {
   if (!ReadU64(in, &bits)) return false;
   *v = std::bit_cast<double>(bits);
   return true;
+}
+
+// A varint written by AppendVarU64; false if it is cut, longer than 10
+// bytes, past 64 bits, or not in its shortest form (a trailing 0 byte).
+inline bool ReadVarU64(std::string_view* in, uint64_t* v) {
+  uint64_t r = 0;
+  for (size_t i = 0; i < in->size() && i < 10; ++i) {
+    const uint64_t b = static_cast<uint8_t>((*in)[i]);
+    if (i == 9 && b > 1) return false;
+    r |= (b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      if (i > 0 && b == 0) return false;
+      *v = r;
+      in->remove_prefix(i + 1);
+      return true;
+    }
+  }
+  return false;
 }
 
 // A byte string written by AppendBytes; `*bytes` views into the input.

@@ -8,22 +8,31 @@
 // kExactLimit of them. The counts are a multiset, so a merge adds them and
 // the list is the same for any split, thread count and merge order.
 //
-// Past the limit the group keeps a Misra-Gries summary (Agarwal et al.,
-// "Mergeable summaries", 2012): it drops to the kKeep largest counts by
-// subtracting the (kKeep + 1)-th largest count c from every counter
-// (dropping those that reach 0), and adds c to the group's `error`. It grows
-// to 2 kKeep counters before it drops again, and a merge adds counters and
-// errors, then drops. Every drop removes at least (kKeep + 1) c of the
-// group's n values, so error <= n / (kKeep + 1), and:
-//   * a held value's true count is within [count, count + error];
-//   * a value not held occurs at most `error` times, so every value that
-//     occurs more often than n / 1025 is held.
-// The list then shows each count as `lo..hi`. A group becomes a summary
-// exactly when its distinct values pass the limit, whichever way it got
-// there, so an exact list is exact for any split; a summary's counts
-// depend on how the input was split (each within its bounds).
+// Past the limit the group becomes a summary of two parts:
+//   * a Count-Min sketch (Cormode and Muthukrishnan, 2005): kRows rows of
+//     kColumns counters; a value adds its count to one counter per row,
+//     chosen by its hash, and its estimate is the smallest of its counters.
+//     The sketch is a sum, so it, the group's value count n and every
+//     estimate are the same for any split and merge order, and an estimate
+//     is never below the true count;
+//   * a Misra-Gries summary (Agarwal et al., "Mergeable summaries", 2012)
+//     that holds the values' texts: it drops to the kKeep largest counters
+//     by subtracting the (kKeep + 1)-th largest count from each (dropping
+//     those that reach 0), once it grows past 2 kKeep. Each drop removes at
+//     least kKeep + 1 times what it subtracts, so the subtractions total at
+//     most n / 1025, and every value that occurs more often is held, for
+//     any split. Which other values it holds depends on the split.
+// The list shows the held values whose estimate exceeds 2n / 1025, by
+// estimate. Each of them occurs more than n / 1025 times (so every split
+// holds it) unless the sketch overestimates it by more than n / 1025 in
+// every row; then, and only then, could two splits list different values.
+// On real data that takes a value colliding in all 6 rows with values that
+// together occur n / 1025 times (Markov's bound, at most 1/8 per row, is
+// far from tight). Every value occurring more than 2n / 1025 times is
+// listed, and every shown count is an upper bound: `GET (<=120)`.
 //
-// Memory per group: up to 4096 values and counts (exact), 2048 (summary).
+// Memory per group: up to 4096 values and counts (exact); a summary's 6 x
+// 8192 counters (384 KiB) and up to 2048 values.
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -45,6 +54,35 @@ namespace {
 constexpr uint32_t kExactLimit = 4096;
 constexpr uint32_t kKeep = 1024;
 constexpr uint32_t kMaxK = 100;
+constexpr uint32_t kRows = 6;
+constexpr uint32_t kColumnBits = 13;
+constexpr uint32_t kColumns = uint32_t{1} << kColumnBits;
+
+// SplitMix64's finalizer.
+uint64_t Mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// The value with hash `hash` has its counter of row r in column
+// columns[r]: 13-bit slices (lowest first) of Mix(hash + g) for rows 0 to
+// 3 and of Mix(hash + 2g) for rows 4 and 5, g = 0x9e3779b97f4a7c15. Fixed:
+// it is part of the partial format.
+struct Columns {
+  explicit Columns(uint64_t hash) {
+    constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+    const uint64_t a = Mix(hash + kGolden), b = Mix(hash + 2 * kGolden);
+    for (uint32_t r = 0; r < 4; ++r) {
+      at[r] = static_cast<uint32_t>(a >> (kColumnBits * r)) & (kColumns - 1);
+    }
+    for (uint32_t r = 4; r < kRows; ++r) {
+      at[r] =
+          static_cast<uint32_t>(b >> (kColumnBits * (r - 4))) & (kColumns - 1);
+    }
+  }
+  uint32_t at[kRows];
+};
 
 constexpr plan::AggregateInfo kInfo = {
     .name = "topk",
@@ -53,16 +91,43 @@ constexpr plan::AggregateInfo kInfo = {
     .result = ValueType::kText,
     .summary =
         "the k (1 to 100) most frequent values and their counts "
-        "(exact up to 4096 distinct values, then within stated "
-        "bounds)",
+        "(exact up to 4096 distinct values, then upper bounds "
+        "from a sketch)",
     .max_count = kMaxK};
 
 struct TopkGroup {
+  // Exact: every value and its count. A summary: the Misra-Gries counters.
   ValueCounts counts;
-  // A summary's total subtraction (0 while exact).
+  // A summary's Count-Min counters, row by row (empty while exact).
+  std::vector<uint64_t> sketch;
+  // A summary's values counted, and its Misra-Gries subtractions.
+  uint64_t n = 0;
   uint64_t error = 0;
-  bool summary = false;
+
+  bool summary() const { return !sketch.empty(); }
+  void Sketch(uint64_t hash, uint64_t count) {
+    const Columns c(hash);
+    for (uint32_t r = 0; r < kRows; ++r) {
+      sketch[size_t{r} * kColumns + c.at[r]] += count;
+    }
+  }
+  uint64_t Estimate(uint64_t hash) const {
+    const Columns c(hash);
+    uint64_t e = UINT64_MAX;
+    for (uint32_t r = 0; r < kRows; ++r) {
+      e = std::min(e, sketch[size_t{r} * kColumns + c.at[r]]);
+    }
+    return e;
+  }
 };
+
+// Whether a summary lists a value with estimate `e`: e > 2n / (kKeep + 1).
+// With n = (kKeep + 1) q + r, that is (e - 2q) (kKeep + 1) > 2r, where
+// 2r < 2 (kKeep + 1): without an overflow.
+bool Listed(const TopkGroup& t, uint64_t e) {
+  const uint64_t q = t.n / (kKeep + 1), r = t.n % (kKeep + 1);
+  return e > 2 * q && (e - 2 * q >= 2 || kKeep + 1 > 2 * r);
+}
 
 constexpr plan::AggregateInfo kRareInfo = {
     .name = "rare",
@@ -74,27 +139,22 @@ constexpr plan::AggregateInfo kRareInfo = {
         "(up to 4096 distinct values)",
     .max_count = kMaxK};
 
-// The group's first k counters, largest count first (smallest for
-// `rare`), ties by value.
-std::vector<std::pair<std::string_view, uint64_t>> Ranked(const TopkGroup& t,
-                                                          uint64_t k,
-                                                          bool rare) {
-  std::vector<std::pair<std::string_view, uint64_t>> out;
-  out.reserve(t.counts.size());
-  t.counts.ForEach([&](std::string_view value, uint64_t count) {
-    out.emplace_back(value, count);
-  });
-  const auto shown =
-      out.begin() + static_cast<ptrdiff_t>(std::min<uint64_t>(k, out.size()));
-  std::partial_sort(out.begin(), shown, out.end(),
+// The first k of `counts`, largest count first (smallest for `rare`), ties
+// by value.
+std::vector<std::pair<std::string_view, uint64_t>> Ranked(
+    std::vector<std::pair<std::string_view, uint64_t>> counts, uint64_t k,
+    bool rare) {
+  const auto shown = counts.begin() + static_cast<ptrdiff_t>(
+                                          std::min<uint64_t>(k, counts.size()));
+  std::partial_sort(counts.begin(), shown, counts.end(),
                     [rare](const auto& a, const auto& b) {
                       if (a.second != b.second) {
                         return rare ? a.second < b.second : a.second > b.second;
                       }
                       return a.first < b.first;
                     });
-  out.erase(shown, out.end());
-  return out;
+  counts.erase(shown, counts.end());
+  return counts;
 }
 
 class TopkState : public AggregateState {
@@ -107,7 +167,12 @@ class TopkState : public AggregateState {
       const std::string_view v = f.values[sel[i]];
       if (v.data() == nullptr) continue;
       TopkGroup& t = groups_[gids[i]];
-      if (t.counts.Count(v)) Normalize(t);
+      const uint64_t hash = ValueCounts::Hash(v);
+      if (t.summary()) {
+        t.Sketch(hash, 1);
+        ++t.n;
+      }
+      if (t.counts.Count(v, hash)) Normalize(t);
     }
   }
   void Combine(const AggregateState& later, const uint32_t* to,
@@ -116,31 +181,100 @@ class TopkState : public AggregateState {
     for (uint32_t from = 0; from < n; ++from) {
       const TopkGroup& src = o.groups_[from];
       TopkGroup& dst = groups_[to[from]];
-      dst.summary |= src.summary;
-      dst.error += src.error;
+      if (src.summary()) {
+        if (!dst.summary()) StartSummary(dst);
+        for (size_t i = 0; i < dst.sketch.size(); ++i) {
+          dst.sketch[i] += src.sketch[i];
+        }
+        dst.n += src.n;
+        dst.error += src.error;
+      } else if (dst.summary()) {
+        src.counts.ForEachHashed(
+            [&](uint64_t hash, std::string_view, uint64_t count) {
+              dst.Sketch(hash, count);
+              dst.n += count;
+            });
+      }
       dst.counts.AddAll(src.counts);
       Normalize(dst);
     }
   }
-  // Layout: u8 form (0 exact, 1 summary); a summary's u64 error (>= 1);
-  // u32 n; then n (value, u64 count >= 1) in increasing byte order of the
-  // values, each value length-prefixed.
+  // Layout: u8 form. Form 0, exact: u32 n, then n (value, u64 count >= 1)
+  // in increasing byte order of the values, each value length-prefixed.
+  // Form 2, a summary: u64 values counted (> 4096), u64 Misra-Gries error
+  // (>= 1); per sketch row, varint m and m nonzero counters, each as the
+  // varint gap from the last one's column (the first: its column) and its
+  // varint count (each row's counts sum to the values counted); then the
+  // held values as form 0 writes them (at most 2048). Form 1 (stop 42's
+  // summary, without a sketch) is refused.
   void Serialize(uint32_t g, std::string* out) const override {
     const TopkGroup& t = groups_[g];
-    util::AppendU8(out, t.summary ? 1 : 0);
-    if (t.summary) util::AppendU64(out, t.error);
+    if (!t.summary()) {
+      util::AppendU8(out, 0);
+      t.counts.Append(out);
+      return;
+    }
+    util::AppendU8(out, 2);
+    util::AppendU64(out, t.n);
+    util::AppendU64(out, t.error);
+    for (uint32_t r = 0; r < kRows; ++r) {
+      const uint64_t* row = t.sketch.data() + size_t{r} * kColumns;
+      uint64_t m = 0;
+      for (uint32_t c = 0; c < kColumns; ++c) m += row[c] != 0;
+      util::AppendVarU64(out, m);
+      uint32_t next = 0;  // the first column the next gap counts from
+      for (uint32_t c = 0; c < kColumns; ++c) {
+        if (row[c] == 0) continue;
+        util::AppendVarU64(out, c - next);
+        util::AppendVarU64(out, row[c]);
+        next = c + 1;
+      }
+    }
     t.counts.Append(out);
   }
   bool Deserialize(std::string_view* in, uint32_t g) override {
     TopkGroup& t = groups_[g];
     uint8_t form;
-    if (!util::ReadU8(in, &form) || form > 1) return false;
-    t.summary = form == 1;
-    if (t.summary && (!util::ReadU64(in, &t.error) || t.error == 0)) {
+    if (!util::ReadU8(in, &form)) return false;
+    if (form == 0) {
+      return t.counts.Read(in, kExactLimit,
+                           [](std::string_view) { return true; });
+    }
+    if (form != 2 || !util::ReadU64(in, &t.n) || !util::ReadU64(in, &t.error) ||
+        t.n <= kExactLimit || t.error == 0 || t.error > t.n / (kKeep + 1)) {
       return false;
     }
-    return t.counts.Read(in, t.summary ? 2 * kKeep : kExactLimit,
-                         [](std::string_view) { return true; });
+    t.sketch.assign(size_t{kRows} * kColumns, 0);
+    for (uint32_t r = 0; r < kRows; ++r) {
+      uint64_t* row = t.sketch.data() + size_t{r} * kColumns;
+      uint64_t m, sum = 0, next = 0;
+      // Each counter takes at least 2 bytes.
+      if (!util::ReadVarU64(in, &m) || m > kColumns || in->size() / 2 < m) {
+        return false;
+      }
+      for (uint64_t i = 0; i < m; ++i) {
+        uint64_t gap, count;
+        if (!util::ReadVarU64(in, &gap) || gap >= kColumns - next ||
+            !util::ReadVarU64(in, &count) || count == 0 || count > t.n - sum) {
+          return false;
+        }
+        row[next + gap] = count;
+        sum += count;
+        next += gap + 1;
+      }
+      if (sum != t.n) return false;
+    }
+    if (!t.counts.Read(in, 2 * kKeep, [](std::string_view) { return true; })) {
+      return false;
+    }
+    // A held count is at most its value's true count, so at most its
+    // estimate.
+    bool bounded = true;
+    t.counts.ForEachHashed(
+        [&](uint64_t hash, std::string_view, uint64_t count) {
+          bounded = bounded && count <= t.Estimate(hash);
+        });
+    return bounded;
   }
 
   // Group g's list of its k most (or, `rare`, least) frequent values;
@@ -150,23 +284,29 @@ class TopkState : public AggregateState {
               double* top) const {
     const TopkGroup& t = groups_[g];
     *top = 0;
-    if (rare && t.summary) {
+    if (rare && t.summary()) {
       absl::StrAppend(out, "more than ", kExactLimit,
                       " distinct values: rare() counts up to ", kExactLimit);
       return;
     }
+    std::vector<std::pair<std::string_view, uint64_t>> counts;
+    counts.reserve(t.counts.size());
+    t.counts.ForEachHashed(
+        [&](uint64_t hash, std::string_view value, uint64_t count) {
+          if (!t.summary()) {
+            counts.emplace_back(value, count);
+          } else if (const uint64_t e = t.Estimate(hash); Listed(t, e)) {
+            counts.emplace_back(value, e);
+          }
+        });
     const std::vector<std::pair<std::string_view, uint64_t>> ranked =
-        Ranked(t, k, rare);
+        Ranked(std::move(counts), k, rare);
     *top = ranked.empty() ? 0 : static_cast<double>(ranked[0].second);
     for (size_t i = 0; i < ranked.size(); ++i) {
       const auto& [value, count] = ranked[i];
       if (i > 0) out->append(", ");
       out->append(value.empty() ? std::string_view("\"\"") : value);
-      if (t.summary) {
-        absl::StrAppend(out, " (", count, "..", count + t.error, ")");
-      } else {
-        absl::StrAppend(out, " (", count, ")");
-      }
+      absl::StrAppend(out, t.summary() ? " (<=" : " (", count, ")");
     }
   }
 
@@ -174,10 +314,21 @@ class TopkState : public AggregateState {
   // Turns a group past the exact limit into a summary, and drops a
   // summary that grew past 2 kKeep counters back to kKeep.
   static void Normalize(TopkGroup& t) {
-    if (t.counts.size() > (t.summary ? 2 * kKeep : kExactLimit)) {
-      t.summary = true;
-      Drop(t);
+    if (!t.summary()) {
+      if (t.counts.size() <= kExactLimit) return;
+      StartSummary(t);
     }
+    if (t.counts.size() > 2 * kKeep) Drop(t);
+  }
+  // Sketches an exact group's counts.
+  static void StartSummary(TopkGroup& t) {
+    t.sketch.assign(size_t{kRows} * kColumns, 0);
+    t.n = 0;
+    t.counts.ForEachHashed(
+        [&](uint64_t hash, std::string_view, uint64_t count) {
+          t.Sketch(hash, count);
+          t.n += count;
+        });
   }
   // Subtracts the (kKeep + 1)-th largest count from every counter.
   static void Drop(TopkGroup& t) {
@@ -220,7 +371,7 @@ extern const AggregateFunction kTopkAggregate = {
     .new_state = NewStateOf<TopkState>,
     .finalize = Finalize,
     .partial_section = PartialSection::kDistinctStates,
-    .partial_minor = 6};
+    .partial_minor = 7};
 
 // rare(x, k) keeps topk's state: topk(x, 3) and rare(x, 3) share one slot.
 extern const AggregateFunction kRareAggregate = {
@@ -228,6 +379,6 @@ extern const AggregateFunction kRareAggregate = {
     .new_state = NewStateOf<TopkState>,
     .finalize = FinalizeRare,
     .partial_section = PartialSection::kDistinctStates,
-    .partial_minor = 6};
+    .partial_minor = 7};
 
 }  // namespace mapr::runtime

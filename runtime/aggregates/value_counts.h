@@ -3,9 +3,9 @@
 //
 // Values are told apart by their 64-bit XXH3 hash, as dcount's are (exact
 // barring a 64-bit collision): a row's lookup touches one compact slot
-// (hash, count, text index) and never the text, which is kept once, when
-// the value first appears. On a 2^-64 collision the second value counts as
-// the first.
+// (hash, count, text offset) and never the text, which is kept once, when
+// the value first appears, in one buffer of all the texts. On a 2^-64
+// collision the second value counts as the first.
 #ifndef MAPR_RUNTIME_AGGREGATES_VALUE_COUNTS_H_
 #define MAPR_RUNTIME_AGGREGATES_VALUE_COUNTS_H_
 
@@ -28,39 +28,52 @@ class ValueCounts {
  public:
   size_t size() const { return index_.size(); }
 
+  // The hash that tells values apart.
+  static uint64_t Hash(std::string_view value) {
+    return XXH3_64bits(value.data(), value.size());
+  }
+
   // Counts `value` once; true if it was new.
-  bool Count(std::string_view value) {
-    return Add(value, XXH3_64bits(value.data(), value.size()), 1);
+  bool Count(std::string_view value) { return Count(value, Hash(value)); }
+  // The same, for a value whose Hash() is `hash`.
+  bool Count(std::string_view value, uint64_t hash) {
+    return Add(value, hash, 1);
   }
 
   // Adds every count of `from`.
   void AddAll(const ValueCounts& from) {
     for (const auto& [hash, e] : from.index_) {
-      Add(from.texts_[e.text], hash, e.count);
+      Add(from.Text(e), hash, e.count);
     }
   }
 
   // Subtracts `c` from every count, dropping those that reach 0.
   void SubtractAndDrop(uint64_t c) {
-    std::vector<std::string> kept;
+    std::string kept;
     for (auto it = index_.begin(); it != index_.end();) {
       if (it->second.count <= c) {
         index_.erase(it++);
         continue;
       }
       it->second.count -= c;
-      kept.push_back(std::move(texts_[it->second.text]));
-      it->second.text = static_cast<uint32_t>(kept.size() - 1);
+      const std::string_view text = Text(it->second);
+      it->second.offset = kept.size();
+      kept.append(text);
       ++it;
     }
-    texts_ = std::move(kept);
+    bytes_ = std::move(kept);
   }
 
   // f(value, count) for each value, in no particular order.
   template <typename F>
   void ForEach(F&& f) const {
-    for (const auto& [hash, e] : index_)
-      f(std::string_view(texts_[e.text]), e.count);
+    for (const auto& [hash, e] : index_) f(Text(e), e.count);
+  }
+
+  // f(hash, value, count) for each value, in no particular order.
+  template <typename F>
+  void ForEachHashed(F&& f) const {
+    for (const auto& [hash, e] : index_) f(hash, Text(e), e.count);
   }
 
   // u32 n, then n (value, u64 count) in increasing byte order of the
@@ -91,7 +104,7 @@ class ValueCounts {
       uint64_t count;
       if (!util::ReadBytes(in, &value) || !util::ReadU64(in, &count) ||
           count == 0 || (i > 0 && value <= previous) || !valid(value) ||
-          !Add(value, XXH3_64bits(value.data(), value.size()), count)) {
+          !Add(value, Hash(value), count)) {
         return false;  // (a repeated hash: a collision, not our bytes)
       }
       previous = value;
@@ -102,22 +115,30 @@ class ValueCounts {
  private:
   struct Entry {
     uint64_t count;
-    uint32_t text;  // index into texts_
+    size_t offset;  // of the text in bytes_
+    uint32_t size;
   };
+
+  std::string_view Text(const Entry& e) const {
+    return std::string_view(bytes_).substr(e.offset, e.size);
+  }
 
   // Adds `count` to `value` (whose hash is `hash`); true if it was new.
   bool Add(std::string_view value, uint64_t hash, uint64_t count) {
-    auto [it, created] = index_.try_emplace(hash, Entry{0, 0});
+    auto [it, created] = index_.try_emplace(hash, Entry{0, 0, 0});
     it->second.count += count;
     if (created) {
-      it->second.text = static_cast<uint32_t>(texts_.size());
-      texts_.emplace_back(value);
+      it->second.offset = bytes_.size();
+      it->second.size = static_cast<uint32_t>(value.size());
+      bytes_.append(value);
     }
     return created;
   }
 
   absl::flat_hash_map<uint64_t, Entry> index_;
-  std::vector<std::string> texts_;
+  // The texts, one after another (no allocation per value: the buffer
+  // grows geometrically, and SubtractAndDrop compacts it).
+  std::string bytes_;
 };
 
 }  // namespace mapr::runtime

@@ -821,6 +821,92 @@ class InputTest(MaprTestCase):
         self.assertEqual(stats["lines_too_long"], str(too_long))
 
 
+class TopkSketchTest(MaprTestCase):
+    """topk past 4096 distinct values per group (a Count-Min sketch with
+    Misra-Gries candidates): the same bytes for any thread count, --range
+    split, combine tree and reduce order, within its stated bounds of the
+    true counts."""
+
+    QUERY = ("select g, topk(v, 10), topk(v, 100) as top100, count(v) "
+             "group by g order by g logformat logfmt")
+
+    def test_same_list_for_any_split_and_within_bounds(self):
+        import collections
+        import random
+        rnd = random.Random(5)
+        # Zipf-like values (weight 1 / rank) over 150000 ranks in 3 groups,
+        # over 16 MiB so that the threads cut the file (8 MiB pieces).
+        ranks = list(range(150000))
+        weights = [1.0 / (r + 1) for r in ranks]
+        truth = collections.defaultdict(collections.Counter)
+        lines = []
+        for g, n in (("a", 500000), ("b", 300000), ("c", 3000)):
+            for r in rnd.choices(ranks, weights, k=n):
+                v = "/api/v1/items/%d" % r
+                truth[g][v] += 1
+                lines.append("g=%s v=%s\n" % (g, v))
+        rnd.shuffle(lines)
+        text = "".join(lines).encode()
+        self.assertGreater(len(text), 16 << 20)
+        path = self.write("wide.log", text)
+        want, _ = self.mapr("-t", "1", "-o", "csv", self.QUERY, path)
+        for threads in ("2", "7"):
+            out, _ = self.mapr("-t", threads, "-o", "csv", self.QUERY, path)
+            self.assertEqual(out, want, threads)
+        size = len(text)
+        cuts = [0] + sorted(rnd.sample(range(1, size), 5)) + [size]
+        parts = []
+        for i in range(len(cuts) - 1):
+            out, _ = self.mapr("map", "--split", str(i), "--range",
+                               "%d:%d" % (cuts[i], cuts[i + 1]), self.QUERY,
+                               path)
+            parts.append(self.write("p%d.part" % i, out))
+        shuffled = parts[:]
+        rnd.shuffle(shuffled)
+        out, _ = self.mapr("reduce", "--expect-splits", str(len(parts)),
+                           "-o", "csv", *shuffled)
+        self.assertEqual(out, want)
+        while len(parts) > 1:
+            k = rnd.randrange(len(parts) - 1)
+            out, _ = self.mapr("combine", *parts[k:k + 2])
+            parts[k:k + 2] = [self.write("c%d.part" % len(parts), out)]
+        out, _ = self.mapr("reduce", "-o", "csv", parts[0])
+        self.assertEqual(out, want)
+        # The bounds, against the true counts.
+        import csv
+        import io
+        rows = list(csv.reader(io.StringIO(want.decode())))
+        self.assertEqual(rows[0], ["g", "topk(v,10)", "top100", "count(v)"])
+        for g, top10, top100, count in rows[1:]:
+            counts = truth[g]
+            n = sum(counts.values())
+            self.assertEqual(int(count), n)
+            if g == "c":  # 3000 values: exact
+                ranked = sorted(counts.items(), key=lambda e: (-e[1], e[0]))
+                self.assertEqual(top10, ", ".join(
+                    "%s (%d)" % e for e in ranked[:10]))
+                continue
+            shown = []
+            for entry in top100.split(", "):
+                value, bound = entry.rsplit(" (<=", 1)
+                shown.append((value, int(bound[:-1])))
+            self.assertEqual(top10, ", ".join(top100.split(", ")[:10]))
+            self.assertEqual(shown, sorted(shown, key=lambda e: (-e[1], e[0])))
+            for value, hi in shown:
+                self.assertGreaterEqual(hi, counts[value], value)
+                self.assertLessEqual((hi - counts[value]) * 2048, n, value)
+                self.assertGreater(hi * 1025, 2 * n, value)
+            # Every value past 2n / 1025 is listed, but for those below
+            # the 100th shown count.
+            listed = {v for v, _ in shown}
+            floor = shown[-1][1] if len(shown) == 100 else 0
+            heavy = [v for v, c in counts.items() if c * 1025 > 2 * n]
+            self.assertGreater(len(heavy), 30)
+            for v in heavy:
+                if counts[v] > floor:
+                    self.assertIn(v, listed)
+
+
 class MultilineTest(MaprTestCase):
     """Events of several lines (`multiline`, --event-start): the same
     result for any thread count and any --range split, equal to the events

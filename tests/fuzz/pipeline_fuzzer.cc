@@ -1,6 +1,7 @@
 // libFuzzer target: the whole pipeline. The first bytes drive a small
 // grammar-aware query generator (every clause, aggregate, operator and log
-// format); the rest is log bytes pushed in two chunks into one aggregator
+// format); the rest is log bytes (one input in 8 followed by a block with
+// more than 4096 distinct values) pushed in two chunks into one aggregator
 // and, split elsewhere, into two partials that are merged: both must give the
 // same CSV.
 #include <cstddef>
@@ -84,8 +85,8 @@ std::string GenerateQuery(Choices& c) {
     const std::string agg = kAggregates[c.Pick(std::size(kAggregates))];
     std::string item = agg.empty() ? field() : agg + "(" + field() + ")";
     if (agg == "topk" || agg == "rare") {
-      // topk(x, k): the fuzzer's groups hold far fewer than 4096 distinct
-      // values, so the lists are exact and split-invariant.
+      // topk(x, k): exact up to 4096 distinct values per group; past them
+      // (WideBlock) a sketch whose list must be as split-invariant.
       static constexpr const char* kCounts[] = {"1", "2", "100"};
       item.insert(item.size() - 1,
                   std::string(", ") + kCounts[c.Pick(std::size(kCounts))]);
@@ -275,6 +276,29 @@ std::string Run(const mapr::Query& q, std::string_view bytes, size_t split) {
   return r->ToCsv();
 }
 
+// Lines with more than 4096 distinct values of x, y, a and b (so topk,
+// dcount and histogram pass their exact limits), a few of them frequent,
+// in the shapes of the DTail default format and of generickv: `shape`
+// picks how many and how skewed.
+std::string WideBlock(size_t shape) {
+  const size_t distinct = 4100 + shape * 97;
+  const size_t hot = 1 + shape % 7;
+  std::string out;
+  for (size_t i = 0; i < distinct + hot * 400; ++i) {
+    // Every 4th line past `distinct` repeats one of the hot values.
+    const size_t v = i < distinct ? i * 7919 % distinct : i % hot;
+    const std::string value = std::to_string(v) + (v % 3 == 0 ? ".5" : "");
+    if (i % 2 == 0) {
+      out +=
+          "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|"
+          "MAPREDUCE:STATS|";
+    }
+    out += "x=" + value + "|y=" + std::to_string(v % 5000) +
+           "|a=" + std::to_string(v / 2) + "|b=w" + std::to_string(v) + "\n";
+  }
+  return out;
+}
+
 // The UTF-8 byte-order mark, dropped at the start of each stream.
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
@@ -290,9 +314,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!q.ok()) return 0;
   // The generated text round-trips through the compiler's own spelling.
   if (!mapr::Query::Compile(q->ToString(), options).ok()) __builtin_trap();
-  std::string_view bytes(
-      reinterpret_cast<const char*>(data + 1 + choices.used()),
-      size - 1 - choices.used());
+  // One input in 8 ends with a wide block (after a line break).
+  const size_t wide = choices.Pick(8 * 32);
+  std::string input(reinterpret_cast<const char*>(data + 1 + choices.used()),
+                    size - 1 - choices.used());
+  if (wide < 32) input += "\n" + WideBlock(wide);
+  const std::string_view bytes = input;
   // Split at the line boundary nearest to data[0]'s share of the input.
   size_t split = bytes.size() * data[0] / 256;
   size_t nl = bytes.find('\n', split);
