@@ -830,6 +830,7 @@ class TopkSketchTest(MaprTestCase):
     QUERY = ("select g, topk(v, 10), topk(v, 100) as top100, count(v) "
              "group by g order by g logformat logfmt")
 
+    @skip_under_tsan
     def test_same_list_for_any_split_and_within_bounds(self):
         import collections
         import random

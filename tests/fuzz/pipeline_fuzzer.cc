@@ -1,6 +1,6 @@
 // libFuzzer target: the whole pipeline. The first bytes drive a small
 // grammar-aware query generator (every clause, aggregate, operator and log
-// format); the rest is log bytes (one input in 8 followed by a block with
+// format); the rest is log bytes (one input in 32 followed by a block with
 // more than 4096 distinct values) pushed in two chunks into one aggregator
 // and, split elsewhere, into two partials that are merged: both must give the
 // same CSV.
@@ -314,8 +314,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!q.ok()) return 0;
   // The generated text round-trips through the compiler's own spelling.
   if (!mapr::Query::Compile(q->ToString(), options).ok()) __builtin_trap();
-  // One input in 8 ends with a wide block (after a line break).
-  const size_t wide = choices.Pick(8 * 32);
+  // One input in 32 ends with a wide block (after a line break).
+  const size_t wide = choices.Pick(32 * 32);
   std::string input(reinterpret_cast<const char*>(data + 1 + choices.used()),
                     size - 1 - choices.used());
   if (wide < 32) input += "\n" + WideBlock(wide);
