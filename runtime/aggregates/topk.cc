@@ -202,11 +202,11 @@ class TopkState : public AggregateState {
   // Layout: u8 form. Form 0, exact: u32 n, then n (value, u64 count >= 1)
   // in increasing byte order of the values, each value length-prefixed.
   // Form 2, a summary: u64 values counted (> 4096), u64 Misra-Gries error
-  // (>= 1); per sketch row, varint m and m nonzero counters, each as the
-  // varint gap from the last one's column (the first: its column) and its
-  // varint count (each row's counts sum to the values counted); then the
-  // held values as form 0 writes them (at most 2048). Form 1 (stop 42's
-  // summary, without a sketch) is refused.
+  // (>= 1); the sketch's counters, row by row, each a varint (each row's
+  // sum to the values counted; written whole, so that a state's memory is
+  // at most 8 times its bytes); then the held values as form 0 writes them
+  // (at most 2048). Form 1 (stop 42's summary, without a sketch) is
+  // refused.
   void Serialize(uint32_t g, std::string* out) const override {
     const TopkGroup& t = groups_[g];
     if (!t.summary()) {
@@ -217,19 +217,7 @@ class TopkState : public AggregateState {
     util::AppendU8(out, 2);
     util::AppendU64(out, t.n);
     util::AppendU64(out, t.error);
-    for (uint32_t r = 0; r < kRows; ++r) {
-      const uint64_t* row = t.sketch.data() + size_t{r} * kColumns;
-      uint64_t m = 0;
-      for (uint32_t c = 0; c < kColumns; ++c) m += row[c] != 0;
-      util::AppendVarU64(out, m);
-      uint32_t next = 0;  // the first column the next gap counts from
-      for (uint32_t c = 0; c < kColumns; ++c) {
-        if (row[c] == 0) continue;
-        util::AppendVarU64(out, c - next);
-        util::AppendVarU64(out, row[c]);
-        next = c + 1;
-      }
-    }
+    for (const uint64_t counter : t.sketch) util::AppendVarU64(out, counter);
     t.counts.Append(out);
   }
   bool Deserialize(std::string_view* in, uint32_t g) override {
@@ -244,23 +232,15 @@ class TopkState : public AggregateState {
         t.n <= kExactLimit || t.error == 0 || t.error > t.n / (kKeep + 1)) {
       return false;
     }
+    // Every counter takes a byte at least, so the bytes bound the memory.
+    if (in->size() < size_t{kRows} * kColumns) return false;
     t.sketch.assign(size_t{kRows} * kColumns, 0);
     for (uint32_t r = 0; r < kRows; ++r) {
       uint64_t* row = t.sketch.data() + size_t{r} * kColumns;
-      uint64_t m, sum = 0, next = 0;
-      // Each counter takes at least 2 bytes.
-      if (!util::ReadVarU64(in, &m) || m > kColumns || in->size() / 2 < m) {
-        return false;
-      }
-      for (uint64_t i = 0; i < m; ++i) {
-        uint64_t gap, count;
-        if (!util::ReadVarU64(in, &gap) || gap >= kColumns - next ||
-            !util::ReadVarU64(in, &count) || count == 0 || count > t.n - sum) {
-          return false;
-        }
-        row[next + gap] = count;
-        sum += count;
-        next += gap + 1;
+      uint64_t sum = 0;
+      for (uint32_t c = 0; c < kColumns; ++c) {
+        if (!util::ReadVarU64(in, &row[c]) || row[c] > t.n - sum) return false;
+        sum += row[c];
       }
       if (sum != t.n) return false;
     }
