@@ -7,9 +7,37 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
+
+
+# CTest's SKIP_RETURN_CODE for the daemon tests.
+SKIP_RETURN_CODE = 77
+
+
+def take_binary_from_argv():
+    """The mapr binary given as the first argument (taken out of argv, so
+    that unittest does not read it), or None."""
+    if len(sys.argv) > 1 and os.path.isfile(sys.argv[1]):
+        return sys.argv.pop(1)
+    return None
+
+
+# The seed of a run's lines: MAPR_TEST_SEED repeats a run.
+SEED = int(os.environ.get("MAPR_TEST_SEED", str(time.time_ns() % 2**32)))
+
+
+def main(why_missing):
+    """Runs the tests; exits 1 if one failed, else SKIP_RETURN_CODE with
+    `why_missing` when it names what the tests lacked."""
+    program = unittest.main(exit=False)
+    if not program.result.wasSuccessful():
+        sys.exit(1)
+    if why_missing:
+        print("SKIP: " + why_missing)
+        sys.exit(SKIP_RETURN_CODE)
 
 
 # The query both daemon tests run, its CSV header, and the users of the

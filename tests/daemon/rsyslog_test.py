@@ -34,26 +34,15 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import unittest
 
-from daemon_case import (HEADER, DaemonTestCase, aggregate, generate,
-                         read_text)
+from daemon_case import (HEADER, SEED, DaemonTestCase, aggregate, generate,
+                         main, read_text, take_binary_from_argv)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..", "..")
-SKIP_RETURN_CODE = 77
-
-
-def _take_binary_from_argv():
-    if len(sys.argv) > 1 and os.path.isfile(sys.argv[1]):
-        return sys.argv.pop(1)
-    return None
-
-
-MAPR_BIN = _take_binary_from_argv() or os.environ.get("MAPR_BIN", "")
-SEED = int(os.environ.get("MAPR_TEST_SEED", str(time.time_ns() % 2**32)))
+MAPR_BIN = take_binary_from_argv() or os.environ.get("MAPR_BIN", "")
 
 # The paths docs/cli.md shows in place of the test's temporary ones.
 DOC_DIR = "/tmp/mapr-rsyslog"
@@ -367,16 +356,7 @@ class RsyslogTest(DaemonTestCase):
         self.assertLess(stop_seconds, 5, info)
 
 
-def main():
-    rsyslog_missing = not (find_program("rsyslogd") and find_program("logger"))
-    program = unittest.main(exit=False)
-    if not program.result.wasSuccessful():
-        sys.exit(1)
-    if rsyslog_missing:
-        print("SKIP: rsyslogd or logger not found (Debian: apt-get install "
-              "rsyslog, or scripts/install-deps)")
-        sys.exit(SKIP_RETURN_CODE)
-
-
 if __name__ == "__main__":
-    main()
+    main(None if find_program("rsyslogd") and find_program("logger") else
+         "rsyslogd or logger not found (Debian: apt-get install rsyslog, or "
+         "scripts/install-deps)")

@@ -42,27 +42,15 @@ import random
 import shutil
 import signal
 import subprocess
-import sys
-import time
 import unittest
 
-from daemon_case import (HEADER, DaemonTestCase, aggregate, generate,
-                         read_text)
+from daemon_case import (HEADER, SEED, DaemonTestCase, aggregate, generate,
+                         main, read_text, take_binary_from_argv)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 MODULE_DIR = os.path.join(ROOT, "bindings", "syslog-ng")
-SKIP_RETURN_CODE = 77
-
-
-def _take_binary_from_argv():
-    if len(sys.argv) > 1 and os.path.isfile(sys.argv[1]):
-        return sys.argv.pop(1)
-    return None
-
-
-MAPR_BIN = _take_binary_from_argv() or os.environ.get("MAPR_BIN", "")
-SEED = int(os.environ.get("MAPR_TEST_SEED", str(time.time_ns() % 2**32)))
+MAPR_BIN = take_binary_from_argv() or os.environ.get("MAPR_BIN", "")
 SYSLOG_NG_ROOT = os.environ.get("MAPR_SYSLOG_NG_ROOT",
                                 "/opt/mapr-test/syslog-ng")
 
@@ -342,14 +330,5 @@ class SyslogNgTest(DaemonTestCase):
         self.assertIn("mapr_syslogng: hint: did you mean 'sum'?", log)
 
 
-def main():
-    program = unittest.main(exit=False)
-    if not program.result.wasSuccessful():
-        sys.exit(1)
-    if WHY_MISSING and not os.environ.get("CI"):
-        print("SKIP: " + WHY_MISSING)
-        sys.exit(SKIP_RETURN_CODE)
-
-
 if __name__ == "__main__":
-    main()
+    main(None if os.environ.get("CI") else WHY_MISSING)
