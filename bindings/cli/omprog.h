@@ -3,26 +3,29 @@
 // delivery").
 //
 // It reads messages on standard input and answers each on standard output
-// as omprog expects: "OK" once ready, "OK" for a transaction mark or a
-// message outside a transaction, "DEFER_COMMIT" for a message inside one.
-// A message is confirmed only once the delta partial that counts it is on
-// disk: at COMMIT TRANSACTION (or per message without transactions) the
-// lines are aggregated, their delta partial appended to DIR/SOURCE.parts
-// and synced, and only then "OK" is written. So rsyslog never drops a
-// message mapr has not counted (at-least-once), and `mapr reduce
-// DIR/*.parts` adds every copy up.
+// as omprog expects: "OK" once ready, then "OK" for each message and each
+// transaction mark (each message is confirmed on its own: rsyslog 8.2302
+// loses the messages a dying program answered "DEFER_COMMIT", so a
+// transaction would not make delivery safer). A message is confirmed only
+// once it is on disk: appended to DIR/SOURCE.wal and synced, then pushed,
+// then answered. Every interval with messages, the delta partial of the
+// messages since the last one is appended to DIR/SOURCE.parts and synced,
+// and the log starts again, empty, for the next split. At the end of input
+// the final partial is written and the log removed, so rsyslog never drops
+// a message mapr has not counted, and `mapr reduce DIR/*.parts` adds every
+// copy up.
 //
-// Exactly once: with --message-id each line starts with an id (rsyslog's
-// %uuid%) and a space. Before a transaction's partial is appended, its ids
-// are saved in DIR/SOURCE.ids (replaced atomically) with the split number
-// the partial will have. A copy killed after the partial is on disk but
-// before its "OK" gets its messages sent again, to a new copy: on start,
-// each copy adopts the copies whose process has ended (their parts file cut
-// back to its last whole frame, then ended with an empty final frame) and
-// skips the ids of each one's last transaction if that transaction's
-// partial is on disk. A transaction never confirmed is dropped, as rsyslog
-// sends it again. Any write error ends the copy with exit status 1 before
-// it confirms: rsyslog starts a new one, which adopts it.
+// A copy killed in between leaves its log: the next copy to start adopts
+// every copy whose process has ended and whose parts file has no final
+// frame (under an flock). It cuts a torn frame off, and writes the dead
+// copy's final partial, from its log's messages when the log's split is
+// not on disk yet. With --message-id (each line starts with rsyslog's
+// %uuid% and a space) it also skips the id of the log's last message when
+// it comes again: that message may have died between its sync and its
+// "OK", and rsyslog sends it again. Without ids delivery is at least once.
+// Any write error ends the copy with exit status 1 before it confirms:
+// rsyslog starts a new one, which adopts it. A copy run with standard input
+// at its end (`< /dev/null`) only adopts: a sweep after rsyslog stops.
 #ifndef MAPR_BINDINGS_CLI_OMPROG_H_
 #define MAPR_BINDINGS_CLI_OMPROG_H_
 
