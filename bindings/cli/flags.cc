@@ -461,9 +461,9 @@ constexpr FlagSpec kFlagSpecs[] = {
      SetResumeFrom},
     {"--omprog", 0, "DIR", FlagSection::kDistributed,
      "map: a program for rsyslog's omprog with\n"
-     "confirmMessages=\"on\": reads standard input, writes\n"
-     "delta partials to DIR/SOURCE.parts and confirms\n"
-     "each message once its partial is synced",
+     "confirmMessages=\"on\": reads standard input, confirms\n"
+     "each message once it is synced to DIR/SOURCE.wal, and\n"
+     "writes delta partials to DIR/SOURCE.parts",
      SetOmprogDir},
     {"--message-id", 0, "", FlagSection::kDistributed,
      "map --omprog: each line starts with a message id\n"
