@@ -121,12 +121,12 @@ struct TopkGroup {
   }
 };
 
-// Whether a summary lists a value with estimate `e`: e > 2n / (kKeep + 1).
-// With n = (kKeep + 1) q + r, that is (e - 2q) (kKeep + 1) > 2r, where
-// 2r < 2 (kKeep + 1): without an overflow.
+// Whether a summary lists a value with estimate `e`: e > 2n / (kKeep + 1),
+// that is e > floor(2n / (kKeep + 1)) = 2q + floor(2r / (kKeep + 1)) with
+// n = (kKeep + 1) q + r, which does not overflow.
 bool Listed(const TopkGroup& t, uint64_t e) {
   const uint64_t q = t.n / (kKeep + 1), r = t.n % (kKeep + 1);
-  return e > 2 * q && (e - 2 * q >= 2 || kKeep + 1 > 2 * r);
+  return e > 2 * q + 2 * r / (kKeep + 1);
 }
 
 constexpr plan::AggregateInfo kRareInfo = {
