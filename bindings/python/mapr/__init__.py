@@ -65,10 +65,34 @@ from dataclasses import dataclass, fields
 from typing import (Any, Callable, Iterable, Iterator, List, Optional,
                     Sequence, Tuple, Union)
 
-try:  # Installed layout: mapr/_mapr.*.so next to this file.
+
+def _import_failure(error: ImportError) -> str:
+    """Why the compiled module _mapr did not import, and what fixes it."""
+    import glob
+    import sys
+    import sysconfig
+    here = os.path.dirname(os.path.abspath(__file__))
+    built = sorted(os.path.basename(p)
+                   for p in glob.glob(os.path.join(here, "_mapr*.so")))
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    if not built:
+        return ("mapr's compiled module _mapr is missing from %s: build it "
+                "(cmake --build ... --target _mapr, or scripts/run-sample) "
+                "(%s)" % (here, error))
+    if ("_mapr" + suffix) not in built:
+        return ("mapr's compiled module in %s was built for another Python "
+                "(%s); this is Python %s at %s, which loads _mapr%s: build "
+                "it for this interpreter (cmake -DPython_EXECUTABLE=%s ...)"
+                % (here, ", ".join(built), sys.version.split()[0],
+                   sys.executable, suffix, sys.executable))
+    return "mapr's compiled module %s did not load: %s" % (
+        os.path.join(here, "_mapr" + suffix), error)
+
+
+try:  # mapr/_mapr.<abi>.so next to this file, installed or in a build tree.
     from . import _mapr
-except ImportError:  # Build tree: _mapr on PYTHONPATH beside the package.
-    import _mapr  # type: ignore[no-redef]
+except ImportError as _error:
+    raise ImportError(_import_failure(_error)) from _error
 
 __all__ = [
     "Aggregator",
