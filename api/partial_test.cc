@@ -32,15 +32,12 @@
 #include "mapr/partial_reducer.h"
 #include "mapr/query.h"
 #include "mapr/result.h"
+#include "tests/testing/partial_cases.h"
 #include "tests/testing/sanitizers.h"
 #include "tests/testing/status_matchers.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-
-#ifndef MAPR_GOLDEN_DIR
-#error "MAPR_GOLDEN_DIR must name tests/golden"
-#endif
 
 namespace mapr {
 namespace {
@@ -52,213 +49,18 @@ using ::testing::Not;
 
 namespace fs = std::filesystem;
 
-constexpr char kHostname[] = "integrationtest";
-
-AggregatorOptions Options(SplitRange splits = {}) {
-  AggregatorOptions o;
-  o.hostname = kHostname;
-  o.splits = splits;
-  return o;
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-std::vector<std::string> Lines(std::string_view text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    lines.emplace_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
-// The benchmark's log (tests/bench/gen_stats_log.cc), `n` lines.
-std::vector<std::string> StatsLines(size_t n) {
-  static const char* const kStatus[] = {"200", "201", "204", "301", "302",
-                                        "400", "403", "404", "500", "503"};
-  static const char* const kSegments[] = {"api",   "orders", "users", "cart",
-                                          "items", "search", "login", "static",
-                                          "v1",    "v2"};
-  std::mt19937_64 rng(42);
-  auto below = [&](uint64_t m) { return rng() % m; };
-  auto unit = [&] { return static_cast<double>(rng() >> 11) * 0x1.0p-53; };
-  std::vector<std::string> lines;
-  char buf[512];
-  for (size_t i = 1; i <= n; ++i) {
-    const uint64_t kind = below(100);
-    const double u = unit();
-    const int host = static_cast<int>(u * u * 50);
-    const int path = static_cast<int>(std::pow(1000.0, unit())) - 1;
-    const char* severity = kind == 0 ? "WARN" : kind == 1 ? "ERROR" : "INFO";
-    const bool marker = kind != 2 && kind != 3;
-    const char* table = kind == 4 ? "OTHER" : "STATS";
-    std::snprintf(
-        buf, sizeof(buf),
-        "%s|20261130-04%02d%02d|%" PRIu64
-        "|stats.go:%d|8|%d|%d|%.2f|%dh|%s%s|hostname=server%02d|"
-        "currentConnections=%" PRIu64 "|bytes=%" PRIu64 "|latency_ms=%" PRIu64
-        ".%03" PRIu64 "|status=%s|path=/%s/%s/%d|session=%016" PRIx64,
-        severity, static_cast<int>(i / 60000 % 60),
-        static_cast<int>(i / 1000 % 60), 1000 + below(9000),
-        static_cast<int>(100 + below(900)), static_cast<int>(10 + below(90)),
-        static_cast<int>(below(1000)), unit() * 4, static_cast<int>(below(100)),
-        marker ? "MAPREDUCE:" : "STATS:", marker ? table : "", host, below(500),
-        below(1000000), below(1000), below(1000), kStatus[below(10)],
-        kSegments[path % 10], kSegments[(path / 10) % 10], path,
-        static_cast<uint64_t>(below(300) * 2654435761ULL));
-    lines.emplace_back(buf);
-  }
-  return lines;
-}
-
-// A lookup() table for Q8 (hostname -> owner), written once.
-std::string LookupTablePath() {
-  static const std::string path = [] {
-    const fs::path p =
-        fs::temp_directory_path() /
-        absl::StrCat("mapr_partial_test_hosts_", ::getpid(), ".csv");
-    std::ofstream out(p, std::ios::binary);
-    out << "hostname,owner\n";
-    for (int h = 0; h < 50; h += 3) {
-      out << absl::StrFormat("server%02d,team%d\n", h, h % 4);
-    }
-    return p.string();
-  }();
-  return path;
-}
-
-// Compiles a case's query; lookup() may read its table.
-absl::StatusOr<Query> CompileCase(std::string_view text) {
-  CompileOptions options;
-  options.allow_file_lookups = true;
-  return Query::Compile(text, options);
-}
-
-struct Case {
-  std::string name;
-  std::string query;
-  std::vector<std::string> lines;
-  // The partial's bytes depend on the split (a topk group past 4096
-  // distinct values holds the Misra-Gries candidates its split met); its
-  // results do not.
-  bool bytes_vary = false;
-};
-
-// Every DTail vector query over its log, every tests/golden/*.test of a
-// stateless format (CSV keeps a header per source, so its splits are per
-// file), and the benchmark's Q1-Q5.
-std::vector<Case> Cases() {
-  std::vector<Case> cases;
-  const fs::path golden(MAPR_GOLDEN_DIR);
-  const std::vector<std::string> log =
-      Lines(ReadFile(golden / "dtail" / "mapr_testdata.log"));
-  for (const char* name : {"dmap1a", "dmap1b", "dmap1c", "dmap1d", "dmap2",
-                           "dmap3", "dmap4", "dserver1"}) {
-    cases.push_back(
-        {name,
-         ReadFile(golden / "dtail" / absl::StrCat(name, ".csv.query.expected")),
-         log});
-  }
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(golden)) {
-    if (entry.path().extension() == ".test") files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& file : files) {
-    const std::vector<std::string> text = Lines(ReadFile(file));
-    Case c{file.stem().string(), "", {}};
-    bool in_input = false, usable = true;
-    for (const std::string& line : text) {
-      if (line == "----") break;
-      if (line.rfind("query ", 0) == 0) {
-        c.query = line.substr(6);
-      } else if (line == "input" || line == "partial") {
-        in_input = true;
-      } else if (line.rfind("input ", 0) == 0) {
-        usable = false;  // escaped input: not worth decoding here
-      } else if (in_input) {
-        c.lines.push_back(line);
-      }
-    }
-    if (c.query.find("csv") != std::string::npos) usable = false;
-    c.bytes_vary = c.name == "topk_sketch";
-    if (usable && !c.query.empty()) cases.push_back(std::move(c));
-  }
-  const std::string q1 =
-      "from STATS select hostname,count($line),avg(currentConnections),"
-      "min(currentConnections),max(currentConnections),avg(latency_ms),"
-      "min(latency_ms),max(latency_ms) group by hostname";
-  const std::vector<std::string> stats = StatsLines(3000);
-  cases.push_back({"Q1", q1, stats});
-  cases.push_back({"Q2",
-                   q1 + " where latency_ms >= 100 and path contains \"orders\"",
-                   stats});
-  cases.push_back({"Q3",
-                   "from STATS select path,count($line) group by path order "
-                   "by count($line) limit 10",
-                   stats});
-  cases.push_back(
-      {"Q4",
-       "from STATS select session,count($line),sum(bytes) group by session",
-       stats});
-  cases.push_back(
-      {"Q5", "from STATS select count($line) group by $empty", stats});
-  // A top list over many groups, with `having` and last(): what a
-  // partitioned reduce cuts down to its shown groups (EndPartition).
-  cases.push_back({"Q6",
-                   "from STATS select session,count($line),sum(bytes),"
-                   "last(status) group by session having count($line) >= 1 "
-                   "order by sum(bytes) desc limit 25",
-                   stats});
-  // The operators and functions of the analysts' kit: in, the case-blind
-  // operators, a lookup() table (its hash in the fingerprint), and cidr()
-  // of values that are no addresses (values_unparsed adds up too).
-  cases.push_back(
-      {"Q8",
-       absl::StrCat(
-           "from STATS select $owner,$class,count($line),sum(bytes) set "
-           "$owner = lookup(hostname, '",
-           LookupTablePath(),
-           "', 'owner'), $class = cidr(status, 8) where status in (200, "
-           "\"404\", 503) or path icontains \"CART\" group by $owner, "
-           "$class"),
-       stats});
-  // percentage() reads every group: no cutting down.
-  cases.push_back({"Q7",
-                   "from STATS select path,percentage(bytes),count($line) "
-                   "group by path order by count($line) limit 5",
-                   stats});
-  return cases;
-}
-
-// One aggregator over lines [lo, hi) covering `splits`, finished.
-absl::StatusOr<Aggregator> RunLines(const Query& q,
-                                    const std::vector<std::string>& lines,
-                                    size_t lo, size_t hi, SplitRange splits) {
-  absl::StatusOr<Aggregator> agg = Aggregator::Create(q, Options(splits));
-  if (!agg.ok()) return agg.status();
-  std::vector<std::string_view> views(lines.begin() + lo, lines.begin() + hi);
-  absl::Status s = agg->PushLines(views);
-  if (s.ok()) s = agg->FinishInput();
-  if (!s.ok()) return s;
-  return agg;
-}
-
-absl::StatusOr<std::string> Partial(const Query& q,
-                                    const std::vector<std::string>& lines,
-                                    size_t lo, size_t hi, SplitRange splits) {
-  absl::StatusOr<Aggregator> agg = RunLines(q, lines, lo, hi, splits);
-  if (!agg.ok()) return agg.status();
-  return agg->SerializePartial();
-}
+using ::mapr::testing::Case;
+using ::mapr::testing::Cases;
+using ::mapr::testing::CompileCase;
+using ::mapr::testing::kHostname;
+using ::mapr::testing::kQuery;
+using ::mapr::testing::Lines;
+using ::mapr::testing::Options;
+using ::mapr::testing::Partial;
+using ::mapr::testing::ReadFile;
+using ::mapr::testing::RunLines;
+using ::mapr::testing::SmallLines;
+using ::mapr::testing::StatsLines;
 
 // `earlier` and `later` (adjacent frames) as one frame; `into_later` merges
 // the earlier frame into an aggregator of the later one.
@@ -466,30 +268,10 @@ TEST(PartialTest, PartitionInvariance) {
 
 // ------------------------------------------------------------ Basics
 
-constexpr char kQuery[] =
-    "from STATS select $hostname,count($line),sum(x),avg(x),min(x),max(x),"
-    "last(x),first(x),last(y),len(y),percentage(x),percentile(x) group by "
-    "$hostname,y";
-
-std::vector<std::string> SmallLines() {
-  std::vector<std::string> lines;
-  for (int i = 0; i < 40; ++i) {
-    lines.push_back(absl::StrCat(
-        "INFO|1002-071143|1|stats.go:56|8|13|7|0.21|471h0m21s|MAPREDUCE:STATS|"
-        "x=",
-        i * 0.1, "|y=v", i % 5));
-  }
-  lines.push_back("not a log line");
-  return lines;
-}
-
 std::string RealPartial(SplitRange splits = {0, 1}) {
-  absl::StatusOr<Query> q = Query::Compile(kQuery);
-  EXPECT_OK(q);
-  const std::vector<std::string> lines = SmallLines();
-  absl::StatusOr<std::string> p = Partial(*q, lines, 0, lines.size(), splits);
+  absl::StatusOr<std::string> p = ::mapr::testing::SmallPartial(splits);
   EXPECT_OK(p);
-  return *p;
+  return p.ok() ? *p : std::string();
 }
 
 TEST(PartialTest, RoundTripKeepsBytesAndResult) {
@@ -1404,14 +1186,15 @@ TEST(PartialTest, FuzzerFindingsAreRefused) {
 // tests/golden/partial/v1.mpart: kQuery over SmallLines(), splits [0, 1),
 // as mapr wrote it in format 1.0; v1.1.mpart: the same, as this mapr writes
 // it (1.1 adds the "more counters" section). Every later version must keep
-// reading both. MAPR_UPDATE_GOLDEN_PARTIAL=1 rewrites v1.1.mpart (only when
-// the format's version changes; v1.mpart is never rewritten).
-// Golden v1.5 frames: the partial of RealPartial()'s state cut into 3
-// partitions (tests/golden/partial/v1.5-partition-P-of-3.mpart). Each must
-// load, write back its own bytes, and the three must join to v1.csv; this
-// mapr must still cut the state into the same bytes. Rewritten with
-// MAPR_UPDATE_GOLDEN_PARTITIONS=1 (only on a format change), which also
-// writes a fuzz seed of each.
+// reading both. The test never writes a golden file: on a change of the
+// format's version, mapr_write_partial_goldens
+// (tests/golden/write_partial_goldens.cc) rewrites v1.1.mpart and the
+// partitions below; v1.mpart and v1.csv are never rewritten. Golden v1.5
+// frames: the partial of RealPartial()'s state cut into 3 partitions
+// (tests/golden/partial/v1.5-partition-P-of-3.mpart). Each must load, write
+// back its own bytes, and the three must join to v1.csv; this mapr must still
+// cut the state into the same bytes (rewritten only on a format change, by
+// mapr_write_partial_goldens).
 TEST(PartialTest, GoldenPartitionedPartialsStillRead) {
   const fs::path dir = fs::path(MAPR_GOLDEN_DIR) / "partial";
   ASSERT_OK_AND_ASSIGN(Aggregator whole,
@@ -1422,16 +1205,6 @@ TEST(PartialTest, GoldenPartitionedPartialsStillRead) {
   auto path = [&](uint32_t p) {
     return dir / absl::StrCat("v1.5-partition-", p, "-of-3.mpart");
   };
-  if (std::getenv("MAPR_UPDATE_GOLDEN_PARTITIONS") != nullptr) {
-    const fs::path seeds =
-        fs::path(MAPR_GOLDEN_DIR) / ".." / "fuzz" / "corpus" / "partial";
-    for (uint32_t p = 0; p < 3; ++p) {
-      std::ofstream(path(p), std::ios::binary) << cut[p];
-      std::ofstream(seeds / absl::StrCat("golden_v1.5_partition_", p),
-                    std::ios::binary)
-          << '\x01' << cut[p];
-    }
-  }
   std::optional<Aggregator> joined;
   for (uint32_t p = 0; p < 3; ++p) {
     const std::string bytes = ReadFile(path(p));
@@ -1465,33 +1238,6 @@ TEST(PartialTest, GoldenV1PartialStillReads) {
   const fs::path file = dir / "v1.mpart";
   const fs::path current = dir / "v1.1.mpart";
   const fs::path csv = dir / "v1.csv";
-  if (std::getenv("MAPR_UPDATE_GOLDEN_PARTIAL") != nullptr) {
-    const std::string p = RealPartial();
-    std::ofstream(current, std::ios::binary) << p;
-    ASSERT_OK_AND_ASSIGN(Aggregator a, Aggregator::FromPartial(p, Options()));
-    ASSERT_OK(a.FinishInput());
-    ASSERT_OK_AND_ASSIGN(ResultTable r, a.TakeResult());
-    std::ofstream(csv, std::ios::binary) << r.ToCsv();
-    // Seeds of tests/fuzz/partial_fuzzer.cc: mode byte 1 (reseal), a frame.
-    const fs::path seeds =
-        fs::path(MAPR_GOLDEN_DIR) / ".." / "fuzz" / "corpus" / "partial";
-    fs::create_directories(seeds);
-    std::ofstream(seeds / "golden_v1", std::ios::binary) << '\x01' << p;
-    const std::vector<std::string> stats = StatsLines(60);
-    int i = 0;
-    for (const Case& c : Cases()) {
-      if (c.name[0] != 'Q' && c.name != "dmap1d" && c.name != "dmap2") continue;
-      ASSERT_OK_AND_ASSIGN(Query q, CompileCase(c.query));
-      const std::vector<std::string>& lines =
-          c.name[0] == 'Q' ? stats : c.lines;
-      ASSERT_OK_AND_ASSIGN(
-          std::string f,
-          Partial(q, lines, 0, std::min<size_t>(lines.size(), 60), {0, 1}));
-      std::ofstream(seeds / absl::StrCat("seed_", i++, "_", c.name),
-                    std::ios::binary)
-          << '\x01' << f;
-    }
-  }
   const std::string golden = ReadFile(current);
   ASSERT_FALSE(golden.empty()) << current;
   for (const fs::path& path : {file, current}) {

@@ -12,6 +12,7 @@ import pickle
 import pydoc
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -315,26 +316,84 @@ class AmbiguousRunTest(unittest.TestCase):
         self.assertEqual(r.rows, [("one line", 1)])
 
 
-def ticks_during(run):
-    """Runs run() while another Python thread ticks every half millisecond;
-    returns run()'s result and the ticks counted meanwhile (more than one
-    only if run() let go of the GIL)."""
+def assert_releases_gil(call, min_ticks=3):
+    """Runs call() on another thread and returns its result; raises
+    AssertionError unless this thread, ticking meanwhile (a time.monotonic()
+    stamp, then time.sleep(0.001)), ticked at least `min_ticks` times in the
+    middle half of the call: after its start plus a quarter of its duration
+    and before its end minus a quarter. While a C function holds the GIL no
+    other Python thread runs at all, so only a call that lets go of it gives
+    those ticks; handing the GIL over (at most every sys.getswitchinterval())
+    lets this thread tick only near the ends of a call that holds it.
+
+    `call` should be one binding call, not a loop of calls (between two this
+    thread may tick anyway), long enough to leave a wide middle: a few
+    tenths of a second (see lasting()). There is no upper bound on time: a
+    slow build or a loaded machine gives fewer ticks, not none."""
+    box = {}
+
+    def worker():
+        box["start"] = time.monotonic()
+        try:
+            box["result"] = call()
+        except BaseException as e:  # Raised on the calling thread.
+            box["error"] = e
+        box["end"] = time.monotonic()
+
     ticks = []
-    done = threading.Event()
-
-    def ticker():
-        while not done.is_set():
-            ticks.append(1)
-            time.sleep(0.0005)
-
-    t = threading.Thread(target=ticker)
+    t = threading.Thread(target=worker)
     t.start()
-    try:
-        result = run()
-    finally:
-        done.set()
-        t.join()
-    return result, len(ticks)
+    while t.is_alive():
+        ticks.append(time.monotonic())
+        time.sleep(0.001)
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    start, end = box["start"], box["end"]
+    quarter = (end - start) / 4
+    inside = [x for x in ticks if start < x < end]
+    middle = [x for x in inside if start + quarter < x < end - quarter]
+    if len(middle) < min_ticks:
+        raise AssertionError(
+            f"the GIL was held: the other thread ticked {len(middle)} times "
+            f"in the middle half of a {end - start:.3f} s call (at least "
+            f"{min_ticks} needed), {len(inside)} in all of it")
+    return box["result"]
+
+
+def lasting(seconds, make_call, n):
+    """make_call(n) for the first n, from the one given and growing, whose
+    call (timed once, alone) takes at least `seconds`: a call long enough for
+    assert_releases_gil whatever the build's speed."""
+    while True:
+        call = make_call(n)
+        start = time.monotonic()
+        call()
+        took = time.monotonic() - start
+        if took >= seconds:
+            return call
+        n = int(n * min(8, max(2, 1.25 * seconds / max(took, 1e-6))))
+
+
+class GilCheckTest(unittest.TestCase):
+    """assert_releases_gil tells a call that lets go of the GIL from one
+    that holds it."""
+
+    def test_passes_for_a_call_that_releases_the_gil(self):
+        assert_releases_gil(lambda: time.sleep(0.4))
+
+    @unittest.skipIf(not getattr(sys, "_is_gil_enabled", lambda: True)(),
+                     "no GIL (free-threaded Python)")
+    def test_fails_for_a_call_that_holds_the_gil(self):
+        # sum() over a range runs in C without letting go of the GIL (no
+        # Python code runs inside it, so the GIL is not handed over either).
+        holds = lasting(0.4, lambda n: lambda: sum(range(n)), 1 << 20)
+        with self.assertRaisesRegex(AssertionError, "the GIL was held"):
+            assert_releases_gil(holds)
+
+    def test_raises_what_the_call_raises(self):
+        with self.assertRaises(ZeroDivisionError):
+            assert_releases_gil(lambda: 1 // 0)
 
 
 def _zstd_compress(data):
@@ -639,15 +698,16 @@ class RunFilesTest(TempDirTestCase):
             mapr.run_files(BY_HOST, a, threads=0)
 
     def test_gil_is_released(self):
-        # While the run reads, another Python thread keeps running.
+        # While the run reads, another Python thread keeps running. The file
+        # is named k times, k for a run of at least 0.4 s in this build.
         path = self.write("big.log", b"".join(
-            b"%d\n" % (i % 1000) for i in range(600000)))
-        r, ticks = ticks_during(lambda: mapr.run_files(
+            b"%d\n" % (i % 1000) for i in range(100000)))
+        call = lasting(0.4, lambda k: lambda: (mapr.run_files(
             "select $line,count($line),avg($line) group by $line",
-            [path, path], threads=2))
-        self.assertGreater(ticks, 1)
+            [path] * k, threads=2), k), 2)
+        r, k = assert_releases_gil(call)
         self.assertEqual(len(r), 1000)
-        self.assertEqual(r.stats.lines_read, 1200000)
+        self.assertEqual(r.stats.lines_read, 100000 * k)
 
 
 JOURNAL_REMOTE = next((p for p in ("/lib/systemd/systemd-journal-remote",
@@ -785,13 +845,24 @@ class AggregatorTest(unittest.TestCase):
         self.assertEqual(agg.finish().rows, [(400000,)])
 
     def test_gil_is_released(self):
-        # While one thread aggregates a big chunk, another keeps running.
-        agg = mapr.Aggregator(
-            "select $line,count($line),avg($line) group by $line")
-        lines = [str(i % 1000) for i in range(300000)]
-        _, ticks = ticks_during(lambda: [agg.push(lines) for _ in range(5)])
-        self.assertGreater(ticks, 1)
-        self.assertEqual(len(agg.finish()), 1000)
+        # While one thread aggregates a big list in one push, another keeps
+        # running. The list repeats 1000 lines n times, n for a push of at
+        # least 0.4 s in this build.
+        values = [str(i) for i in range(1000)]
+
+        def push(n):
+            lines = values * n
+
+            def call():
+                agg = mapr.Aggregator(
+                    "select $line,count($line),avg($line) group by $line")
+                agg.push(lines)
+                return agg.finish(), len(lines)
+            return call
+
+        r, n = assert_releases_gil(lasting(0.4, push, 100))
+        self.assertEqual(len(r), 1000)
+        self.assertEqual(r.stats.lines_read, n)
 
     def test_list_mutation_is_safe(self):
         # The binding holds references to the lines of a chunk.
