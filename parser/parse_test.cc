@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/query.h"
@@ -2189,7 +2190,16 @@ TEST(AstTest, QueriesThatDifferAnywhereCompareUnequal) {
   };
   // NOLINTEND(bugprone-suspicious-missing-comma)
   ASSERT_OK_AND_ASSIGN(ast::Query base, ParseClean(kBase));
-  EXPECT_EQ(base, base);
+  // Equal: a second parse of the same text, and of the same query with other
+  // spacing and keyword case (spans cleared), are separate trees.
+  ASSERT_OK_AND_ASSIGN(ast::Query again, ParseClean(kBase));
+  EXPECT_EQ(again, base);
+  EXPECT_EQ(base, again);
+  std::string respaced = absl::StrReplaceAll(
+      absl::string_view(kBase.data(), kBase.size()),
+      {{" ", "  "}, {"select", "SELECT"}, {"group by", "GROUP BY"}});
+  ASSERT_OK_AND_ASSIGN(ast::Query other_spelling, ParseClean(respaced));
+  EXPECT_EQ(other_spelling, base) << respaced;
   for (std::string_view variant : kVariants) {
     ASSERT_OK_AND_ASSIGN(ast::Query q, ParseClean(variant));
     EXPECT_NE(q, base) << variant;

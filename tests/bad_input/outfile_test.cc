@@ -10,10 +10,7 @@
 #include "mapr/outfile.h"
 
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,7 +18,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -38,6 +34,7 @@
 #include "mapr/result.h"
 #include "runtime/outfile.h"
 #include "tests/testing/status_matchers.h"
+#include "tests/testing/unprivileged.h"
 
 namespace mapr {
 namespace {
@@ -147,51 +144,7 @@ TEST_F(OutfileTest, MissingDirectory) {
 
 // ---------------------------------------------------------------- read-only
 
-// Runs `fn` in a forked child as the unprivileged user "nobody" when the
-// test runs as root (root ignores directory permissions), as the current
-// user otherwise, and returns its status.
-absl::Status RunUnprivileged(const std::function<absl::Status()>& fn) {
-  int fds[2];
-  if (pipe(fds) != 0) return absl::InternalError("pipe failed");
-  const pid_t pid = fork();
-  if (pid < 0) return absl::InternalError("fork failed");
-  if (pid == 0) {
-    close(fds[0]);
-    std::string reply;
-    if (geteuid() == 0) {
-      const struct passwd* nobody = getpwnam("nobody");
-      const uid_t uid = nobody != nullptr ? nobody->pw_uid : 65534;
-      const gid_t gid = nobody != nullptr ? nobody->pw_gid : 65534;
-      if (setgroups(0, nullptr) != 0 || setgid(gid) != 0 || setuid(uid) != 0 ||
-          geteuid() == 0) {
-        reply = "X cannot drop root privileges";
-      }
-    }
-    if (reply.empty()) {
-      const absl::Status s = fn();
-      reply = absl::StrCat(static_cast<int>(s.code()), " ", s.message());
-    }
-    const ssize_t ignored = write(fds[1], reply.data(), reply.size());
-    static_cast<void>(ignored);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string reply;
-  char buf[512];
-  ssize_t n;
-  while ((n = read(fds[0], buf, sizeof(buf))) > 0) reply.append(buf, n);
-  close(fds[0]);
-  int wstatus = 0;
-  waitpid(pid, &wstatus, 0);
-  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || reply.empty() ||
-      reply[0] == 'X') {
-    return absl::InternalError(absl::StrCat("child failed: ", reply));
-  }
-  const size_t space = reply.find(' ');
-  return absl::Status(
-      static_cast<absl::StatusCode>(std::atoi(reply.substr(0, space).c_str())),
-      reply.substr(space + 1));
-}
+using ::mapr::testing::RunUnprivileged;
 
 TEST_F(OutfileTest, ReadOnlyDirectory) {
   // Everybody may enter the test directory; only `ro` is read-only.
