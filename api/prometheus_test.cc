@@ -5,8 +5,10 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
@@ -17,6 +19,7 @@ namespace mapr {
 namespace {
 
 using ::mapr::testing::StatusIs;
+using ::testing::_;
 using ::testing::HasSubstr;
 
 ResultTable RunLines(const std::string& query,
@@ -86,6 +89,48 @@ TEST(PrometheusTest, RowsThatCannotBeToldApartAreRefused) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("rows 1 and 2 get the same labels (none): "
                                  "select every group-by field")));
+}
+
+// WritePrometheus hands the text to its sink in chunks of whole lines (a
+// chunk once 64 KiB are pending), which add up to ToPrometheus' text; a
+// refusal writes nothing.
+TEST(PrometheusTest, SinkGetsWholeLinesInChunksThatAddUp) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 6000; ++i) {
+    lines.push_back(absl::StrCat("path=/api/v1/items/", i, "|ms=", i % 97));
+  }
+  const ResultTable r = RunLines(
+      "select path,count($line),avg(ms) group by path logformat generickv",
+      lines);
+  ASSERT_OK_AND_ASSIGN(std::string whole, ToPrometheus(r));
+  ASSERT_GT(whole.size(), size_t{3} << 16);
+  std::vector<std::string> chunks;
+  ASSERT_OK(WritePrometheus(
+      r, {}, [&](std::string_view chunk) { chunks.emplace_back(chunk); }));
+  EXPECT_GE(chunks.size(), 3u);
+  std::string joined;
+  for (const std::string& chunk : chunks) {
+    ASSERT_FALSE(chunk.empty());
+    EXPECT_EQ(chunk.back(), '\n');
+    // At most one line past the 64 KiB mark.
+    EXPECT_LT(chunk.size(), (size_t{1} << 16) + 200);
+    joined += chunk;
+  }
+  EXPECT_EQ(joined, whole);
+
+  int calls = 0;
+  PrometheusOptions bad_prefix;
+  bad_prefix.prefix = "9x";
+  EXPECT_THAT(
+      WritePrometheus(r, bad_prefix, [&](std::string_view) { ++calls; }),
+      StatusIs(absl::StatusCode::kInvalidArgument, _));
+  const ResultTable unlabelled =
+      RunLines("select count($line) group by path logformat generickv",
+               {"path=/a", "path=/b"});
+  EXPECT_THAT(
+      WritePrometheus(unlabelled, {}, [&](std::string_view) { ++calls; }),
+      StatusIs(absl::StatusCode::kInvalidArgument, _));
+  EXPECT_EQ(calls, 0);
 }
 
 }  // namespace

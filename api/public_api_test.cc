@@ -17,6 +17,7 @@ namespace mapr {
 namespace {
 
 using ::testing::Contains;
+using ::testing::ElementsAre;
 using ::testing::Field;
 
 TEST(QueryColumnsTest, DescribeTheResultBeforeARun) {
@@ -92,6 +93,47 @@ TEST(ReadTimeTest, ReadsTimeLayoutsAsInstants) {
   EXPECT_EQ(ReadTime("not a time"), std::nullopt);
   EXPECT_EQ(ReadTime(""), std::nullopt);
   EXPECT_EQ(ReadTime("2026-13-01T00:00:00Z"), std::nullopt);
+}
+
+// ReadTimes' year rule: times without a year (syslog, DTail's MMDD-HHMMSS)
+// are read in 2000; when every time read lacks a year and two next in
+// calendar order lie more than half a year (183 days) apart, the times
+// before that gap move to 2001, so December orders before January.
+TEST(ReadTimeTest, TimesWithoutAYearCrossNewYearInOrder) {
+  constexpr int64_t k2000 = 946684800;  // 2000-01-01T00:00:00Z
+  constexpr int64_t kDay = 86400;
+  constexpr int64_t k2001 = k2000 + 366 * kDay;
+  auto seconds = [](std::vector<std::string_view> texts) {
+    std::vector<int64_t> out;
+    for (const std::optional<TimeInstant>& t : ReadTimes(texts)) {
+      out.push_back(t.has_value() ? t->seconds : -1);
+    }
+    return out;
+  };
+  // December into January: January moves on a year.
+  EXPECT_THAT(seconds({"Dec 31 23:59:59", "Jan  1 00:00:01"}),
+              ElementsAre(k2001 - 1, k2001 + 1));
+  EXPECT_THAT(seconds({"0101-000001", "1231-235959"}),
+              ElementsAre(k2001 + 1, k2001 - 1));
+  // A pure function of the set: any order, the same instant per text.
+  EXPECT_THAT(
+      seconds({"Jan  1 00:00:01", "Dec 31 23:59:59", "Jan  1 00:00:01"}),
+      ElementsAre(k2001 + 1, k2001 - 1, k2001 + 1));
+  // Within half a year nothing moves: exactly 183 days apart stays...
+  EXPECT_THAT(seconds({"Jan  1 00:00:00", "Jul  2 00:00:00"}),
+              ElementsAre(k2000, k2000 + 183 * kDay));
+  // ... one second more is a gap across New Year.
+  EXPECT_THAT(seconds({"Jan  1 00:00:00", "Jul  2 00:00:01"}),
+              ElementsAre(k2001, k2000 + 183 * kDay + 1));
+  // Only when every time read lacks a year: one with a year (or an epoch)
+  // leaves the others in 2000. Texts that are no time are left out.
+  EXPECT_THAT(
+      seconds({"Dec 31 23:59:59", "Jan  1 00:00:01", "2026-12-04T10:00:00Z"}),
+      ElementsAre(k2001 - 1, k2000 + 1, 1796378400));
+  EXPECT_THAT(seconds({"Dec 31 23:59:59", "not a time", "Jan  1 00:00:01"}),
+              ElementsAre(k2001 - 1, -1, k2001 + 1));
+  EXPECT_THAT(seconds({"Jan  1 00:00:01"}), ElementsAre(k2000 + 1));
+  EXPECT_THAT(seconds({}), ElementsAre());
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "tests/testing/default_format_reference.h"
 #include "tests/testing/field_batch.h"
 #include "tests/testing/parsed_rows.h"
+#include "tests/testing/status_matchers.h"
 
 namespace mapr::runtime {
 namespace {
@@ -724,8 +725,10 @@ TEST(CsvLogFormatTest, DuplicateRequestedFieldsAreAllFilled) {
 
 class TestFormat : public LogFormat {
  public:
-  explicit TestFormat(std::string name) : name_(std::move(name)) {}
+  explicit TestFormat(std::string name, bool line_independent = false)
+      : name_(std::move(name)), line_independent_(line_independent) {}
   std::string name() const override { return name_; }
+  bool line_independent() const override { return line_independent_; }
   absl::StatusOr<std::unique_ptr<LogFormatParser>> NewParser(
       std::span<const std::string> fields) const override {
     return NewGenericLogFormat()->NewParser(fields);
@@ -733,7 +736,35 @@ class TestFormat : public LogFormat {
 
  private:
   std::string name_;
+  bool line_independent_;
 };
+
+// LogFormatIsLineIndependent decides whether the command and QueryFiles may
+// cut one input into byte ranges: every built-in format but csv (a header
+// per source), a host format as it says, never an unknown name.
+TEST(LogFormatRegistryTest, LineIndependenceDecidesWhetherInputMaySplit) {
+  for (const std::string& name : LogFormatNames()) {
+    std::shared_ptr<const LogFormat> format = FindLogFormat(name);
+    ASSERT_NE(format, nullptr) << name;
+    EXPECT_EQ(LogFormatIsLineIndependent(name), format->line_independent())
+        << name;
+  }
+  for (const char* name :
+       {"default", "generic", "generickv", "clf", "combined", "logfmt",
+        "syslog", "json", "fields", "regex", "pattern", "auto"}) {
+    EXPECT_TRUE(LogFormatIsLineIndependent(name)) << name;
+  }
+  EXPECT_TRUE(LogFormatIsLineIndependent("JSON"));  // Names are case-blind.
+  EXPECT_FALSE(LogFormatIsLineIndependent("csv"));
+  EXPECT_FALSE(LogFormatIsLineIndependent("CSV"));
+  EXPECT_FALSE(LogFormatIsLineIndependent("nosuchformat"));
+  EXPECT_FALSE(LogFormatIsLineIndependent(""));
+  ASSERT_OK(RegisterLogFormat(std::make_shared<TestFormat>("statefulhost")));
+  ASSERT_OK(RegisterLogFormat(std::make_shared<TestFormat>(
+      "splittablehost", /*line_independent=*/true)));
+  EXPECT_FALSE(LogFormatIsLineIndependent("statefulhost"));
+  EXPECT_TRUE(LogFormatIsLineIndependent("SplittableHost"));
+}
 
 TEST(LogFormatRegistryTest, BuiltinsAreRegistered) {
   for (const char* name : {"default", "generic", "generickv", "csv", "clf",
