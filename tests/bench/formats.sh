@@ -135,13 +135,13 @@ row() {
 echo "# mapr log formats vs DuckDB and mawk"
 echo
 echo "$(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) CPUs; $(date -u +%Y-%m-%d);" \
-  "$("$mapr" --version 2>&1 | head -1) at $(git rev-parse --short HEAD); best of $runs runs after a warm-up"
+  "$("$mapr" --version 2>&1 | sed -n 1p) at $(git rev-parse --short HEAD); best of $runs runs after a warm-up"
 if [ "$duckdb" = 1 ]; then
   echo "DuckDB $(node "$duck_dir/duckdb_csv.mjs" x 'SELECT version()' 1 2>/dev/null)" \
     "(npm @duckdb/node-api $(sed -n 's/.*"version": "\(.*\)".*/\1/p' "$duck_dir/node_modules/@duckdb/node-api/package.json"));" \
     "its times leave out the start-up of node and DuckDB"
 fi
-[ "$mawk" = 1 ] && mawk -W version 2>&1 | head -1
+[ "$mawk" = 1 ] && mawk -W version 2>&1 | sed -n 1p
 echo
 echo "| format | query | engine | threads | best s | MB/s | MB/s per thread | MB per CPU-s | vs mapr |"
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
@@ -162,7 +162,7 @@ for f in "${formats[@]}"; do
         first=$out
       elif ! cmp -s "$first" "$out"; then
         echo "FAIL: $f $q: mapr -t $t differs from -t ${first##*.}:" >&2
-        diff "$first" "$out" | head -20 >&2
+        diff "$first" "$out" | sed -n 1,20p >&2
         exit 1
       fi
       mapr_mbs[$q $t]=$(awk -v b="$bytes" -v t="$best_wall" 'BEGIN { if (t <= 0.01) t = 0.01; print b / t / 1e6 }')
@@ -173,7 +173,7 @@ for f in "${formats[@]}"; do
       "$mapr" --quiet --threads "$t" --output csv "$query" "$data" > "$work/check"
       cmp -s "$first" "$work/check" || {
         echo "FAIL: $f $q: mapr -t $t differs from -t ${first##*.}:" >&2
-        diff "$first" "$work/check" | head -20 >&2
+        diff "$first" "$work/check" | sed -n 1,20p >&2
         exit 1
       }
     done
@@ -187,7 +187,7 @@ for f in "${formats[@]}"; do
           rows "$out" 0 > "$work/got"
           if ! agree "$work/expect" "$work/got"; then
             echo "FAIL: $f $q: duckdb $label (-t $t) disagrees with mapr:" >&2
-            diff "$work/expect" "$work/got" | head -20 >&2
+            diff "$work/expect" "$work/got" | sed -n 1,20p >&2
             failed=1
           fi
         done
@@ -205,7 +205,7 @@ for f in "${formats[@]}"; do
       rows "$out" 0 > "$work/got"
       if ! agree "$work/expect" "$work/got"; then
         echo "FAIL: $f $q: simdjson_count disagrees with mapr:" >&2
-        diff "$work/expect" "$work/got" | head -20 >&2
+        diff "$work/expect" "$work/got" | sed -n 1,20p >&2
         failed=1
       fi
     fi
@@ -216,7 +216,7 @@ for f in "${formats[@]}"; do
       rows "$out" 0 > "$work/got"
       if ! agree "$work/expect" "$work/got"; then
         echo "FAIL: $f $q: mawk disagrees with mapr:" >&2
-        diff "$work/expect" "$work/got" | head -20 >&2
+        diff "$work/expect" "$work/got" | sed -n 1,20p >&2
         failed=1
       fi
     fi

@@ -22,10 +22,10 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 test -f "$prefix/include/mapr/mapr.h" || fail "mapr/mapr.h not installed"
 test -f "$prefix/include/mapr/c_api.h" || fail "mapr/c_api.h not installed"
 test ! -e "$prefix/include/mapr/internal" || fail "mapr/internal installed"
-if find "$prefix/include" -name '*.cc' | grep -q .; then
+if [ -n "$(find "$prefix/include" -name '*.cc' -print -quit)" ]; then
   fail "sources installed"
 fi
-libdir=$(dirname "$(find "$prefix" -name libmapr.a | head -n 1)")
+libdir=$(dirname "$(find "$prefix" -name libmapr.a -print -quit)")
 test -f "$libdir/libmapr.a" || fail "libmapr.a not installed"
 test -L "$libdir/libmapr.so" || fail "libmapr.so link not installed"
 soname=$(objdump -p "$libdir/libmapr.so" | awk '/SONAME/ {print $2}')
@@ -133,7 +133,7 @@ if [ -x "$prefix/bin/mapr" ]; then
 fi
 
 if [ -n "$python" ]; then
-  pkg=$(find "$prefix" -path '*/mapr/__init__.py' | head -n 1)
+  pkg=$(find "$prefix" -path '*/mapr/__init__.py' -print -quit)
   if [ -n "$pkg" ]; then
     step "installed Python package"
     PYTHONPATH=$(dirname "$(dirname "$pkg")") PYTHONDONTWRITEBYTECODE=1 \
