@@ -3,8 +3,8 @@
 // changes (docs/partial-format.md); the test itself never writes a golden
 // file, so it always compares with what is committed.
 //
-//   build/dev/tests/mapr_write_partial_goldens --partial      # v1.1.mpart
-//   build/dev/tests/mapr_write_partial_goldens --partitions   # v1.5-partition-*
+//   build/dev/tests/mapr_write_partial_goldens --partial     # v1.1.mpart
+//   build/dev/tests/mapr_write_partial_goldens --partitions  # v1.5-*
 //
 // --partial writes tests/golden/partial/v1.1.mpart (kQuery over
 // SmallLines(), splits [0, 1)) and the partial fuzzer's seeds (mode byte 1,
@@ -37,7 +37,8 @@ absl::Status WriteFile(const fs::path& path, std::string_view bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
   out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
+  if (!out)
+    return absl::InternalError(absl::StrCat("cannot write ", path.string()));
   std::printf("wrote %s (%zu bytes)\n", path.c_str(), bytes.size());
   return absl::OkStatus();
 }
@@ -75,9 +76,9 @@ absl::Status WritePartitions(const fs::path& golden, const fs::path& seeds) {
   absl::StatusOr<std::vector<std::string>> cut = whole->SerializePartitions(3);
   if (!cut.ok()) return cut.status();
   for (uint32_t i = 0; i < 3 && s.ok(); ++i) {
-    s = WriteFile(golden / "partial" /
-                      absl::StrCat("v1.5-partition-", i, "-of-3.mpart"),
-                  (*cut)[i]);
+    s = WriteFile(
+        golden / "partial" / absl::StrCat("v1.5-partition-", i, "-of-3.mpart"),
+        (*cut)[i]);
     if (s.ok()) {
       s = WriteFile(seeds / absl::StrCat("golden_v1.5_partition_", i),
                     absl::StrCat("\x01", (*cut)[i]));

@@ -1,6 +1,7 @@
 // The queries and inputs of api/partial_test.cc, shared with the program that
-// rewrites its golden files on a format change (tests/golden/write_partial_goldens.cc):
-// the test only reads its goldens, it never writes them.
+// rewrites its golden files on a format change
+// (tests/golden/write_partial_goldens.cc): the test only reads its goldens, it
+// never writes them.
 #ifndef MAPR_TESTS_TESTING_PARTIAL_CASES_H_
 #define MAPR_TESTS_TESTING_PARTIAL_CASES_H_
 
@@ -220,9 +221,9 @@ inline std::vector<Case> Cases() {
 }
 
 // One aggregator over lines [lo, hi) covering `splits`, finished.
-inline absl::StatusOr<Aggregator> RunLines(const Query& q,
-                                    const std::vector<std::string>& lines,
-                                    size_t lo, size_t hi, SplitRange splits) {
+inline absl::StatusOr<Aggregator> RunLines(
+    const Query& q, const std::vector<std::string>& lines, size_t lo, size_t hi,
+    SplitRange splits) {
   absl::StatusOr<Aggregator> agg = Aggregator::Create(q, Options(splits));
   if (!agg.ok()) return agg.status();
   std::vector<std::string_view> views(lines.begin() + lo, lines.begin() + hi);
@@ -232,9 +233,9 @@ inline absl::StatusOr<Aggregator> RunLines(const Query& q,
   return agg;
 }
 
-inline absl::StatusOr<std::string> Partial(const Query& q,
-                                    const std::vector<std::string>& lines,
-                                    size_t lo, size_t hi, SplitRange splits) {
+inline absl::StatusOr<std::string> Partial(
+    const Query& q, const std::vector<std::string>& lines, size_t lo, size_t hi,
+    SplitRange splits) {
   absl::StatusOr<Aggregator> agg = RunLines(q, lines, lo, hi, splits);
   if (!agg.ok()) return agg.status();
   return agg->SerializePartial();
