@@ -396,8 +396,9 @@ constexpr FlagSpec kFlagSpecs[] = {
     {"--follow", 0, "", FlagSection::kFollow,
      "follow the FILEs like tail -f, from their end\n"
      "(truncation and rotation handled), and report every\n"
-     "interval; Ctrl-C or SIGTERM prints the final result.\n"
-     "Standard input is read until it ends",
+     "interval in which lines arrived; Ctrl-C or SIGTERM\n"
+     "prints the final result. Standard input is read until\n"
+     "it ends",
      Set<&Flags::follow>},
     {"--delta", 0, "", FlagSection::kFollow,
      "each report holds only the lines since the previous\n"
@@ -499,8 +500,8 @@ constexpr FlagSpec kFlagSpecs[] = {
      "the mapr command on the hosts (default: mapr)",
      SetText<&Flags::remote_mapr>},
     {"--allow-partial", 0, "", FlagSection::kRemote,
-     "exit 0 even if a host failed (the result still\n"
-     "says which hosts it lacks)",
+     "exit 0 even if a host failed (stderr still names\n"
+     "the hosts the result lacks, even with --quiet)",
      Set<&Flags::allow_partial>},
     {"--help", 'h', "", FlagSection::kOther, "print this help and exit",
      Set<&Flags::help>},

@@ -19,12 +19,15 @@
 #include <new>
 #include <optional>
 #include <span>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "bindings/cli/fd.h"
 #include "mapr/input.h"
 #include "mapr/line_splitter.h"
@@ -75,6 +78,9 @@ struct Input {
   bool skip_fragment = false;
   // Missing at the start, and not opened since.
   bool awaited = false;
+  // Where reading began, for the start line: "from the end", "from the
+  // start" or "from byte N" (--resume-from).
+  std::string start;
   // The sink was told that the input begins (FollowSink::Begin), and not
   // yet that it is finished.
   bool begun = false;
@@ -102,6 +108,12 @@ class Follower {
   // Returns the number of inputs being read (0: nothing to follow, every
   // input failed), or an engine error.
   absl::StatusOr<size_t> Open(const std::vector<FileInput>& inputs) {
+    // A resumed run reads each file from its position, and the files
+    // without one from their start (it had not read them); otherwise files
+    // are read from their end unless from_start.
+    const bool resumed = std::any_of(
+        options_.resume_from.begin(), options_.resume_from.end(),
+        [](const std::optional<uint64_t>& o) { return o.has_value(); });
     bool stdin_taken = false;
     for (size_t i = 0; i < inputs.size(); ++i) {
       auto in = std::make_unique<Input>();
@@ -117,13 +129,14 @@ class Follower {
           in->state = InputState::kStream;
         }
       } else if (absl::Status s = OpenFile(
-                     *in, !options_.from_start && options_.resume_from.empty(),
+                     *in, !options_.from_start && !resumed,
                      i < options_.resume_from.size() ? options_.resume_from[i]
                                                      : std::nullopt);
                  !s.ok()) {
         if (absl::IsNotFound(s)) {
           in->state = InputState::kWaiting;
           in->awaited = true;
+          in->start = "from the start";  // Once it appears: all of it is new.
         } else {
           Error(*in, ToStd(s.message()));
           in->state = InputState::kFailed;
@@ -173,6 +186,21 @@ class Follower {
       only = in.get();
       any_file = any_file || in->state != InputState::kStream;
     }
+    // Where the files are read from: one phrase when they agree, else each
+    // file's own.
+    std::string start;
+    bool one_start = true;
+    for (const auto& in : inputs_) {
+      if (in->state == InputState::kFailed || in->state == InputState::kEnded ||
+          in->state == InputState::kStream) {
+        continue;
+      }
+      if (start.empty()) {
+        start = in->start;
+      } else if (in->start != start) {
+        one_start = false;
+      }
+    }
     std::string text = "following ";
     if (live == 1) {
       absl::StrAppend(&text, only->name == "-" && only->fd == STDIN_FILENO
@@ -183,9 +211,19 @@ class Follower {
     }
     if (!any_file) {
       absl::StrAppend(&text, " until it ends");
+    } else if (one_start) {
+      absl::StrAppend(&text, " ", start);
     } else {
-      absl::StrAppend(
-          &text, options_.from_start ? " from the start" : " from the end");
+      std::vector<std::string> each;
+      for (const auto& in : inputs_) {
+        if (in->state == InputState::kFailed ||
+            in->state == InputState::kEnded ||
+            in->state == InputState::kStream) {
+          continue;
+        }
+        each.push_back(absl::StrCat(in->name, " ", in->start));
+      }
+      absl::StrAppend(&text, " (", absl::StrJoin(each, ", "), ")");
     }
     absl::StrAppend(&text, "; ", every);
     return text;
@@ -408,12 +446,18 @@ class Follower {
       }
       in.offset = *resume_from;
       lseek(fd, static_cast<off_t>(*resume_from), SEEK_SET);
-    } else if (at_end && st.st_size > 0) {
-      in.offset = static_cast<uint64_t>(st.st_size);
-      lseek(fd, st.st_size, SEEK_SET);
-      char last = '\n';
-      in.skip_fragment =
-          pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+      in.start = absl::StrCat("from byte ", *resume_from);
+    } else if (at_end) {
+      in.start = "from the end";
+      if (st.st_size > 0) {
+        in.offset = static_cast<uint64_t>(st.st_size);
+        lseek(fd, st.st_size, SEEK_SET);
+        char last = '\n';
+        in.skip_fragment =
+            pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n';
+      }
+    } else {
+      in.start = "from the start";
     }
     return absl::OkStatus();
   }

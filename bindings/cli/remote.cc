@@ -318,14 +318,17 @@ class Remote {
     }
   }
 
-  // One interval's report and status line.
+  // One interval's status line, and its report when lines arrived since
+  // the last one: as `mapr --follow`, an interval in which no line arrived
+  // prints no report (the final report is always printed).
   void Report() {
     if (reducer_.query() != nullptr) {
       absl::StatusOr<ResultTable> r = reducer_.Result();
-      if (r.ok()) {
-        writer_.Write(*r, /*is_final=*/false);
-      } else {
+      if (!r.ok()) {
         PrintError(ToStd(r.status().message()));
+      } else if (r->stats().lines_read != reported_lines_) {
+        reported_lines_ = r->stats().lines_read;
+        writer_.Write(*r, /*is_final=*/false);
       }
     }
     if (!flags_.quiet) PrintError(StatusLine());
@@ -640,6 +643,8 @@ class Remote {
   bool stopping_ = false;
   std::optional<Clock::time_point> stop_deadline_;
   Clock::time_point next_report_;
+  // The lines read that the last interval report held.
+  uint64_t reported_lines_ = 0;
 };
 
 }  // namespace
@@ -678,6 +683,10 @@ std::vector<std::string> RemoteCommand(
     } else if (flags.from_start) {
       remote.push_back("--from-start");
     }
+  }
+  // The query's multi-line rule when the caller gave it as an option.
+  if (flags.event_start.has_value()) {
+    remote.insert(remote.end(), {"--event-start", *flags.event_start});
   }
   remote.insert(remote.end(),
                 {"--max-line-bytes", absl::StrCat(flags.max_line_bytes)});
