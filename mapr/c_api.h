@@ -43,9 +43,15 @@
  *    until that handle is freed. A `char*` is owned by the caller: free with
  *    mapr_free. Where a `size_t* len` out-parameter is offered it receives
  *    the length in bytes (cells may contain NUL bytes); it may be NULL.
- *  - Every *_free function accepts NULL.
- *  - Accessors never crash on a bad index or a NULL handle: they return
- *    NULL, 0 or NaN as documented.
+ *  - NULL. Every *_free function accepts NULL. Every other function given a
+ *    NULL handle (query, aggregator, result, options) fails with
+ *    MAPR_INVALID_ARGUMENT ("FUNCTION: NULL aggregator"); a setter that
+ *    returns void then does nothing, and one that returns mapr_code_t
+ *    returns MAPR_INVALID_ARGUMENT (also for a NULL pointer with a non-zero
+ *    length) or MAPR_RESOURCE_EXHAUSTED when out of memory, leaving the
+ *    options unchanged either way. Accessors never crash on a bad index or a
+ *    NULL handle: they return NULL, 0 or NaN as documented, and set any
+ *    `*len` out-parameter to 0.
  *  - Thread safety is that of the C++ types: a mapr_query_t is immutable and
  *    may be shared by any number of threads; a mapr_aggregator_t is
  *    thread-compatible (one thread at a time); a mapr_result_t and a
@@ -227,7 +233,8 @@ MAPR_EXPORT mapr_query_t* mapr_query_compile(
  * compiled plan). */
 MAPR_EXPORT void mapr_query_free(mapr_query_t* query) MAPR_C_NOEXCEPT;
 
-/* The query text as given, owned by `query`. */
+/* The query text as given, owned by `query`; *len (if not NULL) receives
+ * its length. NULL (and *len 0) for a NULL query. */
 MAPR_EXPORT const char* mapr_query_text(const mapr_query_t* query,
                                         size_t* len) MAPR_C_NOEXCEPT;
 
@@ -277,7 +284,8 @@ MAPR_EXPORT char* mapr_query_explain(const mapr_query_t* query,
 MAPR_EXPORT mapr_aggregator_options_t* mapr_aggregator_options_create(void)
     MAPR_C_NOEXCEPT;
 /* The value of $hostname and $server. Default: empty, meaning the machine's
- * host name. The bytes are copied. Returns MAPR_OK, or
+ * host name. The bytes are copied. Returns MAPR_OK, MAPR_INVALID_ARGUMENT
+ * for NULL options (or a NULL hostname with a length), or
  * MAPR_RESOURCE_EXHAUSTED when out of memory (options unchanged). */
 MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_hostname(
     mapr_aggregator_options_t* options, const char* hostname,
@@ -347,8 +355,11 @@ mapr_aggregator_push_bytes(mapr_aggregator_t* aggregator, const char* data,
                            size_t len, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
 /* Aggregates `count` lines, line i being lines[i][0, lengths[i]) without its
- * '\n'. If `lengths` is NULL, every line is a NUL-terminated string. The
- * lines need to live only for the call. Errors as for push_bytes. */
+ * '\n' ((NULL, 0) is an empty line). If `lengths` is NULL, every line is a
+ * NUL-terminated string. The lines need to live only for the call. Errors
+ * as for push_bytes; MAPR_INVALID_ARGUMENT, with nothing aggregated, for
+ * NULL lines with a count, or a NULL line when `lengths` is NULL or gives
+ * it a length. */
 MAPR_EXPORT mapr_code_t mapr_aggregator_push_lines(
     mapr_aggregator_t* aggregator, const char* const* lines,
     const size_t* lengths, size_t count, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
@@ -423,7 +434,10 @@ mapr_aggregator_end_source(mapr_aggregator_t* aggregator, uint64_t source,
  * emptied: it must still be freed with mapr_aggregator_free, and any other
  * call on it fails with MAPR_FAILED_PRECONDITION. On failure both are
  * unchanged: MAPR_INVALID_ARGUMENT for a different query,
- * MAPR_FAILED_PRECONDITION if either is finished. */
+ * MAPR_FAILED_PRECONDITION if `aggregator` is finished or `later` was
+ * merged away, freed of its result (mapr_aggregator_finish) or poisoned;
+ * `later` may itself be finished by mapr_aggregator_finish_partial (as the
+ * C++ rule allows: its input has ended, its state is whole). */
 MAPR_EXPORT mapr_code_t
 mapr_aggregator_merge(mapr_aggregator_t* aggregator, mapr_aggregator_t* later,
                       mapr_error_t** errptr) MAPR_C_NOEXCEPT;
@@ -485,9 +499,10 @@ typedef struct mapr_partial_info_t {
 /* Ends the input, as mapr_aggregator_finish does, and returns the
  * aggregator's partial: a new buffer of *len bytes (len may not be NULL),
  * free with mapr_free. The aggregator stays finished: mapr_aggregator_finish
- * then returns its final result. NULL on failure: MAPR_FAILED_PRECONDITION
- * once the result was taken (or the input ended by another call), or the
- * error of a failed aggregator. */
+ * then returns its final result, and calling this again returns the same
+ * bytes. NULL on failure: MAPR_FAILED_PRECONDITION once the result was
+ * taken (mapr_aggregator_finish), MAPR_INVALID_ARGUMENT for a NULL len, or
+ * the error of a failed aggregator. */
 /* As mapr_aggregator_finish_partial, but the frame of partition `index` of
  * `count` (Aggregator::SerializePartitions, docs/partial-format.md): the
  * groups whose key hashes to it, and the line counters in partition 0 only.
@@ -706,7 +721,8 @@ MAPR_EXPORT void mapr_result_counters(
  * bytes), a JSON array of objects, NDJSON, and DTail's terminal table with
  * at most `max_rows` rows (negative: all). Each returns a new
  * NUL-terminated string (free with mapr_free) and stores its length in
- * *len if `len` is not NULL; NULL on failure (out of memory). */
+ * *len if `len` is not NULL; NULL on failure: MAPR_INVALID_ARGUMENT for a
+ * NULL result, MAPR_RESOURCE_EXHAUSTED when out of memory. */
 MAPR_EXPORT char* mapr_result_to_csv(const mapr_result_t* result, size_t* len,
                                      mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 MAPR_EXPORT char* mapr_result_to_json(const mapr_result_t* result, size_t* len,

@@ -350,7 +350,12 @@ mapr_code_t PushLines(mapr_aggregator_t* a, uint64_t source,
   if (lines == nullptr && count != 0) {
     return InvalidArgument(errptr, function, ": NULL lines with a count");
   }
-  for (size_t i = 0; lengths != nullptr && i < count; ++i) {
+  for (size_t i = 0; i < count; ++i) {
+    // (NULL, 0) is the empty line; without lengths every line is a
+    // NUL-terminated string, which NULL is not (as mapr_query_files' names).
+    if (lines[i] == nullptr && lengths == nullptr) {
+      return InvalidArgument(errptr, function, ": NULL line");
+    }
     if (lines[i] == nullptr && lengths[i] != 0) {
       return InvalidArgument(errptr, function, ": NULL line with a length");
     }
@@ -365,9 +370,7 @@ mapr_code_t PushLines(mapr_aggregator_t* a, uint64_t source,
       views.clear();
       for (size_t i = begin; i < begin + n; ++i) {
         const char* p = lines[i];
-        size_t len = lengths != nullptr ? lengths[i]
-                     : p != nullptr     ? std::strlen(p)
-                                        : 0;
+        size_t len = lengths != nullptr ? lengths[i] : std::strlen(p);
         // A NULL line is the empty line: a non-null empty view.
         // NOLINTNEXTLINE(bugprone-string-constructor)
         views.push_back(p == nullptr ? std::string_view("", 0)
@@ -508,7 +511,10 @@ mapr_query_t* mapr_query_compile(const char* text, size_t text_len,
 void mapr_query_free(mapr_query_t* query) noexcept { delete query; }
 
 const char* mapr_query_text(const mapr_query_t* query, size_t* len) noexcept {
-  if (query == nullptr) return nullptr;
+  if (query == nullptr) {
+    if (len != nullptr) *len = 0;
+    return nullptr;
+  }
   const std::string& text = query->query.text();
   if (len != nullptr) *len = text.size();
   return text.c_str();
@@ -1235,6 +1241,7 @@ const char* mapr_result_cell(const mapr_result_t* result, size_t row,
                              size_t col, size_t* len) noexcept {
   if (result == nullptr || row >= result->table.num_rows() ||
       col >= result->table.num_columns()) {
+    if (len != nullptr) *len = 0;
     return nullptr;
   }
   if (len != nullptr) *len = result->table.cell(row, col).size();

@@ -476,6 +476,12 @@ static void TestPushLineArrays(void) {
   size_t one[] = {1};
   CHECK(mapr_aggregator_push_lines(agg, with_null, one, 1, &err) ==
         MAPR_INVALID_ARGUMENT);
+  /* Without lengths a line is a NUL-terminated string, which NULL is not:
+   * refused (nothing aggregated), as mapr_query_files refuses a NULL name. */
+  const char* then_null[] = {"host=z|latency=1", NULL};
+  CHECK(mapr_aggregator_push_lines(agg, then_null, NULL, 2, &err) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK_STREQ(mapr_error_message(err), "mapr_aggregator_push_lines: NULL line");
   CHECK(mapr_aggregator_push_bytes(agg, NULL, 4, &err) ==
         MAPR_INVALID_ARGUMENT);
   CHECK(mapr_aggregator_push_bytes(NULL, "x", 1, &err) ==
@@ -1411,6 +1417,142 @@ static void TestResultThreads(void) {
   free(log);
 }
 
+/* The header's contracts around NULL and finished aggregators
+ * (mapr/c_api.h, "Conventions", mapr_aggregator_merge,
+ * mapr_aggregator_finish_partial). */
+static void TestNullAndPhaseContracts(void) {
+  mapr_error_t* err = NULL;
+  /* Accessors: NULL, 0 or NaN, and *len 0. */
+  size_t len = 99;
+  CHECK(mapr_query_text(NULL, &len) == NULL && len == 0);
+  len = 99;
+  CHECK(mapr_result_cell(NULL, 0, 0, &len) == NULL && len == 0);
+  CHECK(mapr_query_column_count(NULL) == 0);
+  CHECK(mapr_result_row_count(NULL) == 0);
+  CHECK(isnan(mapr_result_value(NULL, 0, 0)));
+
+  /* Every other entry point answers a NULL handle with
+   * MAPR_INVALID_ARGUMENT, naming the function. */
+#define CHECK_NULL_REFUSED(call, function)                    \
+  do {                                                        \
+    (void)(call);                                             \
+    CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);     \
+    CHECK(strncmp(mapr_error_message(err), function ": NULL", \
+                  strlen(function ": NULL")) == 0);           \
+    mapr_error_free(err);                                     \
+    err = NULL;                                               \
+  } while (0)
+  const char* one_line[] = {"x"};
+  CHECK_NULL_REFUSED(mapr_aggregator_create(NULL, NULL, &err),
+                     "mapr_aggregator_create");
+  CHECK_NULL_REFUSED(mapr_aggregator_push_bytes(NULL, "x", 1, &err),
+                     "mapr_aggregator_push_bytes");
+  CHECK_NULL_REFUSED(mapr_aggregator_push_lines(NULL, one_line, NULL, 1, &err),
+                     "mapr_aggregator_push_lines");
+  CHECK_NULL_REFUSED(mapr_aggregator_push_file(NULL, "f", 1, &err),
+                     "mapr_aggregator_push_file");
+  CHECK_NULL_REFUSED(mapr_aggregator_end_source(NULL, 0, &err),
+                     "mapr_aggregator_end_source");
+  CHECK_NULL_REFUSED(mapr_aggregator_merge(NULL, NULL, &err),
+                     "mapr_aggregator_merge");
+  CHECK_NULL_REFUSED(mapr_aggregator_snapshot(NULL, &err),
+                     "mapr_aggregator_snapshot");
+  CHECK_NULL_REFUSED(mapr_aggregator_finish(NULL, &err),
+                     "mapr_aggregator_finish");
+  CHECK_NULL_REFUSED(mapr_aggregator_finish_partial(NULL, &len, &err),
+                     "mapr_aggregator_finish_partial");
+  CHECK_NULL_REFUSED(mapr_aggregator_merge_serialized(NULL, "x", 1, &err),
+                     "mapr_aggregator_merge_serialized");
+  CHECK_NULL_REFUSED(mapr_result_to_csv(NULL, &len, &err),
+                     "mapr_result_to_csv");
+  CHECK_NULL_REFUSED(mapr_result_to_json(NULL, &len, &err),
+                     "mapr_result_to_json");
+  CHECK_NULL_REFUSED(mapr_result_to_ndjson(NULL, &len, &err),
+                     "mapr_result_to_ndjson");
+  CHECK_NULL_REFUSED(mapr_result_to_table(NULL, -1, &len, &err),
+                     "mapr_result_to_table");
+#undef CHECK_NULL_REFUSED
+  /* Setters returning a code: NULL options, or a NULL text with a length. */
+  CHECK(mapr_aggregator_options_set_hostname(NULL, "h", 1) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_options_set_source(NULL, "s", 1) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_options_set_splits(NULL, 0, 1) ==
+        MAPR_INVALID_ARGUMENT);
+  mapr_aggregator_options_t* options = mapr_aggregator_options_create();
+  CHECK(options != NULL);
+  CHECK(mapr_aggregator_options_set_hostname(options, NULL, 3) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_options_set_hostname(options, "web1", 4) == MAPR_OK);
+  CHECK(mapr_aggregator_options_set_splits(options, 2, 2) ==
+        MAPR_INVALID_ARGUMENT);
+  /* Void setters with NULL options do nothing. */
+  mapr_aggregator_options_set_max_groups(NULL, 3);
+  mapr_aggregator_options_set_max_line_bytes(NULL, 3);
+
+  /* finish_partial twice: the same bytes; after finish: refused. */
+  const char* text = "select $line,count($line) group by $line";
+  mapr_query_t* q = mapr_query_compile(text, strlen(text), NULL, &err);
+  CHECK_NO_ERROR(err);
+  mapr_aggregator_t* first = mapr_aggregator_create(q, options, &err);
+  CHECK_NO_ERROR(err);
+  const char* lines[] = {"a", "b", "a"};
+  CHECK(mapr_aggregator_push_lines(first, lines, NULL, 3, &err) == MAPR_OK);
+  size_t len1 = 0, len2 = 0;
+  char* p1 = mapr_aggregator_finish_partial(first, &len1, &err);
+  CHECK_NO_ERROR(err);
+  char* p2 = mapr_aggregator_finish_partial(first, &len2, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(p1 != NULL && p2 != NULL && len1 == len2 && len1 > 0);
+  CHECK(memcmp(p1, p2, len1) == 0);
+  CHECK(mapr_aggregator_finish_partial(first, NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  mapr_error_free(err);
+  err = NULL;
+
+  /* merge: `later` finished by finish_partial merges; a target that is
+   * finished does not. */
+  mapr_aggregator_options_set_splits(options, 1, 2);
+  mapr_aggregator_t* later = mapr_aggregator_create(q, options, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_aggregator_push_lines(later, lines, NULL, 2, &err) == MAPR_OK);
+  size_t later_len = 0;
+  char* later_bytes = mapr_aggregator_finish_partial(later, &later_len, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_aggregator_merge(first, later, &err) ==
+        MAPR_FAILED_PRECONDITION); /* first is finished */
+  mapr_error_free(err);
+  err = NULL;
+  mapr_aggregator_options_set_splits(options, 0, 1);
+  mapr_aggregator_t* open = mapr_aggregator_create(q, options, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(mapr_aggregator_push_lines(open, lines, NULL, 3, &err) == MAPR_OK);
+  CHECK(mapr_aggregator_merge(open, later, &err) == MAPR_OK);
+  CHECK_NO_ERROR(err);
+  /* Merged away: a second merge of it is refused. */
+  CHECK(mapr_aggregator_merge(open, later, &err) == MAPR_FAILED_PRECONDITION);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_result_t* r = mapr_aggregator_finish(open, &err);
+  CHECK_NO_ERROR(err);
+  CheckCsv(r, "$line,count($line)\na,3\nb,2\n");
+  mapr_result_free(r);
+  /* After mapr_aggregator_finish (the result taken), finish_partial is
+   * refused. */
+  CHECK(mapr_aggregator_finish_partial(open, &len, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_FAILED_PRECONDITION);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_free(p1);
+  mapr_free(p2);
+  mapr_free(later_bytes);
+  mapr_aggregator_free(open);
+  mapr_aggregator_free(later);
+  mapr_aggregator_free(first);
+  mapr_aggregator_options_free(options);
+  mapr_query_free(q);
+}
+
 int main(void) {
   TestVersionAndCodes();
   TestQueryAccessors();
@@ -1429,6 +1571,7 @@ int main(void) {
   TestSources();
   TestPartitions();
   TestResultThreads();
+  TestNullAndPhaseContracts();
   printf("c_api_test: %d checks passed\n", g_checks);
   return 0;
 }
