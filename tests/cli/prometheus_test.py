@@ -56,12 +56,31 @@ EXTRA = [
 
 
 def run(*args, check=True):
-    p = subprocess.run([MAPR, *args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, check=False)
+    """Runs mapr in a private temporary folder, removed afterwards: the
+    outfiles of DTail's queries (`outfile dmap1a.csv.tmp`) go there, not
+    to the folder the test runs in."""
+    with tempfile.TemporaryDirectory(prefix="mapr-prometheus-") as cwd:
+        p = subprocess.run([MAPR, *args], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, cwd=cwd, check=False)
     if check and p.returncode != 0:
         raise AssertionError("mapr %s: exit %d: %s" % (
             " ".join(args), p.returncode, p.stderr.decode()))
     return p
+
+
+def file_time(path):
+    """The modification time of `path`, None if it does not exist."""
+    try:
+        return os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        return None
+
+
+def outfiles(query):
+    """The files a query's `outfile` clause names: the outfile and its
+    `.query` sidecar."""
+    m = re.search(r"\boutfile (?:append )?(\S+)", query)
+    return [m.group(1), m.group(1) + ".query"] if m else []
 
 
 def promtool(text):
@@ -84,6 +103,10 @@ SAMPLE = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{.*\})? (\S+)$")
 class PrometheusTest(unittest.TestCase):
 
     def test_promtool_accepts_every_query(self):
+        # The files the queries' outfile clauses name, in the folder the
+        # test runs in, before (each run writes in a folder of its own).
+        named = {f: file_time(f) for q in queries() for f in outfiles(q)}
+        self.assertGreaterEqual(len(named), 16)
         checked = refused = 0
         for q in queries():
             with self.subTest(query=q):
@@ -101,6 +124,8 @@ class PrometheusTest(unittest.TestCase):
         self.assertGreaterEqual(checked, 8)
         print("  %d queries checked by promtool, %d refused" % (checked,
                                                                   refused))
+        self.assertEqual({f: file_time(f) for f in named}, named,
+                         "outfiles written in %s" % os.getcwd())
 
     def compare_with_csv(self, q, text):
         """Each numeric cell of the CSV is a sample of the same value."""
@@ -182,7 +207,7 @@ class ListenTest(unittest.TestCase):
         self.proc = subprocess.Popen(
             [MAPR, "--follow", "--from-start", "--interval-ms", "100",
              "--listen", "127.0.0.1:0", "-o", "csv", FOLLOW_Q, self.log],
-            stdout=subprocess.PIPE, stderr=self.err)
+            stdout=subprocess.PIPE, stderr=self.err, cwd=self.dir.name)
         self.port = int(wait_for("the address on stderr", self.port_in_err))
         self.url = "http://127.0.0.1:%d/metrics" % self.port
 

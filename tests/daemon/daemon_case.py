@@ -1,7 +1,8 @@
 """What the daemon tests share (rsyslog_test.py, syslog_ng_test.py): a
 private folder, the daemon's process group killed at the end, a wait with a
 deadline that fails with the daemon's logs, and messages sent with
-`logger` to the daemon's socket. Standard library only."""
+`logger` to the daemon's socket; journal_test.py uses the wait
+(wait_until). Standard library only."""
 
 import os
 import shutil
@@ -72,6 +73,29 @@ def aggregate(lines):
     return {u: (c, float(s), float(m)) for u, (c, s, m) in result.items()}
 
 
+def wait_until(what, predicate, seconds, diagnostics=lambda: "",
+               process=None, name="the process", every=0.02):
+    """Polls predicate() every `every` seconds until it returns a true
+    value, and returns that value. Raises AssertionError, with what
+    diagnostics() returns, when `seconds` have passed, or at once when
+    `process` (a Popen, called `name`) has exited. A test waits on such a
+    condition, never on a sleep: how long a step takes depends on the build
+    (release, sanitizers) and on the machine's load."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if process is not None and process.poll() is not None:
+            raise AssertionError("%s exited with %d while waiting for %s\n%s"
+                                 % (name, process.returncode, what,
+                                    diagnostics()))
+        if time.monotonic() > deadline:
+            raise AssertionError("no %s after %d s\n%s" %
+                                 (what, seconds, diagnostics()))
+        time.sleep(every)
+
+
 def read_text(path):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -120,16 +144,8 @@ class DaemonTestCase(unittest.TestCase):
         return "\n".join(parts)
 
     def wait_for(self, what, predicate, seconds):
-        deadline = time.monotonic() + seconds
-        while not predicate():
-            if self.process.poll() is not None:
-                self.fail("%s exited with %d while waiting for %s\n%s" %
-                          (self.DAEMON, self.process.returncode, what,
-                           self.diagnostics()))
-            if time.monotonic() > deadline:
-                self.fail("no %s after %d s\n%s" %
-                          (what, seconds, self.diagnostics()))
-            time.sleep(0.02)
+        wait_until(what, predicate, seconds, self.diagnostics, self.process,
+                   self.DAEMON)
 
     def send(self, tag, lines):
         """`lines` as messages of program `tag`, through `logger`."""

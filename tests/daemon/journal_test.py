@@ -15,9 +15,13 @@ journalctl reads them back. Checked:
     random binary and control-character values;
   * --journal-dir reads a folder; --journal-cursor-file resumes after its
     cursor with its state, also from a bare journalctl cursor;
-  * --follow sees entries appended while it runs, and across kill -9 at
-    random moments and restarts from the cursor file no entry is lost or
-    counted twice.
+  * --follow sees entries appended while it runs, and across kill -9 in
+    the middle of runs (each as soon as its run saved a new state) and
+    restarts from the cursor file no entry is lost or counted twice.
+
+Each step waits for what shows that mapr got there (its start line, a
+report, a new state in the cursor file), with a deadline that fails with
+mapr's output, never for a fixed time.
 
 Exits 77 (skipped) without systemd-journal-remote or journalctl
 (scripts/install-deps installs systemd-journal-remote), or when this mapr
@@ -29,14 +33,16 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import struct
 import subprocess
 import sys
 import tempfile
-import time
 import unittest
+
+from daemon_case import wait_until
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 MAPR = os.environ.get("MAPR_BIN", os.path.join(ROOT, "build", "dev",
@@ -152,22 +158,67 @@ TIME_QUERIES = [
 ]
 
 
-def follow_while_growing(args, path, more):
-    """Runs `mapr ARGS` (a --follow of the journal file `path`), adds the
-    entries `more` to the file while it runs, then stops it with SIGTERM:
-    (exit status, stdout, stderr)."""
-    p = subprocess.Popen([MAPR] + args, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+def reports(out):
+    """The whole reports in `out` (stdout so far): the text of each one
+    before its "# end of report N" line (a report being written is left
+    out)."""
+    return [block[:block.index(b"# end of report ")]
+            for block in out.split(b"\n\n") if b"# end of report " in block]
+
+
+def delta_counts(out):
+    """The count of each whole report in `out` of a --delta
+    `select count($line) group by *` (an empty one has none)."""
+    return [int(line) for body in reports(out) for line in body.splitlines()
+            if line.isdigit()]
+
+
+def read_bytes(path):
     try:
-        time.sleep(0.6)
-        write_journal(path, more)
-        time.sleep(1.0)
-        p.send_signal(signal.SIGTERM)
-        out, err = p.communicate(timeout=20)
-    finally:
-        if p.poll() is None:
-            p.kill()
-    return p.returncode, out, err
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def follow_while_growing(args, path, more, read_before, read_after):
+    """Runs `mapr ARGS` (a --follow of the journal file `path`). Once its
+    start line is on stderr and read_before(stdout so far) holds, adds the
+    entries `more` to the file; once read_after(stdout so far) holds (the
+    new entries are in a report), stops it with SIGTERM: (exit status,
+    stdout, stderr). Each wait fails after 60 s with what mapr printed."""
+    with tempfile.TemporaryDirectory(prefix="mapr-follow-") as d:
+        out_path = os.path.join(d, "out")
+        err_path = os.path.join(d, "err")
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            p = subprocess.Popen([MAPR] + args, stdout=out, stderr=err)
+
+        def diagnostics():
+            return "mapr %s\nstdout: %r\nstderr: %r" % (
+                " ".join(args), (read_bytes(out_path) or b"")[-3000:],
+                read_bytes(err_path))
+
+        try:
+            wait_until("start line of mapr", lambda: b"mapr: following " in
+                       read_bytes(err_path), 60, diagnostics, p, "mapr")
+            wait_until("report of the entries there were",
+                       lambda: read_before(read_bytes(out_path)), 60,
+                       diagnostics, p, "mapr")
+            write_journal(path, more)
+            wait_until("report of the appended entries",
+                       lambda: read_after(read_bytes(out_path)), 60,
+                       diagnostics, p, "mapr")
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                raise AssertionError("mapr runs 60 s after SIGTERM\n" +
+                                     diagnostics()) from None
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        return p.returncode, read_bytes(out_path), read_bytes(err_path)
 
 
 @unittest.skipIf(JOURNAL_REMOTE is None or JOURNALCTL is None,
@@ -317,13 +368,16 @@ class JournalTest(unittest.TestCase):
         path = os.path.join(self.dir, "follow.journal")
         write_journal(path, self.entries[:500])
         q = QUERIES[0]
+        want = mapr("--journal-file", self.file, "-o", "csv", q).stdout
+        # Stopped once a report holds every entry (the final one does too).
         code, out, err = follow_while_growing(
             ["--journal-file", path, "--follow", "--interval-ms", "100",
-             "-o", "csv", q], path, self.entries[500:])
+             "-o", "csv", q], path, self.entries[500:],
+            read_before=lambda out: True,
+            read_after=lambda out: reports(out)[-1:] == [want])
         self.assertEqual(code, 0, err)
         final = out.decode().split("\n\n")[-1]
         self.assertIn("(final)", final)
-        want = mapr("--journal-file", self.file, "-o", "csv", q).stdout
         self.assertEqual(final.split("# end of report")[0].encode(), want)
 
     def test_follow_delta_reports_add_up(self):
@@ -335,11 +389,15 @@ class JournalTest(unittest.TestCase):
                 path = os.path.join(self.dir, "delta%d.journal" %
                                     len(cursor_args))
                 write_journal(path, self.entries[:700])
+                # The 700 entries in reports of their own, then the rest.
                 code, out, err = follow_while_growing(
                     ["--journal-file", path, "--follow", "--delta",
                      "--interval-ms", "100", *cursor_args, "-o", "csv",
                      "select count($line) group by *"],
-                    path, self.entries[700:])
+                    path, self.entries[700:],
+                    read_before=lambda out: sum(delta_counts(out)) == 700,
+                    read_after=lambda out: (sum(delta_counts(out)) ==
+                                            len(self.entries)))
                 self.assertEqual(code, 0, err)
                 counts = [int(line) for line in out.decode().splitlines()
                           if line.isdigit()]
@@ -356,36 +414,43 @@ class JournalTest(unittest.TestCase):
         write_journal(os.path.join(folder, "kill.journal"), entries)
         q = ("select _HOSTNAME, count($line), sum(BYTES), last(MESSAGE) "
              "group by _HOSTNAME")
-        rng = random.Random(5)
-        states = set()  # The distinct states the kills left behind.
-        deadline = time.time() + 180
-        done = False
-        # The longest a run lives before its kill: it grows when a run left
-        # no new state (a slow sanitizer build), so that the runs progress.
-        longest = 0.2
-        while not done and time.time() < deadline:
-            p = subprocess.Popen([MAPR, "--journal-dir", folder, "--follow",
-                                  "--interval-ms", "1", "--journal-cursor-file",
-                                  cursor, "-o", "csv", q],
-                                 stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-            time.sleep(rng.uniform(0.02, longest))
-            p.kill()
-            p.wait()
-            if os.path.exists(cursor):
-                with open(cursor, "rb") as f:
-                    state = f.read()
-                if state in states:
-                    longest *= 1.5
-                states.add(state)
-                # Until the state holds the last entry (a fresh file numbers
-                # its entries from 1, in hex).
-                done = b";i=%x;" % len(entries) in state
-            else:
-                longest *= 1.5
-        self.assertTrue(done, "the runs never read the whole journal")
-        # Killed runs left states in the middle, each resumed from.
-        self.assertGreaterEqual(len(states), 3)
+        # Each run is killed (SIGKILL) as soon as it has saved a state
+        # other than the one it started from (a report every 1 ms rewrites
+        # the cursor file when entries were read), so every kill lands in
+        # the middle of a run whatever the build's speed, until a run has
+        # saved the state of the last entry.
+        states = []  # The state each killed run left behind, in order.
+        positions = []  # Their cursors' entry numbers (`i=` in hex).
+        err_path = os.path.join(self.dir, "kill.err")
+        while not positions or positions[-1] < len(entries):
+            # Every run reads at least one entry, so this many runs means
+            # no resume made progress.
+            self.assertLess(len(states), 200, "runs: %s" % positions)
+            before = read_bytes(cursor)
+            with open(err_path, "wb") as err:
+                p = subprocess.Popen(
+                    [MAPR, "--journal-dir", folder, "--follow",
+                     "--interval-ms", "1", "--journal-cursor-file", cursor,
+                     "-o", "csv", q],
+                    stdout=subprocess.DEVNULL, stderr=err)
+            try:
+                wait_until(
+                    "new state in the cursor file from run %d (after entry "
+                    "%s)" % (len(states) + 1, positions[-1:]),
+                    lambda: read_bytes(cursor) not in (None, before), 60,
+                    lambda: "mapr's stderr: %r" % read_bytes(err_path), p,
+                    "mapr", every=0.001)
+            finally:
+                p.kill()
+                p.wait()
+            states.append(read_bytes(cursor))
+            m = re.search(rb";i=([0-9a-f]+);", states[-1])
+            self.assertIsNotNone(m, states[-1][:300])
+            positions.append(int(m.group(1), 16))
+        # Each run resumed after the entries of the one before; killed runs
+        # left states in the middle.
+        self.assertEqual(positions, sorted(set(positions)))
+        self.assertGreaterEqual(len(states), 3, positions)
         final = mapr("--journal-dir", folder, "--journal-cursor-file", cursor,
                      "-o", "csv", q).stdout
         self.assertEqual(final, mapr("--journal-dir", folder, "-o", "csv",

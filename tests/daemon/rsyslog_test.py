@@ -133,24 +133,22 @@ class RsyslogTest(DaemonTestCase):
                 [rsyslogd, "-n", "-f", conf, "-i", self.path("rsyslogd.pid")],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                 start_new_session=True)
-        self.wait_for("socket", lambda: os.path.exists(self.socket), 10)
+        self.wait_for("socket", lambda: os.path.exists(self.socket), 60)
 
     def reports(self):
         return parse_reports(read_text(self.path("report.csv")))
 
     def stop_rsyslogd(self):
-        """SIGTERM, then rsyslogd's exit 0 within 15 s; returns how long
-        the stop took."""
-        start = time.monotonic()
+        """SIGTERM, then rsyslogd's exit 0. The deadline is a liveness
+        check only (a loaded machine or a sanitizer build is slow): whether
+        rsyslog had to give up waiting for mapr is what rsyslogd says."""
         self.process.send_signal(signal.SIGTERM)
         try:
-            code = self.process.wait(timeout=15)
+            code = self.process.wait(timeout=60)
         except subprocess.TimeoutExpired:
-            self.fail("rsyslogd still runs 15 s after SIGTERM\n" +
+            self.fail("rsyslogd still runs 60 s after SIGTERM\n" +
                       self.diagnostics())
-        stop_seconds = time.monotonic() - start
         self.assertEqual(code, 0, self.diagnostics())
-        return stop_seconds
 
     def test_several_instances_add_up(self):
         """forceSingleInstance off and 4 queue workers: rsyslog starts
@@ -321,10 +319,10 @@ class RsyslogTest(DaemonTestCase):
             self.wait_for(
                 "interval report of batch %d" % (b + 1),
                 lambda: any(rows == expected[-1]
-                            for _, rows in self.reports()[-1:]), 15)
+                            for _, rows in self.reports()[-1:]), 60)
         reports_before_stop = len(self.reports())
 
-        stop_seconds = self.stop_rsyslogd()
+        self.stop_rsyslogd()
 
         reports = self.reports()
         info = self.diagnostics()
@@ -344,8 +342,11 @@ class RsyslogTest(DaemonTestCase):
         seen = [rows for _, rows in reports]
         positions = [seen.index(e) for e in expected]
         self.assertEqual(positions, sorted(positions), info)
-        # mapr said only its start line; rsyslog reported no failed child
-        # and waited for mapr (closeTimeout is 5 s).
+        # mapr said only its start line; rsyslog reported no failed child,
+        # and mapr ended within omprog's closeTimeout (5 s) after its input
+        # closed: rsyslogd says on its standard output (not in its log,
+        # which is closed by then) when a program "did not terminate within
+        # timeout" and it killed or left it.
         self.assertEqual(
             read_text(self.path("mapr.log")),
             "mapr: following standard input until it ends; cumulative "
@@ -353,7 +354,10 @@ class RsyslogTest(DaemonTestCase):
             "result\n", info)
         self.assertNotIn("exited with status", read_text(
             self.path("rsyslogd.log")), info)
-        self.assertLess(stop_seconds, 5, info)
+        for said in ("did not terminate within timeout", "terminated by "
+                     "signal"):
+            self.assertNotIn(said, read_text(self.path("rsyslogd.out")),
+                             info)
 
 
 if __name__ == "__main__":

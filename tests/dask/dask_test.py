@@ -5,7 +5,8 @@ Run with Debian's /usr/bin/python3 (python3-distributed); the mapr package
 comes from PYTHONPATH (the build tree's bindings/python). Exit 77 (skipped)
 without dask. Checks: split invariance (blocks and tree shapes) against one
 pass, a dask.bag input, map tasks pinned to a worker, two jobs at once, a
-worker killed mid-job, errors at the client.
+worker killed while it runs tasks of a job (they run again elsewhere, the
+result is exact), errors at the client.
 """
 
 import os
@@ -31,6 +32,32 @@ Q = ("from STATS select count($line),last($time),avg($goroutines),"
      "min($goroutines),max(lifetimeConnections) group by $hostname")
 Q_TIME = ("from STATS select $time,count($line),max($goroutines) "
           "group by $time order by count($line) limit 20")
+
+
+def wait_until(what, predicate, seconds, diagnostics):
+    """Polls predicate() until it returns a true value, which it returns;
+    fails with diagnostics() after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("no %s after %d s\n%s" %
+                                 (what, seconds, diagnostics()))
+        time.sleep(0.005)
+
+
+def only_held_by(worker, keys, dask_scheduler=None):
+    """On the scheduler: the inputs of the tasks `keys` whose results only
+    `worker` holds."""
+    lost = set()
+    for key in keys:
+        task = dask_scheduler.tasks.get(key)
+        for dep in task.dependencies if task is not None else ():
+            if {ws.address for ws in dep.who_has} == {worker}:
+                lost.add(dep.key)
+    return sorted(lost)
 
 
 def make_log(path, lines, seed):
@@ -150,18 +177,65 @@ class DaskTest(unittest.TestCase):
         self.assertEqual(f3.result(), f1.result())
 
     def test_worker_killed_mid_job(self):
+        from distributed import get_task_stream
+
         want = self.one_pass(Q)
-        fut = mapr.dask.partial(Q, self.logs, self.client, blocksize="16KiB",
-                                split_every=2, hostname="hx")
-        # Kill one worker's process while the job runs; the nanny restarts
-        # it and the scheduler re-runs the lost tasks under the same keys.
         pids = self.client.run(os.getpid)  # {address: pid}
-        time.sleep(0.2)
-        self.assertFalse(fut.done())
-        os.kill(sorted(pids.values())[0], signal.SIGKILL)
-        got = mapr.Aggregator.from_partial(fut.result(timeout=60)).finish()
+        with get_task_stream(self.client) as ts:
+            fut = mapr.dask.partial(Q, self.logs, self.client,
+                                    blocksize="16KiB", split_every=2,
+                                    hostname="hx")
+            job = "-%s-" % fut.key.split("-")[2]  # In each key of the job.
+
+            def running_on(worker):
+                return sorted(k for k in
+                              self.client.processing().get(worker, ())
+                              if job in str(k))
+
+            def stop_a_busy_worker():
+                """SIGSTOPs a worker that runs (or has queued) tasks of the
+                job: (its address, those tasks), or None (then it goes on:
+                it had finished them when it stopped)."""
+                busy = [w for w in pids if running_on(w)]
+                if not busy:
+                    return None
+                os.kill(pids[busy[0]], signal.SIGSTOP)
+                running = running_on(busy[0])
+                if running:
+                    return busy[0], running
+                os.kill(pids[busy[0]], signal.SIGCONT)
+                return None
+
+            # Stopped, so that what it holds stays what it held when it
+            # dies; then killed. The nanny restarts it and the scheduler
+            # re-runs the lost tasks under the same keys.
+            victim, running = wait_until(
+                "a worker with tasks of the job", stop_a_busy_worker, 60,
+                lambda: "processing: %s" % self.client.processing())
+            try:
+                # The inputs of those tasks that only the victim holds:
+                # lost with it, so computed again.
+                lost = self.client.run_on_scheduler(
+                    only_held_by, victim, running)
+                self.assertFalse(fut.done())
+            finally:
+                os.kill(pids[victim], signal.SIGKILL)
+            got = mapr.Aggregator.from_partial(
+                fut.result(timeout=120)).finish()
         self.assertEqual(got.to_csv(), want.to_csv())
-        self.client.wait_for_workers(2, timeout=30)
+        # Every lost task ran (again) on another worker: the task stream
+        # records each finished execution and where it ran (a result the
+        # victim sent just before it stopped may be there too).
+        ran = {}
+        for t in ts.data:
+            ran.setdefault(t["key"], []).append(t["worker"])
+        info = "killed %s running %s; inputs only it held: %s" % (
+            victim, running, lost)
+        for key in running + lost:
+            self.assertTrue(
+                [w for w in ran.get(key, ()) if w != victim],
+                "%s: %s ran only on %s" % (info, key, ran.get(key)))
+        self.client.wait_for_workers(2, timeout=60)
 
     def test_errors_raise_at_the_client(self):
         with self.assertRaises(FileNotFoundError):
