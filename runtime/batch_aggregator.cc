@@ -804,9 +804,8 @@ absl::Status BatchAggregator::Merge(const BatchAggregator& later,
     if (options_.max_groups != 0 && groups_.size() >= options_.max_groups) {
       // The groups found so far are combined, so the state stays whole.
       CombineStates(later, g);
-      sticky_error_ = absl::ResourceExhaustedError(absl::StrCat(
-          "more than ", options_.max_groups,
-          " groups (AggregatorOptions::max_groups) after merging"));
+      sticky_error_ = absl::ResourceExhaustedError(
+          absl::StrCat(MoreGroupsThan(options_.max_groups), " after merging"));
       return sticky_error_;
     }
     // Hashed again rather than kept from the look-up: 8 bytes per group

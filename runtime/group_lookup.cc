@@ -46,10 +46,9 @@ inline uint16_t MemoEntry(uint64_t w0, uint64_t w1, size_t size) {
 }
 
 absl::Status TooManyGroups(uint64_t max_groups) {
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "more than ", max_groups,
-      " groups (AggregatorOptions::max_groups); raise the limit or "
-      "group by fewer distinct values"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat(MoreGroupsThan(max_groups),
+                   "; raise the limit or group by fewer distinct values"));
 }
 
 // The id of `key` into *gid, creating the group unless that would pass

@@ -16,9 +16,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "util/arena.h"
 #include "util/prefault.h"
 #include "util/scan.h"
@@ -120,6 +122,14 @@ class GroupTable {
 void AppendKeyPart(std::string_view part, std::string* out);
 // Part `index` of a key of `parts` parts (the key itself if parts == 1).
 std::string_view KeyPart(std::string_view key, size_t parts, size_t index);
+
+// The start of every max_groups refusal: "more than 2 groups (max_groups)"
+// ("1 group" in the singular). It names the option as the C and Python APIs
+// spell it; the `mapr` command prints --max-groups instead.
+inline std::string MoreGroupsThan(uint64_t max_groups) {
+  return absl::StrCat("more than ", max_groups,
+                      max_groups == 1 ? " group" : " groups", " (max_groups)");
+}
 
 }  // namespace mapr::runtime
 

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/aggregate.h"
+#include "runtime/group_table.h"
 #include "runtime/partial_bytes.h"
 #include "runtime/window.h"
 #include "util/bytes.h"
@@ -194,10 +195,8 @@ absl::Status CheckGroupCount(uint64_t groups, size_t bytes, size_t bitmap_bytes,
         absl::StrCat("partial holds ", groups, " groups, more than 2^32-2"));
   }
   if (max_groups != 0 && groups > max_groups) {
-    return absl::ResourceExhaustedError(
-        absl::StrCat("more than ", max_groups,
-                     " groups (AggregatorOptions::max_groups) in the partial (",
-                     groups, ")"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        MoreGroupsThan(max_groups), " in the partial (", groups, ")"));
   }
   return absl::OkStatus();
 }

@@ -55,6 +55,17 @@ constexpr int64_t kTerminalRows = 10;
 }  // namespace
 
 void PrintError(std::string_view message) {
+  // The library names its limit as its APIs spell it ("more than 2 groups
+  // (max_groups)"); here the user gave it as --max-groups.
+  constexpr std::string_view kLibraryName = "(max_groups)";
+  const size_t at = message.find(kLibraryName);
+  if (at != std::string_view::npos) {
+    std::fprintf(stderr, "mapr: %.*s(--max-groups)%.*s\n", static_cast<int>(at),
+                 message.data(),
+                 static_cast<int>(message.size() - at - kLibraryName.size()),
+                 message.data() + at + kLibraryName.size());
+    return;
+  }
   std::fprintf(stderr, "mapr: %.*s\n", static_cast<int>(message.size()),
                message.data());
 }

@@ -287,7 +287,7 @@ TEST(BadLinesTest, MillionDistinctKeysHitMaxGroups) {
       Aggregator agg,
       Make("select count($line) group by $line logformat generic", options));
   const std::string message =
-      "more than 100000 groups (AggregatorOptions::max_groups); raise the "
+      "more than 100000 groups (max_groups); raise the "
       "limit or group by fewer distinct values";
   // 1M distinct keys in batches of 1000 lines. The first 100 batches make
   // exactly 100,000 groups; the 101st would create group 100,001 and fails,

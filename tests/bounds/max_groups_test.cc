@@ -52,7 +52,7 @@ constexpr int64_t kRssLimitKiB = 1024 * 1024;  // 1 GiB
 constexpr std::string_view kQuery =
     "from STATS select key,count($line),sum(value) group by key";
 constexpr std::string_view kExhausted =
-    "more than 100000 groups (AggregatorOptions::max_groups); raise the limit "
+    "more than 100000 groups (max_groups); raise the limit "
     "or group by fewer distinct values";
 
 uint64_t LinesToStream() {
