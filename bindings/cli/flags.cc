@@ -191,8 +191,12 @@ absl::StatusOr<uint64_t> ParseExpectSplits(std::string_view v) {
 }
 
 absl::Status SetHostname(Flags& flags, std::string_view value) {
-  flags.hostname = std::string(value);
-  return absl::OkStatus();
+  // Empty would mean "the machine's name" in the library: refused rather
+  // than silently replaced.
+  return SetNonEmpty<&Flags::hostname>(
+      flags, value,
+      "--hostname needs a non-empty NAME (leave it out for the machine's "
+      "host name)");
 }
 
 absl::Status SetPartitions(Flags& flags, std::string_view value) {
@@ -360,7 +364,8 @@ constexpr FlagSpec kFlagSpecs[] = {
      Parse<&Flags::threads, ParseThreads>},
     {"--max-line-bytes", 0, "N", FlagSection::kInput,
      "longer lines are counted as too long and skipped\n"
-     "(default 1M; suffixes K, M, G; at most 1G)",
+     "(default 1M; K, M, G are powers of 1024 here, where\n"
+     "the query's bytes() reads them as 1000; at most 1G)",
      Parse<&Flags::max_line_bytes, ParseBytes>},
     {"--max-groups", 0, "N", FlagSection::kInput,
      "fail (exit 1) rather than hold more than N groups\n"

@@ -50,6 +50,9 @@ TEST(FlagsTest, NumbersOutsideTheirRangeAndEmptyIdsAreRefused) {
            {{"--expect-splits", "x"},
             "invalid --expect-splits 'x' (use a number of splits from 1)"},
            {{"--source", ""}, "--source needs a non-empty ID"},
+           {{"--hostname", ""},
+            "--hostname needs a non-empty NAME (leave it out for the "
+            "machine's host name)"},
            {{"--run-id", ""}, "--run-id needs a non-empty ID"},
            {{"--alert", ""}, "--alert needs a condition"},
            {{"--alert-format", "xml"},

@@ -41,6 +41,7 @@
 #include "mapr/result.h"
 #include "mapr/turbo_aggregate.h"
 #include "mapr/version.h"
+#include "util/errno_text.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
@@ -542,7 +543,21 @@ int Run(int argc, char** argv) {
       }
     }
     WriteStdout(text);
-    return std::fflush(stdout) == 0 ? kExitOk : kExitInputError;
+    int code = std::fflush(stdout) == 0 ? kExitOk : kExitInputError;
+    // The FILEs are not read, but a name that a run could not open is
+    // reported as the run would report it (exit 1).
+    bool problems = false;
+    const std::vector<FileInput> inputs = ExpandInputs(
+        flags->files, [&](std::string_view name, std::string_view reason) {
+          problems = true;
+          PrintInputProblem(name, reason);
+        });
+    for (const FileInput& in : inputs) {
+      if (in.is_stdin || access(in.path.c_str(), R_OK) == 0) continue;
+      problems = true;
+      PrintInputProblem(in.path, util::ErrnoText(errno));
+    }
+    return problems ? kExitInputError : code;
   }
   if (!flags->quiet) {
     for (const std::string& w : query->warnings()) {

@@ -1240,6 +1240,17 @@ class ErrorTest(MaprTestCase):
             self.assertTrue(err.startswith(b"mapr: "), (args, err))
             self.assertIn(b"--help", err)
 
+    def test_explain_reports_files_a_run_could_not_open(self):
+        # --explain reads no input, but says what a run would say about a
+        # FILE it could not open, and exits 1 as that run would.
+        out, err = self.mapr("--explain", Q1A, LOG, self.path("nope.log"),
+                             code=1)
+        self.assertIn(b"format: default", out)
+        self.assertEqual(err, ("mapr: %s: No such file or directory\n" %
+                               self.path("nope.log")).encode())
+        out, err = self.mapr("--explain", Q1A, LOG)
+        self.assertEqual(err, b"")
+
     def test_follow_only_options_need_follow(self):
         for args in (["--delta"], ["--from-start"], ["--interval-ms", "100"]):
             _, err = self.mapr(*args, Q1A, LOG, code=2)
@@ -1336,9 +1347,9 @@ class NotesTest(MaprTestCase):
 class MiscTest(MaprTestCase):
 
     def test_explain_reads_no_input(self):
+        # No FILE: standard input, which --explain does not wait for.
         out, err = self.mapr("--explain",
-                             "from STATS select $service group by $service",
-                             "nope.log", stdin=b"")
+                             "from STATS select $service group by $service")
         self.assertIn(b"format: default", out)
         self.assertIn(b"group by: $service", out)
         self.assertIn(b"warning: $service", out)
