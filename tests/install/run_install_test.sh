@@ -38,13 +38,16 @@ test -f "$libdir/cmake/mapr/mapr-config.cmake" || fail "no mapr-config.cmake"
 test -f "$libdir/cmake/mapr/mapr-config-version.cmake" || fail "no version file"
 test -f "$libdir/pkgconfig/mapr.pc" || fail "no mapr.pc"
 # Only the public API is exported from the shared library.
-if nm -D --defined-only "$libdir/libmapr.so" | c++filt |
-    grep -E ' mapr::(runtime|parser|plan|ast)::[A-Za-z_]+\(' | grep -q .; then
+# (Outputs are captured, then matched: no pipe into `grep -q`, which may
+# exit before its writer.)
+exported=$(nm -D --defined-only "$libdir/libmapr.so" | c++filt)
+if printf '%s\n' "$exported" |
+    grep -E ' mapr::(runtime|parser|plan|ast)::[A-Za-z_]+\(' >/dev/null; then
   fail "libmapr.so exports internal functions"
 fi
 # mapr/*_internal.h and mapr/*_testing.h are private; version.h is generated.
-if find "$prefix/include" \( -name '*_internal.h' -o -name '*_testing.h' \) |
-    grep -q .; then
+if [ -n "$(find "$prefix/include" \( -name '*_internal.h' -o \
+    -name '*_testing.h' \) -print -quit)" ]; then
   fail "private mapr/*_internal.h or *_testing.h headers installed"
 fi
 test -f "$prefix/include/mapr/version.h" || fail "mapr/version.h not installed"
@@ -80,13 +83,15 @@ run_consumer() {  # name, extra cmake args...
 }
 
 run_consumer find_package_shared
-ldd "$work/find_package_shared/consumer" | grep -q "$libdir/$soname" ||
-  fail "the shared consumer does not use $libdir/$soname"
+case $(ldd "$work/find_package_shared/consumer") in
+  *"$libdir/$soname"*) ;;
+  *) fail "the shared consumer does not use $libdir/$soname" ;;
+esac
 
 run_consumer find_package_static -DMAPR_USE_STATIC_LIBS=ON
-if ldd "$work/find_package_static/consumer" | grep -q libmapr; then
-  fail "the static consumer needs libmapr.so"
-fi
+case $(ldd "$work/find_package_static/consumer") in
+  *libmapr*) fail "the static consumer needs libmapr.so" ;;
+esac
 
 step "pkg-config consumer (shared)"
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
@@ -110,9 +115,9 @@ step "pkg-config consumer (static)"
   $(pkg-config --cflags mapr) "$libdir/libmapr.a" \
   $(pkg-config --static --libs mapr | sed 's/-lmapr\b//') ||
   fail "pkg-config static build"
-if ldd "$work/pc_static_consumer" | grep -q libmapr; then
-  fail "the static pkg-config consumer needs libmapr.so"
-fi
+case $(ldd "$work/pc_static_consumer") in
+  *libmapr*) fail "the static pkg-config consumer needs libmapr.so" ;;
+esac
 "$work/pc_static_consumer" || fail "run static pkg-config consumer"
 # A C program links the static library with the C compiler: the C++
 # runtime must come from `pkg-config --static --libs` (Libs.private).
@@ -127,9 +132,11 @@ step "installed mapr command without LD_LIBRARY_PATH"
 if [ -x "$prefix/bin/mapr" ]; then
   env -i PATH=/usr/bin:/bin "$prefix/bin/mapr" --version ||
     fail "installed bin/mapr does not run without an environment"
-  printf 'a\nb\n' | env -i PATH=/usr/bin:/bin "$prefix/bin/mapr" -o csv \
-    'select count($line) group by *' - | grep -qx 2 ||
-    fail "installed bin/mapr gives a wrong count"
+  count=$(printf 'a\nb\n' | env -i PATH=/usr/bin:/bin "$prefix/bin/mapr" \
+    -o csv 'select count($line) group by *' -) ||
+    fail "installed bin/mapr failed"
+  [ "$count" = "count(\$line)
+2" ] || fail "installed bin/mapr gives a wrong count: $count"
 fi
 
 if [ -n "$python" ]; then
