@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""Runs the examples of docs/cli.md, docs/distributed.md and README.md and
+compares what they print with what the pages show.
+
+    python3 tests/docs/pages_doc_test.py build/dev/bindings/cli/mapr [PAGE...]
+
+An example is a fenced block whose first line starts with "$ ": each "$ "
+line is a shell command, and the lines after it, up to the next one, are
+what it prints. The pages show what a user sees in a terminal, standard
+error included, so a command passes when the lines shown equal its
+standard output followed by its standard error, its standard error
+followed by its standard output, or the two as written in one stream.
+Lines are compared without trailing blanks. A command whose comment is
+`# = OTHER` (`mapr reduce 1.part 0.part   # = mapr "$Q" app.log`) must
+print what OTHER prints.
+
+Each block runs in a scratch folder of its own with the files the page
+names (FIXTURES: app.log is DTail's test log, /var/log/syslog the lines of
+a golden file, ...); paths outside it are rewritten into it (PATHS), `mapr`
+on PATH is the binary under test, TZ is UTC. What varies between runs (a
+port, a host name) is marked once per page in VARIES and replaced on both
+sides before comparing.
+
+A block that cannot run here (a daemon, a fleet, a terminal) is listed in
+UNRUN by page and heading with the reason; the test prints the list, so the
+number of unchecked examples is visible and can only shrink: a listed
+heading without such a block fails the test.
+"""
+
+import difflib
+import os
+import re
+import selectors
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+TIMEOUT_SECONDS = 120
+DTAIL_LOG = os.path.join(ROOT, "tests", "golden", "dtail",
+                         "mapr_testdata.log")
+
+
+def golden_input(name):
+    """The input lines of tests/golden/NAME.test."""
+    lines, on = [], False
+    with open(os.path.join(ROOT, "tests", "golden", name + ".test"),
+              encoding="utf-8") as f:
+        for line in f.read().split("\n"):
+            if line == "input":
+                on = True
+            elif line.startswith("----"):
+                on = False
+            elif on:
+                lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def dtail_log():
+    with open(DTAIL_LOG, encoding="utf-8") as f:
+        return f.read()
+
+
+# Per page: files made in each block's folder (name: text, or a function
+# giving it), environment, path rewrites, varying parts, blocks not run.
+PAGES = {
+    "docs/cli.md": {
+        "fixtures": {
+            "app.log": dtail_log,
+            "var/log/syslog": lambda: golden_input("syslog_var_log_syslog"),
+            # dpkg's log: lines of no DTail table.
+            "var/log/dpkg.log": lambda: "".join(
+                "2026-11-30 06:25:%02d status installed pkg%d:amd64 1.%d\n"
+                % (i % 60, i, i) for i in range(6422)),
+        },
+        "env": {"Q": "from STATS select count($line),avg($goroutines) "
+                     "group by $hostname"},
+        "paths": {"/var/log/syslog": "var/log/syslog",
+                  "/var/log/dpkg.log": "var/log/dpkg.log"},
+        "varies": [(r"(?<=hostname=\")[^\"]+(?=\")", "HOST"),
+                   (r"the number of CPUs, \d+", "the number of CPUs, N")],
+        "unrun": {
+            "Follow mode (`--follow`)":
+                "a file that grows while mapr runs, then Ctrl-C "
+                "(tests/cli/cli_test.py FollowTest runs the same)",
+            "Alerts (`--alert CONDITION`)":
+                "a file that grows while mapr runs, then Ctrl-C "
+                "(tests/cli/alert_test.py)",
+            "Prometheus scraping (`--listen ADDR:PORT`)":
+                "a Prometheus server scraping mapr "
+                "(tests/cli/prometheus_test.py checks the metrics)",
+            "The system log (`logformat syslog`) | mapr -o csv 'select "
+            "facility":
+                "an RFC 5424 file that rsyslog wrote, not in the sources",
+            "rsyslog (`omprog`)": "a private rsyslogd "
+                                  "(tests/daemon/rsyslog_test.py)",
+            "Several omprog instances": "a private rsyslogd "
+                                        "(tests/daemon/rsyslog_test.py)",
+            "Confirmed delivery (`map --omprog`)":
+                "a private rsyslogd (tests/daemon/rsyslog_test.py)",
+            "Behind syslog-ng (`python()` destination)":
+                "a private syslog-ng (tests/daemon/syslog_ng_test.py)",
+            "The journal, in process (`--journal`)":
+                "the system's journal (tests/daemon/journal_test.py)",
+            "journald (`journalctl -f`)": "the system's journal, followed",
+            "journald as JSON (`journalctl -o json`)":
+                "the system's journal",
+            "Distributed runs: `map`, `combine`, `reduce`, `inspect`, "
+            "`remote` | mapr remote":
+                "a fleet over ssh (tests/remote/ssh_test.py)",
+        },
+    },
+    "docs/distributed.md": {
+        "fixtures": {"app.log": dtail_log},
+        # The page's query (its first recipe exports it).
+        "env": {"Q": "from STATS select count($line),avg($goroutines) "
+                     "group by $hostname"},
+        "paths": {},
+        "varies": [],
+        # The recipes run here; every other one is in "unrun".
+        "recipes": [
+            "GNU parallel | export Q=",
+            "Partitioned reduce: `--partitions R` | # Map i reads",
+            "Partitioned reduce: `--partitions R` | export RUN=",
+        ],
+        "unrun": {
+            "GNU parallel | parallel --sshloginfile":
+                "jobs on a fleet over ssh",
+            "GNU parallel | for h in": "a fleet over ssh",
+            "Many hosts over SSH: `mapr remote`":
+                "a fleet over ssh (tests/remote/ssh_test.py runs remote "
+                "against a private sshd)",
+            "Live partials: `mapr map --follow`":
+                "follows /var/log/app.log until stopped "
+                "(tests/cli/cli_test.py MapFollowTest)",
+            "Slurm": "sbatch and srun", "Hadoop Streaming": "hadoop jar",
+            "Dask": "a Dask cluster (tests/dask/dask_test.py)",
+            "A daemon on every host": "tail -F follows for ever "
+                                      "(delta_shipper_test runs the shipper)",
+            "Partitioned reduce: `--partitions R` | mkdir -p folded":
+                "sbatch",
+            "Partitioned reduce: `--partitions R` | hadoop jar":
+                "hadoop jar",
+        },
+    },
+    "README.md": {
+        "fixtures": {},
+        "env": {},
+        "paths": {"build/release/bindings/cli/mapr": "mapr"},
+        "varies": [],
+        "unrun": {
+            "Quick start (Debian 12) | scripts/run-sample":
+                "builds the project; readme_test runs it on a clean clone",
+            "Example hosts (built and run by the test suite)":
+                "log_daemon runs until Ctrl-C (log_daemon_test)",
+            "Embedding": "C++: tests/header_examples compiles and runs it",
+            "Installing and using the library | import mapr":
+                "Python: readme_test runs it with the built module",
+        },
+    },
+}
+
+
+class Command:
+    def __init__(self, line_number, text):
+        self.line_number = line_number
+        self.text = text
+        self.expected = []
+
+
+class Block:
+    def __init__(self, heading, line_number, language=""):
+        self.heading = heading
+        self.line_number = line_number
+        # "sh", "python", ...: a recipe (no output shown), run whole.
+        self.language = language
+        self.commands = []
+
+
+def parse_blocks(lines):
+    """The example blocks of a page, each with its nearest heading."""
+    blocks, heading, i = [], "", 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        m = re.match(r"^#+ (.*)$", line)
+        if m:
+            heading = m.group(1).strip()
+            continue
+        if not line.strip().startswith("```"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        language = line.strip()[3:].strip()
+        start = i
+        while i < len(lines) and lines[i].strip() != "```":
+            i += 1
+        body = [l[indent:] for l in lines[start:i]]
+        i += 1
+        if language in RECIPE_LANGUAGES and body:
+            # A recipe: its lines as one script.
+            block = Block(heading, start, language)
+            block.commands.append(Command(start + 1, "\n".join(body)))
+            blocks.append(block)
+            continue
+        if not body or not body[0].startswith("$ "):
+            continue
+        block = Block(heading, start)
+        for offset, text in enumerate(body):
+            if text.startswith("$ "):
+                block.commands.append(Command(start + offset + 1, text[2:]))
+            else:
+                block.commands[-1].expected.append(text)
+        blocks.append(block)
+    return blocks
+
+
+# Fenced blocks of these languages are recipes.
+RECIPE_LANGUAGES = ("sh", "bash", "python", "c++", "c")
+
+
+def normalize(lines, varies):
+    out = []
+    for line in lines:
+        for rx, mark in varies:
+            line = re.sub(rx, mark, line)
+        out.append(line.rstrip())
+    while out and out[-1] == "":
+        out.pop()
+    return out
+
+
+def equivalent_command(text):
+    """OTHER of a trailing `# = OTHER` comment, else None."""
+    m = re.search(r"\s#\s*=\s*(.+)$", text)
+    return m.group(1).strip() if m else None
+
+
+def run(text, work, env):
+    """(stdout, stderr, both as they arrived, exit status) of one run of a
+    command."""
+    p = subprocess.Popen(["bash", "-c", text], cwd=work, env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    chunks = {p.stdout: [], p.stderr: []}
+    merged = []
+    sel = selectors.DefaultSelector()
+    for pipe in chunks:
+        sel.register(pipe, selectors.EVENT_READ)
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    while sel.get_map() and time.monotonic() < deadline:
+        for key, _ in sel.select(timeout=1):
+            data = os.read(key.fileobj.fileno(), 65536)
+            if not data:
+                sel.unregister(key.fileobj)
+                continue
+            chunks[key.fileobj].append(data)
+            merged.append(data)
+    if sel.get_map():
+        p.kill()
+        p.wait()
+        return [], ["timed out after %ds" % TIMEOUT_SECONDS], [], -1
+    code = p.wait()
+    split = lambda parts: b"".join(parts).decode("utf-8", "replace").split(
+        "\n")
+    return (split(chunks[p.stdout]), split(chunks[p.stderr]), split(merged),
+            code)
+
+
+def run_block(block, page, mapr):
+    """[(command, ok, expected, got)] for the block's commands."""
+    config = PAGES[page]
+    results = []
+    with tempfile.TemporaryDirectory(prefix="mapr_pages_") as work:
+        bin_dir = os.path.join(work, ".bin")
+        os.mkdir(bin_dir)
+        os.symlink(mapr, os.path.join(bin_dir, "mapr"))
+        os.symlink(os.path.join(ROOT, "examples"),
+                   os.path.join(work, "examples"))
+        for name, text in config["fixtures"].items():
+            path = os.path.join(work, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text() if callable(text) else text)
+        env = dict(os.environ)
+        env.update(config["env"])
+        env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+        env["TZ"] = "UTC"
+        env["LC_ALL"] = "C"
+        varies = config["varies"]
+        code = 0
+        for command in block.commands:
+            text = command.text
+            for old, new in config["paths"].items():
+                text = text.replace(old, new)
+            if block.language:
+                # A recipe runs as a script that stops at its first failure;
+                # it passes if it ends with 0 (its jobs in the background
+                # end with it).
+                script = os.path.join(work, ".recipe")
+                with open(script, "w", encoding="utf-8") as f:
+                    f.write("set -eo pipefail\n" + text + "\nwait\n")
+                out, err, _, code = run("bash " + script, work, env)
+                results.append((command, code == 0, ["exit status 0"], [
+                    "exit status %d" % code] + err))
+                continue
+            if text.strip() == "echo $?":  # The block's previous command's.
+                text = "echo %d" % code
+            out, err, merged, code = run(text, work, env)
+            # What mapr prints names the rewritten paths: name the page's.
+            for old, new in config["paths"].items():
+                if "/" not in new:
+                    continue
+                undo = lambda lines: [
+                    re.sub(r"(?<![\w/.])" + re.escape(new), old, line)
+                    for line in lines]
+                out, err, merged = undo(out), undo(err), undo(merged)
+            got = [normalize(out + err, varies), normalize(err + out, varies),
+                   normalize(merged, varies)]
+            want = normalize(command.expected, varies)
+            other = equivalent_command(text)
+            if other is not None and not command.expected:
+                want = normalize(run(other, work, env)[0], varies)
+                got = [normalize(out, varies)]
+            ok = want in got
+            results.append((command, ok, want, got[-1]))
+    return results
+
+
+def unrun_key(unrun, block):
+    """The UNRUN entry of `block`: "HEADING" for every block under it, or
+    "HEADING | PREFIX" for the one whose first command starts with PREFIX;
+    None if it is to run."""
+    for key in unrun:
+        heading, _, prefix = key.partition(" | ")
+        if heading == block.heading and \
+                block.commands[0].text.startswith(prefix):
+            return key
+    return None
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.stderr.write(__doc__)
+        return 2
+    mapr = os.path.abspath(argv[1])
+    pages = argv[2:] or list(PAGES)
+    failures = commands = 0
+    unrun_listed = []
+    for page in pages:
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            blocks = parse_blocks(f.read().split("\n"))
+        unrun = PAGES[page]["unrun"]
+        seen_unrun = set()
+        allowed = PAGES[page].get("recipes", [])
+        for block in blocks:
+            key = unrun_key(unrun, block)
+            if key is not None:
+                seen_unrun.add(key)
+                continue
+            if block.language and unrun_key(allowed, block) is None:
+                # Never run a recipe nobody looked at: it may need a fleet,
+                # write outside its folder, or reach the network.
+                failures += 1
+                print("FAIL %s:%d (%s): a %s recipe neither in \"recipes\" "
+                      "(run) nor in \"unrun\" (with why)" % (
+                          page, block.line_number, block.heading,
+                          block.language))
+                continue
+            for command, ok, want, got in run_block(block, page, mapr):
+                commands += 1
+                if ok:
+                    continue
+                failures += 1
+                print("FAIL %s:%d (%s): $ %s" % (page, command.line_number,
+                                                 block.heading, command.text))
+                for line in difflib.unified_diff(
+                        want, got, "shown (%s)" % page, "printed", lineterm=""):
+                    print("  " + line)
+        for heading in sorted(set(unrun) - seen_unrun):
+            failures += 1
+            print("FAIL %s: UNRUN lists \"%s\", which matches no example "
+                  "block (take it off)" % (page, heading))
+        for heading in sorted(seen_unrun):
+            unrun_listed.append("%s, \"%s\": %s" % (page, heading,
+                                                    unrun[heading]))
+    print("blocks not run (%d):" % len(unrun_listed))
+    for line in unrun_listed:
+        print("  " + line)
+    print("%d passed, %d failed" % (commands - failures, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    if shutil.which("bash") is None:
+        sys.stderr.write("bash is required\n")
+        sys.exit(2)
+    sys.exit(main(sys.argv))
