@@ -188,13 +188,14 @@ class Follower {
     }
     // Where the files are read from: one phrase when they agree, else each
     // file's own.
+    auto is_file = [](const Input& in) {
+      return in.state != InputState::kFailed &&
+             in.state != InputState::kEnded && in.state != InputState::kStream;
+    };
     std::string start;
     bool one_start = true;
     for (const auto& in : inputs_) {
-      if (in->state == InputState::kFailed || in->state == InputState::kEnded ||
-          in->state == InputState::kStream) {
-        continue;
-      }
+      if (!is_file(*in)) continue;
       if (start.empty()) {
         start = in->start;
       } else if (in->start != start) {
@@ -216,12 +217,8 @@ class Follower {
     } else {
       std::vector<std::string> each;
       for (const auto& in : inputs_) {
-        if (in->state == InputState::kFailed ||
-            in->state == InputState::kEnded ||
-            in->state == InputState::kStream) {
-          continue;
-        }
-        each.push_back(absl::StrCat(in->name, " ", in->start));
+        if (is_file(*in))
+          each.push_back(absl::StrCat(in->name, " ", in->start));
       }
       absl::StrAppend(&text, " (", absl::StrJoin(each, ", "), ")");
     }
