@@ -34,7 +34,9 @@ import selectors
 import shutil
 import subprocess
 import sys
+import signal
 import tempfile
+import threading
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -85,6 +87,15 @@ def dtail_log():
         return f.read()
 
 
+def dtail_lines(lo, hi):
+    """Lines [lo, hi) of DTail's test log, as text."""
+    return "".join(dtail_log().splitlines(True)[lo:hi])
+
+
+def kv_lines(host, n):
+    return "".join("host=%s|n=%d\n" % (host, i) for i in range(n))
+
+
 # Per page: files made in each block's folder (name: text, or a function
 # giving it), environment, path rewrites, varying parts, blocks not run.
 PAGES = {
@@ -106,13 +117,56 @@ PAGES = {
                   "/var/log/app.log": "var/log/app.log"},
         "varies": [(r"(?<=hostname=\")[^\"]+(?=\")", "HOST"),
                    (r"the number of CPUs, \d+", "the number of CPUs, N")],
+        # Follow mode: the stories the page tells around each example.
+        "drivers": {
+            "Follow mode (`--follow`) | mapr --follow --hostname": [
+                ("write", "live.log", dtail_lines(0, 300)),
+                ("wait", "mapr: following"),
+                ("append", "live.log", dtail_lines(300, 450)),
+                ("wait", "# end of report"),
+                ("append", "live.log", dtail_lines(450, 597)),
+                ("wait", "# end of report"),
+                ("signal", signal.SIGINT)],
+            "Follow mode (`--follow`) | mapr --follow --from-start --delta": [
+                ("write", "live.log", dtail_lines(0, 300)),
+                ("wait", "# end of report"),
+                ("append", "live.log", dtail_lines(300, 450)),
+                ("wait", "# end of report"),
+                ("append", "live.log", dtail_lines(450, 597)),
+                ("signal", signal.SIGTERM)],
+            "Follow mode (`--follow`) | mapr --follow --interval-ms 500": [
+                ("write", "gen.log", ""),
+                ("wait", "mapr: following"),
+                ("append", "gen.log", "a\nb\n"),
+                ("wait", "# end of report"),
+                ("rename", "gen.log", "gen.log.1"),
+                ("write", "gen.log", "c\nd\n"),
+                ("wait", "# end of report"),
+                ("write", "gen.log", "e\n"),
+                ("wait", "# end of report"),
+                ("write", "missing.log", "f\ng\n"),
+                ("wait", "# end of report"),
+                ("signal", signal.SIGTERM)],
+            "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
+            "'count($line) >= 5' -o csv": [
+                ("write", "app.log", ""),
+                ("wait", "mapr: following"),
+                ("append", "app.log", kv_lines("a", 7)),
+                ("wait", "alert started"),
+                ("append", "app.log", kv_lines("b", 2)),
+                ("wait", "alert ended"),
+                ("signal", signal.SIGINT)],
+            "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
+            "'count($line) >= 5' --alert-format json": [
+                ("write", "app.log", ""),
+                ("wait", "mapr: following"),
+                ("append", "app.log", kv_lines("a", 7)),
+                ("wait", "\"started\""),
+                ("append", "app.log", kv_lines("b", 2)),
+                ("wait", "\"ended\""),
+                ("signal", signal.SIGINT)],
+        },
         "unrun": {
-            "Follow mode (`--follow`)":
-                "a file that grows while mapr runs, then Ctrl-C "
-                "(tests/cli/cli_test.py FollowTest runs the same)",
-            "Alerts (`--alert CONDITION`)":
-                "a file that grows while mapr runs, then Ctrl-C "
-                "(tests/cli/alert_test.py)",
             "Prometheus scraping (`--listen ADDR:PORT`)":
                 "a Prometheus server scraping mapr "
                 "(tests/cli/prometheus_test.py checks the metrics)",
@@ -307,6 +361,76 @@ def run(text, work, env):
             code)
 
 
+def run_driven(text, steps, work, env):
+    """Runs the command `text` in the background and drives it through
+    `steps` (what another shell and the user do in the page's story):
+    ("write", FILE, TEXT) and ("append", FILE, TEXT) change a file, ("wait",
+    NEEDLE) waits until the output holds NEEDLE one more time than before,
+    ("signal", SIG) sends a signal. Returns (stdout, stderr, both as they
+    arrived, exit status)."""
+    p = subprocess.Popen(["bash", "-c", "exec " + text], cwd=work, env=env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    chunks = {p.stdout: [], p.stderr: []}
+    merged = []
+    lock = threading.Lock()
+
+    def reader(pipe):
+        while True:
+            data = os.read(pipe.fileno(), 65536)
+            if not data:
+                return
+            with lock:
+                chunks[pipe].append(data)
+                merged.append(data)
+
+    threads = [threading.Thread(target=reader, args=(pipe,), daemon=True)
+               for pipe in chunks]
+    for t in threads:
+        t.start()
+    seen = {}
+    failure = None
+    for step in steps:
+        if step[0] in ("write", "append"):
+            with open(os.path.join(work, step[1]),
+                      "w" if step[0] == "write" else "a") as f:
+                f.write(step[2])
+        elif step[0] == "wait":
+            needle = step[1].encode()
+            seen[needle] = seen.get(needle, 0) + 1
+            deadline = time.monotonic() + TIMEOUT_SECONDS
+            while True:
+                with lock:
+                    count = b"".join(merged).count(needle)
+                if count >= seen[needle]:
+                    break
+                if p.poll() is not None or time.monotonic() > deadline:
+                    failure = "never printed %r" % step[1]
+                    break
+                time.sleep(0.02)
+            if failure:
+                break
+        elif step[0] == "rename":
+            os.rename(os.path.join(work, step[1]), os.path.join(work, step[2]))
+        elif step[0] == "signal":
+            p.send_signal(step[1])
+    if failure:
+        p.kill()
+    try:
+        code = p.wait(TIMEOUT_SECONDS)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        code = p.wait()
+        failure = failure or "did not exit"
+    for t in threads:
+        t.join(TIMEOUT_SECONDS)
+    split = lambda parts: b"".join(parts).decode("utf-8", "replace").split(
+        "\n")
+    err = split(chunks[p.stderr]) + (["driver: " + failure] if failure
+                                     else [])
+    return split(chunks[p.stdout]), err, split(merged), code
+
+
 def run_block(block, page, mapr):
     """[(command, ok, expected, got)] for the block's commands."""
     config = PAGES[page]
@@ -350,7 +474,14 @@ def run_block(block, page, mapr):
                 continue
             if text.strip() == "echo $?":  # The block's previous command's.
                 text = "echo %d" % code
-            out, err, merged, code = run(text, work, env)
+            steps = driver_steps(config, block, command)
+            if steps is not None:
+                out, err, merged, code = run_driven(text, steps, work, env)
+                # A terminal echoes Ctrl-C as ^C on the line it is on.
+                command.expected = ["" if l == "^C" else l
+                                    for l in command.expected]
+            else:
+                out, err, merged, code = run(text, work, env)
             # What mapr prints names the rewritten paths: name the page's.
             for old, new in config["paths"].items():
                 if "/" not in new:
@@ -369,6 +500,15 @@ def run_block(block, page, mapr):
             ok = any(matches(want, g) for g in got)
             results.append((command, ok, want, got[-1]))
     return results
+
+
+def driver_steps(config, block, command):
+    """The steps of the page's story for `command`, if it is driven."""
+    for key, steps in config.get("drivers", {}).items():
+        heading, _, prefix = key.partition(" | ")
+        if heading == block.heading and command.text.startswith(prefix):
+            return steps
+    return None
 
 
 def unrun_key(unrun, block):
