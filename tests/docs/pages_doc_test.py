@@ -104,6 +104,19 @@ PAGES = {
             "app.log": dtail_log,
             "var/log/syslog": lambda: golden_input("syslog_var_log_syslog"),
             "var/log/app.log": dtail_log,
+            # What rsyslog's RSYSLOG_SyslogProtocol23Format template writes
+            # (RFC 5424) for the page's five logger calls.
+            "rfc5424/syslog-5424.log": (
+                "<38>1 2026-12-01T14:00:00.000000+00:00 web-01 sshd 4242 - - "
+                "Accepted publickey for ann\n"
+                "<78>1 2026-12-01T14:00:01.000000+00:00 web-01 CRON 4243 - - "
+                "(root) CMD (run-parts)\n"
+                "<131>1 2026-12-01T14:00:02.000000+00:00 web-01 webapp 4244 "
+                "- - payment failed\n"
+                "<13>1 2026-12-01T14:00:03.000000+00:00 web-01 ann - - - "
+                "hello\n"
+                "<12>1 2026-12-01T14:00:04.000000+00:00 web-01 ann - - - "
+                "careful\n"),
             # dpkg's log: lines of no DTail table.
             "var/log/dpkg.log": lambda: "".join(
                 "2026-11-30 06:25:%02d status installed pkg%d:amd64 1.%d\n"
@@ -112,7 +125,8 @@ PAGES = {
         "env": {"Q": "from STATS select count($line),avg($goroutines) "
                      "group by $hostname",
                 "MAPR_DOC_DOWN_HOSTS": "web3"},
-        "paths": {"/var/log/syslog": "var/log/syslog",
+        "paths": {"/var/log/syslog-5424.log": "rfc5424/syslog-5424.log",
+                  "/var/log/syslog": "var/log/syslog",
                   "/var/log/dpkg.log": "var/log/dpkg.log",
                   "/var/log/app.log": "var/log/app.log"},
         "varies": [(r"(?<=hostname=\")[^\"]+(?=\")", "HOST"),
@@ -170,9 +184,6 @@ PAGES = {
             "Prometheus scraping (`--listen ADDR:PORT`)":
                 "a Prometheus server scraping mapr "
                 "(tests/cli/prometheus_test.py checks the metrics)",
-            "The system log (`logformat syslog`) | mapr -o csv 'select "
-            "facility":
-                "an RFC 5424 file that rsyslog wrote, not in the sources",
             "rsyslog (`omprog`)": "a private rsyslogd "
                                   "(tests/daemon/rsyslog_test.py)",
             "Several omprog instances": "a private rsyslogd "
