@@ -325,9 +325,12 @@ std::string MisplacedOption(const Flags& flags) {
       // inspect prints a partial as it is: no limits, its counters always.
       {flags.max_groups > 0, "--max-groups", c != Command::kInspect,
        "a query, map, combine, reduce and remote"},
+      // Partials hold no lines: the limit applied where they were made.
       {flags.max_line_bytes != Flags().max_line_bytes, "--max-line-bytes",
-       c != Command::kInspect, "a query, map, combine, reduce and remote"},
+       query_or_map || remote, "a query, map and remote"},
       {flags.stats, "--stats", c != Command::kInspect,
+       "a query, map, combine, reduce and remote"},
+      {flags.quiet, "--quiet", c != Command::kInspect,
        "a query, map, combine, reduce and remote"},
       {flags.allow_partial, "--allow-partial", remote, "remote"},
       {flags.range.has_value(), "--range", c == Command::kMap, "map"},
@@ -427,9 +430,11 @@ int RunCombine(const Flags& flags) {
     // A Hadoop reducer whose shuffle brought no partition: nothing to
     // fold. The reduce that joins the combined partials names any
     // partition or split that is missing.
-    std::fprintf(stderr,
-                 "warning: the input holds no partials: nothing "
-                 "written\n");
+    if (!flags.quiet) {
+      std::fprintf(stderr,
+                   "warning: the input holds no partials: nothing "
+                   "written\n");
+    }
     return kExitOk;
   }
   if (!SelectPartition(flags, frames)) return kExitInputError;

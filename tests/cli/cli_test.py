@@ -2275,6 +2275,76 @@ class DistributedTest(MaprTestCase):
         self.assertEqual(out, want)
 
 
+class StepOptionsTest(MaprTestCase):
+    """The run options under map, combine, reduce and inspect: each takes
+    effect there (tests/cli/option_coverage_test.py lists the pairs)."""
+
+    Q = "select $hostname,$line,count($line) group by $hostname,$line " \
+        "logformat generic"
+
+    def setUp(self):
+        super().setUp()
+        self.write("a.log", b"x\ny\nx\n")
+        self.write("b.log", b"z\n")
+
+    def part(self, name, *args):
+        out, _ = self.mapr("map", *args)
+        return self.write(name, out)
+
+    def test_map_options(self):
+        one_pass, _ = self.mapr("-o", "csv", "--hostname", "h1", self.Q,
+                                "a.log", "b.log")
+        # --hostname, --query and --files as in a query run.
+        out, _ = self.mapr("map", "--hostname", "h1", "--query", self.Q,
+                           "--files", "a.log", "b.log")
+        self.write("h.part", out)
+        out, _ = self.mapr("reduce", "-o", "csv", "h.part")
+        self.assertEqual(out, one_pass)
+        # --explain prints the plan and writes no partial.
+        out, _ = self.mapr("map", "--explain", self.Q, "a.log")
+        self.assertIn(b"group by: $hostname, $line", out)
+        self.assertNotIn(b"MAPRPART", out)
+        # --max-groups: more groups than allowed fail the map.
+        _, err = self.mapr("map", "--max-groups", "1", self.Q, "a.log",
+                           code=1)
+        self.assertIn(b"more than 1 group (--max-groups)", err)
+        # --max-line-bytes: the long line is counted, not aggregated.
+        self.write("long.log", b"x\n" + b"y" * 50 + b"\n")
+        out, _ = self.mapr("map", "--max-line-bytes", "10", self.Q,
+                           "long.log")
+        self.write("l.part", out)
+        out, _ = self.mapr("inspect", "l.part")
+        self.assertIn(b"lines_too_long: 1\n", out)
+
+    def test_combine_reduce_inspect_options(self):
+        self.part("0.part", "--split", "0", self.Q, "a.log")
+        self.part("1.part", "--split", "1", self.Q, "b.log")
+        want, _ = self.mapr("reduce", "-o", "csv", "0.part", "1.part")
+        # --files names PARTs as positional ones do.
+        out, _ = self.mapr("reduce", "-o", "csv", "--files", "0.part,1.part")
+        self.assertEqual(out, want)
+        out, _ = self.mapr("combine", "--files", "0.part", "1.part")
+        self.write("c.part", out)
+        out, _ = self.mapr("inspect", "--files", "c.part")
+        self.assertIn(b"splits: [0, 2)", out)
+        # --max-groups bounds the merge (3 groups).
+        _, err = self.mapr("reduce", "--max-groups", "2", "0.part", "1.part",
+                           code=1)
+        self.assertIn(b"more than 2 groups (--max-groups)", err)
+        _, err = self.mapr("combine", "--max-groups", "2", "0.part", "1.part",
+                           code=1)
+        self.assertIn(b"more than 2 groups (--max-groups)", err)
+        # --stats prints the merged counters; --quiet silences warnings
+        # (here: no partial in the input).
+        _, err = self.mapr("combine", "--stats", "0.part", "1.part")
+        self.assertIn(b"lines_read: 4\n", err)
+        self.write("empty.part", b"")
+        _, err = self.mapr("combine", "empty.part")
+        self.assertIn(b"warning", err)
+        _, err = self.mapr("combine", "--quiet", "empty.part")
+        self.assertEqual(err, b"")
+
+
 class MapFollowTest(MaprTestCase):
     """mapr map --follow (delta partials per interval), sources in reduce,
     and the usage rules of map --follow and remote (docs/distributed.md)."""
@@ -2579,6 +2649,9 @@ class MapFollowTest(MaprTestCase):
         self.assertEqual(out, self.one_pass(self.lines(0, 10)))
         self.assertIn(b"its last partial is not final (its stream had not "
                       b"ended): the result lacks what came later", err)
+        # reduce --quiet does not say it.
+        _, err = self.mapr("reduce", "--quiet", "-o", "csv", "early.part")
+        self.assertEqual(err, b"")
 
     def test_usage_errors(self):
         cases = [

@@ -63,15 +63,6 @@ CONTEXT = {
 # (option, command) pairs that a command takes and no test exercises yet.
 # Only shrinks: a test that exercises one must take it off.
 UNEXERCISED = {
-    ("--explain", "map"), ("--hostname", "map"), ("--query", "map"),
-    ("--files", "map"), ("--files", "combine"), ("--files", "inspect"),
-    ("--files", "reduce"),
-    ("--max-groups", "map"), ("--max-groups", "combine"),
-    ("--max-groups", "reduce"),
-    ("--max-line-bytes", "map"), ("--max-line-bytes", "combine"),
-    ("--max-line-bytes", "reduce"),
-    ("--quiet", "combine"), ("--quiet", "inspect"), ("--quiet", "reduce"),
-    ("--stats", "combine"),
 }
 
 
