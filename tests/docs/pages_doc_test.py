@@ -28,6 +28,7 @@ heading without such a block fails the test.
 """
 
 import difflib
+import json
 import os
 import re
 import selectors
@@ -117,6 +118,32 @@ PAGES = {
                 "hello\n"
                 "<12>1 2026-12-01T14:00:04.000000+00:00 web-01 ann - - - "
                 "careful\n"),
+            # A stand-in journalctl (made executable): four entries in the
+            # shape of `journalctl -o json`, whatever the options.
+            ".bin/journalctl": "#!/bin/sh\ncat <<'EOF'\n" + "".join(
+                json.dumps(e, separators=(",", ":")) + "\n" for e in [
+                    {"__REALTIME_TIMESTAMP": "1764590400000000",
+                     "_HOSTNAME": "web-01", "PRIORITY": "4",
+                     "SYSLOG_IDENTIFIER": "kernel",
+                     "MESSAGE": "usb 1-1: new high-speed USB device number "
+                                "2 using xhci_hcd"},
+                    {"__REALTIME_TIMESTAMP": "1764590401000000",
+                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "ssh.service",
+                     "PRIORITY": "6", "SYSLOG_IDENTIFIER": "sshd",
+                     "_PID": "812", "MESSAGE": "Accepted publickey for ann "
+                                               "from 10.0.0.7 port 52144 ssh2"},
+                    {"__REALTIME_TIMESTAMP": "1764590402000000",
+                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "cron.service",
+                     "PRIORITY": "6", "SYSLOG_IDENTIFIER": "CRON",
+                     "_PID": "901",
+                     "MESSAGE": "(root) CMD (run-parts /etc/cron.hourly)"},
+                    {"__REALTIME_TIMESTAMP": "1764590403000000",
+                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "ssh.service",
+                     "PRIORITY": "3", "SYSLOG_IDENTIFIER": "sshd",
+                     "_PID": "815",
+                     "MESSAGE": "error: kex_exchange_identification: "
+                                "Connection closed by remote host"}]) +
+                "EOF\n",
             # dpkg's log: lines of no DTail table.
             "var/log/dpkg.log": lambda: "".join(
                 "2026-11-30 06:25:%02d status installed pkg%d:amd64 1.%d\n"
@@ -195,8 +222,6 @@ PAGES = {
             "The journal, in process (`--journal`)":
                 "the system's journal (tests/daemon/journal_test.py)",
             "journald (`journalctl -f`)": "the system's journal, followed",
-            "journald as JSON (`journalctl -o json`)":
-                "the system's journal",
         },
     },
     "docs/distributed.md": {
@@ -479,6 +504,8 @@ def run_block(block, page, mapr):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text() if callable(text) else text)
+            if name.startswith(".bin/"):
+                os.chmod(path, 0o755)
         env = dict(os.environ)
         env.update(config["env"])
         env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
