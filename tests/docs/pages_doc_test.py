@@ -93,6 +93,18 @@ def dtail_lines(lo, hi):
     return "".join(dtail_log().splitlines(True)[lo:hi])
 
 
+def alert_story(started, ended):
+    """cli.md's alert examples: 7 lines of host a (its alert starts), then 2
+    of host b (a's ends in that delta), then Ctrl-C."""
+    return [("write", "app.log", ""),
+            ("wait", "mapr: following"),
+            ("append", "app.log", kv_lines("a", 7)),
+            ("wait", started),
+            ("append", "app.log", kv_lines("b", 2)),
+            ("wait", ended),
+            ("signal", signal.SIGINT)]
+
+
 def kv_lines(host, n):
     return "".join("host=%s|n=%d\n" % (host, i) for i in range(n))
 
@@ -189,23 +201,11 @@ PAGES = {
                 ("wait", "# end of report"),
                 ("signal", signal.SIGTERM)],
             "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
-            "'count($line) >= 5' -o csv": [
-                ("write", "app.log", ""),
-                ("wait", "mapr: following"),
-                ("append", "app.log", kv_lines("a", 7)),
-                ("wait", "alert started"),
-                ("append", "app.log", kv_lines("b", 2)),
-                ("wait", "alert ended"),
-                ("signal", signal.SIGINT)],
+            "'count($line) >= 5' -o csv": alert_story("alert started",
+                                                      "alert ended"),
             "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
-            "'count($line) >= 5' --alert-format json": [
-                ("write", "app.log", ""),
-                ("wait", "mapr: following"),
-                ("append", "app.log", kv_lines("a", 7)),
-                ("wait", "\"started\""),
-                ("append", "app.log", kv_lines("b", 2)),
-                ("wait", "\"ended\""),
-                ("signal", signal.SIGINT)],
+            "'count($line) >= 5' --alert-format json": alert_story(
+                '"started"', '"ended"'),
         },
         "unrun": {
             "Prometheus scraping (`--listen ADDR:PORT`)":
