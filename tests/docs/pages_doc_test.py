@@ -41,252 +41,9 @@ import tempfile
 import threading
 import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from pages_config import PAGES, ROOT, SSH_STAND_IN  # noqa: E402
+
 TIMEOUT_SECONDS = 120
-DTAIL_LOG = os.path.join(ROOT, "tests", "golden", "dtail",
-                         "mapr_testdata.log")
-
-
-def golden_input(name):
-    """The input lines of tests/golden/NAME.test."""
-    lines, on = [], False
-    with open(os.path.join(ROOT, "tests", "golden", name + ".test"),
-              encoding="utf-8") as f:
-        for line in f.read().split("\n"):
-            if line == "input":
-                on = True
-            elif line.startswith("----"):
-                on = False
-            elif on:
-                lines.append(line)
-    return "\n".join(lines) + "\n"
-
-
-# A stand-in for ssh, on PATH in every block's folder: it runs the host's
-# command here (in the block's folder), except for the hosts in
-# $MAPR_DOC_DOWN_HOSTS, which it refuses as an unreachable host.
-SSH_STAND_IN = """#!/bin/bash
-while [ $# -gt 0 ]; do
-  case $1 in
-    -o|-p|-i|-l|-F|-J) shift 2 ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-host=$1; shift
-for down in $MAPR_DOC_DOWN_HOSTS; do
-  if [ "$host" = "$down" ]; then
-    echo "ssh: connect to host $host port 22: Connection refused" >&2
-    exit 255
-  fi
-done
-cd "$MAPR_DOC_WORK" && exec bash -c "$*"
-"""
-
-
-def dtail_log():
-    with open(DTAIL_LOG, encoding="utf-8") as f:
-        return f.read()
-
-
-def dtail_lines(lo, hi):
-    """Lines [lo, hi) of DTail's test log, as text."""
-    return "".join(dtail_log().splitlines(True)[lo:hi])
-
-
-def alert_story(started, ended):
-    """cli.md's alert examples: 7 lines of host a (its alert starts), then 2
-    of host b (a's ends in that delta), then Ctrl-C."""
-    return [("write", "app.log", ""),
-            ("wait", "mapr: following"),
-            ("append", "app.log", kv_lines("a", 7)),
-            ("wait", started),
-            ("append", "app.log", kv_lines("b", 2)),
-            ("wait", ended),
-            ("signal", signal.SIGINT)]
-
-
-def kv_lines(host, n):
-    return "".join("host=%s|n=%d\n" % (host, i) for i in range(n))
-
-
-# Per page: files made in each block's folder (name: text, or a function
-# giving it), environment, path rewrites, varying parts, blocks not run.
-PAGES = {
-    "docs/cli.md": {
-        "fixtures": {
-            "app.log": dtail_log,
-            "var/log/syslog": lambda: golden_input("syslog_var_log_syslog"),
-            "var/log/app.log": dtail_log,
-            # What rsyslog's RSYSLOG_SyslogProtocol23Format template writes
-            # (RFC 5424) for the page's five logger calls.
-            "rfc5424/syslog-5424.log": (
-                "<38>1 2026-12-01T14:00:00.000000+00:00 web-01 sshd 4242 - - "
-                "Accepted publickey for ann\n"
-                "<78>1 2026-12-01T14:00:01.000000+00:00 web-01 CRON 4243 - - "
-                "(root) CMD (run-parts)\n"
-                "<131>1 2026-12-01T14:00:02.000000+00:00 web-01 webapp 4244 "
-                "- - payment failed\n"
-                "<13>1 2026-12-01T14:00:03.000000+00:00 web-01 ann - - - "
-                "hello\n"
-                "<12>1 2026-12-01T14:00:04.000000+00:00 web-01 ann - - - "
-                "careful\n"),
-            # A stand-in journalctl (made executable): four entries in the
-            # shape of `journalctl -o json`, whatever the options.
-            ".bin/journalctl": "#!/bin/sh\ncat <<'EOF'\n" + "".join(
-                json.dumps(e, separators=(",", ":")) + "\n" for e in [
-                    {"__REALTIME_TIMESTAMP": "1764590400000000",
-                     "_HOSTNAME": "web-01", "PRIORITY": "4",
-                     "SYSLOG_IDENTIFIER": "kernel",
-                     "MESSAGE": "usb 1-1: new high-speed USB device number "
-                                "2 using xhci_hcd"},
-                    {"__REALTIME_TIMESTAMP": "1764590401000000",
-                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "ssh.service",
-                     "PRIORITY": "6", "SYSLOG_IDENTIFIER": "sshd",
-                     "_PID": "812", "MESSAGE": "Accepted publickey for ann "
-                                               "from 10.0.0.7 port 52144 ssh2"},
-                    {"__REALTIME_TIMESTAMP": "1764590402000000",
-                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "cron.service",
-                     "PRIORITY": "6", "SYSLOG_IDENTIFIER": "CRON",
-                     "_PID": "901",
-                     "MESSAGE": "(root) CMD (run-parts /etc/cron.hourly)"},
-                    {"__REALTIME_TIMESTAMP": "1764590403000000",
-                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "ssh.service",
-                     "PRIORITY": "3", "SYSLOG_IDENTIFIER": "sshd",
-                     "_PID": "815",
-                     "MESSAGE": "error: kex_exchange_identification: "
-                                "Connection closed by remote host"}]) +
-                "EOF\n",
-            # dpkg's log: lines of no DTail table.
-            "var/log/dpkg.log": lambda: "".join(
-                "2026-11-30 06:25:%02d status installed pkg%d:amd64 1.%d\n"
-                % (i % 60, i, i) for i in range(6422)),
-        },
-        "env": {"Q": "from STATS select count($line),avg($goroutines) "
-                     "group by $hostname",
-                "MAPR_DOC_DOWN_HOSTS": "web3"},
-        "paths": {"/var/log/syslog-5424.log": "rfc5424/syslog-5424.log",
-                  "/var/log/syslog": "var/log/syslog",
-                  "/var/log/dpkg.log": "var/log/dpkg.log",
-                  "/var/log/app.log": "var/log/app.log"},
-        "varies": [(r"(?<=hostname=\")[^\"]+(?=\")", "HOST"),
-                   (r"the number of CPUs, \d+", "the number of CPUs, N")],
-        # Follow mode: the stories the page tells around each example.
-        "drivers": {
-            "Follow mode (`--follow`) | mapr --follow --hostname": [
-                ("write", "live.log", dtail_lines(0, 300)),
-                ("wait", "mapr: following"),
-                ("append", "live.log", dtail_lines(300, 450)),
-                ("wait", "# end of report"),
-                ("append", "live.log", dtail_lines(450, 597)),
-                ("wait", "# end of report"),
-                ("signal", signal.SIGINT)],
-            "Follow mode (`--follow`) | mapr --follow --from-start --delta": [
-                ("write", "live.log", dtail_lines(0, 300)),
-                ("wait", "# end of report"),
-                ("append", "live.log", dtail_lines(300, 450)),
-                ("wait", "# end of report"),
-                ("append", "live.log", dtail_lines(450, 597)),
-                ("signal", signal.SIGTERM)],
-            "Follow mode (`--follow`) | mapr --follow --interval-ms 500": [
-                ("write", "gen.log", ""),
-                ("wait", "mapr: following"),
-                ("append", "gen.log", "a\nb\n"),
-                ("wait", "# end of report"),
-                ("rename", "gen.log", "gen.log.1"),
-                ("write", "gen.log", "c\nd\n"),
-                ("wait", "# end of report"),
-                ("write", "gen.log", "e\n"),
-                ("wait", "# end of report"),
-                ("write", "missing.log", "f\ng\n"),
-                ("wait", "# end of report"),
-                ("signal", signal.SIGTERM)],
-            "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
-            "'count($line) >= 5' -o csv": alert_story("alert started",
-                                                      "alert ended"),
-            "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
-            "'count($line) >= 5' --alert-format json": alert_story(
-                '"started"', '"ended"'),
-        },
-        "unrun": {
-            "Prometheus scraping (`--listen ADDR:PORT`)":
-                "a Prometheus server scraping mapr "
-                "(tests/cli/prometheus_test.py checks the metrics)",
-            "rsyslog (`omprog`)": "a private rsyslogd "
-                                  "(tests/daemon/rsyslog_test.py)",
-            "Several omprog instances": "a private rsyslogd "
-                                        "(tests/daemon/rsyslog_test.py)",
-            "Confirmed delivery (`map --omprog`)":
-                "a private rsyslogd (tests/daemon/rsyslog_test.py)",
-            "Behind syslog-ng (`python()` destination)":
-                "a private syslog-ng (tests/daemon/syslog_ng_test.py)",
-            "The journal, in process (`--journal`)":
-                "the system's journal (tests/daemon/journal_test.py)",
-            "journald (`journalctl -f`)": "the system's journal, followed",
-        },
-    },
-    "docs/distributed.md": {
-        "fixtures": {"app.log": dtail_log, "var/log/app.log": dtail_log,
-                     "hosts.txt": "web1\nweb2\nweb3\n"},
-        # The page's query (its first recipe exports it).
-        "env": {"Q": "from STATS select count($line),avg($goroutines) "
-                     "group by $hostname"},
-        "paths": {"/var/log/app.log": "var/log/app.log"},
-        "varies": [],
-        # The recipes run here (the hosts through the stand-in ssh); every
-        # other one is in "unrun".
-        "recipes": [
-            "GNU parallel | export Q=",
-            "GNU parallel | for h in",
-            "Partitioned reduce: `--partitions R` | # Map i reads",
-            "Partitioned reduce: `--partitions R` | export RUN=",
-        ],
-        "unrun": {
-            "Many hosts over SSH: `mapr remote`":
-                "its second line follows the hosts' logs until Ctrl-C "
-                "(tests/remote/ssh_test.py runs both against a private "
-                "sshd)",
-            "Live partials: `mapr map --follow`":
-                "follows /var/log/app.log until stopped "
-                "(tests/cli/cli_test.py MapFollowTest)",
-            "GNU parallel | parallel --sshloginfile":
-                "GNU parallel's remote side (perl over ssh, --return) "
-                "needs real hosts",
-            "Slurm": "sbatch and srun", "Hadoop Streaming": "hadoop jar",
-            "Dask": "a Dask cluster (tests/dask/dask_test.py)",
-            "A daemon on every host": "tail -F follows for ever "
-                                      "(delta_shipper_test runs the shipper)",
-            "Partitioned reduce: `--partitions R` | mkdir -p folded":
-                "sbatch",
-            "Partitioned reduce: `--partitions R` | hadoop jar":
-                "hadoop jar",
-        },
-    },
-    "README.md": {
-        "fixtures": {"app.log": dtail_log},
-        "env": {},
-        "paths": {"build/release/bindings/cli/mapr": "mapr",
-                  # The example host, from the build tree of the mapr under
-                  # test.
-                  "examples/log_daemon ": "$MAPR_DOC_BUILD/examples/"
-                                          "log_daemon "},
-        "drivers": {
-            "Example hosts (built and run by the test suite) | "
-            "examples/log_daemon": [
-                ("wait", "--- interval ---"),
-                ("wait", " 6.000000"),
-                ("signal", signal.SIGINT)],
-        },
-        "varies": [],
-        "unrun": {
-            "Quick start (Debian 12) | scripts/run-sample":
-                "builds the project; readme_test runs it on a clean clone",
-            "Embedding": "C++: tests/header_examples compiles and runs it",
-            "Installing and using the library | import mapr":
-                "Python: readme_test runs it with the built module",
-        },
-    },
-}
 
 
 class Command:
@@ -324,6 +81,15 @@ def parse_blocks(lines):
             i += 1
         body = [l[indent:] for l in lines[start:i]]
         i += 1
+        shown = shown_file(lines, start - 2) if not language else None
+        if shown is not None and body and not body[0].startswith("$ "):
+            # A file the page shows ("`PATH`:" just above): a session
+            # writes it where the page says before its commands run.
+            block = Block(heading, start, "file")
+            block.path, block.executable = shown
+            block.text = "\n".join(body) + "\n"
+            blocks.append(block)
+            continue
         if language in RECIPE_LANGUAGES and body:
             # A recipe: its lines as one script.
             block = Block(heading, start, language)
@@ -340,6 +106,22 @@ def parse_blocks(lines):
                 block.commands[-1].expected.append(text)
         blocks.append(block)
     return blocks
+
+
+def shown_file(lines, fence):
+    """(PATH, executable) when the paragraph just above the fence at index
+    `fence` is "`PATH`:" or "`PATH` (executable...):", else None."""
+    i = fence - 1
+    while i >= 0 and not lines[i].strip():
+        i -= 1
+    end = i
+    while i >= 0 and lines[i].strip():
+        i -= 1
+    paragraph = " ".join(l.strip() for l in lines[i + 1:end + 1])
+    m = re.match(r"^`([^`\s]+)`(.*):$", paragraph)
+    if not m or (m.group(2) and not m.group(2).startswith(" (executable")):
+        return None
+    return m.group(1), bool(m.group(2))
 
 
 # Fenced blocks of these languages are recipes.
@@ -506,88 +288,220 @@ def run_driven(text, steps, work, env):
     return split(chunks[p.stdout]), err, split(merged), code
 
 
-def run_block(block, page, mapr):
-    """[(command, ok, expected, got)] for the block's commands."""
+def rewrite(text, paths, context):
+    """`text` with the page's paths rewritten (PATHS; {work}, {mapr},
+    {root} and {build} in a new path are the block's folder, the binary
+    under test, the checkout and its build tree)."""
+    for old, new in paths.items():
+        for name, value in context.items():
+            new = new.replace("{%s}" % name, value)
+        text = text.replace(old, new)
+    return text
+
+
+def make_folder(work, config, mapr):
+    """Fills the scratch folder `work` (fixtures, stand-ins) and returns
+    (the environment, the rewrite context) of its commands."""
+    bin_dir = os.path.join(work, ".bin")
+    os.mkdir(bin_dir)
+    os.symlink(mapr, os.path.join(bin_dir, "mapr"))
+    with open(os.path.join(bin_dir, "ssh"), "w") as f:
+        f.write(SSH_STAND_IN)
+    os.chmod(os.path.join(bin_dir, "ssh"), 0o755)
+    os.symlink(os.path.join(ROOT, "examples"), os.path.join(work, "examples"))
+    for name, text in config["fixtures"].items():
+        path = os.path.join(work, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text() if callable(text) else text)
+        if name.startswith(".bin/"):
+            os.chmod(path, 0o755)
+    env = dict(os.environ)
+    env.update(config["env"])
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
+    env["TZ"] = "UTC"
+    env["LC_ALL"] = "C"
+    env["MAPR_DOC_WORK"] = work
+    # The build tree of build/X/bindings/cli/mapr (its example hosts).
+    build = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.realpath(mapr))))
+    env["MAPR_DOC_BUILD"] = build
+    context = {"work": work, "mapr": mapr, "root": ROOT, "build": build}
+    return env, context
+
+
+class Session:
+    """What the commands of one folder share: the environment (`export`
+    changes it), the jobs started with `&`, the hooks still to run."""
+
+    def __init__(self, env, context, hooks):
+        self.env = env
+        self.context = context
+        self.jobs = []
+        self.hooks = list(hooks)
+
+    def start_job(self, text, work):
+        self.jobs.append(subprocess.Popen(
+            ["bash", "-c", text], cwd=work, env=self.env,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL, start_new_session=True))
+
+    def step(self, step, work, paths):
+        """Runs one step of a session's story that the page does not show;
+        returns why it failed, or None."""
+        deadline = time.monotonic() + TIMEOUT_SECONDS
+        if step[0] == "wait_file":
+            # Until the file exists and holds NEEDLE.
+            path = os.path.join(work, rewrite(step[1], paths, self.context))
+            while time.monotonic() < deadline:
+                if not step[2] and os.path.exists(path):
+                    return None  # a socket, say
+                try:
+                    with open(path, encoding="utf-8",
+                              errors="replace") as f:
+                        if step[2] in f.read():
+                            return None
+                except FileNotFoundError:
+                    pass
+                time.sleep(0.02)
+            return "%s never held %r" % (step[1], step[2])
+        if step[0] == "wait_jobs":
+            for job in self.jobs:
+                try:
+                    job.wait(TIMEOUT_SECONDS)
+                except subprocess.TimeoutExpired:
+                    return "a job started with & did not end"
+            return None
+        if step[0] == "job":
+            self.start_job(rewrite(step[1], paths, self.context), work)
+            return None
+        if step[0] == "sh":
+            out, err, _, code = run(rewrite(step[1], paths, self.context),
+                                    work, self.env)
+            if code != 0:
+                return "story command failed (%d): %s\n%s" % (
+                    code, step[1], "\n".join(out + err))
+            return None
+        raise ValueError("unknown step %r" % (step,))
+
+    def end(self):
+        for job in self.jobs:
+            if job.poll() is None:
+                os.killpg(job.pid, signal.SIGKILL)
+            job.wait()
+
+
+def run_blocks(blocks, page, mapr, story=None):
+    """[(command, ok, expected, got)] for the commands of `blocks`, run in
+    one scratch folder; `story` is a session's hooks ([(PREFIX, steps)]:
+    in order, each runs before the next command starting with PREFIX)."""
     config = PAGES[page]
+    paths = config["paths"]
     results = []
     with tempfile.TemporaryDirectory(prefix="mapr_pages_") as work:
-        bin_dir = os.path.join(work, ".bin")
-        os.mkdir(bin_dir)
-        os.symlink(mapr, os.path.join(bin_dir, "mapr"))
-        with open(os.path.join(bin_dir, "ssh"), "w") as f:
-            f.write(SSH_STAND_IN)
-        os.chmod(os.path.join(bin_dir, "ssh"), 0o755)
-        os.symlink(os.path.join(ROOT, "examples"),
-                   os.path.join(work, "examples"))
-        for name, text in config["fixtures"].items():
-            path = os.path.join(work, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text() if callable(text) else text)
-            if name.startswith(".bin/"):
-                os.chmod(path, 0o755)
-        env = dict(os.environ)
-        env.update(config["env"])
-        env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
-        env["TZ"] = "UTC"
-        env["LC_ALL"] = "C"
-        env["MAPR_DOC_WORK"] = work
-        # The build tree of build/X/bindings/cli/mapr (its example hosts).
-        env["MAPR_DOC_BUILD"] = os.path.dirname(os.path.dirname(
-            os.path.dirname(os.path.realpath(mapr))))
-        varies = config["varies"]
-        code = 0
-        for command in block.commands:
-            text = command.text
-            for old, new in config["paths"].items():
-                text = text.replace(old, new)
-            if block.language:
-                # A recipe runs as a script that stops at its first failure;
-                # it passes if it ends with 0 (its jobs in the background
-                # end with it).
-                script = os.path.join(work, ".recipe")
-                with open(script, "w", encoding="utf-8") as f:
-                    f.write("set -eo pipefail\n" + text + "\nwait\n")
-                out, err, _, code = run("bash " + script, work, env)
-                results.append((command, code == 0, ["exit status 0"], [
-                    "exit status %d" % code] + err))
+        env, context = make_folder(work, config, mapr)
+        session = Session(env, context, story or [])
+        try:
+            for block in blocks:
+                results += run_commands(block, config, work, session)
+        finally:
+            session.end()
+        for prefix, _ in session.hooks:
+            results.append((Command(blocks[0].line_number, "(story) " +
+                                    prefix), False,
+                            ["a command starting with this"], ["none"]))
+    return results
+
+
+def run_commands(block, config, work, session):
+    paths = config["paths"]
+    varies = config["varies"]
+    results = []
+    code = 0
+    env = session.env
+    if block.language == "file":
+        path = os.path.normpath(os.path.join(
+            work, rewrite(block.path, paths, session.context)))
+        if not path.startswith(work + os.sep):
+            # Never write outside the folder: the page's path needs a
+            # rewrite in PATHS.
+            return [(Command(block.line_number, "(file) " + block.path),
+                     False, ["a path in the folder"], [path])]
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(rewrite(block.text, paths, session.context))
+        if block.executable:
+            os.chmod(path, 0o755)
+        return results
+    for command in block.commands:
+        text = rewrite(command.text, paths, session.context)
+        if session.hooks and command.text.startswith(session.hooks[0][0]):
+            for step in session.hooks.pop(0)[1]:
+                why = session.step(step, work, paths)
+                if why:
+                    results.append((command, False, [], ["story: " + why]))
+                    return results
+        if block.language:
+            # A recipe runs as a script that stops at its first failure;
+            # it passes if it ends with 0 (its jobs in the background
+            # end with it).
+            script = os.path.join(work, ".recipe")
+            with open(script, "w", encoding="utf-8") as f:
+                f.write("set -eo pipefail\n" + text + "\nwait\n")
+            out, err, _, code = run("bash " + script, work, env)
+            results.append((command, code == 0, ["exit status 0"], [
+                "exit status %d" % code] + err))
+            continue
+        m = re.match(r"^export (\w+)=(\S*)$", text)
+        if m:
+            env[m.group(1)] = m.group(2)
+            results.append((command, not command.expected, command.expected,
+                            []))
+            continue
+        if text.rstrip().endswith("&") and not text.rstrip().endswith("&&"):
+            # A job in the background: it prints nothing here (the page
+            # redirects it) and is stopped at the end of the session.
+            session.start_job(text.rstrip()[:-1], work)
+            results.append((command, not command.expected, command.expected,
+                            []))
+            continue
+        if text.strip() == "echo $?":  # The block's previous command's.
+            text = "echo %d" % code
+        steps = driver_steps(config, block, command)
+        ctrl_c = False
+        if steps is not None:
+            out, err, merged, code = run_driven(text, steps, work, env)
+            ctrl_c = "^C" in command.expected
+        else:
+            out, err, merged, code = run(text, work, env)
+        # What mapr prints names the rewritten paths: name the page's.
+        for old, new in paths.items():
+            new = rewrite(old, {old: new}, session.context)
+            if "/" not in new:
                 continue
-            if text.strip() == "echo $?":  # The block's previous command's.
-                text = "echo %d" % code
-            steps = driver_steps(config, block, command)
-            ctrl_c = False
-            if steps is not None:
-                out, err, merged, code = run_driven(text, steps, work, env)
-                ctrl_c = "^C" in command.expected
-            else:
-                out, err, merged, code = run(text, work, env)
-            # What mapr prints names the rewritten paths: name the page's.
-            for old, new in config["paths"].items():
-                if "/" not in new:
-                    continue
-                undo = lambda lines: [
-                    re.sub(r"(?<![\w/.])" + re.escape(new), old, line)
-                    for line in lines]
-                out, err, merged = undo(out), undo(err), undo(merged)
-            got = [normalize(out + err, varies), normalize(err + out, varies),
-                   normalize(merged, varies)]
-            want = normalize(command.expected, varies)
-            wants = [want]
-            if ctrl_c:
-                # A terminal echoes Ctrl-C as ^C where the cursor is: on the
-                # blank line between two reports, or on a line of its own.
-                wants = [["" if l == "^C" else l for l in want],
-                         [l for l in want if l != "^C"]]
-            other = equivalent_command(text)
-            if other is not None and not command.expected:
-                wants = [normalize(run(other, work, env)[0], varies)]
-                got = [normalize(out, varies)]
-            ok = any(matches(w, g) for w in wants for g in got)
-            if other is None or command.expected:
-                ok = ok or any(matches_interleaved(
-                    w, tuple(normalize(out, varies)),
-                    tuple(normalize(err, varies))) for w in wants)
-            results.append((command, ok, wants[0], got[-1]))
+            undo = lambda lines: [
+                re.sub(r"(?<![\w/.])" + re.escape(new), old, line)
+                for line in lines]
+            out, err, merged = undo(out), undo(err), undo(merged)
+        got = [normalize(out + err, varies), normalize(err + out, varies),
+               normalize(merged, varies)]
+        want = normalize(command.expected, varies)
+        wants = [want]
+        if ctrl_c:
+            # A terminal echoes Ctrl-C as ^C where the cursor is: on the
+            # blank line between two reports, or on a line of its own.
+            wants = [["" if l == "^C" else l for l in want],
+                     [l for l in want if l != "^C"]]
+        other = equivalent_command(text)
+        if other is not None and not command.expected:
+            wants = [normalize(run(other, work, env)[0], varies)]
+            got = [normalize(out, varies)]
+        ok = any(matches(w, g) for w in wants for g in got)
+        if other is None or command.expected:
+            ok = ok or any(matches_interleaved(
+                w, tuple(normalize(out, varies)),
+                tuple(normalize(err, varies))) for w in wants)
+        results.append((command, ok, wants[0], got[-1]))
     return results
 
 
@@ -606,8 +520,9 @@ def unrun_key(unrun, block):
     None if it is to run."""
     for key in unrun:
         heading, _, prefix = key.partition(" | ")
-        if heading == block.heading and \
-                block.commands[0].text.startswith(prefix):
+        first = block.commands[0].text if block.commands else ""
+        if heading == block.heading and first.startswith(prefix) and \
+                (first or not prefix):
             return key
     return None
 
@@ -626,11 +541,22 @@ def main(argv):
         unrun = PAGES[page]["unrun"]
         seen_unrun = set()
         allowed = PAGES[page].get("recipes", [])
+        sessions = PAGES[page].get("sessions", {})
+        runs = []  # (blocks, story), in page order
         for block in blocks:
             key = unrun_key(unrun, block)
             if key is not None:
                 seen_unrun.add(key)
                 continue
+            if block.heading in sessions:
+                # The blocks of a session run in one folder, in order.
+                if not runs or runs[-1][1] is None or \
+                        runs[-1][0][0].heading != block.heading:
+                    runs.append(([], sessions[block.heading]))
+                runs[-1][0].append(block)
+                continue
+            if block.language == "file":
+                continue  # a file no session writes: nothing to run
             if block.language and unrun_key(allowed, block) is None:
                 # Never run a recipe nobody looked at: it may need a fleet,
                 # write outside its folder, or reach the network.
@@ -640,7 +566,11 @@ def main(argv):
                           page, block.line_number, block.heading,
                           block.language))
                 continue
-            for command, ok, want, got in run_block(block, page, mapr):
+            runs.append(([block], None))
+        for run_of, story in runs:
+            block = run_of[0]
+            for command, ok, want, got in run_blocks(run_of, page, mapr,
+                                                     story):
                 commands += 1
                 if ok:
                     continue

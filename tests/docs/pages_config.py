@@ -1,0 +1,303 @@
+"""What tests/docs/pages_doc_test.py needs to run each page's examples:
+the files a page names, its environment, path rewrites, what varies, the
+stories around followed examples, the sessions of daemon examples and the
+blocks that cannot run here (with why)."""
+
+import json
+import os
+import signal
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DTAIL_LOG = os.path.join(ROOT, "tests", "golden", "dtail",
+                         "mapr_testdata.log")
+
+
+def golden_input(name):
+    """The input lines of tests/golden/NAME.test."""
+    lines, on = [], False
+    with open(os.path.join(ROOT, "tests", "golden", name + ".test"),
+              encoding="utf-8") as f:
+        for line in f.read().split("\n"):
+            if line == "input":
+                on = True
+            elif line.startswith("----"):
+                on = False
+            elif on:
+                lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+# A stand-in for ssh, on PATH in every block's folder: it runs the host's
+# command here (in the block's folder), except for the hosts in
+# $MAPR_DOC_DOWN_HOSTS, which it refuses as an unreachable host.
+SSH_STAND_IN = """#!/bin/bash
+while [ $# -gt 0 ]; do
+  case $1 in
+    -o|-p|-i|-l|-F|-J) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+host=$1; shift
+for down in $MAPR_DOC_DOWN_HOSTS; do
+  if [ "$host" = "$down" ]; then
+    echo "ssh: connect to host $host port 22: Connection refused" >&2
+    exit 255
+  fi
+done
+cd "$MAPR_DOC_WORK" && exec bash -c "$*"
+"""
+
+
+def dtail_log():
+    with open(DTAIL_LOG, encoding="utf-8") as f:
+        return f.read()
+
+
+def dtail_lines(lo, hi):
+    """Lines [lo, hi) of DTail's test log, as text."""
+    return "".join(dtail_log().splitlines(True)[lo:hi])
+
+
+def alert_story(started, ended):
+    """cli.md's alert examples: 7 lines of host a (its alert starts), then 2
+    of host b (a's ends in that delta), then Ctrl-C."""
+    return [("write", "app.log", ""),
+            ("wait", "mapr: following"),
+            ("append", "app.log", kv_lines("a", 7)),
+            ("wait", started),
+            ("append", "app.log", kv_lines("b", 2)),
+            ("wait", ended),
+            ("signal", signal.SIGINT)]
+
+
+def rsyslog_story():
+    """The first rsyslog recipe's messages, through the section's own
+    rsyslog.conf (written from the page): the story before its commands."""
+    logger = "logger -u /tmp/mapr-rsyslog/log.sock "
+    return [("sh", "mkdir -p /tmp/mapr-rsyslog/parts"),
+            ("job", "rsyslogd -n -f /tmp/mapr-rsyslog/rsyslog.conf "
+                    "-i /tmp/mapr-rsyslog/rsyslogd.pid"),
+            ("wait_file", "/tmp/mapr-rsyslog/log.sock", ""),
+            ("sh", "printf 'user=alice|status=200|bytes=512\\nuser=bob|"
+                   "status=404|bytes=0\\n' | " + logger + "-t webapp"),
+            ("sh", logger + "-t cron 'user=alice|status=200|bytes=999'"),
+            ("sh", "printf 'user=alice|status=200|bytes=2048\\nuser=carol|"
+                   "status=500|bytes=17\\n' | " + logger + "-t webapp"),
+            ("sh", "kill $(cat /tmp/mapr-rsyslog/rsyslogd.pid)"),
+            ("wait_jobs",)]
+
+
+def kv_lines(host, n):
+    return "".join("host=%s|n=%d\n" % (host, i) for i in range(n))
+
+
+# Per page: files made in each block's folder (name: text, or a function
+# giving it), environment, path rewrites, varying parts, blocks not run.
+PAGES = {
+    "docs/cli.md": {
+        "fixtures": {
+            "app.log": dtail_log,
+            "var/log/syslog": lambda: golden_input("syslog_var_log_syslog"),
+            "var/log/app.log": dtail_log,
+            # What rsyslog's RSYSLOG_SyslogProtocol23Format template writes
+            # (RFC 5424) for the page's five logger calls.
+            "rfc5424/syslog-5424.log": (
+                "<38>1 2026-12-01T14:00:00.000000+00:00 web-01 sshd 4242 - - "
+                "Accepted publickey for ann\n"
+                "<78>1 2026-12-01T14:00:01.000000+00:00 web-01 CRON 4243 - - "
+                "(root) CMD (run-parts)\n"
+                "<131>1 2026-12-01T14:00:02.000000+00:00 web-01 webapp 4244 "
+                "- - payment failed\n"
+                "<13>1 2026-12-01T14:00:03.000000+00:00 web-01 ann - - - "
+                "hello\n"
+                "<12>1 2026-12-01T14:00:04.000000+00:00 web-01 ann - - - "
+                "careful\n"),
+            # A stand-in journalctl (made executable): four entries in the
+            # shape of `journalctl -o json`, whatever the options.
+            ".bin/journalctl": "#!/bin/sh\ncat <<'EOF'\n" + "".join(
+                json.dumps(e, separators=(",", ":")) + "\n" for e in [
+                    {"__REALTIME_TIMESTAMP": "1764590400000000",
+                     "_HOSTNAME": "web-01", "PRIORITY": "4",
+                     "SYSLOG_IDENTIFIER": "kernel",
+                     "MESSAGE": "usb 1-1: new high-speed USB device number "
+                                "2 using xhci_hcd"},
+                    {"__REALTIME_TIMESTAMP": "1764590401000000",
+                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "ssh.service",
+                     "PRIORITY": "6", "SYSLOG_IDENTIFIER": "sshd",
+                     "_PID": "812", "MESSAGE": "Accepted publickey for ann "
+                                               "from 10.0.0.7 port 52144 ssh2"},
+                    {"__REALTIME_TIMESTAMP": "1764590402000000",
+                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "cron.service",
+                     "PRIORITY": "6", "SYSLOG_IDENTIFIER": "CRON",
+                     "_PID": "901",
+                     "MESSAGE": "(root) CMD (run-parts /etc/cron.hourly)"},
+                    {"__REALTIME_TIMESTAMP": "1764590403000000",
+                     "_HOSTNAME": "web-01", "_SYSTEMD_UNIT": "ssh.service",
+                     "PRIORITY": "3", "SYSLOG_IDENTIFIER": "sshd",
+                     "_PID": "815",
+                     "MESSAGE": "error: kex_exchange_identification: "
+                                "Connection closed by remote host"}]) +
+                "EOF\n",
+            # dpkg's log: lines of no DTail table.
+            "var/log/dpkg.log": lambda: "".join(
+                "2026-11-30 06:25:%02d status installed pkg%d:amd64 1.%d\n"
+                % (i % 60, i, i) for i in range(6422)),
+        },
+        "env": {"Q": "from STATS select count($line),avg($goroutines) "
+                     "group by $hostname",
+                "MAPR_DOC_DOWN_HOSTS": "web3"},
+        "paths": {"/tmp/mapr-rsyslog": "{work}/mapr-rsyslog",
+                  "/tmp/mapr-syslog-ng": "{work}/mapr-syslog-ng",
+                  "/usr/local/src/mapr/build/release": "{build}",
+                  "/usr/local/src/mapr": "{root}",
+                  "/usr/local/bin/mapr": "{mapr}",
+                  "/var/log/syslog-5424.log": "rfc5424/syslog-5424.log",
+                  "/var/log/syslog": "var/log/syslog",
+                  "/var/log/dpkg.log": "var/log/dpkg.log",
+                  "/var/log/app.log": "var/log/app.log"},
+        "varies": [(r"(?<=hostname=\")[^\"]+(?=\")", "HOST"),
+                   (r"the number of CPUs, \d+", "the number of CPUs, N"),
+                   # syslog-ng's log: its times, and how many intervals
+                   # passed with new messages (the story waits for them).
+                   (r"^\[\d{4}-\d\d-\d\dT[\d:.]+\] ", "[TIME] "),
+                   (r"\b\d+ interval writes", "N interval writes")],
+        # Follow mode: the stories the page tells around each example.
+        "drivers": {
+            "Follow mode (`--follow`) | mapr --follow --hostname": [
+                ("write", "live.log", dtail_lines(0, 300)),
+                ("wait", "mapr: following"),
+                ("append", "live.log", dtail_lines(300, 450)),
+                ("wait", "# end of report"),
+                ("append", "live.log", dtail_lines(450, 597)),
+                ("wait", "# end of report"),
+                ("signal", signal.SIGINT)],
+            "Follow mode (`--follow`) | mapr --follow --from-start --delta": [
+                ("write", "live.log", dtail_lines(0, 300)),
+                ("wait", "# end of report"),
+                ("append", "live.log", dtail_lines(300, 450)),
+                ("wait", "# end of report"),
+                ("append", "live.log", dtail_lines(450, 597)),
+                ("signal", signal.SIGTERM)],
+            "Follow mode (`--follow`) | mapr --follow --interval-ms 500": [
+                ("write", "gen.log", ""),
+                ("wait", "mapr: following"),
+                ("append", "gen.log", "a\nb\n"),
+                ("wait", "# end of report"),
+                ("rename", "gen.log", "gen.log.1"),
+                ("write", "gen.log", "c\nd\n"),
+                ("wait", "# end of report"),
+                ("write", "gen.log", "e\n"),
+                ("wait", "# end of report"),
+                ("write", "missing.log", "f\ng\n"),
+                ("wait", "# end of report"),
+                ("signal", signal.SIGTERM)],
+            "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
+            "'count($line) >= 5' -o csv": alert_story("alert started",
+                                                      "alert ended"),
+            "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
+            "'count($line) >= 5' --alert-format json": alert_story(
+                '"started"', '"ended"'),
+        },
+        # The daemon recipes: each section's files and commands in one
+        # folder, with what the page's reader does between the commands.
+        "sessions": {
+            "rsyslog (`omprog`)": [
+                ("printf 'user=alice|status=200|bytes=512", [
+                    ("wait_file", "/tmp/mapr-rsyslog/log.sock", "")]),
+                # "A second passed between the groups of commands."
+                ("printf 'user=alice|status=200|bytes=2048", [
+                    ("wait_file", "/tmp/mapr-rsyslog/report.csv",
+                     "# end of report 1")]),
+                ("kill $(cat /tmp/mapr-rsyslog/rsyslogd.pid)", [
+                    ("wait_file", "/tmp/mapr-rsyslog/report.csv",
+                     "# end of report 2")]),
+                ("cat /tmp/mapr-rsyslog/report.csv", [("wait_jobs",)]),
+            ],
+            "Several omprog instances": [("mapr reduce", rsyslog_story())],
+            "Confirmed delivery (`map --omprog`)": [
+                ("mapr map --omprog", rsyslog_story())],
+            "Behind syslog-ng (`python()` destination)": [
+                ("logger -u /tmp/mapr-syslog-ng/log.sock", [
+                    ("wait_file", "/tmp/mapr-syslog-ng/log.sock", "")]),
+                ("cat /tmp/mapr-syslog-ng/report.csv", [
+                    ("wait_file", "/tmp/mapr-syslog-ng/report.csv", "bob,")]),
+                # "A second passed between the groups of commands": the
+                # messages are in before the stop.
+                ("kill $(cat /tmp/mapr-syslog-ng/syslog-ng.pid)", [
+                    ("wait_file", "/tmp/mapr-syslog-ng/report.csv",
+                     "carol,")]),
+                ("cat /tmp/mapr-syslog-ng/report.csv", [("wait_jobs",)]),
+            ],
+        },
+        "unrun": {
+            "Prometheus scraping (`--listen ADDR:PORT`)":
+                "a Prometheus server scraping mapr "
+                "(tests/cli/prometheus_test.py checks the metrics)",
+            "The journal, in process (`--journal`)":
+                "the system's journal (tests/daemon/journal_test.py)",
+            "journald (`journalctl -f`)": "the system's journal, followed",
+        },
+    },
+    "docs/distributed.md": {
+        "fixtures": {"app.log": dtail_log, "var/log/app.log": dtail_log,
+                     "hosts.txt": "web1\nweb2\nweb3\n"},
+        # The page's query (its first recipe exports it).
+        "env": {"Q": "from STATS select count($line),avg($goroutines) "
+                     "group by $hostname"},
+        "paths": {"/var/log/app.log": "var/log/app.log"},
+        "varies": [],
+        # The recipes run here (the hosts through the stand-in ssh); every
+        # other one is in "unrun".
+        "recipes": [
+            "GNU parallel | export Q=",
+            "GNU parallel | for h in",
+            "Partitioned reduce: `--partitions R` | # Map i reads",
+            "Partitioned reduce: `--partitions R` | export RUN=",
+        ],
+        "unrun": {
+            "Many hosts over SSH: `mapr remote`":
+                "its second line follows the hosts' logs until Ctrl-C "
+                "(tests/remote/ssh_test.py runs both against a private "
+                "sshd)",
+            "Live partials: `mapr map --follow`":
+                "follows /var/log/app.log until stopped "
+                "(tests/cli/cli_test.py MapFollowTest)",
+            "GNU parallel | parallel --sshloginfile":
+                "GNU parallel's remote side (perl over ssh, --return) "
+                "needs real hosts",
+            "Slurm": "sbatch and srun", "Hadoop Streaming": "hadoop jar",
+            "Dask": "a Dask cluster (tests/dask/dask_test.py)",
+            "A daemon on every host": "tail -F follows for ever "
+                                      "(delta_shipper_test runs the shipper)",
+            "Partitioned reduce: `--partitions R` | mkdir -p folded":
+                "sbatch",
+            "Partitioned reduce: `--partitions R` | hadoop jar":
+                "hadoop jar",
+        },
+    },
+    "README.md": {
+        "fixtures": {"app.log": dtail_log},
+        "env": {},
+        "paths": {"build/release/bindings/cli/mapr": "mapr",
+                  # The example host, from the build tree of the mapr under
+                  # test.
+                  "examples/log_daemon ": "$MAPR_DOC_BUILD/examples/"
+                                          "log_daemon "},
+        "drivers": {
+            "Example hosts (built and run by the test suite) | "
+            "examples/log_daemon": [
+                ("wait", "--- interval ---"),
+                ("wait", " 6.000000"),
+                ("signal", signal.SIGINT)],
+        },
+        "varies": [],
+        "unrun": {
+            "Quick start (Debian 12) | scripts/run-sample":
+                "builds the project; readme_test runs it on a clean clone",
+            "Embedding": "C++: tests/header_examples compiles and runs it",
+            "Installing and using the library | import mapr":
+                "Python: readme_test runs it with the built module",
+        },
+    },
+}
