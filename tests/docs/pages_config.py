@@ -88,6 +88,26 @@ def rsyslog_story():
             ("wait_jobs",)]
 
 
+def journal_export():
+    """Six entries of another machine's journal (export format), three in
+    each of two hours."""
+    out = []
+    for i, (minute, unit, message) in enumerate([
+            (2, "ssh.service", "Accepted publickey for ann"),
+            (15, "cron.service", "(root) CMD (run-parts /etc/cron.hourly)"),
+            (48, "ssh.service", "Disconnected from user ann"),
+            (63, "nginx.service", "worker process 812 exited on signal 9"),
+            (75, "cron.service", "(root) CMD (run-parts /etc/cron.hourly)"),
+            (118, "ssh.service", "Accepted publickey for bob")]):
+        t = 1764597600 + minute * 60  # 2026-12-01 14:00 UTC
+        out.append("__REALTIME_TIMESTAMP=%d\n__MONOTONIC_TIMESTAMP=%d\n"
+                   "_BOOT_ID=5e0c7b4d2c1f4a3e9d8b7a6f5e4d3c2b\n"
+                   "_HOSTNAME=old-root\n_SYSTEMD_UNIT=%s\nPRIORITY=6\n"
+                   "MESSAGE=%s\n\n" % (t * 1000000, (i + 1) * 1000000,
+                                        unit, message))
+    return "".join(out)
+
+
 def kv_lines(host, n):
     return "".join("host=%s|n=%d\n" % (host, i) for i in range(n))
 
@@ -114,8 +134,13 @@ PAGES = {
                 "<12>1 2026-12-01T14:00:04.000000+00:00 web-01 ann - - - "
                 "careful\n"),
             # A stand-in journalctl (made executable): four entries in the
-            # shape of `journalctl -o json`, whatever the options.
-            ".bin/journalctl": "#!/bin/sh\ncat <<'EOF'\n" + "".join(
+            # shape of `journalctl -o json`, whatever the options; with -f
+            # (`-o cat -f -n 0 -t webapp`) the messages the page's story
+            # appends to journal.follow, as they come.
+            ".bin/journalctl": "#!/bin/sh\ncase \" $* \" in *\" -f \"*)\n"
+                               "  exec tail -n +1 -F \"$MAPR_DOC_WORK/"
+                               "journal.follow\" 2>/dev/null ;;\nesac\n"
+                               "cat <<'EOF'\n" + "".join(
                 json.dumps(e, separators=(",", ":")) + "\n" for e in [
                     {"__REALTIME_TIMESTAMP": "1764590400000000",
                      "_HOSTNAME": "web-01", "PRIORITY": "4",
@@ -139,6 +164,9 @@ PAGES = {
                      "MESSAGE": "error: kex_exchange_identification: "
                                 "Connection closed by remote host"}]) +
                 "EOF\n",
+            # A journal in systemd's export format, which the session of
+            # "The journal, in process" turns into a journal file.
+            "journal.export": journal_export,
             # dpkg's log: lines of no DTail table.
             "var/log/dpkg.log": lambda: "".join(
                 "2026-11-30 06:25:%02d status installed pkg%d:amd64 1.%d\n"
@@ -152,6 +180,7 @@ PAGES = {
                   "/usr/local/src/mapr/build/release": "{build}",
                   "/usr/local/src/mapr": "{root}",
                   "/usr/local/bin/mapr": "{mapr}",
+                  "/mnt/old-root/var/log/journal": "old-root-journal",
                   "/var/log/syslog-5424.log": "rfc5424/syslog-5424.log",
                   "/var/log/syslog": "var/log/syslog",
                   "/var/log/dpkg.log": "var/log/dpkg.log",
@@ -192,6 +221,18 @@ PAGES = {
                 ("write", "missing.log", "f\ng\n"),
                 ("wait", "# end of report"),
                 ("signal", signal.SIGTERM)],
+            "journald (`journalctl -f`) | journalctl -o cat -f": [
+                ("write", "journal.follow", ""),
+                ("wait", "mapr: following"),
+                ("append", "journal.follow",
+                 "user=alice|status=200|bytes=512\n"
+                 "user=bob|status=404|bytes=0\n"),
+                ("wait", "# end of report"),
+                ("append", "journal.follow",
+                 "user=alice|status=200|bytes=2048\n"
+                 "user=carol|status=500|bytes=17\n"),
+                ("wait", "# end of report"),
+                ("signal", signal.SIGINT)],
             "Alerts (`--alert CONDITION`) | mapr --follow --delta --alert "
             "'count($line) >= 5' -o csv": alert_story("alert started",
                                                       "alert ended"),
@@ -217,6 +258,14 @@ PAGES = {
             "Several omprog instances": [("mapr reduce", rsyslog_story())],
             "Confirmed delivery (`map --omprog`)": [
                 ("mapr map --omprog", rsyslog_story())],
+            "The journal, in process (`--journal`)": [
+                ("mapr --journal-dir", [
+                    ("sh", "mkdir -p /mnt/old-root/var/log/journal && "
+                           "for j in /lib/systemd/systemd-journal-remote "
+                           "/usr/lib/systemd/systemd-journal-remote; do "
+                           "[ -x $j ] && break; done && "
+                           "$j -o /mnt/old-root/var/log/journal/"
+                           "system.journal - < journal.export")])],
             "Behind syslog-ng (`python()` destination)": [
                 ("logger -u /tmp/mapr-syslog-ng/log.sock", [
                     ("wait_file", "/tmp/mapr-syslog-ng/log.sock", "")]),
@@ -234,9 +283,13 @@ PAGES = {
             "Prometheus scraping (`--listen ADDR:PORT`)":
                 "a Prometheus server scraping mapr "
                 "(tests/cli/prometheus_test.py checks the metrics)",
-            "The journal, in process (`--journal`)":
-                "the system's journal (tests/daemon/journal_test.py)",
-            "journald (`journalctl -f`)": "the system's journal, followed",
+            "The journal, in process (`--journal`) | mapr --journal -o csv":
+                "the machine's own journal (tests/daemon/journal_test.py "
+                "compares --journal with journalctl on journal files)",
+            "The journal, in process (`--journal`) | mapr --journal "
+            "--follow": "follows the machine's own journal until stopped "
+                        "(tests/daemon/journal_test.py resumes a cursor "
+                        "file through kills)",
         },
     },
     "docs/distributed.md": {

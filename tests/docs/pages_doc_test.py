@@ -213,10 +213,10 @@ def run_driven(text, steps, work, env):
     `steps` (what another shell and the user do in the page's story):
     ("write", FILE, TEXT) and ("append", FILE, TEXT) change a file, ("wait",
     NEEDLE) waits until the output holds NEEDLE one more time than before,
-    ("signal", SIG) sends a signal, ("rename", OLD, NEW) renames a file;
-    the changes before the first other step make the files it starts with.
-    Returns (stdout, stderr, both as they
-    arrived, exit status)."""
+    ("signal", SIG) sends a signal to its process group, ("rename", OLD,
+    NEW) renames a file; the changes before the first other step make the
+    files it starts with. Returns (stdout, stderr, both as they arrived,
+    exit status)."""
     def change(step):
         if step[0] == "rename":
             os.rename(os.path.join(work, step[1]), os.path.join(work, step[2]))
@@ -229,9 +229,11 @@ def run_driven(text, steps, work, env):
     steps = list(steps)
     while steps and steps[0][0] in ("write", "append"):
         change(steps.pop(0))
+    # A group of its own, which a signal reaches as a terminal's Ctrl-C
+    # reaches the foreground job: every process of a pipeline.
     p = subprocess.Popen(["bash", "-c", "exec " + text], cwd=work, env=env,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+                         stderr=subprocess.PIPE, start_new_session=True)
     chunks = {p.stdout: [], p.stderr: []}
     merged = []
     lock = threading.Lock()
@@ -270,13 +272,13 @@ def run_driven(text, steps, work, env):
             if failure:
                 break
         elif step[0] == "signal":
-            p.send_signal(step[1])
+            os.killpg(p.pid, step[1])
     if failure:
-        p.kill()
+        os.killpg(p.pid, signal.SIGKILL)
     try:
         code = p.wait(TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
-        p.kill()
+        os.killpg(p.pid, signal.SIGKILL)
         code = p.wait()
         failure = failure or "did not exit"
     for t in threads:
