@@ -28,7 +28,8 @@ def golden_input(name):
 
 
 # A stand-in for ssh, on PATH in every block's folder: it runs the host's
-# command here (in the block's folder), except for the hosts in
+# command here, in the block's folder (or in .hosts/HOST, where a story
+# gives a host a home of its own), except for the hosts in
 # $MAPR_DOC_DOWN_HOSTS, which it refuses as an unreachable host.
 SSH_STAND_IN = """#!/bin/bash
 while [ $# -gt 0 ]; do
@@ -39,13 +40,16 @@ while [ $# -gt 0 ]; do
   esac
 done
 host=$1; shift
+[ "$1" = "--" ] && shift
 for down in $MAPR_DOC_DOWN_HOSTS; do
   if [ "$host" = "$down" ]; then
     echo "ssh: connect to host $host port 22: Connection refused" >&2
     exit 255
   fi
 done
-cd "$MAPR_DOC_WORK" && exec bash -c "$*"
+home=$MAPR_DOC_WORK
+[ -d "$home/.hosts/$host" ] && home=$home/.hosts/$host
+cd "$home" && exec bash -c "$*"
 """
 
 
@@ -294,12 +298,74 @@ PAGES = {
     },
     "docs/distributed.md": {
         "fixtures": {"app.log": dtail_log, "var/log/app.log": dtail_log,
+                     "logs/app.log": dtail_log,
+                     # Eight rotated logs, 50 to 400 lines of DTail's.
+                     **{"logs/app.log.%d" % i: dtail_lines(0, 50 * i)
+                        for i in range(1, 9)},
                      "hosts.txt": "web1\nweb2\nweb3\n"},
         # The page's query (its first recipe exports it).
         "env": {"Q": "from STATS select count($line),avg($goroutines) "
                      "group by $hostname"},
-        "paths": {"/var/log/app.log": "var/log/app.log"},
+        "paths": {"/var/log/app.log": "var/log/app.log",
+                  "/var/spool/mapr/outbox": "outbox",
+                  "| delta_shipper": "| $MAPR_DOC_BUILD/examples/"
+                                     "delta_shipper",
+                  "/logs/": "logs/"},
         "varies": [],
+        # What the reader does between a recipe's lines.
+        "edits": {
+            # The first delta is out before inspect reads the file; the
+            # follow ends when the reader is done.
+            "Live partials: `mapr map --follow` | mapr map --follow "
+            "--interval-ms": [
+                ("> live.parts &\n", "> live.parts &\n"
+                 "until [ -s live.parts ]; do sleep 0.05; done\n"),
+                ("# everything so far", "# everything so far\n"
+                 "kill -INT %1")],
+            # The log ends (its tail is stopped) once a delta is shipped.
+            "A daemon on every host": [
+                ('"$(hostname)"\n', '"$(hostname)" &\n'
+                 "until ls outbox/*.part >/dev/null 2>&1; do sleep 0.05; "
+                 "done\n"),
+                ("mapr reduce outbox/*.part",
+                 "mapr reduce outbox/*.part\nkill %1")],
+            # Each host of hosts.txt gets a home of its own (the stand-in
+            # ssh runs its commands there) that sees the shared logs/, so
+            # --return and --cleanup move real files.
+            "GNU parallel | parallel --sshloginfile": [
+                ("parallel --sshloginfile",
+                 "for h in web1 web2 web3; do mkdir -p .hosts/$h; "
+                 "ln -s ../../logs .hosts/$h/logs; done\n"
+                 "parallel --sshloginfile")],
+            # The cluster is a LocalCluster in this process; the page's
+            # Q and paths, app.log.1.gz made from app.log.
+            "Dask": [
+                ("import mapr.dask\n",
+                 "import gzip, os, shutil\n"
+                 "from distributed import LocalCluster\n"
+                 "import mapr.dask\n"
+                 "Q = os.environ['Q']\n"
+                 "paths = ['logs/app.log']\n"
+                 "with open('logs/app.log', 'rb') as i, "
+                 "gzip.open('logs/app.log.1.gz', 'wb') as o:\n"
+                 "    shutil.copyfileobj(i, o)\n"),
+                ('Client("scheduler:8786")',
+                 "Client(LocalCluster(n_workers=2, processes=False, "
+                 "dashboard_address=None))")],
+        },
+        # Followed recipes: the page's story (more lines in the hosts'
+        # log, then Ctrl-C).
+        "drivers": {
+            "Many hosts over SSH: `mapr remote`": [
+                ("wait", "3 hosts: 3 reporting"),
+                ("append", "var/log/app.log", dtail_lines(0, 100)),
+                ("wait", "# end of report"),
+                ("signal", signal.SIGINT)],
+            "Live partials: `mapr map --follow` | mapr map --follow "
+            "--resume-from": [
+                ("wait_size", "live.parts"),
+                ("signal", signal.SIGINT)],
+        },
         # The recipes run here (the hosts through the stand-in ssh); every
         # other one is in "unrun".
         "recipes": [
@@ -307,22 +373,14 @@ PAGES = {
             "GNU parallel | for h in",
             "Partitioned reduce: `--partitions R` | # Map i reads",
             "Partitioned reduce: `--partitions R` | export RUN=",
+            "GNU parallel | parallel --sshloginfile",
+            "Many hosts over SSH: `mapr remote`",
+            "Live partials: `mapr map --follow`",
+            "A daemon on every host",
+            "Dask",
         ],
         "unrun": {
-            "Many hosts over SSH: `mapr remote`":
-                "its second line follows the hosts' logs until Ctrl-C "
-                "(tests/remote/ssh_test.py runs both against a private "
-                "sshd)",
-            "Live partials: `mapr map --follow`":
-                "follows /var/log/app.log until stopped "
-                "(tests/cli/cli_test.py MapFollowTest)",
-            "GNU parallel | parallel --sshloginfile":
-                "GNU parallel's remote side (perl over ssh, --return) "
-                "needs real hosts",
             "Slurm": "sbatch and srun", "Hadoop Streaming": "hadoop jar",
-            "Dask": "a Dask cluster (tests/dask/dask_test.py)",
-            "A daemon on every host": "tail -F follows for ever "
-                                      "(delta_shipper_test runs the shipper)",
             "Partitioned reduce: `--partitions R` | mkdir -p folded":
                 "sbatch",
             "Partitioned reduce: `--partitions R` | hadoop jar":
@@ -337,6 +395,8 @@ PAGES = {
                   # test.
                   "examples/log_daemon ": "$MAPR_DOC_BUILD/examples/"
                                           "log_daemon "},
+        # The Python example runs with the build's module.
+        "recipes": ["Installing and using the library | import mapr"],
         "drivers": {
             "Example hosts (built and run by the test suite) | "
             "examples/log_daemon": [
@@ -349,8 +409,6 @@ PAGES = {
             "Quick start (Debian 12) | scripts/run-sample":
                 "builds the project; readme_test runs it on a clean clone",
             "Embedding": "C++: tests/header_examples compiles and runs it",
-            "Installing and using the library | import mapr":
-                "Python: readme_test runs it with the built module",
         },
     },
 }

@@ -21,10 +21,23 @@ on PATH is the binary under test, TZ is UTC. What varies between runs (a
 port, a host name) is marked once per page in VARIES and replaced on both
 sides before comparing.
 
-A block that cannot run here (a daemon, a fleet, a terminal) is listed in
-UNRUN by page and heading with the reason; the test prints the list, so the
-number of unchecked examples is visible and can only shrink: a listed
-heading without such a block fails the test.
+A followed example is driven through the page's story (DRIVERS: lines
+appended, waits for a report, Ctrl-C to its process group). A section
+whose files and commands belong together (a private rsyslogd or syslog-ng
+and its config, the page's "`PATH`:" blocks) is a SESSION: one folder, its
+commands in order, `&` jobs in the background, `export` kept, and the
+reader's steps between commands (wait for a socket or a report, start and
+stop a daemon). A recipe (a ```sh, ```python block) runs when RECIPES or
+a driver names it, with EDITS for what the reader does between its lines;
+it passes with exit status 0 and, where each print() says what it prints
+in a comment, with that output. Fleets are the stand-in ssh (a home per
+host where a story gives one), a Dask cluster a LocalCluster.
+
+A block that cannot run here (Slurm, Hadoop, a Prometheus server, this
+machine's own journal, a build) is listed in UNRUN by page and heading with
+the reason; the test prints the list, so the number of unchecked examples
+is visible and can only shrink: a listed heading without such a block
+fails the test.
 """
 
 import difflib
@@ -44,6 +57,9 @@ import time
 from pages_config import PAGES, ROOT, SSH_STAND_IN  # noqa: E402
 
 TIMEOUT_SECONDS = 120
+# Python recipes run with Debian's interpreter, which has python3-distributed
+# (the pyenv one on PATH may not), and the build's mapr module.
+PYTHON = "/usr/bin/python3"
 
 
 class Command:
@@ -213,7 +229,8 @@ def run_driven(text, steps, work, env):
     `steps` (what another shell and the user do in the page's story):
     ("write", FILE, TEXT) and ("append", FILE, TEXT) change a file, ("wait",
     NEEDLE) waits until the output holds NEEDLE one more time than before,
-    ("signal", SIG) sends a signal to its process group, ("rename", OLD,
+    ("wait_size", FILE) until FILE is not empty, ("signal", SIG) sends a
+    signal to its process group, ("rename", OLD,
     NEW) renames a file; the changes before the first other step make the
     files it starts with. Returns (stdout, stderr, both as they arrived,
     exit status)."""
@@ -267,6 +284,17 @@ def run_driven(text, steps, work, env):
                     break
                 if p.poll() is not None or time.monotonic() > deadline:
                     failure = "never printed %r" % step[1]
+                    break
+                time.sleep(0.02)
+            if failure:
+                break
+        elif step[0] == "wait_size":
+            # Until the file is there and not empty.
+            path = os.path.join(work, step[1])
+            deadline = time.monotonic() + TIMEOUT_SECONDS
+            while not (os.path.exists(path) and os.path.getsize(path)):
+                if p.poll() is not None or time.monotonic() > deadline:
+                    failure = "%s stayed empty" % step[1]
                     break
                 time.sleep(0.02)
             if failure:
@@ -328,6 +356,9 @@ def make_folder(work, config, mapr):
     build = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.realpath(mapr))))
     env["MAPR_DOC_BUILD"] = build
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.path.join(build, "bindings", "python")] +
+        ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     context = {"work": work, "mapr": mapr, "root": ROOT, "build": build}
     return env, context
 
@@ -444,15 +475,8 @@ def run_commands(block, config, work, session):
                     results.append((command, False, [], ["story: " + why]))
                     return results
         if block.language:
-            # A recipe runs as a script that stops at its first failure;
-            # it passes if it ends with 0 (its jobs in the background
-            # end with it).
-            script = os.path.join(work, ".recipe")
-            with open(script, "w", encoding="utf-8") as f:
-                f.write("set -eo pipefail\n" + text + "\nwait\n")
-            out, err, _, code = run("bash " + script, work, env)
-            results.append((command, code == 0, ["exit status 0"], [
-                "exit status %d" % code] + err))
+            results.append(run_recipe(text, block, command, config, work,
+                                      env))
             continue
         m = re.match(r"^export (\w+)=(\S*)$", text)
         if m:
@@ -505,6 +529,49 @@ def run_commands(block, config, work, session):
                 tuple(normalize(err, varies))) for w in wants)
         results.append((command, ok, wants[0], got[-1]))
     return results
+
+
+def run_recipe(text, block, command, config, work, env):
+    """(command, ok, expected, got) of a recipe: a script that stops at its
+    first failure and passes if it ends with 0 (its jobs in the background
+    end with it). EDITS put in what the page's reader does between its
+    lines (wait for a first partial, stop a daemon), each (OLD, NEW) once;
+    a driven recipe gets its story's steps as a command does."""
+    for old, new in config.get("edits", {}).get(
+            recipe_key(config.get("edits", {}), block, command), []):
+        if old not in text:
+            return (command, False, ["the recipe holds " + repr(old)],
+                    ["it does not (EDITS is stale)"])
+        text = text.replace(old, new, 1)
+    if block.language == "python":
+        script = os.path.join(work, ".recipe.py")
+        body, runner = text, PYTHON + " "
+    else:
+        script = os.path.join(work, ".recipe")
+        body, runner = "set -eo pipefail\n" + text + "\nwait\n", "bash "
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(body)
+    steps = driver_steps(config, block, command)
+    if steps is not None:
+        out, err, _, code = run_driven(runner + script, steps, work, env)
+    else:
+        out, err, _, code = run(runner + script, work, env)
+    want, got = ["exit status 0"], ["exit status %d" % code]
+    prints = re.findall(r"^print\(.*?\)(?:\s+#\s*(.*))?$", text, re.M)
+    if prints and all(prints):
+        # Each print(...) says what it prints in its comment.
+        want, got = want + prints, got + normalize(out, [])
+    return (command, want == got, want, got + err)
+
+
+def recipe_key(table, block, command):
+    """The key of `table` ("HEADING | PREFIX" or "HEADING") for the recipe
+    `command` of `block`, or None."""
+    for key in table:
+        heading, _, prefix = key.partition(" | ")
+        if heading == block.heading and command.text.startswith(prefix):
+            return key
+    return None
 
 
 def driver_steps(config, block, command):
