@@ -2,7 +2,8 @@
 """Runs the examples of docs/cli.md, docs/distributed.md and README.md and
 compares what they print with what the pages show.
 
-    python3 tests/docs/pages_doc_test.py build/dev/bindings/cli/mapr [PAGE...]
+    python3 tests/docs/pages_doc_test.py [--without-python] \
+        build/dev/bindings/cli/mapr [PAGE...]
 
 An example is a fenced block whose first line starts with "$ ": each "$ "
 line is a shell command, and the lines after it, up to the next one, are
@@ -54,7 +55,7 @@ import tempfile
 import threading
 import time
 
-from pages_config import PAGES, ROOT, SSH_STAND_IN  # noqa: E402
+from pages_config import NEEDS_PYTHON, PAGES, ROOT, SSH_STAND_IN  # noqa
 
 TIMEOUT_SECONDS = 120
 # Python recipes run with Debian's interpreter, which has python3-distributed
@@ -600,10 +601,15 @@ def main(argv):
     if len(argv) < 2:
         sys.stderr.write(__doc__)
         return 2
+    argv = list(argv)
+    without_python = "--without-python" in argv
+    if without_python:
+        argv.remove("--without-python")
     mapr = os.path.abspath(argv[1])
     pages = argv[2:] or list(PAGES)
     failures = commands = 0
     unrun_listed = []
+    not_in_build = []
     for page in pages:
         with open(os.path.join(ROOT, page), encoding="utf-8") as f:
             blocks = parse_blocks(f.read().split("\n"))
@@ -616,6 +622,11 @@ def main(argv):
             key = unrun_key(unrun, block)
             if key is not None:
                 seen_unrun.add(key)
+                continue
+            if without_python and unrun_key(NEEDS_PYTHON.get(page, []),
+                                            block) is not None:
+                not_in_build.append("%s:%d (%s)" % (page, block.line_number,
+                                                    block.heading))
                 continue
             if block.heading in sessions:
                 # The blocks of a session run in one folder, in order.
@@ -659,6 +670,11 @@ def main(argv):
     print("blocks not run (%d):" % len(unrun_listed))
     for line in unrun_listed:
         print("  " + line)
+    if not_in_build:
+        print("not run in this build, which has no Python module (%d):" %
+              len(not_in_build))
+        for line in not_in_build:
+            print("  " + line)
     print("%d passed, %d failed" % (commands - failures, failures))
     return 1 if failures else 0
 
