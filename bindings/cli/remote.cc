@@ -22,6 +22,8 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -647,6 +649,31 @@ class Remote {
   uint64_t reported_lines_ = 0;
 };
 
+// Why `host` cannot be a host's name, or nullopt. A host is what ssh takes
+// as its destination ([user@]name, an IPv6 address, an alias of
+// ~/.ssh/config); a leading '-' would be read as an option of ssh (the
+// command line also ends ssh's options with "--"), and spaces, quotes or
+// shell characters belong to no host.
+std::optional<std::string> BadHostName(std::string_view host) {
+  if (host.empty()) return std::string("a host name is empty");
+  if (host[0] == '-') {
+    return absl::StrCat("host '", absl::CHexEscape(util::ToAbsl(host)),
+                        "' starts with '-', which ssh would read as an option");
+  }
+  constexpr std::string_view kPunctuation = "._-@:%[]";
+  for (char c : host) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) &&
+        kPunctuation.find(c) == std::string_view::npos) {
+      return absl::StrCat("host '", absl::CHexEscape(util::ToAbsl(host)),
+                          "' holds '",
+                          absl::CHexEscape(absl::string_view(&c, 1)),
+                          "', which no host name has (letters, digits and "
+                          ". _ - @ : % [ ])");
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string ShellQuote(std::string_view arg) {
@@ -667,6 +694,7 @@ std::vector<std::string> RemoteCommand(
     const std::vector<InputPosition>& resume_from, uint64_t first_split) {
   std::vector<std::string> argv =
       absl::StrSplit(flags.ssh, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+  argv.push_back("--");  // the host is no option of ssh, whatever its name
   argv.push_back(ssh_host);
   std::vector<std::string> remote = {flags.remote_mapr, "map", "--quiet",
                                      "--source", ssh_host};
@@ -709,6 +737,9 @@ int RunRemote(const Flags& flags, const Query& query) {
   }
   absl::flat_hash_set<std::string> seen;
   for (const std::string& h : flags.hosts) {
+    if (std::optional<std::string> why = BadHostName(h)) {
+      return UsageError(*why);
+    }
     if (!seen.insert(h).second) {
       return UsageError(absl::StrCat("host '", h, "' is named twice"));
     }

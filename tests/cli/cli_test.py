@@ -2688,6 +2688,7 @@ class MapFollowTest(MaprTestCase):
         per host) and runs it here, as the host's shell would."""
         fake = self.write("localssh", (
             '#!/bin/sh\n'
+            '[ "$1" = "--" ] && shift\n'
             'host=$1; shift\n'
             'printf "%%s\\n" "$@" > "%s/argv-$host.txt"\n'
             'exec sh -c "$*"\n' % self.tmp).encode())
@@ -2837,6 +2838,41 @@ class MapFollowTest(MaprTestCase):
             o for o, (how, _) in self.REMOTE_OPTIONS.items()
             if how == "host" and o not in ("--query", "--files")))
 
+    def test_remote_refuses_host_names_ssh_would_misread(self):
+        # A name with a leading '-' would be an option of ssh (ProxyCommand
+        # runs a command here); spaces, quotes and shell characters belong
+        # to no host. Refused before any ssh starts, from --hosts and from
+        # --hosts-file alike.
+        fake = self.write("fakessh", b'#!/bin/sh\ntouch ran.txt\nexit 255\n')
+        os.chmod(fake, 0o755)
+        self.write("hosts.txt", b"web1\n-oProxyCommand=./pwn\n")
+        cases = [
+            (["--hosts=-oProxyCommand=touch pwned"],
+             "host '-oProxyCommand=touch pwned' starts with '-', which ssh "
+             "would read as an option"),
+            (["--hosts-file", self.path("hosts.txt")],
+             "host '-oProxyCommand=./pwn' starts with '-', which ssh would "
+             "read as an option"),
+            (["--hosts", "web1,a;b"],
+             "host 'a;b' holds ';', which no host name has (letters, digits "
+             "and . _ - @ : % [ ])"),
+            (["--hosts", "web1,a\x1bz"],
+             "host 'a\\x1bz' holds '\\x1b', which no host name has "
+             "(letters, digits and . _ - @ : % [ ])"),
+        ]
+        for hosts, message in cases:
+            _, err = self.mapr("remote", "--ssh", fake, *hosts, self.Q,
+                               "a.log", code=2)
+            self.assertEqual(err.decode(), "mapr: %s\nTry 'mapr --help' for "
+                             "more information.\n" % message, hosts)
+            self.assertFalse(os.path.exists(self.path("ran.txt")), hosts)
+            self.assertFalse(os.path.exists(self.path("pwned")), hosts)
+        # What ssh accepts as a destination passes.
+        for host in ("web-1.example.org", "ann@web_2", "::1", "[fe80::1%eth0]"):
+            self.mapr("remote", "--ssh", fake, "--hosts", host,
+                      "--allow-partial", self.Q, "a.log", code=1)
+            os.remove(self.path("ran.txt"))
+
     def test_remote_command_quotes_every_argument(self):
         # A stand-in for ssh that records its arguments, then fails as ssh.
         fake = self.write("fakessh", b'#!/bin/sh\nprintf "%s\\n" "$@" '
@@ -2847,10 +2883,11 @@ class MapFollowTest(MaprTestCase):
                   "--allow-partial", query, "my log's.log", code=1)
         with open(self.path("args.txt")) as f:
             args = f.read().split("\n")
-        self.assertEqual(args[:3], ["-p", "22", "h1"])
+        # ssh's options end before the host, whatever its name.
+        self.assertEqual(args[:4], ["-p", "22", "--", "h1"])
         # The host's shell splits the command back into these arguments.
         words = subprocess.run(
-            ["sh", "-c", 'printf "%s\\n" ' + args[3]], capture_output=True,
+            ["sh", "-c", 'printf "%s\\n" ' + args[4]], capture_output=True,
             check=True).stdout.decode().split("\n")[:-1]
         self.assertEqual(words, [
             "mapr", "map", "--quiet", "--source", "h1", "--max-line-bytes",
