@@ -9,13 +9,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bindings/cli/http_request.h"
 #include "util/strings.h"
 
 namespace mapr::cli {
@@ -51,7 +56,7 @@ absl::StatusOr<ListenAddress> ParseListenAddress(std::string_view text) {
 
 absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
     const ListenAddress& where) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) {
     return absl::InternalError(
         absl::StrCat("--listen: socket: ", std::strerror(errno)));
@@ -64,7 +69,7 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
   inet_pton(AF_INET, where.address.c_str(), &addr.sin_addr);
   socklen_t len = sizeof(addr);
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      listen(fd, 16) != 0 ||
+      listen(fd, 128) != 0 ||
       getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
     const int error = errno;
     close(fd);
@@ -107,41 +112,18 @@ MetricsServer::~MetricsServer() {
 }
 
 void MetricsServer::Publish(std::string text) {
+  auto shared = std::make_shared<const std::string>(std::move(text));
   absl::MutexLock lock(&mu_);
-  text_ = std::move(text);
-}
-
-void MetricsServer::Serve() {
-  for (;;) {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    if (fds[1].revents != 0) return;
-    if ((fds[0].revents & POLLIN) == 0) continue;
-    const int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    Answer(fd);
-    close(fd);
-  }
+  text_ = std::move(shared);
 }
 
 namespace {
 
-// Writes all of `data` to `fd` (a client that stops reading is dropped).
-void WriteAll(int fd, std::string_view data) {
-  while (!data.empty()) {
-    pollfd p{fd, POLLOUT, 0};
-    if (poll(&p, 1, 2000) <= 0) return;
-    const ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n <= 0) {
-      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-      return;
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-}
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kRequestTime = std::chrono::seconds(2);
+constexpr auto kResponseTime = std::chrono::seconds(10);
+constexpr size_t kMaxClients = 64;
 
 std::string Response(std::string_view status, std::string_view type,
                      std::string_view body) {
@@ -151,44 +133,156 @@ std::string Response(std::string_view status, std::string_view type,
                       "\r\nConnection: close\r\n\r\n", util::ToAbsl(body));
 }
 
+struct Client {
+  enum class State {
+    kReading,   // the request head
+    kWriting,   // the response
+    kDraining,  // response sent and write side shut: the rest of the
+                // request is read and dropped until the client closes, so
+                // that closing does not reset the connection (and the
+                // client's unread response) under it
+  };
+  int fd = -1;
+  State state = State::kReading;
+  std::string in;   // the request head so far
+  std::string out;  // the response, once the head is read
+  size_t sent = 0;
+  Clock::time_point deadline;
+};
+
 }  // namespace
 
-void MetricsServer::Answer(int fd) {
-  // The request head, within 2 s and 8 KiB.
-  std::string head;
-  char buf[2048];
-  while (head.find("\r\n\r\n") == std::string::npos &&
-         head.find("\n\n") == std::string::npos && head.size() < 8192) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 2000) <= 0) return;
-    const ssize_t n = recv(fd, buf, sizeof(buf), 0);
-    if (n <= 0) {
-      if (n < 0 && errno == EINTR) continue;
+std::string MetricsServer::Answer(std::string_view head, bool ended) {
+  const HttpRequest request = ParseRequestHead(head, ended);
+  switch (request.kind) {
+    case HttpRequest::Kind::kIncomplete:
+    case HttpRequest::Kind::kBad:
+      return Response("400 Bad Request", "text/plain", "bad request\n");
+    case HttpRequest::Kind::kTooLarge:
+      return Response("431 Request Header Fields Too Large", "text/plain",
+                      "request head over 8 KiB\n");
+    case HttpRequest::Kind::kGet:
+    case HttpRequest::Kind::kHead:
       break;
-    }
-    head.append(buf, static_cast<size_t>(n));
   }
-  const std::string_view line(head.data(), head.find_first_of("\r\n"));
-  if (line.rfind("GET ", 0) != 0 && line.rfind("HEAD ", 0) != 0) {
-    WriteAll(fd, Response("400 Bad Request", "text/plain", "bad request\n"));
-    return;
+  if (request.path != "/metrics") {
+    return Response("404 Not Found", "text/plain",
+                    "not found: mapr serves /metrics\n");
   }
-  const size_t path_at = line.find(' ') + 1;
-  const size_t path_end = line.find(' ', path_at);
-  std::string_view path = line.substr(path_at, path_end - path_at);
-  path = path.substr(0, path.find('?'));
-  if (path != "/metrics") {
-    WriteAll(fd, Response("404 Not Found", "text/plain",
-                          "not found: mapr serves /metrics\n"));
-    return;
-  }
-  std::string text;
+  std::shared_ptr<const std::string> text;
   {
     absl::MutexLock lock(&mu_);
     text = text_;
   }
-  WriteAll(fd, Response("200 OK", "text/plain; version=0.0.4; charset=utf-8",
-                        line.rfind("HEAD ", 0) == 0 ? "" : text));
+  return Response("200 OK", "text/plain; version=0.0.4; charset=utf-8",
+                  request.kind == HttpRequest::Kind::kHead ? "" : *text);
+}
+
+void MetricsServer::Serve() {
+  std::vector<Client> clients;
+  std::vector<pollfd> fds;
+  auto close_client = [&](size_t i) {
+    close(clients[i].fd);
+    clients.erase(clients.begin() + static_cast<ptrdiff_t>(i));
+  };
+  for (;;) {
+    const Clock::time_point now = Clock::now();
+    // Clients past their deadline are dropped.
+    for (size_t i = clients.size(); i-- > 0;) {
+      if (clients[i].deadline <= now) close_client(i);
+    }
+    int timeout_ms = -1;
+    for (const Client& c : clients) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            c.deadline - now)
+                            .count() +
+                        1;
+      if (timeout_ms < 0 || left < timeout_ms) {
+        timeout_ms = static_cast<int>(left);
+      }
+    }
+    fds.clear();
+    fds.push_back({wake_read_, POLLIN, 0});
+    fds.push_back({listen_fd_, POLLIN, 0});
+    for (const Client& c : clients) {
+      fds.push_back({c.fd,
+                     static_cast<short>(
+                         c.state == Client::State::kWriting ? POLLOUT : POLLIN),
+                     0});
+    }
+    if (poll(fds.data(), fds.size(), timeout_ms) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (fds[0].revents != 0) break;  // destroyed: drop every client at once
+    // Existing clients first (their indexes match fds[2...]).
+    for (size_t i = clients.size(); i-- > 0;) {
+      const short revents = fds[i + 2].revents;
+      if (revents == 0) continue;
+      Client& c = clients[i];
+      if (c.state == Client::State::kDraining) {
+        char buf[4096];
+        const ssize_t n = recv(c.fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+        if (n <= 0) close_client(i);
+        continue;
+      }
+      if (c.state == Client::State::kReading) {
+        char buf[2048];
+        const size_t room = kMaxRequestHead + 1 - c.in.size();
+        const ssize_t n =
+            recv(c.fd, buf, std::min(room, sizeof(buf)), MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+        if (n < 0 && c.in.empty()) {
+          close_client(i);
+          continue;
+        }
+        if (n > 0) c.in.append(buf, static_cast<size_t>(n));
+        const bool ended = n <= 0;
+        if (!ended && ParseRequestHead(c.in, false).kind ==
+                          HttpRequest::Kind::kIncomplete) {
+          continue;
+        }
+        c.out = Answer(c.in, ended);
+        c.in = std::string();
+        c.state = Client::State::kWriting;
+        c.deadline = Clock::now() + kResponseTime;
+        continue;
+      }
+      const ssize_t n = send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent,
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+      if (n <= 0) {
+        close_client(i);
+        continue;
+      }
+      c.sent += static_cast<size_t>(n);
+      if (c.sent == c.out.size()) {
+        shutdown(c.fd, SHUT_WR);
+        c.out = std::string();
+        c.state = Client::State::kDraining;
+      }
+    }
+    if ((fds[1].revents & POLLIN) == 0) continue;
+    for (;;) {
+      const int fd =
+          accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd < 0) break;  // EAGAIN: none left (or an error: try next time)
+      if (clients.size() >= kMaxClients) {
+        // Full: the client nearest its deadline makes room.
+        size_t oldest = 0;
+        for (size_t i = 1; i < clients.size(); ++i) {
+          if (clients[i].deadline < clients[oldest].deadline) oldest = i;
+        }
+        close_client(oldest);
+      }
+      Client c;
+      c.fd = fd;
+      c.deadline = Clock::now() + kRequestTime;
+      clients.push_back(std::move(c));
+    }
+  }
+  for (const Client& c : clients) close(c.fd);
 }
 
 }  // namespace mapr::cli
