@@ -42,16 +42,26 @@ absl::StatusOr<uint64_t> PartialFrameSize(std::string_view bytes) {
 absl::StatusOr<std::vector<std::string_view>> SplitPartialFrames(
     std::string_view bytes) {
   std::vector<std::string_view> frames;
+  uint64_t offset = 0;
   do {
-    MAPR_ASSIGN_OR_RETURN(const uint64_t size,
-                          runtime::PartialFrameSize(bytes));
-    if (bytes.size() < size) {
-      return absl::DataLossError(
+    absl::StatusOr<uint64_t> size = runtime::PartialFrameSize(bytes);
+    absl::Status problem = size.status();
+    if (size.ok() && bytes.size() < *size) {
+      problem = absl::DataLossError(
           absl::StrCat("truncated partial: ", bytes.size(),
-                       " bytes of a frame that needs ", size));
+                       " bytes of a frame that needs ", *size));
     }
-    frames.push_back(bytes.substr(0, size));
-    bytes.remove_prefix(size);
+    if (!problem.ok()) {
+      // After the first frame, say which one and where it starts.
+      if (frames.empty()) return problem;
+      return absl::Status(
+          problem.code(),
+          absl::StrCat("frame ", frames.size() + 1, " (at byte ", offset,
+                       "): ", problem.message()));
+    }
+    frames.push_back(bytes.substr(0, *size));
+    bytes.remove_prefix(*size);
+    offset += *size;
   } while (!bytes.empty());
   return frames;
 }

@@ -309,12 +309,52 @@ TEST(PartialTest, FramesConcatenate) {
   ASSERT_EQ(frames.size(), 2u);
   EXPECT_EQ(frames[0], a);
   EXPECT_EQ(frames[1], b);
-  EXPECT_THAT(
-      SplitPartialFrames(a + b.substr(0, 30)),
-      testing::StatusIs(absl::StatusCode::kDataLoss, HasSubstr("truncated")));
+  EXPECT_THAT(SplitPartialFrames(a + b.substr(0, 30)),
+              testing::StatusIs(
+                  absl::StatusCode::kDataLoss,
+                  absl::StrCat("frame 2 (at byte ", a.size(),
+                               "): truncated partial: 30 bytes of a frame "
+                               "that needs ",
+                               kPartialFrameHeaderBytes)));
+  // Garbage after a frame is named as that frame, where it starts.
+  EXPECT_THAT(SplitPartialFrames(a + "garbage after the frame"),
+              testing::StatusIs(
+                  absl::StatusCode::kInvalidArgument,
+                  absl::StrCat("frame 2 (at byte ", a.size(),
+                               "): not a mapr partial: the input does not "
+                               "start with MAPRPART")));
+  // The first frame's problems are the input's.
+  EXPECT_THAT(SplitPartialFrames(a.substr(0, 30)),
+              testing::StatusIs(absl::StatusCode::kDataLoss,
+                                absl::StrCat("truncated partial: 30 bytes of a "
+                                             "frame that needs ",
+                                             kPartialFrameHeaderBytes)));
   EXPECT_THAT(InspectPartial(a + b),
               testing::StatusIs(absl::StatusCode::kInvalidArgument,
                                 HasSubstr("SplitPartialFrames")));
+}
+
+TEST(PartialTest, ThisMaprNamesTheNewestMinorItWrites) {
+  // topk states are the newest section (v1.7): messages about versions
+  // ("this mapr reads 1.7") must name it.
+  ASSERT_OK_AND_ASSIGN(
+      Query q,
+      Query::Compile("select k, topk(v, 2) group by k logformat generickv"));
+  ASSERT_OK_AND_ASSIGN(Aggregator agg, Aggregator::Create(q, Options()));
+  const std::vector<std::string> lines = {"k=a|v=x", "k=a|v=y", "k=b|v=x"};
+  ASSERT_OK(agg.PushLines(lines));
+  ASSERT_OK(agg.FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string p, agg.SerializePartial());
+  ASSERT_OK_AND_ASSIGN(PartialInfo info, InspectPartial(p));
+  EXPECT_EQ(info.minor, kPartialMinorVersion);
+  std::string newer = p;
+  newer[8] = 2;  // major 2 (little-endian u16 after the magic)
+  EXPECT_THAT(InspectPartial(newer),
+              testing::StatusIs(
+                  absl::StatusCode::kFailedPrecondition,
+                  absl::StrCat("partial format version 2.", info.minor,
+                               "; this mapr reads 1.", info.minor,
+                               " (the partial was written by a newer mapr)")));
 }
 
 TEST(PartialTest, FrameSizeNeedsOnlyTheHeader) {
@@ -504,7 +544,9 @@ TEST(PartialTest, NamedErrors) {
     newer[10] = 3;
     EXPECT_THAT(InspectPartial(newer),
                 StatusIs(absl::StatusCode::kFailedPrecondition,
-                         AllOf(HasSubstr("2.3"), HasSubstr("1.6"))));
+                         AllOf(HasSubstr("2.3"),
+                               HasSubstr(absl::StrCat("this mapr reads 1.",
+                                                      kPartialMinorVersion)))));
   }
   {
     std::string flagged = p;

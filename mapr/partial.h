@@ -55,7 +55,7 @@ namespace mapr {
 // A frame is written with the oldest minor that has everything it holds
 // (docs/partial-format.md), so most frames are still v1.1.
 inline constexpr uint16_t kPartialMajorVersion = 1;
-inline constexpr uint16_t kPartialMinorVersion = 6;
+inline constexpr uint16_t kPartialMinorVersion = 7;
 
 // The header facts of one frame.
 struct PartialInfo {

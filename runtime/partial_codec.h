@@ -29,7 +29,7 @@
 namespace mapr::runtime {
 
 inline constexpr uint16_t kPartialMajor = 1;
-inline constexpr uint16_t kPartialMinor = 6;
+inline constexpr uint16_t kPartialMinor = 7;
 // Header flag bit 0 (v1.2): the frame holds aggregate states in sections of
 // kinds 7-9 (quantile, distinct, moments), which a reader must not skip; a
 // v1.0 or v1.1 reader refuses it by this flag. Frames without such states

@@ -48,10 +48,10 @@ TEST(ParseRequestHeadTest, RefusesWhatIsNoRequestLine) {
        }) {
     EXPECT_EQ(ParseRequestHead(bad, true).kind, Kind::kBad) << bad;
   }
-  EXPECT_EQ(ParseRequestHead(std::string_view("GET /\0 HTTP/1.0\n\n", 18),
-                             false)
-                .kind,
-            Kind::kBad);
+  EXPECT_EQ(
+      ParseRequestHead(std::string_view("GET /\0 HTTP/1.0\n\n", 18), false)
+          .kind,
+      Kind::kBad);
 }
 
 TEST(ParseRequestHeadTest, AHeadOverTheLimitIsTooLarge) {

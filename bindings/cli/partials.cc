@@ -151,12 +151,21 @@ absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
     frame.resize(static_cast<size_t>(
         std::min<uint64_t>(left, kPartialFrameHeaderBytes)));
     if (!read(0)) return changed;
+    // Past the first frame, a problem names the frame and where it starts
+    // (as SplitPartialFrames does for standard input).
+    auto framed = [&](const absl::Status& s) {
+      if (out.empty()) return Prefixed(name, s);
+      return Prefixed(
+          name, absl::Status(s.code(), absl::StrCat("frame ", out.size() + 1,
+                                                    " (at byte ", offset,
+                                                    "): ", s.message())));
+    };
     absl::StatusOr<uint64_t> size = PartialFrameSize(frame);
-    if (!size.ok()) return Prefixed(name, size.status());
+    if (!size.ok()) return framed(size.status());
     if (left < *size) {
-      return Prefixed(name, absl::DataLossError(absl::StrCat(
-                                "truncated partial: ", left,
-                                " bytes of a frame that needs ", *size)));
+      return framed(absl::DataLossError(
+          absl::StrCat("truncated partial: ", left,
+                       " bytes of a frame that needs ", *size)));
     }
     const size_t head = frame.size();
     frame.resize(static_cast<size_t>(*size));

@@ -2169,10 +2169,22 @@ class DistributedTest(MaprTestCase):
              self.path("all.part")], capture_output=True, timeout=60)
         self.assertEqual((p.returncode, p.stdout), (0, want), p.stderr)
         _, err = self.mapr("reduce", self.write("c.part", whole[:-3]), code=1)
-        self.assertEqual(err, b"mapr: %s: truncated partial: %d bytes of a "
-                         b"frame that needs %d\n" %
-                         (self.path("c.part").encode(), len(frames[2]) - 3,
-                          len(frames[2])))
+        self.assertEqual(err, b"mapr: %s: frame 3 (at byte %d): truncated "
+                         b"partial: %d bytes of a frame that needs %d\n" %
+                         (self.path("c.part").encode(),
+                          len(frames[0]) + len(frames[1]),
+                          len(frames[2]) - 3, len(frames[2])))
+        # Garbage after the frames is named where it starts, from a file
+        # and from standard input alike.
+        garbage = whole + b"garbage after the frames"
+        _, err = self.mapr("reduce", self.write("g.part", garbage), code=1)
+        self.assertEqual(err, b"mapr: %s: frame 4 (at byte %d): not a mapr "
+                         b"partial: the input does not start with MAPRPART\n"
+                         % (self.path("g.part").encode(), len(whole)))
+        _, err = self.mapr("reduce", stdin=garbage, code=1)
+        self.assertEqual(err, b"mapr: -: frame 4 (at byte %d): not a mapr "
+                         b"partial: the input does not start with MAPRPART\n"
+                         % len(whole))
 
     def test_usage_errors(self):
         csv_in = os.path.join(DATA, "dmap5.csv.in")
