@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 #include "absl/strings/str_cat.h"
 #include "bindings/cli/fd.h"
@@ -52,10 +53,14 @@ absl::Status SyncParentFolder(const std::string& path, std::string_view what) {
 absl::Status WriteFileAtomically(const std::string& path,
                                  std::string_view bytes,
                                  std::string_view what) {
-  const std::string tmp = absl::StrCat(path, ".tmp");
+  std::string tmp = absl::StrCat(path, ".tmp.XXXXXX");
   {
-    Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return FileError("create", what, tmp);
+    // O_CREAT | O_EXCL under a name nobody could plant in advance.
+    Fd fd(::mkostemp(tmp.data(), O_CLOEXEC));
+    if (fd.get() < 0) {
+      // Named as the pattern: mkostemp leaves a name it did not create.
+      return FileError("create", what, absl::StrCat(path, ".tmp.XXXXXX"));
+    }
     if (!WriteFully(fd.get(), bytes)) {
       absl::Status s = FileError("write", what, tmp);
       ::unlink(tmp.c_str());

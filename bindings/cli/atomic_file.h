@@ -11,8 +11,10 @@
 
 namespace mapr::cli {
 
-// Replaces `path` with `bytes`: a new file beside it (PATH.tmp), synced,
-// renamed over it, and the folder synced. Errors carry errno's code and
+// Replaces `path` with `bytes`: a new file beside it (PATH.tmp.XXXXXX,
+// created exclusively under a random name, mode 0600, so that no file or
+// symlink planted there is followed or overwritten), synced, renamed over
+// it, and the folder synced. Errors carry errno's code and
 // "cannot <op> <what> 'FILE'" (`what` names the file's role, e.g.
 // "journal cursor file"); the temporary file is removed on error.
 absl::Status WriteFileAtomically(const std::string& path,
