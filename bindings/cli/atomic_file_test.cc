@@ -86,9 +86,10 @@ TEST_F(WriteFileAtomicallyTest, AFolderThatIsNotThereIsAnError) {
   const absl::Status s =
       WriteFileAtomically(dir_ + "/no/cursor", "x", "cursor file");
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(std::string(s.message()), "cannot create cursor file '" + dir_ +
-                             "/no/cursor.tmp.XXXXXX': No such file or "
-                             "directory");
+  EXPECT_EQ(std::string(s.message()),
+            "cannot create cursor file '" + dir_ +
+                "/no/cursor.tmp.XXXXXX': No such file or "
+                "directory");
 }
 
 }  // namespace

@@ -515,6 +515,15 @@ int RunReduce(const Flags& flags) {
         return kExitInputError;
       }
     }
+    // A gap at the start is a gap (one in the middle is an error of the
+    // merge; --expect-splits makes this one an error too).
+    if (flags.expect_splits == 0 && !flags.quiet && source.splits.begin > 0) {
+      PrintError(absl::StrCat(
+          prefix, ExpectedSplitsProblem(source.splits, source.splits.end),
+          " (the partials start at split ", source.splits.begin,
+          "): the result lacks ",
+          source.splits.begin == 1 ? "its lines" : "their lines"));
+    }
     // A stream of `map --follow` deltas that has not ended.
     if (!flags.quiet && !source.mark.positions.empty() && !source.mark.final) {
       PrintError(absl::StrCat(prefix,

@@ -2078,6 +2078,30 @@ class DistributedTest(MaprTestCase):
         want, _ = self.mapr(Q1A, LOG)
         self.assertEqual(out, want)
 
+    def test_a_missing_first_split_is_named(self):
+        # Splits 1-3 of a log without split 0: the result lacks split 0's
+        # lines, which reduce says (exit 0; --expect-splits refuses it).
+        size = os.path.getsize(LOG)
+        cuts = [0, size // 4, size // 2, 3 * size // 4, size]
+        parts = self.map_ranges("from STATS select count($line),"
+                                "avg($goroutines) group by $hostname", LOG,
+                                cuts)
+        out, err = self.mapr("reduce", *parts[1:])
+        self.assertEqual(err, b"mapr: missing split 0 (the partials start at "
+                         b"split 1): the result lacks its lines\n")
+        self.assertTrue(out)
+        _, err = self.mapr("reduce", *parts[2:])
+        self.assertEqual(err, b"mapr: missing splits 0-1 (the partials start "
+                         b"at split 2): the result lacks their lines\n")
+        _, err = self.mapr("reduce", "--quiet", *parts[1:])
+        self.assertEqual(err, b"")
+        _, err = self.mapr("reduce", "--expect-splits", "4", *parts[1:],
+                           code=1)
+        self.assertEqual(err, b"mapr: missing split 0\n")
+        # Every split there: no note.
+        _, err = self.mapr("reduce", *parts)
+        self.assertEqual(err, b"")
+
     def test_inspect(self):
         out, _ = self.mapr("map", "--split", "5", Q1A, LOG)
         part = self.write("a.part", out)
