@@ -53,6 +53,10 @@ constexpr size_t kFrameHeaderBytes = 32;
 constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 40;
 // Lines of a host's stderr kept for its failure message.
 constexpr size_t kStderrTail = 3;
+// The longest line of a host's stderr that is printed whole; the rest of a
+// longer one is dropped (and said to be), so a host that writes without
+// newlines costs this much memory, not what it wrote.
+constexpr size_t kMaxStderrLine = 4096;
 
 enum class HostState : uint8_t { kRunning, kDone, kFailed };
 
@@ -64,6 +68,7 @@ struct Host {
   int err = -1;  // Its standard error: lines.
   std::string out_buf;
   std::string err_buf;
+  bool err_cut = false;  // dropping the rest of a line over kMaxStderrLine
   std::vector<std::string> err_tail;
   HostState state = HostState::kRunning;
   std::string failure;  // Why it failed.
@@ -455,18 +460,48 @@ class Remote {
         CloseFd(h.err);
         return;
       }
-      h.err_buf.append(buf, static_cast<size_t>(n));
-      size_t nl;
-      while ((nl = h.err_buf.find('\n')) != std::string::npos) {
-        ErrLine(h, h.err_buf.substr(0, nl));
-        h.err_buf.erase(0, nl + 1);
+      std::string_view got(buf, static_cast<size_t>(n));
+      while (!got.empty()) {
+        const size_t nl = got.find('\n');
+        const std::string_view piece = got.substr(0, nl);
+        if (!h.err_cut) {
+          const size_t room = kMaxStderrLine - h.err_buf.size();
+          h.err_buf.append(piece.substr(0, room));
+          if (piece.size() > room) {
+            // Too long: what fits is printed now, the rest dropped.
+            ErrLine(h, absl::StrCat(h.err_buf,
+                                    " [cut: the line is longer "
+                                    "than ",
+                                    kMaxStderrLine, " bytes]"));
+            h.err_buf.clear();
+            h.err_cut = true;
+          }
+        }
+        if (nl == std::string_view::npos) break;
+        if (!h.err_cut) ErrLine(h, h.err_buf);
+        h.err_buf.clear();
+        h.err_cut = false;
+        got.remove_prefix(nl + 1);
       }
     }
   }
 
+  // Prints a line of the host's stderr with its name, control bytes (a
+  // terminal's escape sequences) written as \xNN.
   void ErrLine(Host& h, std::string line) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) return;
+    std::string shown;
+    shown.reserve(line.size());
+    for (const char c : line) {
+      const auto u = static_cast<unsigned char>(c);
+      if ((u < 0x20 && c != '\t') || u == 0x7f) {
+        absl::StrAppend(&shown, "\\x", absl::Hex(u, absl::kZeroPad2));
+      } else {
+        shown.push_back(c);
+      }
+    }
+    line = std::move(shown);
     std::fprintf(stderr, "mapr: %s: %s\n", h.name.c_str(), line.c_str());
     h.err_tail.push_back(std::move(line));
     if (h.err_tail.size() > kStderrTail) h.err_tail.erase(h.err_tail.begin());

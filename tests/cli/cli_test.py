@@ -2909,6 +2909,28 @@ class MapFollowTest(MaprTestCase):
                       "--allow-partial", self.Q, "a.log", code=1)
             os.remove(self.path("ran.txt"))
 
+    def test_remote_host_stderr_is_bounded_and_escaped(self):
+        # A host that writes 8 MiB to stderr without a newline, then a line
+        # with a terminal's escape sequences: the first 4 KiB of the long
+        # line are printed, marked as cut (it was buffered whole before,
+        # with a quadratic search), and control bytes are shown as \xNN.
+        fake = self.write("noisyssh", (
+            "#!/bin/sh\n"
+            "head -c 8388608 /dev/zero | tr '\\0' x >&2\n"
+            "printf '\\nend\\n\\033[2J\\033]0;owned\\007 ok\\tdone\\n' >&2\n"
+            "exit 255\n").encode())
+        os.chmod(fake, 0o755)
+        _, err = self.mapr("remote", "--ssh", fake, "--hosts", "h1",
+                           "--allow-partial", self.Q, "a.log", code=1)
+        lines = err.decode().split("\n")
+        self.assertEqual(lines[0], "mapr: h1: " + "x" * 4096 +
+                         " [cut: the line is longer than 4096 bytes]")
+        self.assertEqual(lines[1], "mapr: h1: end")
+        self.assertEqual(lines[2], "mapr: h1: \\x1b[2J\\x1b]0;owned\\x07 "
+                         "ok\tdone")
+        self.assertNotIn("\x1b", err.decode())
+        self.assertLess(len(err), 3 * 4096 + 2000)
+
     def test_remote_command_quotes_every_argument(self):
         # A stand-in for ssh that records its arguments, then fails as ssh.
         fake = self.write("fakessh", b'#!/bin/sh\nprintf "%s\\n" "$@" '
