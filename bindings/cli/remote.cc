@@ -181,7 +181,10 @@ std::string Printable(std::string_view bytes) {
 class Remote {
  public:
   Remote(const Flags& flags, const Query& query)
-      : flags_(flags), query_(query), writer_(flags, query) {
+      : flags_(flags),
+        query_(query),
+        query_text_(query.ToString()),
+        writer_(flags, query) {
     interval_ms_ = flags.interval_ms;
     if (interval_ms_ == 0) {
       interval_ms_ = query.interval_ms() > 0 ? query.interval_ms() : 1000;
@@ -437,6 +440,15 @@ class Remote {
                            "', not '", h.name, "'"));
       return;
     }
+    // The client's query decides: a host's partial of another query fails
+    // that host alone (it once became the model the others were refused
+    // against, when it came first).
+    if (info->query != query_text_) {
+      Fail(h, absl::StrCat("it sent a partial of another query ('",
+                           Printable(info->query), "'; this run's is '",
+                           query_text_, "')"));
+      return;
+    }
     if (absl::Status s = reducer_.Add(frame); !s.ok()) {
       Fail(h, ToStd(s.message()));
       return;
@@ -671,6 +683,7 @@ class Remote {
 
   const Flags& flags_;
   const Query& query_;
+  const std::string query_text_;  // as a partial of the query holds it
   ReportWriter writer_;
   int64_t interval_ms_ = 1000;
   PartialReducer reducer_;

@@ -2740,6 +2740,35 @@ class MapFollowTest(MaprTestCase):
             ["sh", "-c", 'printf "%s\n" ' + command], capture_output=True,
             check=True).stdout.decode().split("\n")[:-1]
 
+    def test_remote_runs_its_own_query_whatever_a_host_sends(self):
+        # Host "evil" answers first with a partial of another query (of its
+        # own source name): it fails alone, and the other host's result is
+        # that of the client's query. (The first partial once set the query,
+        # and the honest host was refused as "of another query".)
+        self.write("a.log", b"k=a\nk=b\nk=a\n")
+        q = "select k, count($line) group by k logformat generickv"
+        other, _ = self.mapr("map", "--source", "evil",
+                             "select count($line) group by * "
+                             "logformat generickv", "a.log")
+        self.write("evil.part", other)
+        fake = self.write("evilssh", (
+            '#!/bin/sh\n'
+            '[ "$1" = "--" ] && shift\n'
+            'host=$1; shift\n'
+            'if [ "$host" = evil ]; then exec cat "%s/evil.part"; fi\n'
+            'exec sh -c "$*"\n' % self.tmp).encode())
+        os.chmod(fake, 0o755)
+        out, err = self.mapr("remote", "--ssh", fake, "--hosts", "evil,good",
+                             "--remote-mapr", os.path.abspath(MAPR_BIN),
+                             "-o", "csv", q, "a.log", code=1)
+        self.assertEqual(out, b"k,count($line)\na,2\nb,1\n")
+        self.assertEqual(err.decode().split("\n")[:2], [
+            "mapr: evil: failed: it sent a partial of another query "
+            "('select count($line) group by * logformat'; this run's is "
+            "'select k,count($line) group by k logformat generickv')",
+            "mapr: the result is partial: host evil failed (none of its "
+            "lines are counted)"])
+
     def test_remote_forwards_event_start(self):
         # Three events of several lines: --event-start reaches each host, so
         # remote counts events as a local run does (it counted lines).
