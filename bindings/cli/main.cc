@@ -279,9 +279,9 @@ void ReportWriter::CheckAlert(const ResultTable& r) {
 
 int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
                const LineCounters& stats, const FilesReport& report,
-               int exit_code) {
+               int exit_code, bool write_outfile) {
   std::optional<OutputFormat> format = flags.output;
-  if (query.outfile().has_value()) {
+  if (query.outfile().has_value() && write_outfile) {
     if (absl::Status s = WriteOutfile(query, table); !s.ok()) {
       PrintError(ToStd(s.message()));
       exit_code = kExitInputError;

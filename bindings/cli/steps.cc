@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bindings/cli/partials.h"
@@ -544,10 +545,19 @@ int RunReduce(const Flags& flags) {
   }
   // Another partition than 0 carries no line counters: notes on them
   // would be wrong.
+  // A partial is input from elsewhere: reduce writes no file its query
+  // names (an outfile of `../.ssh/authorized_keys`, say).
+  if (query.outfile().has_value() && !flags.quiet) {
+    PrintError(absl::StrCat(
+        "the partials' query writes outfile '",
+        absl::CHexEscape(*query.outfile()),
+        "'; reduce writes no file a partial names: the result is on standard "
+        "output (-o csv > FILE writes it)"));
+  }
   Flags emit = flags;
   if (flags.partition.has_value() && *flags.partition != 0) emit.quiet = true;
-  return EmitResult(emit, query, *table, table->stats(), FilesReport(),
-                    kExitOk);
+  return EmitResult(emit, query, *table, table->stats(), FilesReport(), kExitOk,
+                    /*write_outfile=*/false);
 }
 
 int RunInspect(const Flags& flags) {

@@ -53,10 +53,12 @@ void PrintStats(const LineCounters& c, uint64_t groups);
 // --stats and the notes; returns `exit_code`, or kExitInputError if an
 // output failed.
 // `report` holds what the input layer saw (NUL bytes, inputs without a
-// parsed line); empty for partials.
+// parsed line); empty for partials. `write_outfile` false leaves the
+// query's outfile alone (a query that came in a partial from elsewhere):
+// the result then goes to standard output.
 int EmitResult(const Flags& flags, const Query& query, const ResultTable& table,
                const LineCounters& stats, const FilesReport& report,
-               int exit_code);
+               int exit_code, bool write_outfile = true);
 
 // main.cc: writes the reports of --follow (local or remote): each to the
 // outfile and/or printed per --output (default: table, unless there is an

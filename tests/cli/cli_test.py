@@ -2078,6 +2078,30 @@ class DistributedTest(MaprTestCase):
         want, _ = self.mapr(Q1A, LOG)
         self.assertEqual(out, want)
 
+    def test_reduce_writes_no_outfile_a_partial_names(self):
+        # A partial is input from another machine: the outfile of its query
+        # (here outside the folder) is not written; the result goes to
+        # standard output, with a note.
+        os.mkdir(self.path("work"))
+        self.write("work/a.log", b"k=a\nk=b\n")
+        out, _ = self.mapr("map", "select count($line) group by * logformat "
+                           "generickv outfile append ../victim.csv", "a.log",
+                           cwd=self.path("work"))
+        self.write("work/a.part", out)
+        out, err = self.mapr("reduce", "-o", "csv", "a.part",
+                             cwd=self.path("work"))
+        self.assertEqual(out, b"count($line)\n2\n")
+        self.assertEqual(err, b"mapr: the partials' query writes outfile "
+                         b"'../victim.csv'; reduce writes no file a partial "
+                         b"names: the result is on standard output (-o csv > "
+                         b"FILE writes it)\n")
+        self.assertFalse(os.path.exists(self.path("victim.csv")))
+        out, err = self.mapr("reduce", "--quiet", "a.part",
+                             cwd=self.path("work"))
+        self.assertEqual(err, b"")
+        self.assertIn(b"count($line)", out)
+        self.assertFalse(os.path.exists(self.path("victim.csv")))
+
     def test_a_missing_first_split_is_named(self):
         # Splits 1-3 of a log without split 0: the result lacks split 0's
         # lines, which reduce says (exit 0; --expect-splits refuses it).

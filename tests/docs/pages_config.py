@@ -199,7 +199,11 @@ PAGES = {
                    # syslog-ng's log: its times, and how many intervals
                    # passed with new messages (the story waits for them).
                    (r"^\[\d{4}-\d\d-\d\dT[\d:.]+\] ", "[TIME] "),
-                   (r"\b\d+ interval writes", "N interval writes")],
+                   (r"\b\d+ interval writes", "N interval writes"),
+                   # and how syslog-ng batched them (on a loaded machine a
+                   # batch's 200 ms may end between two logger calls).
+                   (r"\b\d+ pushes \(at most \d+ a push\)",
+                    "N pushes (at most M a push)")],
         # Follow mode: the stories the page tells around each example.
         "drivers": {
             "Follow mode (`--follow`) | mapr --follow --hostname": [
