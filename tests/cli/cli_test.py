@@ -2743,15 +2743,20 @@ class MapFollowTest(MaprTestCase):
             _, err = self.mapr(*args, code=2)
             self.assertIn(("mapr: " + message + "\n").encode(), err, args)
 
-    def local_ssh(self):
+    def local_ssh(self, answers=None):
         """A stand-in for ssh that records the host's command line (one file
-        per host) and runs it here, as the host's shell would."""
+        per host) and runs it here, as the host's shell would; a host of
+        `answers` ({host: file}) prints that file instead."""
+        canned = "".join(
+            'if [ "$host" = %s ]; then exec cat "%s"; fi\n' % (host, path)
+            for host, path in (answers or {}).items())
         fake = self.write("localssh", (
             '#!/bin/sh\n'
             '[ "$1" = "--" ] && shift\n'
             'host=$1; shift\n'
             'printf "%%s\\n" "$@" > "%s/argv-$host.txt"\n'
-            'exec sh -c "$*"\n' % self.tmp).encode())
+            '%s'
+            'exec sh -c "$*"\n' % (self.tmp, canned)).encode())
         os.chmod(fake, 0o755)
         return fake
 
@@ -2774,14 +2779,7 @@ class MapFollowTest(MaprTestCase):
         other, _ = self.mapr("map", "--source", "evil",
                              "select count($line) group by * "
                              "logformat generickv", "a.log")
-        self.write("evil.part", other)
-        fake = self.write("evilssh", (
-            '#!/bin/sh\n'
-            '[ "$1" = "--" ] && shift\n'
-            'host=$1; shift\n'
-            'if [ "$host" = evil ]; then exec cat "%s/evil.part"; fi\n'
-            'exec sh -c "$*"\n' % self.tmp).encode())
-        os.chmod(fake, 0o755)
+        fake = self.local_ssh({"evil": self.write("evil.part", other)})
         out, err = self.mapr("remote", "--ssh", fake, "--hosts", "evil,good",
                              "--remote-mapr", os.path.abspath(MAPR_BIN),
                              "-o", "csv", q, "a.log", code=1)
