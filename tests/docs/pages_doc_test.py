@@ -225,6 +225,17 @@ def run(text, work, env):
             code)
 
 
+def wait_until(condition, alive=lambda: True):
+    """Whether `condition()` came true within TIMEOUT_SECONDS, polled while
+    `alive()` (the process that would make it true is still running)."""
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    while not condition():
+        if not alive() or time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def run_driven(text, steps, work, env):
     """Runs the command `text` in the background and drives it through
     `steps` (what another shell and the user do in the page's story):
@@ -277,28 +288,20 @@ def run_driven(text, steps, work, env):
         elif step[0] == "wait":
             needle = step[1].encode()
             seen[needle] = seen.get(needle, 0) + 1
-            deadline = time.monotonic() + TIMEOUT_SECONDS
-            while True:
+
+            def printed(needle=needle):
                 with lock:
-                    count = b"".join(merged).count(needle)
-                if count >= seen[needle]:
-                    break
-                if p.poll() is not None or time.monotonic() > deadline:
-                    failure = "never printed %r" % step[1]
-                    break
-                time.sleep(0.02)
-            if failure:
+                    return b"".join(merged).count(needle) >= seen[needle]
+            if not wait_until(printed, lambda: p.poll() is None):
+                failure = "never printed %r" % step[1]
                 break
         elif step[0] == "wait_size":
             # Until the file is there and not empty.
             path = os.path.join(work, step[1])
-            deadline = time.monotonic() + TIMEOUT_SECONDS
-            while not (os.path.exists(path) and os.path.getsize(path)):
-                if p.poll() is not None or time.monotonic() > deadline:
-                    failure = "%s stayed empty" % step[1]
-                    break
-                time.sleep(0.02)
-            if failure:
+            if not wait_until(lambda: os.path.exists(path) and
+                              os.path.getsize(path) > 0,
+                              lambda: p.poll() is None):
+                failure = "%s stayed empty" % step[1]
                 break
         elif step[0] == "signal":
             os.killpg(p.pid, step[1])
@@ -319,14 +322,19 @@ def run_driven(text, steps, work, env):
     return split(chunks[p.stdout]), err, split(merged), code
 
 
+def expand(new, context):
+    """A new path of PATHS with {work}, {mapr}, {root} and {build} filled in:
+    the block's folder, the binary under test, the checkout and its build
+    tree."""
+    for name, value in context.items():
+        new = new.replace("{%s}" % name, value)
+    return new
+
+
 def rewrite(text, paths, context):
-    """`text` with the page's paths rewritten (PATHS; {work}, {mapr},
-    {root} and {build} in a new path are the block's folder, the binary
-    under test, the checkout and its build tree)."""
+    """`text` with the page's paths rewritten (PATHS)."""
     for old, new in paths.items():
-        for name, value in context.items():
-            new = new.replace("{%s}" % name, value)
-        text = text.replace(old, new)
+        text = text.replace(old, expand(new, context))
     return text
 
 
@@ -383,21 +391,21 @@ class Session:
     def step(self, step, work, paths):
         """Runs one step of a session's story that the page does not show;
         returns why it failed, or None."""
-        deadline = time.monotonic() + TIMEOUT_SECONDS
         if step[0] == "wait_file":
-            # Until the file exists and holds NEEDLE.
+            # Until the file exists (a socket, say) and holds NEEDLE.
             path = os.path.join(work, rewrite(step[1], paths, self.context))
-            while time.monotonic() < deadline:
-                if not step[2] and os.path.exists(path):
-                    return None  # a socket, say
+
+            def holds():
+                if not step[2]:
+                    return os.path.exists(path)
                 try:
                     with open(path, encoding="utf-8",
                               errors="replace") as f:
-                        if step[2] in f.read():
-                            return None
+                        return step[2] in f.read()
                 except FileNotFoundError:
-                    pass
-                time.sleep(0.02)
+                    return False
+            if wait_until(holds):
+                return None
             return "%s never held %r" % (step[1], step[2])
         if step[0] == "wait_jobs":
             for job in self.jobs:
@@ -448,25 +456,13 @@ def run_blocks(blocks, page, mapr, story=None):
 
 
 def run_commands(block, config, work, session):
+    """[(command, ok, expected, got)] for a block, in `session`'s folder."""
     paths = config["paths"]
-    varies = config["varies"]
     results = []
     code = 0
     env = session.env
     if block.language == "file":
-        path = os.path.normpath(os.path.join(
-            work, rewrite(block.path, paths, session.context)))
-        if not path.startswith(work + os.sep):
-            # Never write outside the folder: the page's path needs a
-            # rewrite in PATHS.
-            return [(Command(block.line_number, "(file) " + block.path),
-                     False, ["a path in the folder"], [path])]
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(rewrite(block.text, paths, session.context))
-        if block.executable:
-            os.chmod(path, 0o755)
-        return results
+        return write_shown_file(block, paths, work, session.context)
     for command in block.commands:
         text = rewrite(command.text, paths, session.context)
         if session.hooks and command.text.startswith(session.hooks[0][0]):
@@ -501,35 +497,62 @@ def run_commands(block, config, work, session):
             ctrl_c = "^C" in command.expected
         else:
             out, err, merged, code = run(text, work, env)
-        # What mapr prints names the rewritten paths: name the page's.
-        for old, new in paths.items():
-            new = rewrite(old, {old: new}, session.context)
-            if "/" not in new:
-                continue
-            undo = lambda lines: [
-                re.sub(r"(?<![\w/.])" + re.escape(new), old, line)
-                for line in lines]
-            out, err, merged = undo(out), undo(err), undo(merged)
-        got = [normalize(out + err, varies), normalize(err + out, varies),
-               normalize(merged, varies)]
-        want = normalize(command.expected, varies)
-        wants = [want]
-        if ctrl_c:
-            # A terminal echoes Ctrl-C as ^C where the cursor is: on the
-            # blank line between two reports, or on a line of its own.
-            wants = [["" if l == "^C" else l for l in want],
-                     [l for l in want if l != "^C"]]
-        other = equivalent_command(text)
-        if other is not None and not command.expected:
-            wants = [normalize(run(other, work, env)[0], varies)]
-            got = [normalize(out, varies)]
-        ok = any(matches(w, g) for w in wants for g in got)
-        if other is None or command.expected:
-            ok = ok or any(matches_interleaved(
-                w, tuple(normalize(out, varies)),
-                tuple(normalize(err, varies))) for w in wants)
-        results.append((command, ok, wants[0], got[-1]))
+        results.append(judge(command, text, (out, err, merged), ctrl_c,
+                             config, work, env, session.context))
     return results
+
+
+def write_shown_file(block, paths, work, context):
+    """Writes a file the page shows where the page says (rewritten into the
+    folder); [] or the failure of a path outside it."""
+    path = os.path.normpath(os.path.join(work, rewrite(block.path, paths,
+                                                       context)))
+    if not path.startswith(work + os.sep):
+        # Never write outside the folder: the page's path needs a rewrite
+        # in PATHS.
+        return [(Command(block.line_number, "(file) " + block.path), False,
+                 ["a path in the folder"], [path])]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(rewrite(block.text, paths, context))
+    if block.executable:
+        os.chmod(path, 0o755)
+    return []
+
+
+def judge(command, text, printed, ctrl_c, config, work, env, context):
+    """(command, ok, expected, got): whether what `command` printed
+    ((stdout, stderr, both as they arrived)) is what the page shows."""
+    varies = config["varies"]
+    out, err, merged = printed
+    # What mapr prints names the rewritten paths: name the page's.
+    for old, new in config["paths"].items():
+        new = expand(new, context)
+        if "/" not in new:
+            continue
+        undo = lambda lines: [
+            re.sub(r"(?<![\w/.])" + re.escape(new), old, line)
+            for line in lines]
+        out, err, merged = undo(out), undo(err), undo(merged)
+    got = [normalize(out + err, varies), normalize(err + out, varies),
+           normalize(merged, varies)]
+    want = normalize(command.expected, varies)
+    wants = [want]
+    if ctrl_c:
+        # A terminal echoes Ctrl-C as ^C where the cursor is: on the blank
+        # line between two reports, or on a line of its own.
+        wants = [["" if l == "^C" else l for l in want],
+                 [l for l in want if l != "^C"]]
+    other = equivalent_command(text)
+    if other is not None and not command.expected:
+        wants = [normalize(run(other, work, env)[0], varies)]
+        got = [normalize(out, varies)]
+    ok = any(matches(w, g) for w in wants for g in got)
+    if other is None or command.expected:
+        ok = ok or any(matches_interleaved(
+            w, tuple(normalize(out, varies)), tuple(normalize(err, varies)))
+            for w in wants)
+    return command, ok, wants[0], got[-1]
 
 
 def run_recipe(text, block, command, config, work, env):
