@@ -14,6 +14,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -178,6 +179,67 @@ std::string MetricsServer::Answer(std::string_view head, bool ended) {
                   request.kind == HttpRequest::Kind::kHead ? "" : *text);
 }
 
+namespace {
+
+// Reads, answers or drains `c` once poll said it is ready; false when the
+// client is done (or gone) and is to be closed. `answer` gives the
+// response to a request head.
+bool Advance(Client& c,
+             const std::function<std::string(std::string_view, bool)>& answer) {
+  if (c.state == Client::State::kDraining) {
+    char buf[4096];
+    const ssize_t n = recv(c.fd, buf, sizeof(buf), MSG_DONTWAIT);
+    return n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR));
+  }
+  if (c.state == Client::State::kReading) {
+    char buf[2048];
+    const size_t room = kMaxRequestHead + 1 - c.in.size();
+    const ssize_t n =
+        recv(c.fd, buf, std::min(room, sizeof(buf)), MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+    if (n < 0 && c.in.empty()) return false;
+    if (n > 0) c.in.append(buf, static_cast<size_t>(n));
+    const bool ended = n <= 0;
+    if (!ended &&
+        ParseRequestHead(c.in, false).kind == HttpRequest::Kind::kIncomplete) {
+      return true;
+    }
+    c.out = answer(c.in, ended);
+    c.in = std::string();
+    c.state = Client::State::kWriting;
+    c.deadline = Clock::now() + kResponseTime;
+    return true;
+  }
+  const ssize_t n = send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
+  if (n <= 0) return false;
+  c.sent += static_cast<size_t>(n);
+  if (c.sent == c.out.size()) {
+    shutdown(c.fd, SHUT_WR);
+    c.out = std::string();
+    c.state = Client::State::kDraining;
+  }
+  return true;
+}
+
+// Milliseconds until the nearest deadline (at least 1), or -1 for none.
+int PollTimeout(const std::vector<Client>& clients, Clock::time_point now) {
+  int timeout_ms = -1;
+  for (const Client& c : clients) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(c.deadline - now)
+            .count() +
+        1;
+    if (timeout_ms < 0 || left < timeout_ms) {
+      timeout_ms = static_cast<int>(left);
+    }
+  }
+  return timeout_ms;
+}
+
+}  // namespace
+
 void MetricsServer::Serve() {
   std::vector<Client> clients;
   std::vector<pollfd> fds;
@@ -185,21 +247,14 @@ void MetricsServer::Serve() {
     close(clients[i].fd);
     clients.erase(clients.begin() + static_cast<ptrdiff_t>(i));
   };
+  const auto answer = [this](std::string_view head, bool ended) {
+    return Answer(head, ended);
+  };
   for (;;) {
     const Clock::time_point now = Clock::now();
     // Clients past their deadline are dropped.
     for (size_t i = clients.size(); i-- > 0;) {
       if (clients[i].deadline <= now) close_client(i);
-    }
-    int timeout_ms = -1;
-    for (const Client& c : clients) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            c.deadline - now)
-                            .count() +
-                        1;
-      if (timeout_ms < 0 || left < timeout_ms) {
-        timeout_ms = static_cast<int>(left);
-      }
     }
     fds.clear();
     fds.push_back({wake_read_, POLLIN, 0});
@@ -210,57 +265,15 @@ void MetricsServer::Serve() {
                          c.state == Client::State::kWriting ? POLLOUT : POLLIN),
                      0});
     }
-    if (poll(fds.data(), fds.size(), timeout_ms) < 0) {
+    if (poll(fds.data(), fds.size(), PollTimeout(clients, now)) < 0) {
       if (errno == EINTR) continue;
       break;
     }
     if (fds[0].revents != 0) break;  // destroyed: drop every client at once
     // Existing clients first (their indexes match fds[2...]).
     for (size_t i = clients.size(); i-- > 0;) {
-      const short revents = fds[i + 2].revents;
-      if (revents == 0) continue;
-      Client& c = clients[i];
-      if (c.state == Client::State::kDraining) {
-        char buf[4096];
-        const ssize_t n = recv(c.fd, buf, sizeof(buf), MSG_DONTWAIT);
-        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-        if (n <= 0) close_client(i);
-        continue;
-      }
-      if (c.state == Client::State::kReading) {
-        char buf[2048];
-        const size_t room = kMaxRequestHead + 1 - c.in.size();
-        const ssize_t n =
-            recv(c.fd, buf, std::min(room, sizeof(buf)), MSG_DONTWAIT);
-        if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-        if (n < 0 && c.in.empty()) {
-          close_client(i);
-          continue;
-        }
-        if (n > 0) c.in.append(buf, static_cast<size_t>(n));
-        const bool ended = n <= 0;
-        if (!ended && ParseRequestHead(c.in, false).kind ==
-                          HttpRequest::Kind::kIncomplete) {
-          continue;
-        }
-        c.out = Answer(c.in, ended);
-        c.in = std::string();
-        c.state = Client::State::kWriting;
-        c.deadline = Clock::now() + kResponseTime;
-        continue;
-      }
-      const ssize_t n = send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent,
-                             MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-      if (n <= 0) {
+      if (fds[i + 2].revents != 0 && !Advance(clients[i], answer)) {
         close_client(i);
-        continue;
-      }
-      c.sent += static_cast<size_t>(n);
-      if (c.sent == c.out.size()) {
-        shutdown(c.fd, SHUT_WR);
-        c.out = std::string();
-        c.state = Client::State::kDraining;
       }
     }
     if ((fds[1].revents & POLLIN) == 0) continue;
