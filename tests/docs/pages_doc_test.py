@@ -360,6 +360,10 @@ def make_folder(work, config, mapr):
     env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
     env["TZ"] = "UTC"
     env["LC_ALL"] = "C"
+    # A reader's terminal has a login shell; CI's environment may not, and
+    # GNU parallel runs remote jobs with $SHELL (none: every job fails
+    # without a word).
+    env["SHELL"] = "/bin/bash"
     env["MAPR_DOC_WORK"] = work
     # The build tree of build/X/bindings/cli/mapr (its example hosts).
     build = os.path.dirname(os.path.dirname(os.path.dirname(
