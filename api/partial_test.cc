@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -355,6 +356,96 @@ TEST(PartialTest, ThisMaprNamesTheNewestMinorItWrites) {
                   absl::StrCat("partial format version 2.", info.minor,
                                "; this mapr reads 1.", info.minor,
                                " (the partial was written by a newer mapr)")));
+}
+
+// What a reader of a stream gets, whatever the sizes of its reads: the
+// frames and the error of SplitPartialFrames over the whole.
+TEST(PartialFrameReaderTest, FramesDoNotDependOnHowTheBytesArrive) {
+  const std::string a = RealPartial({0, 1});
+  const std::string b = RealPartial({1, 2});
+  const std::string stream = a + b + a;
+  for (size_t read :
+       {size_t{1}, size_t{7}, size_t{72}, size_t{500}, stream.size()}) {
+    PartialFrameReader reader;
+    std::vector<std::string> frames;
+    for (size_t at = 0; at < stream.size(); at += read) {
+      reader.Append(std::string_view(stream).substr(at, read));
+      std::string_view frame;
+      while (reader.Next(&frame)) frames.emplace_back(frame);
+      ASSERT_OK(reader.status());
+    }
+    EXPECT_OK(reader.Finish());
+    EXPECT_EQ(frames, (std::vector<std::string>{a, b, a})) << read;
+    EXPECT_EQ(reader.frames(), 3u);
+    EXPECT_EQ(reader.offset(), stream.size());
+  }
+}
+
+TEST(PartialFrameReaderTest, NotPartialsFailAtTheFirstBytes) {
+  PartialFrameReader reader;
+  reader.Append(std::string(8, '\0'));
+  std::string_view frame;
+  EXPECT_FALSE(reader.Next(&frame));
+  EXPECT_THAT(reader.status(),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                "not a mapr partial: the input does not start "
+                                "with MAPRPART"));
+  // The error sticks; more bytes are not taken.
+  reader.Append(RealPartial({0, 1}));
+  EXPECT_FALSE(reader.Next(&frame));
+  EXPECT_EQ(reader.pending().size(), 8u);
+  EXPECT_EQ(reader.Finish(), reader.status());
+}
+
+TEST(PartialFrameReaderTest, AFrameOverTheLimitIsRefusedAtItsHeader) {
+  const std::string a = RealPartial({0, 1});
+  const std::string b = RealPartial({1, 2});
+  // Frame 2 claims 2^40 bytes; only its header has come.
+  std::string huge = b.substr(0, kPartialFrameHeaderBytes);
+  const uint64_t claim = uint64_t{1} << 40;
+  std::memcpy(huge.data() + 24, &claim, sizeof(claim));
+  PartialFrameReader reader(uint64_t{1} << 20);
+  reader.Append(a + huge);
+  std::string_view frame;
+  ASSERT_TRUE(reader.Next(&frame));
+  EXPECT_EQ(frame, a);
+  EXPECT_FALSE(reader.Next(&frame));
+  EXPECT_THAT(
+      reader.status(),
+      testing::StatusIs(
+          absl::StatusCode::kResourceExhausted,
+          absl::StrCat("frame 2 (at byte ", a.size(),
+                       "): a frame of 1099511627776 bytes is over the limit "
+                       "of 1048576 bytes (max_frame_bytes)")));
+  // A limit of exactly the frame's size takes it.
+  PartialFrameReader exact(a.size());
+  exact.Append(a);
+  EXPECT_TRUE(exact.Next(&frame));
+  PartialFrameReader under(a.size() - 1);
+  under.Append(a);
+  EXPECT_FALSE(under.Next(&frame));
+  EXPECT_EQ(under.status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+TEST(PartialFrameReaderTest, FinishNamesAnEndInsideAFrame) {
+  const std::string a = RealPartial({0, 1});
+  PartialFrameReader reader;
+  EXPECT_THAT(reader.Finish(),
+              testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                                "not a mapr partial: the input is empty"));
+  reader.Append(a + a.substr(0, 100));
+  std::string_view frame;
+  EXPECT_TRUE(reader.Next(&frame));
+  EXPECT_FALSE(reader.Next(&frame));
+  EXPECT_OK(reader.status());
+  EXPECT_EQ(reader.pending(), a.substr(0, 100));
+  EXPECT_THAT(reader.Finish(),
+              testing::StatusIs(
+                  absl::StatusCode::kDataLoss,
+                  absl::StrCat("frame 2 (at byte ", a.size(),
+                               "): truncated partial: 100 bytes of a frame "
+                               "that needs ",
+                               a.size())));
 }
 
 TEST(PartialTest, FrameSizeNeedsOnlyTheHeader) {

@@ -43,6 +43,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mapr/export.h"
 #include "mapr/options.h"
@@ -113,6 +114,77 @@ MAPR_EXPORT absl::StatusOr<uint64_t> PartialFrameSize(std::string_view bytes);
 // InspectPartial; empty input is InvalidArgument.
 MAPR_EXPORT absl::StatusOr<std::vector<std::string_view>> SplitPartialFrames(
     std::string_view bytes);
+
+// The largest frame a PartialFrameReader takes by default: 1 GiB.
+inline constexpr uint64_t kDefaultMaxFrameBytes = uint64_t{1} << 30;
+
+// Cuts a stream of concatenated frames (a pipe, a socket, a decompressor)
+// into frames as its bytes arrive. Append() what a read returned, then take
+// the whole frames with Next(). A frame's magic, version and claimed size
+// are checked as soon as its header is in, so a stream that is not partials
+// (text, /dev/zero) is refused after its first bytes and a frame claiming
+// more than `max_frame_bytes` after its header, by name. Nothing is
+// allocated for a size a frame only claims: the reader holds the bytes
+// received of the frame in progress, at most `max_frame_bytes` of them.
+// Only the header is checked here: InspectPartial() checks a whole frame.
+//
+// Example (a blocking reader; a poll loop calls the same three):
+//   mapr::PartialFrameReader reader;
+//   while (size_t n = read(fd, buf, sizeof(buf))) {
+//     reader.Append(std::string_view(buf, n));
+//     std::string_view frame;
+//     while (reader.Next(&frame)) Use(frame);
+//     if (!reader.status().ok()) return reader.status();
+//   }
+//   return reader.Finish();
+//
+// Errors (status(), Finish()) are those of PartialFrameSize() and
+// ResourceExhausted for a frame over the limit; past the first frame they
+// name the frame and where it starts ("frame 3 (at byte 1200): ...").
+// Finish() is InvalidArgument for a stream without a byte, DataLoss for one
+// that ends inside a frame. Thread safety: an instance is used by one
+// thread at a time.
+class MAPR_EXPORT PartialFrameReader {
+ public:
+  explicit PartialFrameReader(uint64_t max_frame_bytes = kDefaultMaxFrameBytes);
+
+  // Takes the next bytes of the stream. Invalidates the frame Next() gave.
+  // Ignored once the stream failed.
+  void Append(std::string_view bytes);
+
+  // True and *frame set to the next whole frame (valid until the next call
+  // of Append() or Next()) when one is in; false when more bytes are needed
+  // or the stream failed (status()).
+  bool Next(std::string_view* frame);
+
+  // OK until the stream shows it is not a stream of frames (or of frames
+  // within the limit); then the reason, for good.
+  const absl::Status& status() const { return status_; }
+
+  // To call when the stream ends: status() if it failed, else OK if it
+  // ended between frames after at least one, else why not.
+  absl::Status Finish() const;
+
+  // The frames Next() gave, the bytes of the stream before the frame in
+  // progress, and the bytes held of it (received, not yet given).
+  uint64_t frames() const { return frames_; }
+  uint64_t offset() const { return offset_; }
+  std::string_view pending() const {
+    return std::string_view(buffer_).substr(start_);
+  }
+
+ private:
+  absl::Status Framed(const absl::Status& problem) const;
+
+  uint64_t max_frame_bytes_;
+  std::string buffer_;
+  size_t start_ = 0;   // The frame in progress starts here in buffer_.
+  uint64_t size_ = 0;  // Its size, once its header is in (else 0).
+  uint64_t frames_ = 0;
+  uint64_t offset_ = 0;
+  bool seen_bytes_ = false;
+  absl::Status status_;
+};
 
 }  // namespace mapr
 

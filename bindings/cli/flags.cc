@@ -84,11 +84,15 @@ absl::StatusOr<uint64_t> ParseMaxGroups(std::string_view v) {
   return n;
 }
 
-// A byte count with an optional K, M or G suffix (powers of 1024).
-absl::StatusOr<size_t> ParseBytes(std::string_view v) {
-  const absl::Status bad = Usage(absl::StrCat(
-      "invalid --max-line-bytes '", ToAbsl(v),
-      "' (use a number of bytes from 1 to 1G, optionally with K, M or G)"));
+// A byte count from 1 to `limit` with an optional K, M or G suffix (powers
+// of 1024), for the option `flag` ("up to `limit_text`" in its message).
+absl::StatusOr<uint64_t> ParseByteCount(std::string_view v,
+                                        std::string_view flag, uint64_t limit,
+                                        std::string_view limit_text) {
+  const absl::Status bad =
+      Usage(absl::StrCat("invalid ", ToAbsl(flag), " '", ToAbsl(v),
+                         "' (use a number of bytes from 1 to ",
+                         ToAbsl(limit_text), ", optionally with K, M or G)"));
   uint64_t n = 0;
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
   if (ec != std::errc() || end == v.data()) return bad;
@@ -103,8 +107,19 @@ absl::StatusOr<size_t> ParseBytes(std::string_view v) {
   } else if (!suffix.empty()) {
     return bad;
   }
-  if (n == 0 || n > (uint64_t{kMaxLineBytesLimit} >> shift)) return bad;
-  return static_cast<size_t>(n << shift);
+  if (n == 0 || n > (limit >> shift)) return bad;
+  return n << shift;
+}
+
+absl::StatusOr<size_t> ParseBytes(std::string_view v) {
+  absl::StatusOr<uint64_t> n =
+      ParseByteCount(v, "--max-line-bytes", kMaxLineBytesLimit, "1G");
+  if (!n.ok()) return n.status();
+  return static_cast<size_t>(*n);
+}
+
+absl::StatusOr<uint64_t> ParseFrameBytes(std::string_view v) {
+  return ParseByteCount(v, "--max-frame-bytes", kMaxFrameBytesLimit, "1024G");
 }
 
 // Sets a switch.
@@ -371,6 +386,11 @@ constexpr FlagSpec kFlagSpecs[] = {
      "fail (exit 1) rather than hold more than N groups\n"
      "(default 0: no limit)",
      Parse<&Flags::max_groups, ParseMaxGroups>},
+    {"--max-frame-bytes", 0, "N", FlagSection::kInput,
+     "combine, reduce, inspect, remote: refuse a partial's\n"
+     "frame over N bytes once its header is read\n"
+     "(default 1G; K, M, G as for --max-line-bytes)",
+     Parse<&Flags::max_frame_bytes, ParseFrameBytes>},
     {"--query", 0, "QUERY", FlagSection::kInput,
      "the query; every positional argument is then a FILE\n"
      "(without it: the first argument containing\n"

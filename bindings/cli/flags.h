@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "bindings/cli/metrics_server.h"
+#include "mapr/partial.h"
 
 namespace mapr::cli {
 
@@ -57,6 +58,9 @@ struct Flags {
   size_t max_line_bytes = size_t{1} << 20;
   // AggregatorOptions::max_groups; 0: unlimited.
   uint64_t max_groups = 0;
+  // PartialFrameReader's limit: a larger frame of a PART or a host is
+  // refused once its header is read.
+  uint64_t max_frame_bytes = kDefaultMaxFrameBytes;
   // Tail mode (see follow.h): follow the inputs, report every interval,
   // cumulative or (delta) per interval, read the files from their start.
   bool follow = false;
@@ -165,6 +169,8 @@ std::string HelpText(int cpus);
 
 // Largest accepted --max-line-bytes.
 inline constexpr size_t kMaxLineBytesLimit = size_t{1} << 30;
+// The largest --max-frame-bytes: 1024G.
+inline constexpr uint64_t kMaxFrameBytesLimit = uint64_t{1} << 40;
 // Largest accepted --max-groups (the engine's group ids are 32-bit).
 inline constexpr uint64_t kMaxGroupsLimit = uint64_t{1} << 31;
 // Largest accepted --interval-ms: one day.

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -56,15 +57,19 @@ constexpr int64_t kTerminalRows = 10;
 }  // namespace
 
 void PrintError(std::string_view message) {
-  // The library names its limit as its APIs spell it ("more than 2 groups
-  // (max_groups)"); here the user gave it as --max-groups.
-  constexpr std::string_view kLibraryName = "(max_groups)";
-  const size_t at = message.find(kLibraryName);
-  if (at != std::string_view::npos) {
-    std::fprintf(stderr, "mapr: %.*s(--max-groups)%.*s\n", static_cast<int>(at),
-                 message.data(),
-                 static_cast<int>(message.size() - at - kLibraryName.size()),
-                 message.data() + at + kLibraryName.size());
+  // The library names its limits as its APIs spell them ("more than 2
+  // groups (max_groups)"); here the user gave them as options.
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"(max_groups)", "(--max-groups)"},
+      {"(max_frame_bytes)", "(--max-frame-bytes)"},
+  };
+  for (const auto& [library, option] : kNames) {
+    const size_t at = message.find(library);
+    if (at == std::string_view::npos) continue;
+    std::fprintf(stderr, "mapr: %.*s%.*s%.*s\n", static_cast<int>(at),
+                 message.data(), static_cast<int>(option.size()), option.data(),
+                 static_cast<int>(message.size() - at - library.size()),
+                 message.data() + at + library.size());
     return;
   }
   std::fprintf(stderr, "mapr: %.*s\n", static_cast<int>(message.size()),

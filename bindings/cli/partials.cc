@@ -69,63 +69,151 @@ std::string B64Line(uint64_t split, std::string_view frame) {
   return line;
 }
 
-absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
-                                                       std::string_view bytes) {
-  std::vector<NamedFrame> out;
-  if (bytes.empty()) {
-    return Prefixed(name,
+PartialStreamDecoder::PartialStreamDecoder(std::string_view name,
+                                           uint64_t max_frame_bytes)
+    : name_(name),
+      max_frame_bytes_(max_frame_bytes),
+      // The base64 of such a frame, its split number (20 digits at most), a
+      // tab and a carriage return.
+      max_line_bytes_((max_frame_bytes + 2) / 3 * 4 + 22),
+      reader_(max_frame_bytes) {}
+
+absl::Status PartialStreamDecoder::Add(std::string_view frame, uint64_t offset,
+                                       std::string_view where) {
+  absl::StatusOr<PartialInfo> info = InspectPartial(frame);
+  if (!info.ok()) {
+    if (frames_.empty()) return Prefixed(name_, info.status());
+    return Prefixed(name_, absl::Status(info.status().code(),
+                                        absl::StrCat(ToAbsl(where), ": ",
+                                                     info.status().message())));
+  }
+  NamedFrame f;
+  f.name = name_;
+  f.bytes = std::string(frame);
+  f.info = *std::move(info);
+  f.offset = offset;
+  frames_.push_back(std::move(f));
+  return absl::OkStatus();
+}
+
+absl::Status PartialStreamDecoder::TakeLine(std::string_view line) {
+  ++line_no_;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.empty()) return absl::OkStatus();
+  const size_t tab = line.find('\t');
+  std::string frame;
+  if (tab == std::string_view::npos ||
+      !absl::Base64Unescape(ToAbsl(line.substr(tab + 1)), &frame)) {
+    return Prefixed(
+        name_, absl::InvalidArgumentError(absl::StrCat(
+                   "line ", line_no_, " is not <split><TAB><base64 partial>")));
+  }
+  return Add(frame, line_at_, absl::StrCat("line ", line_no_));
+}
+
+absl::Status PartialStreamDecoder::Append(std::string_view bytes) {
+  if (!status_.ok() || bytes.empty()) return status_;
+  seen_bytes_ = true;
+  if (mode_ == Mode::kUnknown) {
+    mode_ = bytes.front() >= '0' && bytes.front() <= '9' ? Mode::kBase64
+                                                         : Mode::kBinary;
+  }
+  if (mode_ == Mode::kBinary) {
+    reader_.Append(bytes);
+    std::string_view frame;
+    while (status_.ok() && reader_.Next(&frame)) {
+      const uint64_t at = reader_.offset() - frame.size();
+      status_ =
+          Add(frame, at,
+              absl::StrCat("frame ", reader_.frames(), " (at byte ", at, ")"));
+    }
+    if (status_.ok() && !reader_.status().ok()) {
+      status_ = Prefixed(name_, reader_.status());
+    }
+    return status_;
+  }
+  while (status_.ok() && !bytes.empty()) {
+    const size_t nl = bytes.find('\n');
+    const std::string_view piece = bytes.substr(0, nl);
+    if (line_.size() + piece.size() > max_line_bytes_) {
+      status_ = Prefixed(
+          name_, absl::ResourceExhaustedError(absl::StrCat(
+                     "line ", line_no_ + 1, " is longer than ", max_line_bytes_,
+                     " bytes: its frame would be over the limit of ",
+                     max_frame_bytes_, " bytes (max_frame_bytes)")));
+      break;
+    }
+    if (nl == std::string_view::npos) {
+      line_.append(piece.data(), piece.size());
+      consumed_ += piece.size();
+      break;
+    }
+    if (line_.empty()) {
+      status_ = TakeLine(piece);
+    } else {
+      line_.append(piece.data(), piece.size());
+      status_ = TakeLine(line_);
+      line_.clear();
+    }
+    consumed_ += nl + 1;
+    line_at_ = consumed_;
+    bytes.remove_prefix(nl + 1);
+  }
+  return status_;
+}
+
+absl::StatusOr<std::vector<NamedFrame>> PartialStreamDecoder::Finish() {
+  if (!status_.ok()) return status_;
+  if (!seen_bytes_) {
+    return Prefixed(name_,
                     absl::InvalidArgumentError("empty input is not a partial"));
   }
-  const char* const start = bytes.data();
-  auto add = [&](std::string_view frame) -> absl::Status {
-    absl::StatusOr<PartialInfo> info = InspectPartial(frame);
-    if (!info.ok()) return Prefixed(name, info.status());
-    NamedFrame f;
-    f.name = std::string(name);
-    f.bytes = std::string(frame);
-    f.info = *std::move(info);
-    f.offset = static_cast<uint64_t>(frame.data() - start);
-    out.push_back(std::move(f));
-    return absl::OkStatus();
-  };
-  if (bytes.front() >= '0' && bytes.front() <= '9') {
-    // --b64 lines: <split>\t<base64>.
-    size_t line_no = 0;
-    while (!bytes.empty()) {
-      ++line_no;
-      const size_t nl = bytes.find('\n');
-      std::string_view line = bytes.substr(0, nl);
-      bytes = nl == std::string_view::npos ? std::string_view()
-                                           : bytes.substr(nl + 1);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.empty()) continue;
-      const size_t tab = line.find('\t');
-      std::string frame;
-      if (tab == std::string_view::npos ||
-          !absl::Base64Unescape(ToAbsl(line.substr(tab + 1)), &frame)) {
-        return Prefixed(name, absl::InvalidArgumentError(absl::StrCat(
-                                  "line ", line_no,
-                                  " is not <split><TAB><base64 partial>")));
-      }
-      if (absl::Status s = add(frame); !s.ok()) return s;
+  if (mode_ == Mode::kBinary) {
+    if (absl::Status s = reader_.Finish(); !s.ok()) return Prefixed(name_, s);
+  } else {
+    // A last line without its newline.
+    if (!line_.empty()) {
+      std::string last;
+      last.swap(line_);
+      if (absl::Status s = TakeLine(last); !s.ok()) return s;
     }
-    if (out.empty()) {
+    if (frames_.empty()) {
       return Prefixed(
-          name, absl::InvalidArgumentError("empty input is not a partial"));
+          name_, absl::InvalidArgumentError("empty input is not a partial"));
     }
-    return out;
   }
-  absl::StatusOr<std::vector<std::string_view>> frames =
-      SplitPartialFrames(bytes);
-  if (!frames.ok()) return Prefixed(name, frames.status());
-  for (std::string_view f : *frames) {
-    if (absl::Status s = add(f); !s.ok()) return s;
+  return std::move(frames_);
+}
+
+absl::StatusOr<std::vector<NamedFrame>> ReadPartialStream(
+    std::string_view name, ByteStream& in, uint64_t max_frame_bytes,
+    bool empty_holds_none) {
+  PartialStreamDecoder decoder(name, max_frame_bytes);
+  char buf[1 << 16];
+  while (true) {
+    absl::StatusOr<size_t> n = in.Read(buf, sizeof(buf));
+    if (!n.ok()) return Prefixed(name, n.status());
+    if (*n == 0) {
+      if (decoder.empty() && empty_holds_none) {
+        return std::vector<NamedFrame>();
+      }
+      return decoder.Finish();
+    }
+    if (absl::Status s = decoder.Append(std::string_view(buf, *n)); !s.ok()) {
+      return s;
+    }
   }
-  return out;
+}
+
+absl::StatusOr<std::vector<NamedFrame>> DecodePartials(
+    std::string_view name, std::string_view bytes, uint64_t max_frame_bytes) {
+  PartialStreamDecoder decoder(name, max_frame_bytes);
+  if (absl::Status s = decoder.Append(bytes); !s.ok()) return s;
+  return decoder.Finish();
 }
 
 absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
-    std::string_view name, const std::string& path) {
+    std::string_view name, const std::string& path, uint64_t max_frame_bytes) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(
       std::fopen(path.c_str(), "rb"), &std::fclose);
   struct stat st {};
@@ -162,6 +250,11 @@ absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
     };
     absl::StatusOr<uint64_t> size = PartialFrameSize(frame);
     if (!size.ok()) return framed(size.status());
+    if (*size > max_frame_bytes) {
+      return framed(absl::ResourceExhaustedError(
+          absl::StrCat("a frame of ", *size, " bytes is over the limit of ",
+                       max_frame_bytes, " bytes (max_frame_bytes)")));
+    }
     if (left < *size) {
       return framed(absl::DataLossError(
           absl::StrCat("truncated partial: ", left,
@@ -171,7 +264,7 @@ absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
     frame.resize(static_cast<size_t>(*size));
     if (!read(head)) return changed;
     absl::StatusOr<PartialInfo> info = InspectPartial(frame);
-    if (!info.ok()) return Prefixed(name, info.status());
+    if (!info.ok()) return framed(info.status());
     NamedFrame f;
     f.name = std::string(name);
     f.info = *std::move(info);

@@ -16,8 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "mapr/aggregator.h"
+#include "mapr/input.h"
 #include "mapr/options.h"
 #include "mapr/partial.h"
 #include "mapr/partial_reducer.h"
@@ -66,13 +68,66 @@ struct NamedFrame {
   std::string reload_path;
 };
 
-// The frames in `bytes` (the content of the PART called `name`): binary
-// frames, concatenated (first bytes "MAPRPART"), or --b64 lines (first byte
-// a digit; empty lines are skipped). Every frame is validated with
-// InspectPartial(). Errors are prefixed "<name>: "; codes as InspectPartial's
-// (InvalidArgument for empty input, text and bad base64).
-absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
-                                                       std::string_view bytes);
+// Decodes the PART called `name` as its bytes arrive: binary frames,
+// concatenated (first bytes "MAPRPART"), or --b64 lines (first byte a digit;
+// empty lines are skipped). Every frame is validated with InspectPartial()
+// and kept with its bytes (a stream cannot be read twice). A frame over
+// `max_frame_bytes` is refused once its header is in (a --b64 line once it
+// is longer than such a frame's encoding), so a stream that is not
+// partials, or claims a huge frame, costs no more than that. Errors are
+// prefixed "<name>: " and, past the first frame, name the frame ("frame 3
+// (at byte 1200): ..."; "line 4: ..." for --b64); codes as InspectPartial's
+// (InvalidArgument for empty input, text and bad base64; ResourceExhausted
+// for a frame over the limit).
+class PartialStreamDecoder {
+ public:
+  PartialStreamDecoder(std::string_view name, uint64_t max_frame_bytes);
+
+  // The next bytes of the PART. Once an error is returned, it is returned
+  // again and no more bytes are taken.
+  absl::Status Append(std::string_view bytes);
+
+  // At the end of the PART: its frames, or why they are not whole.
+  absl::StatusOr<std::vector<NamedFrame>> Finish();
+
+  // No byte came (yet).
+  bool empty() const { return !seen_bytes_; }
+
+ private:
+  enum class Mode { kUnknown, kBinary, kBase64 };
+
+  absl::Status Add(std::string_view frame, uint64_t offset,
+                   std::string_view where);
+  absl::Status TakeLine(std::string_view line);
+
+  std::string name_;
+  uint64_t max_frame_bytes_;
+  uint64_t max_line_bytes_;
+  Mode mode_ = Mode::kUnknown;
+  PartialFrameReader reader_;
+  std::string line_;       // --b64: the line in progress.
+  uint64_t line_no_ = 0;   // --b64: lines ended so far.
+  uint64_t line_at_ = 0;   // --b64: where the line in progress starts.
+  uint64_t consumed_ = 0;  // --b64: bytes of the PART taken.
+  bool seen_bytes_ = false;
+  std::vector<NamedFrame> frames_;
+  absl::Status status_;
+};
+
+// The frames of the PART called `name`, read from `in` to its end with a
+// PartialStreamDecoder. With `empty_holds_none`, a PART without a byte
+// holds no frames (a Hadoop reducer that got no key); else it is an error.
+// Errors as PartialStreamDecoder's, or the stream's read error prefixed
+// "<name>: ".
+absl::StatusOr<std::vector<NamedFrame>> ReadPartialStream(
+    std::string_view name, ByteStream& in, uint64_t max_frame_bytes,
+    bool empty_holds_none = false);
+
+// The frames in `bytes` (the whole content of the PART called `name`), as
+// PartialStreamDecoder decodes them.
+absl::StatusOr<std::vector<NamedFrame>> DecodePartials(
+    std::string_view name, std::string_view bytes,
+    uint64_t max_frame_bytes = kDefaultMaxFrameBytes);
 
 // The binary frames of the plain file `path` (called `name` in messages),
 // read and validated one at a time (PartialFrameSize, then InspectPartial):
@@ -81,7 +136,8 @@ absl::StatusOr<std::vector<NamedFrame>> DecodePartials(std::string_view name,
 // DecodePartials'; DataLoss for a file that ends inside a frame, NotFound
 // or PermissionDenied (errno's text) if it cannot be read.
 absl::StatusOr<std::vector<NamedFrame>> ScanPartialFile(
-    std::string_view name, const std::string& path);
+    std::string_view name, const std::string& path,
+    uint64_t max_frame_bytes = kDefaultMaxFrameBytes);
 
 // Sorts `frames` by source name (bytewise) and split (stable) and adds them,
 // in order, to a PartialReducer: each source's splits merge by the split

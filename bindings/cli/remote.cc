@@ -45,12 +45,6 @@ using ::mapr::util::ErrnoText;
 using ::mapr::util::ToStd;
 using Clock = std::chrono::steady_clock;
 
-// A frame's header: magic, version, header size, flags, then the frame
-// size at this offset (docs/partial-format.md).
-constexpr size_t kFrameSizeAt = 24;
-constexpr size_t kFrameHeaderBytes = 32;
-// Frames larger than this are refused before they are buffered whole.
-constexpr uint64_t kMaxFrameBytes = uint64_t{1} << 40;
 // Lines of a host's stderr kept for its failure message.
 constexpr size_t kStderrTail = 3;
 // The longest line of a host's stderr that is printed whole; the rest of a
@@ -66,7 +60,9 @@ struct Host {
   int in = -1;   // Our end of its standard input (--follow), or -1.
   int out = -1;  // Its standard output: partials.
   int err = -1;  // Its standard error: lines.
-  std::string out_buf;
+  // Its partials as they arrive: a frame over --max-frame-bytes fails the
+  // host once its header is in.
+  PartialFrameReader out_frames;
   std::string err_buf;
   bool err_cut = false;  // dropping the rest of a line over kMaxStderrLine
   std::vector<std::string> err_tail;
@@ -210,6 +206,7 @@ class Remote {
       reducer_.DeclareSource(name);
       Host& host = hosts_.emplace_back();
       host.name = name;
+      host.out_frames = PartialFrameReader(flags_.max_frame_bytes);
       if (absl::Status s = StartHost(flags_, host); !s.ok()) {
         Fail(host, ToStd(s.message()));
       }
@@ -391,42 +388,35 @@ class Remote {
       if (n < 0 && errno == EAGAIN) return;
       if (n <= 0) {
         CloseFd(h.out);
-        if (!h.out_buf.empty() && h.state == HostState::kRunning) {
-          Fail(h, absl::StrCat("its output ended inside a partial (",
-                               h.out_buf.size(), " bytes of it)"));
+        const size_t held = h.out_frames.pending().size();
+        if (held > 0 && h.state == HostState::kRunning) {
+          Fail(h, absl::StrCat("its output ended inside a partial (", held,
+                               " bytes of it)"));
         }
         return;
       }
       if (h.state != HostState::kRunning) continue;  // Drained, ignored.
-      h.out_buf.append(buf, static_cast<size_t>(n));
+      h.out_frames.Append(std::string_view(buf, static_cast<size_t>(n)));
       TakeFrames(h);
     }
   }
 
-  // Adds every whole frame at the front of h.out_buf.
+  // Adds every whole frame the host's output holds.
   void TakeFrames(Host& h) {
-    size_t at = 0;
-    while (h.state == HostState::kRunning &&
-           h.out_buf.size() - at >= kFrameHeaderBytes) {
-      const std::string_view rest = std::string_view(h.out_buf).substr(at);
-      if (rest.substr(0, 8) != "MAPRPART") {
-        Fail(h,
-             absl::StrCat("its output is not mapr partials: '", Printable(rest),
-                          "' (does its shell print "
-                          "something at login?)"));
-        break;
-      }
-      uint64_t size = 0;
-      std::memcpy(&size, rest.data() + kFrameSizeAt, sizeof(size));
-      if (size < kFrameHeaderBytes || size > kMaxFrameBytes) {
-        Fail(h, absl::StrCat("malformed partial: frame size ", size));
-        break;
-      }
-      if (rest.size() < size) break;
-      AddFrame(h, rest.substr(0, size));
-      at += size;
+    std::string_view frame;
+    while (h.state == HostState::kRunning && h.out_frames.Next(&frame)) {
+      AddFrame(h, frame);
     }
-    h.out_buf.erase(0, at);
+    const absl::Status& s = h.out_frames.status();
+    if (s.ok() || h.state != HostState::kRunning) return;
+    if (h.out_frames.frames() == 0 &&
+        s.code() == absl::StatusCode::kInvalidArgument) {
+      Fail(h, absl::StrCat("its output is not mapr partials: '",
+                           Printable(h.out_frames.pending()),
+                           "' (does its shell print something at login?)"));
+      return;
+    }
+    Fail(h, ToStd(s.message()));
   }
 
   void AddFrame(Host& h, std::string_view frame) {
@@ -582,7 +572,7 @@ class Remote {
     CloseFd(h.in);
     CloseFd(h.out);
     CloseFd(h.err);
-    h.out_buf.clear();
+    h.out_frames = PartialFrameReader(flags_.max_frame_bytes);
     h.err_buf.clear();
     h.reconnect_at = Clock::now() + std::chrono::seconds(h.reconnects);
     std::string from;

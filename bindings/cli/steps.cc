@@ -229,16 +229,18 @@ bool ReadPartials(const Flags& flags, std::vector<NamedFrame>& frames,
       // Binary frames of a plain file are validated one at a time here and
       // read again when merged: the reducer's memory is the merged state
       // plus one frame, not every PART (or a whole PART) at once.
-      decoded = ScanPartialFile(name, name);
+      decoded = ScanPartialFile(name, name, flags.max_frame_bytes);
     } else {
-      absl::StatusOr<std::string> bytes = ReadWhole(spec);
-      if (!bytes.ok()) {
-        PrintInputProblem(name, ToStd(bytes.status().message()));
+      // Standard input, a pipe, a compressed PART: its frames are checked
+      // as they arrive, so what is not partials costs its first bytes.
+      absl::StatusOr<std::unique_ptr<ByteStream>> in = OpenInput(spec);
+      if (!in.ok()) {
+        PrintInputProblem(name, ToStd(in.status().message()));
         ok = false;
         continue;
       }
-      if (bytes->empty() && empty_holds_none) continue;
-      decoded = DecodePartials(name, *bytes);
+      decoded = ReadPartialStream(name, **in, flags.max_frame_bytes,
+                                  empty_holds_none);
     }
     if (!decoded.ok()) {
       PrintError(ToStd(decoded.status().message()));
@@ -329,6 +331,11 @@ std::string MisplacedOption(const Flags& flags) {
       // Partials hold no lines: the limit applied where they were made.
       {flags.max_line_bytes != Flags().max_line_bytes, "--max-line-bytes",
        query_or_map || remote, "a query, map and remote"},
+      // Partials are read by these four.
+      {flags.max_frame_bytes != Flags().max_frame_bytes, "--max-frame-bytes",
+       c == Command::kCombine || c == Command::kReduce ||
+           c == Command::kInspect || remote,
+       "combine, reduce, inspect and remote"},
       {flags.stats, "--stats", c != Command::kInspect,
        "a query, map, combine, reduce and remote"},
       {flags.quiet, "--quiet", c != Command::kInspect,

@@ -2832,6 +2832,7 @@ class MapFollowTest(MaprTestCase):
         "--ssh": ("client", "the ssh command"),
         "--remote-mapr": ("client", "the hosts' mapr"),
         "--allow-partial": ("client", "the exit status"),
+        "--max-frame-bytes": ("client", "refuses larger frames of hosts"),
         "--help": ("client", "prints the help"),
         "--version": ("client", "prints the version"),
     }

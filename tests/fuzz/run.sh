@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-60}"; shift || true
-targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(compile_fuzzer pipeline_fuzzer format_fuzzer writer_fuzzer partial_fuzzer regex_fuzzer access_format_fuzzer logfmt_format_fuzzer syslog_format_fuzzer json_format_fuzzer journal_fuzzer http_request_fuzzer)
+targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(compile_fuzzer pipeline_fuzzer format_fuzzer writer_fuzzer partial_fuzzer regex_fuzzer access_format_fuzzer logfmt_format_fuzzer syslog_format_fuzzer json_format_fuzzer journal_fuzzer http_request_fuzzer partial_stream_fuzzer)
 cpu_seconds="${FUZZ_CPU_SECONDS:-0}"
 cc="${CC_FUZZ:-clang}"; cxx="${CXX_FUZZ:-clang++}"
 flags="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all"

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -621,6 +622,58 @@ TEST(HeaderExamplesTest, Partial) {
   }
   ASSERT_OK_AND_ASSIGN(mapr::ResultTable r, PartialExample(parts));
   EXPECT_EQ(r.ToCsv(), "count($line)\n6\n");
+}
+
+// A stream of `bytes` read `chunk` bytes at a time by the example of
+// mapr/partial.h's PartialFrameReader; the frames go to `frames`.
+absl::Status PartialFrameReaderExample(std::string_view bytes, size_t chunk,
+                                       std::vector<std::string>& frames) {
+  const int fd = 0;
+  char buf[4096];
+  auto read = [&](int, char* into, size_t size) {
+    const size_t n = std::min({size, chunk, bytes.size()});
+    std::memcpy(into, bytes.data(), n);
+    bytes.remove_prefix(n);
+    return n;
+  };
+  auto Use = [&](std::string_view frame) { frames.emplace_back(frame); };
+  // clang-format off
+  mapr::PartialFrameReader reader;
+  while (size_t n = read(fd, buf, sizeof(buf))) {
+    reader.Append(std::string_view(buf, n));
+    std::string_view frame;
+    while (reader.Next(&frame)) Use(frame);
+    if (!reader.status().ok()) return reader.status();
+  }
+  return reader.Finish();
+  // clang-format on
+}
+
+TEST(HeaderExamplesTest, PartialFrameReader) {
+  ASSERT_OK_AND_ASSIGN(mapr::Query query,
+                       mapr::Query::Compile("from STATS select count($line)"));
+  std::string stream;
+  std::vector<std::string> parts;
+  for (uint64_t split = 0; split < 3; ++split) {
+    mapr::AggregatorOptions options;
+    options.splits = {split, split + 1};
+    ASSERT_OK_AND_ASSIGN(mapr::Aggregator agg,
+                         mapr::Aggregator::Create(query, options));
+    ASSERT_OK(agg.PushLines({kStatsLine}));
+    ASSERT_OK(agg.FinishInput());
+    ASSERT_OK_AND_ASSIGN(std::string part, agg.SerializePartial());
+    stream += part;
+    parts.push_back(std::move(part));
+  }
+  std::vector<std::string> frames;
+  ASSERT_OK(PartialFrameReaderExample(stream, 100, frames));
+  EXPECT_EQ(frames, parts);
+  frames.clear();
+  EXPECT_THAT(
+      PartialFrameReaderExample("not a partial", 100, frames),
+      mapr::testing::StatusIs(absl::StatusCode::kInvalidArgument,
+                              ::testing::HasSubstr("not a mapr partial")));
+  EXPECT_TRUE(frames.empty());
 }
 
 // mapr/alert.h
