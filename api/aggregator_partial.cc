@@ -12,6 +12,7 @@
 #include "api/aggregator_rep.h"
 #include "api/query_internal.h"
 #include "mapr/aggregator.h"
+#include "parser/planner.h"
 #include "runtime/batch_aggregator.h"
 #include "runtime/partial_codec.h"
 #include "util/status_macros.h"
@@ -293,18 +294,30 @@ absl::StatusOr<Aggregator> AggregatorInternal::FromFrame(
   compile.max_query_bytes = std::max(compile.max_query_bytes, f.query.size());
   compile.max_items = std::max(compile.max_items, f.query.size());
   compile.max_depth = 1000;
-  // A query with lookup() reads its tables again: their hashes are in the
-  // fingerprint checked below.
-  compile.allow_file_lookups = true;
+  // A query with lookup() reads its tables again (their hashes are in the
+  // fingerprint checked below), but only from the folder the caller names:
+  // the query comes with the partial, from elsewhere.
+  compile.allow_file_lookups = !options.partial_lookup_dir.empty();
+  compile.lookup_dir = options.partial_lookup_dir;
   if (f.state_options) {
     compile.percentile_exact_values = f.state_options->percentile_exact_values;
     compile.percentile_accuracy = f.state_options->percentile_accuracy;
   }
   absl::StatusOr<Query> query = Query::Compile(f.query, compile);
   if (!query.ok()) {
+    // The first line only: the hint below it may quote a table's content.
+    std::string_view why = util::ToStd(query.status().message());
+    why = why.substr(0, why.find('\n'));
+    if (why.find(parser::kLookupNotAllowed) != std::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the partial's query '", util::ToAbsl(f.query),
+          "' reads lookup() tables: a partial's query reads files only from "
+          "the folder the caller allows (AggregatorOptions::"
+          "partial_lookup_dir; mapr --lookup-dir DIR)"));
+    }
     return absl::InvalidArgumentError(
         absl::StrCat("the partial's query '", util::ToAbsl(f.query),
-                     "' does not compile: ", query.status().message()));
+                     "' does not compile: ", util::ToAbsl(why)));
   }
   AggregatorOptions with = options;
   with.splits = f.splits;

@@ -1,9 +1,14 @@
 #include "mapr/query.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -25,14 +30,46 @@ namespace {
 // 10,000 parentheses under max_depth = 20000 overflowed an 8 MiB stack.
 constexpr size_t kMaxSupportedDepth = 1000;
 
-// A lookup() table's bytes, at most `max_bytes` of them.
+// A lookup() table's bytes, at most `max_bytes` of them: a regular file
+// (opened without blocking, so a FIFO is refused, not waited on), inside
+// `dir` unless that is empty.
 absl::StatusOr<std::string> ReadLookupFile(std::string_view path,
-                                           size_t max_bytes) {
+                                           size_t max_bytes,
+                                           const std::string& dir) {
   const std::string name(path);
-  std::FILE* f = std::fopen(name.c_str(), "rb");
-  if (f == nullptr) {
+  auto cannot = [&](int error) {
     return absl::NotFoundError(absl::StrCat("cannot read the lookup table '",
-                                            name, "': ", std::strerror(errno)));
+                                            name, "': ", std::strerror(error)));
+  };
+  if (!dir.empty()) {
+    char* real_dir = realpath(dir.c_str(), nullptr);
+    if (real_dir == nullptr) return cannot(errno);
+    std::string inside(real_dir);
+    std::free(real_dir);
+    if (inside.back() != '/') inside.push_back('/');
+    char* real = realpath(name.c_str(), nullptr);
+    if (real == nullptr) return cannot(errno);
+    const std::string resolved(real);
+    std::free(real);
+    if (resolved.compare(0, inside.size(), inside) != 0) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("the lookup table '", name, "' is outside ", dir,
+                       " (the folder lookup() tables may be read from)"));
+    }
+  }
+  const int fd = open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return cannot(errno);
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::InvalidArgumentError(
+        absl::StrCat("the lookup table '", name, "' is not a regular file"));
+  }
+  std::FILE* f = fdopen(fd, "rb");
+  if (f == nullptr) {
+    const int error = errno;
+    close(fd);
+    return cannot(error);
   }
   std::string bytes;
   char buffer[1 << 16];
@@ -69,9 +106,8 @@ absl::StatusOr<Query> Query::Compile(std::string_view text,
   context.max_regex_memory = options.max_regex_memory;
   if (options.allow_file_lookups) {
     context.read_lookup_file =
-        [max = options.max_lookup_bytes](std::string_view path) {
-          return ReadLookupFile(path, max);
-        };
+        [max = options.max_lookup_bytes, dir = options.lookup_dir](
+            std::string_view path) { return ReadLookupFile(path, max, dir); };
   }
   if (options.percentile_exact_values > (uint32_t{1} << 20)) {
     return absl::InvalidArgumentError(

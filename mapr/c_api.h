@@ -297,6 +297,15 @@ MAPR_EXPORT void mapr_aggregator_options_set_max_line_bytes(
  * MAPR_RESOURCE_EXHAUSTED. 0 means unlimited. Default: 0. */
 MAPR_EXPORT void mapr_aggregator_options_set_max_groups(
     mapr_aggregator_options_t* options, uint64_t max_groups) MAPR_C_NOEXCEPT;
+/* The folder the lookup() tables of a partial's query must be in when a
+ * partial is read (mapr_aggregator_from_partial): a partial comes from
+ * elsewhere, and its query must not make this process read its files.
+ * Default: none; such a partial fails with MAPR_INVALID_ARGUMENT. "/" reads
+ * them anywhere (for a query the caller wrote itself). Returns
+ * MAPR_INVALID_ARGUMENT for a NULL options or dir (with dir_len > 0). */
+MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_partial_lookup_dir(
+    mapr_aggregator_options_t* options, const char* dir,
+    size_t dir_len) MAPR_C_NOEXCEPT;
 /* Threads that build a result (mapr_aggregator_finish, snapshots): with
  * many groups (32768 or more per thread) they sort the groups and render
  * the cells. The calling thread is one of them; the result is the same for

@@ -47,9 +47,15 @@ struct MAPR_EXPORT CompileOptions {
   // Lets lookup(x, 'table.csv', 'column') read its table (a path relative
   // to the working directory) when the query compiles. Off by default, so
   // a host that compiles queries from others reads no file because of
-  // them; the mapr command turns it on. Partials of queries with lookups
-  // recompile (FromPartial, MergeSerialized) reading the same tables.
+  // them; the mapr command turns it on. A partial's query is compiled with
+  // AggregatorOptions::partial_lookup_dir instead (FromPartial).
   bool allow_file_lookups = false;
+  // With allow_file_lookups: the folder lookup() tables must be in (after
+  // resolving symbolic links and ".."); a table elsewhere is refused
+  // ("... is outside ..."). Default: empty, anywhere. Either way a table
+  // must be a regular file (a FIFO or a device is refused, never waited
+  // on).
+  std::string lookup_dir;
 
   // ---- Aggregates: these change results, so partials merge only with
   // partials of the same settings.
@@ -120,6 +126,15 @@ struct MAPR_EXPORT AggregatorOptions {
   // given. It does not change results. A partial read with
   // Aggregator::FromPartial takes its source. Default: empty, no source.
   std::string source;
+
+  // The folder the lookup() tables of a partial's query must be in
+  // (CompileOptions::lookup_dir) when Aggregator::FromPartial or a
+  // PartialReducer compiles that query: a partial comes from elsewhere,
+  // and its query must not make this process read its files. Default:
+  // empty, the tables of a partial's query are not read and such a
+  // partial is refused (InvalidArgument naming this option); "/" reads
+  // them wherever they are, for a query the caller wrote itself.
+  std::string partial_lookup_dir;
 
   // ---- Limits and performance
 

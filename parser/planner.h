@@ -51,6 +51,10 @@ struct PlannerContext {
       read_lookup_file;
 };
 
+// How a lookup() that may read no file starts its error.
+inline constexpr char kLookupNotAllowed[] =
+    "lookup() reads files only where the host allows it";
+
 // Checks `query` (parsed from `text`) and builds its plan.
 absl::StatusOr<plan::Plan> BuildPlan(const ast::Query& query,
                                      std::string_view text,

@@ -93,8 +93,9 @@ class Planner {
   absl::StatusOr<std::string> ReadLookupFile(std::string_view path) const {
     if (!context_.read_lookup_file) {
       return absl::FailedPreconditionError(
-          "lookup() reads files only where the host allows it "
-          "(CompileOptions::allow_file_lookups; the mapr command does)");
+          absl::StrCat(kLookupNotAllowed,
+                       " (CompileOptions::allow_file_lookups; the mapr "
+                       "command does)"));
     }
     return context_.read_lookup_file(path);
   }

@@ -613,6 +613,13 @@ void mapr_aggregator_options_set_max_line_bytes(
   if (options != nullptr) options->options.max_line_bytes = max_line_bytes;
 }
 
+mapr_code_t mapr_aggregator_options_set_partial_lookup_dir(
+    mapr_aggregator_options_t* options, const char* dir,
+    size_t dir_len) noexcept {
+  return AssignText(options, &mapr::AggregatorOptions::partial_lookup_dir, dir,
+                    dir_len);
+}
+
 void mapr_aggregator_options_set_max_groups(mapr_aggregator_options_t* options,
                                             uint64_t max_groups) noexcept {
   if (options != nullptr) options->options.max_groups = max_groups;

@@ -1553,6 +1553,56 @@ static void TestNullAndPhaseContracts(void) {
   mapr_query_free(q);
 }
 
+/* A partial's query reads its lookup() tables only from the folder the
+ * options name. */
+static void TestPartialLookupDir(void) {
+  char path[] = "/tmp/mapr_c_lookup_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  CHECK(write(fd, "host,owner\nweb1,alice\n", 22) == 22);
+  close(fd);
+  char text[256];
+  snprintf(text, sizeof(text),
+           "select $o, count($line) set $o = lookup(host, '%s', 'owner') "
+           "group by $o logformat logfmt",
+           path);
+  mapr_error_t* err = NULL;
+  mapr_compile_options_t* copts = mapr_compile_options_create();
+  mapr_compile_options_set_allow_file_lookups(copts, 1);
+  mapr_query_t* q = mapr_query_compile(text, strlen(text), copts, &err);
+  CHECK_NO_ERROR(err);
+  mapr_compile_options_free(copts);
+  size_t len = 0;
+  char* part = PartialOf(q, "host=web1\n", 0, 1, &len);
+  /* No folder named: refused. */
+  CHECK(mapr_aggregator_from_partial(part, len, NULL, &err) == NULL);
+  CHECK(mapr_error_code(err) == MAPR_INVALID_ARGUMENT);
+  CHECK(strstr(mapr_error_message(err), "partial_lookup_dir") != NULL);
+  mapr_error_free(err);
+  err = NULL;
+  mapr_aggregator_options_t* options = mapr_aggregator_options_create();
+  CHECK(mapr_aggregator_options_set_partial_lookup_dir(NULL, "/", 1) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_options_set_partial_lookup_dir(options, NULL, 1) ==
+        MAPR_INVALID_ARGUMENT);
+  CHECK(mapr_aggregator_options_set_partial_lookup_dir(options, "/", 1) ==
+        MAPR_OK);
+  mapr_aggregator_t* agg =
+      mapr_aggregator_from_partial(part, len, options, &err);
+  CHECK_NO_ERROR(err);
+  CHECK(agg != NULL);
+  mapr_result_t* r = mapr_aggregator_finish(agg, &err);
+  char* csv = Csv(r);
+  CHECK_STREQ(csv, "$o,count($line)\nalice,1\n");
+  mapr_free(csv);
+  mapr_result_free(r);
+  mapr_aggregator_free(agg);
+  mapr_aggregator_options_free(options);
+  mapr_free(part);
+  mapr_query_free(q);
+  unlink(path);
+}
+
 int main(void) {
   TestVersionAndCodes();
   TestQueryAccessors();
@@ -1570,6 +1620,7 @@ int main(void) {
   TestPartials();
   TestSources();
   TestPartitions();
+  TestPartialLookupDir();
   TestResultThreads();
   TestNullAndPhaseContracts();
   printf("c_api_test: %d checks passed\n", g_checks);

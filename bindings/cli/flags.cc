@@ -67,6 +67,18 @@ absl::StatusOr<int64_t> ParseIntervalMs(std::string_view v) {
   return n;
 }
 
+absl::StatusOr<int64_t> ParseHostTimeout(std::string_view v) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ec != std::errc() || end != v.data() + v.size() || n < 0 ||
+      n > kMaxHostTimeoutSeconds) {
+    return Usage(absl::StrCat("invalid --host-timeout '", ToAbsl(v),
+                              "' (use a number of seconds from 0 to ",
+                              kMaxHostTimeoutSeconds, "; 0: none)"));
+  }
+  return n;
+}
+
 absl::StatusOr<ListenAddress> ParseListen(std::string_view v) {
   absl::StatusOr<ListenAddress> a = ParseListenAddress(v);
   if (!a.ok()) return Usage(util::ToStd(a.status().message()));
@@ -353,6 +365,10 @@ absl::Status SetJournalCursorFile(Flags& flags, std::string_view value) {
       flags, value, "--journal-cursor-file is empty");
 }
 
+absl::Status SetLookupDir(Flags& flags, std::string_view value) {
+  return SetNonEmpty<&Flags::lookup_dir>(flags, value, "--lookup-dir is empty");
+}
+
 // Every option, in the order of --help; the parser and HelpText() both read
 // it. `help` is pre-wrapped: lines separated by '\n', each at most 52
 // columns (the text starts at column 27); "{cpus}" stands for the default
@@ -391,6 +407,11 @@ constexpr FlagSpec kFlagSpecs[] = {
      "frame over N bytes once its header is read\n"
      "(default 1G; K, M, G as for --max-line-bytes)",
      Parse<&Flags::max_frame_bytes, ParseFrameBytes>},
+    {"--lookup-dir", 0, "DIR", FlagSection::kInput,
+     "combine, reduce: read the lookup() tables of the\n"
+     "partials' query, only from inside DIR (without it,\n"
+     "such partials are refused)",
+     SetLookupDir},
     {"--query", 0, "QUERY", FlagSection::kInput,
      "the query; every positional argument is then a FILE\n"
      "(without it: the first argument containing\n"
@@ -524,6 +545,10 @@ constexpr FlagSpec kFlagSpecs[] = {
     {"--remote-mapr", 0, "PATH", FlagSection::kRemote,
      "the mapr command on the hosts (default: mapr)",
      SetText<&Flags::remote_mapr>},
+    {"--host-timeout", 0, "SECONDS", FlagSection::kRemote,
+     "without --follow: a host that has not ended within\n"
+     "SECONDS fails (default 3600; 0: no limit)",
+     Parse<&Flags::host_timeout_s, ParseHostTimeout>},
     {"--allow-partial", 0, "", FlagSection::kRemote,
      "exit 0 even if a host failed (stderr still names\n"
      "the hosts the result lacks, even with --quiet)",

@@ -61,6 +61,9 @@ struct Flags {
   // PartialFrameReader's limit: a larger frame of a PART or a host is
   // refused once its header is read.
   uint64_t max_frame_bytes = kDefaultMaxFrameBytes;
+  // AggregatorOptions::partial_lookup_dir: the folder a partial's lookup()
+  // tables may be read from; empty: none.
+  std::string lookup_dir;
   // Tail mode (see follow.h): follow the inputs, report every interval,
   // cumulative or (delta) per interval, read the files from their start.
   bool follow = false;
@@ -68,6 +71,8 @@ struct Flags {
   bool from_start = false;
   // Milliseconds between reports; 0: the query's `interval`.
   int64_t interval_ms = 0;
+  // remote without --follow: seconds a host may take; 0: no limit.
+  int64_t host_timeout_s = 3600;
   // --listen ADDR:PORT: serve --follow's reports as Prometheus metrics.
   std::optional<ListenAddress> listen;
   // --alert CONDITION: name the groups for which it starts and stops holding.
@@ -169,6 +174,8 @@ std::string HelpText(int cpus);
 
 // Largest accepted --max-line-bytes.
 inline constexpr size_t kMaxLineBytesLimit = size_t{1} << 30;
+// The largest --host-timeout: a week.
+inline constexpr int64_t kMaxHostTimeoutSeconds = 7 * 24 * 3600;
 // The largest --max-frame-bytes: 1024G.
 inline constexpr uint64_t kMaxFrameBytesLimit = uint64_t{1} << 40;
 // Largest accepted --max-groups (the engine's group ids are 32-bit).

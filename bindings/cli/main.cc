@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bindings/cli/chart.h"
 #include "bindings/cli/flags.h"
 #include "bindings/cli/follow.h"
@@ -56,6 +57,49 @@ constexpr int64_t kTerminalRows = 10;
 
 }  // namespace
 
+namespace {
+
+// True for a byte a terminal would act on rather than show: the C0 controls
+// (ESC starts colour, cursor and title sequences; CR overwrites a line) but
+// the newline and the tab, and DEL.
+bool ActsOnTerminal(char c) {
+  const unsigned char u = static_cast<unsigned char>(c);
+  return (u < 0x20 && c != '\n' && c != '\t') || u == 0x7f;
+}
+
+// Writes `s` to `f`; on a terminal, such bytes as \xNN. Values from a log
+// line, a partial or a host then cannot recolour, retitle or rewrite the
+// reader's terminal; a pipe or a file gets the bytes as they are.
+void WriteShown(std::FILE* f, bool terminal, std::string_view s) {
+  if (!terminal || std::none_of(s.begin(), s.end(),
+                                [](char c) { return ActsOnTerminal(c); })) {
+    std::fwrite(s.data(), 1, s.size(), f);
+    return;
+  }
+  std::string shown;
+  shown.reserve(s.size() + 16);
+  for (char c : s) {
+    if (ActsOnTerminal(c)) {
+      absl::StrAppendFormat(&shown, "\\x%02x", static_cast<unsigned char>(c));
+    } else {
+      shown.push_back(c);
+    }
+  }
+  std::fwrite(shown.data(), 1, shown.size(), f);
+}
+
+bool StderrIsTerminal() {
+  static const bool terminal = isatty(STDERR_FILENO) == 1;
+  return terminal;
+}
+
+bool StdoutIsTerminal() {
+  static const bool terminal = isatty(STDOUT_FILENO) == 1;
+  return terminal;
+}
+
+}  // namespace
+
 void PrintError(std::string_view message) {
   // The library names its limits as its APIs spell them ("more than 2
   // groups (max_groups)"); here the user gave them as options.
@@ -63,17 +107,20 @@ void PrintError(std::string_view message) {
       {"(max_groups)", "(--max-groups)"},
       {"(max_frame_bytes)", "(--max-frame-bytes)"},
   };
+  std::string line = "mapr: ";
+  bool named = false;
   for (const auto& [library, option] : kNames) {
     const size_t at = message.find(library);
     if (at == std::string_view::npos) continue;
-    std::fprintf(stderr, "mapr: %.*s%.*s%.*s\n", static_cast<int>(at),
-                 message.data(), static_cast<int>(option.size()), option.data(),
-                 static_cast<int>(message.size() - at - library.size()),
-                 message.data() + at + library.size());
-    return;
+    absl::StrAppend(&line, util::ToAbsl(message.substr(0, at)),
+                    util::ToAbsl(option),
+                    util::ToAbsl(message.substr(at + library.size())));
+    named = true;
+    break;
   }
-  std::fprintf(stderr, "mapr: %.*s\n", static_cast<int>(message.size()),
-               message.data());
+  if (!named) line.append(message.data(), message.size());
+  line.push_back('\n');
+  WriteShown(stderr, StderrIsTerminal(), line);
 }
 
 int UsageError(std::string_view message) {
@@ -92,7 +139,7 @@ std::string ReportEnd(OutputFormat format, size_t number, bool is_final) {
 }
 
 void WriteStdout(std::string_view s) {
-  std::fwrite(s.data(), 1, s.size(), stdout);
+  WriteShown(stdout, StdoutIsTerminal(), s);
 }
 
 namespace {
@@ -105,8 +152,9 @@ int DefaultThreads() {
 }  // namespace
 
 void PrintInputProblem(std::string_view name, std::string_view reason) {
-  std::fprintf(stderr, "mapr: %.*s: %.*s\n", static_cast<int>(name.size()),
-               name.data(), static_cast<int>(reason.size()), reason.data());
+  WriteShown(stderr, StderrIsTerminal(),
+             absl::StrCat("mapr: ", util::ToAbsl(name), ": ",
+                          util::ToAbsl(reason), "\n"));
 }
 
 // The counters (mapr::kLineCounterFields, in order), then `groups`: the

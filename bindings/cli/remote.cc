@@ -45,6 +45,11 @@ using ::mapr::util::ErrnoText;
 using ::mapr::util::ToStd;
 using Clock = std::chrono::steady_clock;
 
+// A session that has closed its outputs must end within this; else it is
+// stopped and the host fails.
+constexpr int kExitGraceMs = 5000;
+// How often such a session is asked whether it ended.
+constexpr int kReapPollMs = 20;
 // Lines of a host's stderr kept for its failure message.
 constexpr size_t kStderrTail = 3;
 // The longest line of a host's stderr that is printed whole; the rest of a
@@ -78,6 +83,9 @@ struct Host {
   uint64_t next_split = 0;
   int reconnects = 0;
   std::optional<Clock::time_point> reconnect_at;
+  // When its session closed both outputs while ssh still ran: it has
+  // kExitGraceMs from then to end.
+  std::optional<Clock::time_point> closed_at;
 };
 
 void CloseFd(int& fd) {
@@ -187,6 +195,9 @@ class Remote {
     }
     AggregatorOptions options;
     options.max_groups = flags.max_groups;
+    // A host's partial merges only if its query is the client's own
+    // (AddFrame), whose lookup() tables the client read when it compiled.
+    options.partial_lookup_dir = "/";
     reducer_ = PartialReducer(options);
   }
 
@@ -201,6 +212,10 @@ class Remote {
     if (signal_fd_ < 0) {
       PrintError(ErrnoText(errno));
       return kExitInputError;
+    }
+    if (!flags_.follow && flags_.host_timeout_s > 0) {
+      host_deadline_ =
+          Clock::now() + std::chrono::seconds(flags_.host_timeout_s);
     }
     for (const std::string& name : flags_.hosts) {
       reducer_.DeclareSource(name);
@@ -260,7 +275,7 @@ class Remote {
       for (Host& h : hosts_) {
         if (h.state == HostState::kRunning && h.pid > 0 && h.out < 0 &&
             h.err < 0) {
-          Reap(h);
+          TryReap(h);
         }
       }
       OnTime();
@@ -279,7 +294,12 @@ class Remote {
     if (stop_deadline_.has_value()) next = std::min(next, *stop_deadline_);
     for (const Host& h : hosts_) {
       if (h.reconnect_at.has_value()) next = std::min(next, *h.reconnect_at);
+      if (h.closed_at.has_value() && h.state == HostState::kRunning) {
+        next = std::min(next,
+                        Clock::now() + std::chrono::milliseconds(kReapPollMs));
+      }
     }
+    if (host_deadline_.has_value()) next = std::min(next, *host_deadline_);
     if (next == Clock::time_point::max()) return -1;
     const auto left =
         std::chrono::ceil<std::chrono::milliseconds>(next - Clock::now());
@@ -313,6 +333,11 @@ class Remote {
           Reconnect(h);
         }
       }
+    }
+    if (host_deadline_.has_value() && now >= *host_deadline_) {
+      host_deadline_.reset();
+      KillAll(absl::StrCat("it did not end within ", flags_.host_timeout_s,
+                           "s (--host-timeout)"));
     }
     if (stop_deadline_.has_value() && now >= *stop_deadline_) {
       KillAll(absl::StrCat("sent no last partial within ",
@@ -509,13 +534,29 @@ class Remote {
     if (h.err_tail.size() > kStderrTail) h.err_tail.erase(h.err_tail.begin());
   }
 
-  // The host's session has closed both outputs: its exit status decides.
-  void Reap(Host& h) {
+  // The host's session has closed both outputs: once ssh has ended, its
+  // exit status decides. It is asked without waiting, so a session that
+  // lingers holds up neither the other hosts nor a signal; one that
+  // lingers past kExitGraceMs fails.
+  void TryReap(Host& h) {
     int status = 0;
     pid_t r;
     do {
-      r = waitpid(h.pid, &status, 0);
+      r = waitpid(h.pid, &status, WNOHANG);
     } while (r < 0 && errno == EINTR);
+    if (r == 0) {
+      const Clock::time_point now = Clock::now();
+      if (!h.closed_at.has_value()) {
+        h.closed_at = now;
+      } else if (now - *h.closed_at >=
+                 std::chrono::milliseconds(kExitGraceMs)) {
+        Fail(h, absl::StrCat("its session closed its output but did not end "
+                             "within ",
+                             kExitGraceMs / 1000, "s"));
+      }
+      return;
+    }
+    h.closed_at.reset();
     h.pid = -1;
     CloseFd(h.in);
     if (h.state != HostState::kRunning) return;
@@ -574,6 +615,7 @@ class Remote {
     CloseFd(h.err);
     h.out_frames = PartialFrameReader(flags_.max_frame_bytes);
     h.err_buf.clear();
+    h.closed_at.reset();
     h.reconnect_at = Clock::now() + std::chrono::seconds(h.reconnects);
     std::string from;
     for (const InputPosition& p : h.resume_from) {
@@ -682,6 +724,8 @@ class Remote {
   int signals_ = 0;
   bool stopping_ = false;
   std::optional<Clock::time_point> stop_deadline_;
+  // Without --follow: when every host must have ended (--host-timeout).
+  std::optional<Clock::time_point> host_deadline_;
   Clock::time_point next_report_;
   // The lines read that the last interval report held.
   uint64_t reported_lines_ = 0;

@@ -60,7 +60,8 @@ int WritePartial(const Flags& flags, const std::string& frame, uint64_t key) {
   if (flags.b64) {
     WriteStdout(B64Line(key, frame));
   } else {
-    WriteStdout(frame);
+    // Binary, never to a terminal (RefuseTerminal).
+    std::fwrite(frame.data(), 1, frame.size(), stdout);
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     PrintError("cannot write the partial to standard output");
@@ -288,6 +289,7 @@ AggregatorOptions ReducerOptions(const Flags& flags) {
   options.hostname = flags.hostname;
   options.max_line_bytes = flags.max_line_bytes;
   options.max_groups = flags.max_groups;
+  options.partial_lookup_dir = flags.lookup_dir;
   return options;
 }
 
@@ -331,6 +333,8 @@ std::string MisplacedOption(const Flags& flags) {
       // Partials hold no lines: the limit applied where they were made.
       {flags.max_line_bytes != Flags().max_line_bytes, "--max-line-bytes",
        query_or_map || remote, "a query, map and remote"},
+      {!flags.lookup_dir.empty(), "--lookup-dir",
+       c == Command::kCombine || c == Command::kReduce, "combine and reduce"},
       // Partials are read by these four.
       {flags.max_frame_bytes != Flags().max_frame_bytes, "--max-frame-bytes",
        c == Command::kCombine || c == Command::kReduce ||
@@ -341,6 +345,8 @@ std::string MisplacedOption(const Flags& flags) {
       {flags.quiet, "--quiet", c != Command::kInspect,
        "a query, map, combine, reduce and remote"},
       {flags.allow_partial, "--allow-partial", remote, "remote"},
+      {flags.host_timeout_s != Flags().host_timeout_s, "--host-timeout",
+       remote && !flags.follow, "remote (without --follow)"},
       {flags.range.has_value(), "--range", c == Command::kMap, "map"},
       {!flags.run_id.empty(), "--run-id", c == Command::kMap, "map"},
       {flags.b64, "--b64", (c == Command::kMap || c == Command::kCombine),

@@ -632,12 +632,18 @@ PYBIND11_MODULE(_mapr, m) {
       "Merges the partials of several sources (mapr::PartialReducer).")
       .def(py::init([](std::optional<std::string> hostname,
                        std::optional<uint64_t> max_groups,
-                       std::optional<size_t> result_threads) {
-             return std::make_unique<PyPartialReducer>(MakeOptions(
-                 hostname, std::nullopt, max_groups, result_threads));
+                       std::optional<size_t> result_threads,
+                       std::optional<std::string> partial_lookup_dir) {
+             mapr::AggregatorOptions options = MakeOptions(
+                 hostname, std::nullopt, max_groups, result_threads);
+             if (partial_lookup_dir) {
+               options.partial_lookup_dir = *partial_lookup_dir;
+             }
+             return std::make_unique<PyPartialReducer>(options);
            }),
            py::arg("hostname") = py::none(), py::arg("max_groups") = py::none(),
-           py::arg("result_threads") = py::none())
+           py::arg("result_threads") = py::none(),
+           py::arg("partial_lookup_dir") = py::none())
       .def("declare_source",
            [](PyPartialReducer& self, const std::string& source) {
              self.Locked(
@@ -698,9 +704,13 @@ PYBIND11_MODULE(_mapr, m) {
           [](py::buffer data, std::optional<std::string> hostname,
              std::optional<size_t> max_line_bytes,
              std::optional<uint64_t> max_groups,
-             std::optional<size_t> result_threads) {
-            const mapr::AggregatorOptions options = MakeOptions(
+             std::optional<size_t> result_threads,
+             std::optional<std::string> partial_lookup_dir) {
+            mapr::AggregatorOptions options = MakeOptions(
                 hostname, max_line_bytes, max_groups, result_threads);
+            if (partial_lookup_dir) {
+              options.partial_lookup_dir = *partial_lookup_dir;
+            }
             py::buffer_info info = data.request();
             absl::StatusOr<mapr::Aggregator> agg = [&] {
               py::gil_scoped_release release;
@@ -711,7 +721,8 @@ PYBIND11_MODULE(_mapr, m) {
           py::arg("data"), py::arg("hostname") = py::none(),
           py::arg("max_line_bytes") = py::none(),
           py::arg("max_groups") = py::none(),
-          py::arg("result_threads") = py::none())
+          py::arg("result_threads") = py::none(),
+          py::arg("partial_lookup_dir") = py::none())
       .def("query", [](PyAggregator& self) { return self.agg.query(); })
       .def("serialize_partial",
            [](PyAggregator& self) {

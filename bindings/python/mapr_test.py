@@ -920,6 +920,32 @@ class PartialTest(unittest.TestCase):
                 agg.merge_serialized(parts[i])
             self.assertEqual(agg.finish().cells, one.cells, order)
 
+    def test_lookup_tables_of_a_partial_only_from_the_named_folder(self):
+        with tempfile.TemporaryDirectory() as d:
+            table = os.path.join(d, "hosts.csv")
+            with open(table, "w") as f:
+                f.write("host,owner\nweb1,alice\n")
+            q = mapr.compile(
+                "select $o, count($line) set $o = lookup(host, '%s', 'owner') "
+                "group by $o logformat logfmt" % table,
+                allow_file_lookups=True)
+            agg = mapr.Aggregator(q)
+            agg.push(["host=web1"])
+            data = agg.serialize_partial()
+            with self.assertRaises(mapr.PartialError) as e:
+                mapr.Aggregator.from_partial(data)
+            self.assertEqual(e.exception.code, "INVALID_ARGUMENT")
+            self.assertIn("partial_lookup_dir", str(e.exception))
+            agg = mapr.Aggregator.from_partial(data, partial_lookup_dir=d)
+            self.assertEqual(agg.finish().to_csv(),
+                             "$o,count($line)\nalice,1\n")
+            reducer = mapr.PartialReducer(partial_lookup_dir=d)
+            reducer.add(data)
+            self.assertEqual(reducer.take_result().to_csv(),
+                             "$o,count($line)\nalice,1\n")
+            with self.assertRaises(mapr.PartialError):
+                mapr.PartialReducer().add(data)
+
     def test_serialize_then_finish_and_inspect(self):
         agg = mapr.Aggregator(self.Q, splits=(4, 5))
         agg.push(self.LINES)

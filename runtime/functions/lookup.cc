@@ -146,12 +146,14 @@ bool Bind(std::span<const ast::Token> args, plan::BindContext& ctx,
     }
     auto [it, added] = b->rows.try_emplace(row[key], row[value]);
     if (!added) {
+      // The key is the table's content: in the hint, which a partial's
+      // query (compiled from elsewhere) does not show.
       ctx.Error(span,
+                absl::StrCat("line ", n + 1, " of the lookup table '", b->path,
+                             "' repeats the key of an earlier line"),
                 absl::StrCat("the key '", row[key],
-                             "' is on two lines of "
-                             "the lookup table '",
-                             b->path, "' (line ", n + 1, ")"),
-                "each key may have one row, so every lookup has one answer");
+                             "'; each key may have one row, so every lookup "
+                             "has one answer"));
       return false;
     }
   }

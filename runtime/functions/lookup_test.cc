@@ -1,5 +1,6 @@
 // lookup(): reading the table, the answers, the errors, and the table's
 // place in a partial's fingerprint.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
@@ -143,8 +145,12 @@ TEST_F(LookupTest, ErrorsNameTheTableAndPointAtIt) {
   Write("dup.csv", "k,v\na,1\nb,2\na,3\n");
   EXPECT_THAT(Error("select $o set $o = lookup(h, 'dup.csv', 'v')"),
               ::testing::StartsWith(
-                  "1:30-38: the key 'a' is on two lines of the lookup table "
-                  "'dup.csv' (line 4)\n"));
+                  "1:30-38: line 4 of the lookup table 'dup.csv' repeats "
+                  "the key of an earlier line\n"));
+  EXPECT_THAT(Error("select $o set $o = lookup(h, 'dup.csv', 'v')"),
+              ::testing::EndsWith(
+                  "\nhint: the key 'a'; each key may have one row, so every "
+                  "lookup has one answer"));
   Write("ragged.csv", "k,v\na,1\nb\n");
   EXPECT_THAT(Error("select $o set $o = lookup(h, 'ragged.csv', 'v')"),
               ::testing::StartsWith(
@@ -189,7 +195,9 @@ TEST_F(LookupTest, PartialsOfOtherTablesDoNotMerge) {
   };
   const std::string first = partial({"host=web1"});
   const std::string same = partial({"host=web2"});
-  absl::StatusOr<Aggregator> merged = Aggregator::FromPartial(first);
+  AggregatorOptions here;
+  here.partial_lookup_dir = dir_.string();
+  absl::StatusOr<Aggregator> merged = Aggregator::FromPartial(first, here);
   ASSERT_TRUE(merged.ok()) << merged.status();
   ASSERT_TRUE(merged->MergeSerialized(same).ok())
       << merged->MergeSerialized(same);
@@ -198,13 +206,78 @@ TEST_F(LookupTest, PartialsOfOtherTablesDoNotMerge) {
 
   Write("hosts.csv", "host,owner\nweb1,dave\n");
   const std::string other = partial({"host=web1"});
-  absl::StatusOr<Aggregator> agg = Aggregator::FromPartial(other);
+  absl::StatusOr<Aggregator> agg = Aggregator::FromPartial(other, here);
   ASSERT_TRUE(agg.ok()) << agg.status();
   const absl::Status refused = agg->MergeSerialized(same);
   EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << refused;
   // The first partial no longer matches the table on disk either.
-  EXPECT_EQ(Aggregator::FromPartial(first).status().code(),
+  EXPECT_EQ(Aggregator::FromPartial(first, here).status().code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// A partial's query comes from elsewhere: it reads no table unless the
+// caller names a folder, and then only tables inside it; what it reads is
+// not echoed back.
+TEST_F(LookupTest, APartialsQueryReadsTablesOnlyWhereTheCallerAllows) {
+  auto partial_of = [](const std::string& text) {
+    absl::StatusOr<Query> q = Compile(text);
+    EXPECT_TRUE(q.ok()) << q.status();
+    absl::StatusOr<Aggregator> agg = Aggregator::Create(*q, {});
+    EXPECT_TRUE(agg->FinishInput().ok());
+    absl::StatusOr<std::string> p = agg->SerializePartial();
+    EXPECT_TRUE(p.ok());
+    return *p;
+  };
+  const std::string p = partial_of(
+      "select $o, count($line) set $o = lookup(host, 'hosts.csv', 'owner') "
+      "group by $o logformat logfmt");
+  EXPECT_EQ(std::string(Aggregator::FromPartial(p).status().message()),
+            "the partial's query 'select $o,count($line) set $o = "
+            "lookup(host, \"hosts.csv\", \"owner\") group by $o logformat "
+            "logfmt' reads lookup() tables: a partial's query reads files "
+            "only from the folder the caller allows "
+            "(AggregatorOptions::partial_lookup_dir; mapr --lookup-dir DIR)");
+  AggregatorOptions here;
+  here.partial_lookup_dir = dir_.string();
+  EXPECT_TRUE(Aggregator::FromPartial(p, here).ok());
+  fs::create_directories(dir_ / "tables");
+  AggregatorOptions tables;
+  tables.partial_lookup_dir = (dir_ / "tables").string();
+  EXPECT_EQ(std::string(Aggregator::FromPartial(p, tables).status().message()),
+            absl::StrCat("the partial's query 'select $o,count($line) set $o "
+                         "= lookup(host, \"hosts.csv\", \"owner\") group by "
+                         "$o logformat logfmt' does not compile: 1:46-56: the "
+                         "lookup table 'hosts.csv' is outside ",
+                         tables.partial_lookup_dir,
+                         " (the folder lookup() tables may be read from)"));
+  // A table's content (its header, a repeated key) stays in the hint,
+  // which a partial's error does not show.
+  Write("secret.csv", "root:x:0:0\nk\nk\n");
+  const std::string q =
+      "select $o set $o = lookup(host, 'secret.csv', 'owner') logformat "
+      "logfmt";
+  EXPECT_NE(Error(q).find("root:x:0:0"), std::string::npos);
+  Write("secret.csv", "owner\nk\n");
+  const std::string dup = partial_of(q);
+  Write("secret.csv", "root:x:0:0\nk\nk\n");
+  const absl::Status s = Aggregator::FromPartial(dup, here).status();
+  EXPECT_EQ(s.message().find("root:x:0:0"), absl::string_view::npos) << s;
+  Write("secret.csv", "owner\nsecret\nsecret\n");
+  const absl::Status d = Aggregator::FromPartial(dup, here).status();
+  EXPECT_EQ(d.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(d.message().find("secret'"), absl::string_view::npos) << d;
+}
+
+// A table is a regular file: a FIFO (which would block the compile until
+// a writer came) or a device is refused at once.
+TEST_F(LookupTest, ATableIsARegularFile) {
+  ASSERT_EQ(mkfifo((dir_ / "fifo.csv").c_str(), 0600), 0);
+  EXPECT_THAT(Error("select $o set $o = lookup(h, 'fifo.csv', 'v')"),
+              ::testing::StartsWith("1:30-39: the lookup table 'fifo.csv' is "
+                                    "not a regular file\n"));
+  EXPECT_THAT(Error("select $o set $o = lookup(h, '/dev/zero', 'v')"),
+              ::testing::StartsWith("1:30-40: the lookup table '/dev/zero' is "
+                                    "not a regular file\n"));
 }
 
 }  // namespace

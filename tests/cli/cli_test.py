@@ -2833,6 +2833,7 @@ class MapFollowTest(MaprTestCase):
         "--remote-mapr": ("client", "the hosts' mapr"),
         "--allow-partial": ("client", "the exit status"),
         "--max-frame-bytes": ("client", "refuses larger frames of hosts"),
+        "--host-timeout": ("client", "fails hosts that take longer"),
         "--help": ("client", "prints the help"),
         "--version": ("client", "prints the version"),
     }
@@ -2843,7 +2844,7 @@ class MapFollowTest(MaprTestCase):
                      "ADDR:PORT": "127.0.0.1:0",
                      "CONDITION": "count($line) > 1", "I|auto": "0",
                      "[FILE=]OFFSET": "ml.log=0", "P": "0", "R": "2",
-                     "LO:HI": "0:1", "ID": "x"}
+                     "LO:HI": "0:1", "ID": "x", "SECONDS": "5"}
 
     def help_options(self):
         """(option, placeholder) of each line of `mapr --help`."""

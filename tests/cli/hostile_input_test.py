@@ -12,10 +12,12 @@ fails alone: the other hosts' result is printed.
 """
 
 import os
+import pty
 import resource
 import struct
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -120,14 +122,80 @@ class PartialStreamTest(MaprTestCase):
                          b"(--max-frame-bytes)\n")
 
 
+class PartialLookupTest(MaprTestCase):
+    """A partial's query may name lookup() tables: combine and reduce read
+    them only from inside --lookup-dir DIR, regular files only, and never
+    print what they hold."""
+
+    LQ = ("select $o, count($line) set $o = lookup(host, 'hosts.csv', "
+          "'owner') group by $o logformat logfmt")
+    CANONICAL = ("select $o,count($line) set $o = lookup(host, "
+                 "\"hosts.csv\", \"owner\") group by $o logformat logfmt")
+
+    def setUp(self):
+        super().setUp()
+        self.write("hosts.csv", b"host,owner\nweb1,alice\n")
+        self.write("a.log", b"host=web1\nhost=web2\n")
+        out, _ = self.mapr("map", self.LQ, "a.log")
+        self.part = self.write("a.part", out)
+
+    def test_a_partials_tables_need_lookup_dir(self):
+        # reduce once read any file a partial's query named (and printed its
+        # first line in a hint).
+        for cmd in ("reduce", "combine"):
+            _, err = self.mapr(cmd, self.part, code=1)
+            self.assertEqual(err.decode(), (
+                "mapr: %s: the partial's query '%s' reads lookup() tables: "
+                "a partial's query reads files only from the folder the "
+                "caller allows (AggregatorOptions::partial_lookup_dir; mapr "
+                "--lookup-dir DIR)\n" % (self.part, self.CANONICAL)), cmd)
+        out, _ = self.mapr("reduce", "--lookup-dir", ".", "-o", "csv",
+                           self.part)
+        self.assertEqual(out, b"$o,count($line)\n,1\nalice,1\n")
+        combined, _ = self.mapr("combine", "--lookup-dir", self.tmp,
+                                self.part)
+        self.assertTrue(combined.startswith(b"MAPRPART"))
+
+    def test_tables_outside_lookup_dir_are_refused_unread(self):
+        os.mkdir(self.path("tables"))
+        _, err = self.mapr("reduce", "--lookup-dir", "tables", self.part,
+                           code=1)
+        self.assertEqual(err.decode(), (
+            "mapr: %s: the partial's query '%s' does not compile: 1:46-56: "
+            "the lookup table 'hosts.csv' is outside tables (the folder "
+            "lookup() tables may be read from)\n" % (self.part,
+                                                      self.CANONICAL)))
+        # A table that holds something else: its content is not printed.
+        self.write("hosts.csv", b"root:x:0:0:root:/root:/bin/bash\n")
+        _, err = self.mapr("reduce", "--lookup-dir", ".", self.part, code=1)
+        self.assertNotIn(b"root:x", err)
+        self.assertIn(b"the lookup table 'hosts.csv' has no column 'owner'",
+                      err)
+
+    def test_a_table_that_is_a_fifo_is_refused_not_waited_on(self):
+        os.remove(self.path("hosts.csv"))
+        os.mkfifo(self.path("hosts.csv"))
+        p = subprocess.run([os.path.abspath(MAPR_BIN), "reduce",
+                            "--lookup-dir", ".", self.part], cwd=self.tmp,
+                           capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"the lookup table 'hosts.csv' is not a regular file",
+                      p.stderr)
+
+
 class RemoteFrameTest(MaprTestCase):
 
-    def stand_in_ssh(self, answers):
+    def stand_in_ssh(self, answers, scripts=None):
         """ssh that runs the host's command here; a host of `answers`
-        ({host: file}) prints that file instead."""
+        ({host: file}) prints that file instead, one of `scripts` ({host:
+        shell text}) runs that."""
         canned = "".join(
             'if [ "$host" = %s ]; then exec cat "%s"; fi\n' % (h, path)
             for h, path in answers.items())
+        for h, text in (scripts or {}).items():
+            path = self.write("script-" + h, text.encode())
+            canned += 'if [ "$host" = %s ]; then exec sh "%s"; fi\n' % (
+                h, path)
         fake = self.write("ssh", (
             '#!/bin/sh\n'
             '[ "$1" = "--" ] && shift\n'
@@ -159,6 +227,46 @@ class RemoteFrameTest(MaprTestCase):
             "mapr: the result is partial: host evil failed (none of its "
             "lines are counted)"])
 
+    def run_remote(self, hosts, scripts, *extra):
+        """(exit status, stdout, stderr, seconds) of a one-shot remote."""
+        self.write("a.log", b"k=a\nk=b\nk=a\n")
+        start = time.monotonic()
+        p = subprocess.run(
+            [os.path.abspath(MAPR_BIN), "remote", "--ssh",
+             self.stand_in_ssh({}, scripts), "--hosts", hosts,
+             "--remote-mapr", os.path.abspath(MAPR_BIN), "-o", "csv"] +
+            list(extra) + [Q, "a.log"],
+            cwd=self.tmp, capture_output=True, timeout=120)
+        return p.returncode, p.stdout, p.stderr, time.monotonic() - start
+
+    def test_a_session_that_closes_its_output_and_lingers_fails_alone(self):
+        # It closes stdout and stderr, then runs on for a minute: the client
+        # once blocked in waitpid (deaf to Ctrl-C) for all of it. It gets
+        # 5 s to end, then fails; the other host's result is printed.
+        code, out, err, took = self.run_remote(
+            "stuck,good", {"stuck": "exec >&- 2>&-\nexec sleep 60\n"})
+        self.assertEqual(code, 1)
+        self.assertEqual(out, b"k,count($line)\na,2\nb,1\n")
+        self.assertEqual(err.decode().split("\n")[0],
+                         "mapr: stuck: failed: its session closed its output "
+                         "but did not end within 5s")
+        self.assertLess(took, 40)
+
+    def test_host_timeout_fails_a_host_that_does_not_end(self):
+        code, out, err, took = self.run_remote(
+            "slow,good", {"slow": "exec sleep 60\n"}, "--host-timeout", "1")
+        self.assertEqual(code, 1)
+        self.assertEqual(out, b"k,count($line)\na,2\nb,1\n")
+        self.assertEqual(err.decode().split("\n")[0],
+                         "mapr: slow: failed: it did not end within 1s "
+                         "(--host-timeout)")
+        self.assertLess(took, 40)
+        # Not for --follow (its hosts run until stopped).
+        _, err = self.mapr("remote", "--follow", "--host-timeout", "5",
+                           "--hosts", "a", Q, "a.log", code=2)
+        self.assertIn(b"--host-timeout works only with remote (without "
+                      b"--follow)", err)
+
     def test_remote_takes_max_frame_bytes(self):
         self.write("a.log", b"k=a\nk=b\nk=a\n")
         ssh = self.stand_in_ssh({})
@@ -174,6 +282,63 @@ class RemoteFrameTest(MaprTestCase):
                     r"limit of 100 bytes \(--max-frame-bytes\)$")
             else:
                 self.assertEqual(out, b"k,count($line)\na,2\nb,1\n")
+
+
+class TerminalTest(MaprTestCase):
+    """Bytes a terminal acts on (ESC, CR, ...) in values from a log line, a
+    partial or a host are written as \\xNN on a terminal, as they are to a
+    pipe or a file."""
+
+    LINE = b"k=\x1b]0;pwned\x07a\rb\n"
+    Q = "select k, count($line) group by k logformat generickv"
+
+    def on_terminal(self, args):
+        """(stdout, stderr) of mapr with both on a pseudo-terminal."""
+        main, sub = pty.openpty()
+        err_main, err_sub = pty.openpty()
+        p = subprocess.Popen([os.path.abspath(MAPR_BIN)] + args,
+                             cwd=self.tmp, stdin=subprocess.DEVNULL,
+                             stdout=sub, stderr=err_sub)
+        os.close(sub)
+        os.close(err_sub)
+        out, err = b"", b""
+        for fd in (main, err_main):
+            while True:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:  # EIO: the other end closed
+                    break
+                if not data:
+                    break
+                if fd == main:
+                    out += data
+                else:
+                    err += data
+            os.close(fd)
+        p.wait(timeout=60)
+        return out, err
+
+    def test_values_are_escaped_on_a_terminal_only(self):
+        self.write("a.log", self.LINE)
+        out, _ = self.on_terminal(["-o", "csv", self.Q, "a.log"])
+        self.assertNotIn(b"\x1b", out)
+        self.assertIn(b'"\\x1b]0;pwned\\x07a\\x0db",1', out)
+        # Through a pipe, the bytes as they are.
+        piped, _ = self.mapr("-o", "csv", self.Q, "a.log")
+        self.assertEqual(piped,
+                         b'k,count($line)\n"\x1b]0;pwned\x07a\rb",1\n')
+        # A partial's values, reduced to a terminal (the table).
+        part, _ = self.mapr("map", self.Q, "a.log")
+        self.write("a.part", part)
+        out, _ = self.on_terminal(["reduce", "a.part"])
+        self.assertNotIn(b"\x1b", out)
+        self.assertIn(b"\\x1b]0;pwned\\x07a\\x0db", out)
+
+    def test_messages_are_escaped_on_a_terminal(self):
+        _, err = self.on_terminal([self.Q, "no\x1b(0ne.log"])
+        self.assertNotIn(b"\x1b", err)
+        self.assertIn(b"mapr: no\\x1b(0ne.log: No such file or directory",
+                      err)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,7 @@ SAMPLE_VALUES = {
     "PATH": "/usr/local/bin/mapr", "ADDR:PORT": "127.0.0.1:0",
     "CONDITION": "count($line) > 1", "I|auto": "0",
     "[FILE=]OFFSET": "0", "P": "0", "R": "2", "LO:HI": "0:1", "ID": "x",
+    "SECONDS": "5",
 }
 # What an option needs beside it before its own place is judged (a run
 # without it is refused for that reason, not for the command).

@@ -39,6 +39,9 @@ inline AggregatorOptions Options(SplitRange splits = {}) {
   AggregatorOptions o;
   o.hostname = kHostname;
   o.splits = splits;
+  // The cases' queries are the tests' own: their lookup() tables (in the
+  // temporary folder) are read wherever they are.
+  o.partial_lookup_dir = "/";
   return o;
 }
 

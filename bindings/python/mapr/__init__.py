@@ -585,13 +585,17 @@ class Aggregator:
         max_line_bytes: Optional[int] = None,
         max_groups: Optional[int] = None,
         result_threads: Optional[int] = None,
+        partial_lookup_dir: Optional[str] = None,
     ) -> "Aggregator":
         """An open aggregator holding a partial's state, for the query stored
         in it and its splits; merge more with merge_serialized(), or push
-        more lines. Raises PartialError."""
+        more lines. A partial comes from elsewhere: the lookup() tables its
+        query names are read only from inside `partial_lookup_dir` (None:
+        such a partial raises PartialError). Raises PartialError."""
         self = cls.__new__(cls)
         self._a = _mapr.Aggregator.from_partial(
-            data, hostname, max_line_bytes, max_groups, result_threads)
+            data, hostname, max_line_bytes, max_groups, result_threads,
+            partial_lookup_dir)
         self.query = Query(self._a.query())
         return self
 
@@ -784,8 +788,11 @@ class PartialReducer:
 
     def __init__(self, *, hostname: Optional[str] = None,
                  max_groups: Optional[int] = None,
-                 result_threads: Optional[int] = None) -> None:
-        self._r = _mapr.PartialReducer(hostname, max_groups, result_threads)
+                 result_threads: Optional[int] = None,
+                 partial_lookup_dir: Optional[str] = None) -> None:
+        """`partial_lookup_dir`: as for Aggregator.from_partial."""
+        self._r = _mapr.PartialReducer(hostname, max_groups, result_threads,
+                                       partial_lookup_dir)
 
     def declare_source(self, source: str) -> None:
         """Places `source` after the sources declared or met so far."""
