@@ -116,18 +116,10 @@ absl::StatusOr<std::unique_ptr<BatchAggregator>> BatchAggregator::Create(
 BatchAggregator::BatchAggregator(std::shared_ptr<const plan::Plan> plan,
                                  const AggregatorOptions& options,
                                  std::shared_ptr<const LogFormat> format)
-    : plan_(std::move(plan)),
-      options_(options),
-      format_(std::move(format)),
-      lines_(kMaxBatchRows),
-      outcomes_(kMaxBatchRows),
-      mismatch_(std::make_unique<bool[]>(kMaxBatchRows)),
-      batch_(plan_->fields.size()),
-      gids_(kMaxBatchRows) {
+    : plan_(std::move(plan)), options_(options), format_(std::move(format)) {
   for (FieldId id : plan_->extracted_fields) {
     extracted_names_.push_back(plan_->fields[id].name);
   }
-  if (plan_->event_start != nullptr) event_lines_.resize(kMaxBatchRows);
   field_lines_.assign(extracted_names_.size(), 0);
   field_not_numeric_.assign(extracted_names_.size(), 0);
   field_example_.assign(extracted_names_.size(), std::string());
@@ -193,6 +185,16 @@ absl::StatusOr<LogFormatParser*> BatchAggregator::ParserFor(uint64_t source) {
   LogFormatParser* raw = parser->get();
   parsers_.emplace(source, std::move(*parser));
   return raw;
+}
+
+void BatchAggregator::AllocateBatch() {
+  batch_allocated_ = true;
+  lines_.resize(kMaxBatchRows);
+  outcomes_.resize(kMaxBatchRows);
+  mismatch_ = std::make_unique<bool[]>(kMaxBatchRows);
+  batch_ = BatchColumns(plan_->fields.size());
+  gids_.resize(kMaxBatchRows);
+  if (plan_->event_start != nullptr) event_lines_.resize(kMaxBatchRows);
 }
 
 absl::Status BatchAggregator::Push(std::span<const std::string_view> lines,
@@ -358,6 +360,7 @@ absl::Status BatchAggregator::PushLines(std::span<const std::string_view> lines,
 
 absl::Status BatchAggregator::PushChunk(std::span<const std::string_view> in,
                                         uint64_t source) {
+  if (!batch_allocated_) AllocateBatch();
   const plan::Plan& p = *plan_;
   batch_.NextBatch();
   arena_.Reset();

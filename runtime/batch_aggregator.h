@@ -216,7 +216,11 @@ class BatchAggregator {
   // which the format parses).
   std::vector<std::string_view> event_lines_;
 
-  // ---- Per-batch scratch, reused.
+  // ---- Per-batch scratch, reused; allocated by the first batch
+  // (AllocateBatch), so an aggregator that only merges partials (one per
+  // source in a reducer) does not hold a batch's columns.
+  void AllocateBatch();
+  bool batch_allocated_ = false;
   // The current Push()'s line_padding (FieldBatch::line_padding()).
   size_t line_padding_ = 0;
   std::vector<std::string_view> lines_;

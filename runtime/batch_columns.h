@@ -16,6 +16,9 @@
 namespace mapr::runtime {
 
 struct BatchColumns {
+  // No columns: an aggregator that never takes lines (one read from a
+  // partial) holds none.
+  BatchColumns() = default;
   explicit BatchColumns(size_t fields)
       : values(fields * kMaxBatchRows),
         numbers(fields * kMaxBatchRows),

@@ -69,12 +69,15 @@ inline absl::Status FindOrInsertLimited(GroupTable& groups,
 
 }  // namespace
 
-GroupLookup::GroupLookup()
-    : hashes_(kMaxBatchRows),
-      same_key_(kMaxBatchRows),
-      key_memo_(kKeyMemoSize),
-      memo_entry_(kMaxBatchRows) {
+GroupLookup::GroupLookup() {
   static_assert(kKeyMemoSize == 1 << 10, "MemoEntry gives 10 bits");
+}
+
+void GroupLookup::Allocate() {
+  hashes_.resize(kMaxBatchRows);
+  same_key_.resize(kMaxBatchRows);
+  key_memo_.resize(kKeyMemoSize);
+  memo_entry_.resize(kMaxBatchRows);
   // Heap buffers (beyond the small-string size), so swapping the two keeps
   // views of the previous key valid.
   key_scratch_.reserve(256);
@@ -91,6 +94,9 @@ absl::Status GroupLookup::Assign(const std::vector<FieldId>& group_by,
                                  BatchColumns& batch, uint64_t max_groups,
                                  GroupTable& groups, uint32_t* gids,
                                  bool one_key) {
+  // The buffers come with the first batch: an aggregator that only merges
+  // partials (one per source in a reducer) never needs them.
+  if (hashes_.empty()) Allocate();
   const size_t rows =
       one_key ? std::min<size_t>(batch.sel_size, 1) : batch.sel_size;
   MAPR_RETURN_IF_ERROR(

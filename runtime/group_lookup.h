@@ -44,6 +44,9 @@ class GroupLookup {
                               uint64_t max_groups, GroupTable& groups,
                               uint32_t* gids);
 
+  // Sizes the buffers below (the first Assign).
+  void Allocate();
+
   std::vector<uint64_t> hashes_;
   std::vector<uint8_t> same_key_;  // 1: as the row before; 2: memo hit
   // A direct-mapped memo of single group keys of up to 16 bytes -> group

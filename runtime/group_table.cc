@@ -57,7 +57,7 @@ void GroupTable::Release() {
   mask_ = 0;
   max_size_ = 0;
   std::vector<std::string_view>().swap(keys_);
-  arena_ = Arena();
+  arena_ = Arena(kFirstKeyBlockBytes);
 }
 
 void AppendKeyPart(std::string_view part, std::string* out) {

@@ -114,7 +114,10 @@ class GroupTable {
   size_t mask_ = 0;
   size_t max_size_ = 0;  // Groups allowed before growing (3/4 of buckets).
   std::vector<std::string_view> keys_;
-  Arena arena_;
+  // The keys' bytes. Its blocks start small: a reducer holds a table per
+  // source, many of them with a few groups.
+  static constexpr size_t kFirstKeyBlockBytes = 1024;
+  Arena arena_{kFirstKeyBlockBytes};
 };
 
 // Group keys of several fields are encoded as (4-byte little-endian length,

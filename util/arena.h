@@ -20,6 +20,11 @@ class Arena {
   static constexpr size_t kDefaultBlockBytes = 64 * 1024;
 
   Arena() = default;
+  // An arena whose blocks start at `first_block_bytes` and double up to
+  // kDefaultBlockBytes: one that may hold little (the group keys of a small
+  // partial, one per source in a reducer) then takes little.
+  explicit Arena(size_t first_block_bytes)
+      : next_block_bytes_(std::min(first_block_bytes, kDefaultBlockBytes)) {}
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
   Arena(Arena&&) = default;
@@ -81,7 +86,8 @@ class Arena {
         return;
       }
     }
-    size_t size = std::max(n, kDefaultBlockBytes);
+    size_t size = std::max(n, next_block_bytes_);
+    next_block_bytes_ = std::min(next_block_bytes_ * 2, kDefaultBlockBytes);
     // Zeroed like make_unique's, after one prefault call for its pages.
     std::unique_ptr<char[]> data(new char[size]);
     PrefaultForWrite(data.get(), size);
@@ -97,6 +103,7 @@ class Arena {
   char* cursor_ = nullptr;
   size_t remaining_ = 0;
   size_t bytes_used_ = 0;
+  size_t next_block_bytes_ = kDefaultBlockBytes;
 };
 
 }  // namespace mapr::util

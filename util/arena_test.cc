@@ -92,6 +92,20 @@ TEST(ArenaTest, ResetOfAnEmptyArena) {
   EXPECT_EQ(arena.bytes_reserved(), kBlock);
 }
 
+TEST(ArenaTest, BlocksMayStartSmallAndDouble) {
+  Arena arena(1024);
+  arena.Allocate(1000);
+  EXPECT_EQ(arena.bytes_reserved(), 1024u);
+  arena.Allocate(1000);  // Does not fit: the next block is twice as big.
+  EXPECT_EQ(arena.bytes_reserved(), 1024u + 2048u);
+  for (int i = 0; i < 200; ++i) arena.Allocate(1000);
+  // Doubling stops at kDefaultBlockBytes.
+  arena.Allocate(1000);
+  const size_t before = arena.bytes_reserved();
+  arena.Allocate(kBlock);
+  EXPECT_EQ(arena.bytes_reserved(), before + kBlock);
+}
+
 TEST(ArenaTest, CopyIsIndependentAndEmptyIsNotNull) {
   Arena arena;
   std::string source = "hello";

@@ -41,8 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     appended = decoder.Append(rest.substr(0, n));
     rest.remove_prefix(n);
   }
-  absl::StatusOr<std::vector<NamedFrame>> cut = appended;
-  if (appended.ok()) cut = decoder.Finish();
+  const absl::StatusOr<std::vector<NamedFrame>> cut =
+      appended.ok() ? decoder.Finish()
+                    : absl::StatusOr<std::vector<NamedFrame>>(appended);
 
   Check(whole.ok() == cut.ok());
   if (!whole.ok()) {
