@@ -150,10 +150,16 @@ class MAPR_EXPORT Aggregator {
 
   // The cumulative result so far; the state is kept (DTail's dmap). Returns
   // FailedPrecondition after TakeResult(), or the error of a failed
-  // aggregator.
+  // aggregator; ResourceExhausted ("more than N groups (max_groups) once
+  // hops are joined into windows; ...") if the result of a window() query
+  // would hold more than max_groups windows: a line counts in w / h of
+  // them, so they can outnumber the groups (hops) the aggregator holds.
+  // That refusal is not sticky: the state stays as it was, and its
+  // partial can still be taken.
   absl::StatusOr<ResultTable> Snapshot() const;
   // The result since the previous delta, and resets the state and counters
-  // (DTail's tail mode). Same errors as Snapshot().
+  // (DTail's tail mode). Same errors as Snapshot(); on error nothing is
+  // reset.
   absl::StatusOr<ResultTable> TakeDelta();
 
   // Declares the end of input. FailedPrecondition if called twice; the
@@ -161,7 +167,8 @@ class MAPR_EXPORT Aggregator {
   absl::Status FinishInput();
   // The final result. REQUIRES: FinishInput() was called; returns
   // FailedPrecondition otherwise, or if the result was already taken; the
-  // error of a failed aggregator.
+  // error of a failed aggregator; Snapshot()'s ResourceExhausted for too
+  // many windows (the result is then not taken).
   absl::StatusOr<ResultTable> TakeResult();
 
   // ---- Partials (mapr/partial.h, docs/partial-format.md)

@@ -294,7 +294,9 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_hostname(
 MAPR_EXPORT void mapr_aggregator_options_set_max_line_bytes(
     mapr_aggregator_options_t* options, size_t max_line_bytes) MAPR_C_NOEXCEPT;
 /* Most groups; the push that would exceed it fails with
- * MAPR_RESOURCE_EXHAUSTED. 0 means unlimited. Default: 0. */
+ * MAPR_RESOURCE_EXHAUSTED, and so does a result (snapshot, delta, finish)
+ * of a window() query with more windows than that. 0 means unlimited.
+ * Default: 0. */
 MAPR_EXPORT void mapr_aggregator_options_set_max_groups(
     mapr_aggregator_options_t* options, uint64_t max_groups) MAPR_C_NOEXCEPT;
 /* Threads that build a result (mapr_aggregator_finish, snapshots): with
@@ -444,7 +446,9 @@ mapr_aggregator_merge(mapr_aggregator_t* aggregator, mapr_aggregator_t* later,
 
 /* The cumulative result so far; the state is kept (DTail's dmap). Returns a
  * new result (free with mapr_result_free), or NULL with
- * MAPR_FAILED_PRECONDITION once the final result was taken. */
+ * MAPR_FAILED_PRECONDITION once the final result was taken, or with
+ * MAPR_RESOURCE_EXHAUSTED for a window() query's result of more windows
+ * than max_groups (the state is kept). */
 MAPR_EXPORT mapr_result_t* mapr_aggregator_snapshot(
     const mapr_aggregator_t* aggregator, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 

@@ -893,14 +893,17 @@ void BatchAggregator::SwapState(BatchAggregator& other) {
   other.lookup_.Reset();
 }
 
-ResultTable BatchAggregator::Result(size_t threads,
-                                    size_t min_groups_per_thread) const {
+absl::StatusOr<ResultTable> BatchAggregator::Result(
+    size_t threads, size_t min_groups_per_thread) const {
   // A window query's groups hold hops: join them into windows first
-  // (window.h).
+  // (window.h), within max_groups.
   std::optional<WindowGroups> windows;
   if (plan_->window) {
-    windows =
-        JoinWindows(*plan_, groups_, states_, threads, min_groups_per_thread);
+    absl::StatusOr<WindowGroups> joined =
+        JoinWindows(*plan_, groups_, states_, threads, min_groups_per_thread,
+                    options_.max_groups);
+    if (!joined.ok()) return joined.status();
+    windows = std::move(*joined);
   }
   ResultTable table = BuildResult(
       *plan_,

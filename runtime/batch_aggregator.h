@@ -74,12 +74,16 @@ class BatchAggregator {
   }
   absl::Status Merge(const BatchAggregator& later,
                      size_t min_groups_per_thread);
-  // Renders the current state.
-  ResultTable Result() const { return Result(options_.result_threads); }
+  // Renders the current state. ResourceExhausted if a window query's
+  // windows are more than max_groups (JoinWindows); the state is unchanged.
+  absl::StatusOr<ResultTable> Result() const {
+    return Result(options_.result_threads);
+  }
   // The same on up to `threads` threads (AggregatorOptions::result_threads),
   // one per `min_groups_per_thread` groups (BuildResult).
-  ResultTable Result(size_t threads, size_t min_groups_per_thread =
-                                         kMinGroupsPerResultThread) const;
+  absl::StatusOr<ResultTable> Result(
+      size_t threads,
+      size_t min_groups_per_thread = kMinGroupsPerResultThread) const;
   // Forgets all groups and counters.
   void Reset();
   // Drops the groups Result() would not show (ResultOrder: after `having`,
