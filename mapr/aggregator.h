@@ -145,7 +145,10 @@ class MAPR_EXPORT Aggregator {
   // FinishInput(), or if `later`'s result was already taken; the error of
   // either aggregator if it has failed (both untouched); ResourceExhausted if
   // the merged groups would exceed max_groups (this aggregator has then
-  // failed).
+  // failed); DataLoss if a merged count or exact sum would overflow ("count(x)
+  // overflows when merged: ...", "lines_read overflows when merged: ..."),
+  // which only states read from hostile or broken partials reach (this
+  // aggregator has then failed).
   absl::Status Merge(Aggregator&& later);
 
   // The cumulative result so far; the state is kept (DTail's dmap). Returns
@@ -182,7 +185,11 @@ class MAPR_EXPORT Aggregator {
 
   // The aggregator's state as a frame. REQUIRES: FinishInput() was called;
   // returns FailedPrecondition otherwise, or after TakeResult(); the error
-  // of a failed aggregator. The aggregator stays finished and can still
+  // of a failed aggregator; FailedPrecondition for a state read from a
+  // partition (FromPartial) that no longer is one: lines were pushed into
+  // it, or another partition's state merged, so that it holds groups of
+  // other partitions or (a partition but the first) line counters, which
+  // its reader would refuse. The aggregator stays finished and can still
   // TakeResult().
   absl::StatusOr<std::string> SerializePartial() const;
 
@@ -232,7 +239,8 @@ class MAPR_EXPORT Aggregator {
   // DataLoss for states malformed behind a valid checksum (a broken
   // writer, not a damaged file) after the first chunk leaves the aggregator
   // failed. ResourceExhausted if the merged groups would
-  // exceed max_groups (the aggregator has then failed, as in Merge());
+  // exceed max_groups, DataLoss if merged counts or sums would overflow
+  // (the aggregator has then failed, as in Merge());
   // FailedPrecondition after FinishInput(); the error of a failed
   // aggregator.
   absl::Status MergeSerialized(std::string_view frame);
@@ -254,7 +262,8 @@ class MAPR_EXPORT Aggregator {
   // (FailedPrecondition after FinishInput()); the error of a failed
   // aggregator. Delta k (from 0) covers the split
   // [splits.begin + k, splits.begin + k + 1) of the options the aggregator
-  // was created with, so a reducer can check that none is missing. Lines
+  // was created with, so a reducer can check that none is missing
+  // (OutOfRange once splits.begin + k is 2^64 - 1: no split follows). Lines
   // that PushBytes() holds unfinished belong to a later delta.
   absl::StatusOr<std::string> TakeDeltaPartial();
   // The same, with `mark` in the frame (mapr/partial.h): the stream's last

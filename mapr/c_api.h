@@ -482,8 +482,9 @@ MAPR_EXPORT void mapr_aggregator_counters(const mapr_aggregator_t* aggregator,
  *
  * Error codes, as in the C++ API: MAPR_INVALID_ARGUMENT for bytes that are
  * not a partial (empty, text), unknown flag bits, another query's partial,
- * overlapping splits; MAPR_DATA_LOSS for a truncated or corrupt frame and
- * for missing splits between two partials; MAPR_FAILED_PRECONDITION for a
+ * overlapping splits; MAPR_DATA_LOSS for a truncated or corrupt frame, for
+ * missing splits between two partials and for counts or exact sums that
+ * overflow when merged (hostile partials); MAPR_FAILED_PRECONDITION for a
  * newer major version or a call in the wrong phase; MAPR_RESOURCE_EXHAUSTED
  * for max_groups. */
 

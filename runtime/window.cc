@@ -5,8 +5,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/combine_states.h"
 #include "runtime/time_functions.h"
 #include "util/run_on_threads.h"
+#include "util/status_macros.h"
 
 namespace mapr::runtime {
 namespace {
@@ -94,20 +96,16 @@ absl::StatusOr<WindowGroups> JoinWindows(
   // Round k gives each window its hop k (the window starting k hops before
   // the hop): rounds 0, 1, ... add each window's hops in time order, each
   // later than the ones before it (AggregateState::Combine's order).
-  threads = std::min(util::ThreadsFor(n, threads, min_groups_per_thread),
-                     std::max<size_t>(states.size(), 1));
+  threads = util::ThreadsFor(n, threads, min_groups_per_thread);
   std::vector<uint32_t> to(n);
   for (int64_t k = 0; k < per_window; ++k) {
     for (uint32_t g = 0; g < n; ++g) {
       to[g] = keys.Key(g, k, &key) ? out.groups.Find(key, HashKey(key)) : spare;
     }
-    util::RunOnThreads(threads, [&](size_t t) {
-      for (size_t s = t; s < states.size(); s += threads) {
-        if (states[s] != nullptr) {
-          out.states[s]->Combine(*states[s], to.data(), n);
-        }
-      }
-    });
+    // A window's counts may overflow where its hops' did not (hops read
+    // from hostile partials): refused, as a merge refuses them.
+    MAPR_RETURN_IF_ERROR(
+        CombineSlots(plan, out.states, states, to.data(), n, threads));
   }
   return out;
 }
