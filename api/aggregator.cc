@@ -288,8 +288,10 @@ absl::StatusOr<ResultTable> Aggregator::TakeDelta() {
         "TakeDelta called after the result was taken");
   }
   if (!rep_->error.ok()) return rep_->error;
-  ResultTable r = rep_->engine->Result();
-  rep_->engine->Reset();
+  // A result the engine refuses (more windows than max_groups) leaves the
+  // input since the last delta in place.
+  absl::StatusOr<ResultTable> r = rep_->engine->Result();
+  if (r.ok()) rep_->engine->Reset();
   return r;
 }
 
@@ -315,7 +317,11 @@ absl::StatusOr<ResultTable> Aggregator::TakeResult() {
   MAPR_RETURN_IF_ERROR(CheckFinished("TakeResult", "called twice"));
   if (!rep_->error.ok()) return rep_->error;
   rep_->phase = Rep::Phase::kResultTaken;
-  return rep_->engine->Result();
+  absl::StatusOr<ResultTable> r = rep_->engine->Result();
+  // A refused result (more windows than max_groups) leaves the aggregator
+  // finished: its partial can still be taken.
+  if (!r.ok()) rep_->phase = Rep::Phase::kFinished;
+  return r;
 }
 
 LineCounters Aggregator::stats() const {

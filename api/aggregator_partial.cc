@@ -140,6 +140,10 @@ absl::StatusOr<std::string> Aggregator::SerializePartial() const {
   MAPR_RETURN_IF_ERROR(
       CheckFinished("SerializePartial", "called after TakeResult()"));
   if (!rep_->error.ok()) return rep_->error;
+  if (rep_->partition.has_value()) {
+    MAPR_RETURN_IF_ERROR(runtime::PartialCodec::CheckWritableAs(
+        *rep_->engine, *rep_->partition));
+  }
   return runtime::PartialCodec::Encode(*rep_->engine, rep_->coverage,
                                        rep_->mark, rep_->partition);
 }
@@ -151,6 +155,10 @@ absl::StatusOr<uint64_t> Aggregator::WritePartial(
   MAPR_RETURN_IF_ERROR(
       CheckFinished("WritePartial", "called after TakeResult()"));
   if (!rep_->error.ok()) return rep_->error;
+  if (rep_->partition.has_value()) {
+    MAPR_RETURN_IF_ERROR(runtime::PartialCodec::CheckWritableAs(
+        *rep_->engine, *rep_->partition));
+  }
   return runtime::PartialCodec::EncodeTo(*rep_->engine, rep_->coverage,
                                          rep_->mark, rep_->partition,
                                          /*selected=*/nullptr, write);
@@ -374,6 +382,11 @@ absl::StatusOr<std::string> Aggregator::TakeDeltaPartial(
   // of PushBytes and the pending `multiline` events too.
   if (mark.final) MAPR_RETURN_IF_ERROR(FlushAll());
   const uint64_t split = engine.options().splits.begin + rep_->deltas;
+  // [split, split + 1) must be a split: none follows 2^64 - 2.
+  if (split == UINT64_MAX || split < engine.options().splits.begin) {
+    return absl::OutOfRangeError(
+        absl::StrCat("TakeDeltaPartial: no split follows split ", split - 1));
+  }
   std::string out =
       runtime::PartialCodec::Encode(engine, {split, split + 1}, mark);
   engine.Reset();

@@ -34,11 +34,9 @@
 #include "mapr/query.h"
 #include "mapr/result.h"
 #include "tests/testing/partial_cases.h"
+#include "tests/testing/partial_frames.h"
 #include "tests/testing/sanitizers.h"
 #include "tests/testing/status_matchers.h"
-
-#define XXH_INLINE_ALL
-#include <xxhash.h>
 
 namespace mapr {
 namespace {
@@ -53,14 +51,19 @@ namespace fs = std::filesystem;
 using ::mapr::testing::Case;
 using ::mapr::testing::Cases;
 using ::mapr::testing::CompileCase;
+using ::mapr::testing::JoinSections;
 using ::mapr::testing::kHostname;
 using ::mapr::testing::kQuery;
 using ::mapr::testing::Lines;
 using ::mapr::testing::Options;
 using ::mapr::testing::Partial;
+using ::mapr::testing::PutU64;
 using ::mapr::testing::ReadFile;
+using ::mapr::testing::Reseal;
 using ::mapr::testing::RunLines;
+using ::mapr::testing::Sections;
 using ::mapr::testing::SmallLines;
+using ::mapr::testing::SplitSections;
 using ::mapr::testing::StatsLines;
 
 // `earlier` and `later` (adjacent frames) as one frame; `into_later` merges
@@ -494,19 +497,6 @@ TEST(PartialTest, PhasesAreEnforced) {
 }
 
 // ------------------------------------------------------------ Corruption
-
-// Rewrites the checksum of `frame` after an edit.
-void Reseal(std::string* frame) {
-  const uint64_t sum = XXH3_64bits(frame->data(), frame->size() - 8);
-  for (int i = 0; i < 8; ++i) {
-    (*frame)[frame->size() - 8 + i] = static_cast<char>(sum >> (8 * i));
-  }
-}
-
-void PutU64(std::string* frame, size_t at, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    (*frame)[at + i] = static_cast<char>(v >> (8 * i));
-}
 
 // Every way a frame may fail: a named code, never OK, never a crash.
 void ExpectRefusedEverywhere(const std::string& bytes, const std::string& what,
@@ -988,55 +978,6 @@ TEST(PartialTest, DeltaPartialsCoverSuccessiveSplits) {
 
 // ------------------------------------------------------------ Sections
 
-// A frame cut into its header and its sections (docs/partial-format.md:
-// u32 kind, u64 length, payload), to damage one section and seal the frame
-// again with a valid size and checksum: the decoder's section checks, not
-// the checksum, must catch the damage.
-struct Sections {
-  std::string header;
-  std::vector<std::pair<uint32_t, std::string>> list;
-};
-
-Sections SplitSections(const std::string& frame) {
-  Sections s;
-  const uint32_t header_size =
-      static_cast<uint8_t>(frame[12]) | (static_cast<uint8_t>(frame[13]) << 8);
-  s.header = frame.substr(0, header_size);
-  size_t at = header_size;
-  const size_t end = frame.size() - 8;
-  while (at < end) {
-    uint32_t kind = 0;
-    uint64_t length = 0;
-    for (int i = 0; i < 4; ++i) {
-      kind |= uint32_t{static_cast<uint8_t>(frame[at + i])} << (8 * i);
-    }
-    for (int i = 0; i < 8; ++i) {
-      length |= uint64_t{static_cast<uint8_t>(frame[at + 4 + i])} << (8 * i);
-    }
-    s.list.emplace_back(kind, frame.substr(at + 12, length));
-    at += 12 + length;
-  }
-  EXPECT_EQ(at, end);
-  return s;
-}
-
-std::string JoinSections(const Sections& s) {
-  std::string out = s.header;
-  for (const auto& [kind, payload] : s.list) {
-    for (int i = 0; i < 4; ++i)
-      out.push_back(static_cast<char>(kind >> (8 * i)));
-    const uint64_t length = payload.size();
-    for (int i = 0; i < 8; ++i) {
-      out.push_back(static_cast<char>(length >> (8 * i)));
-    }
-    out += payload;
-  }
-  out += std::string(8, '\0');
-  PutU64(&out, 24, out.size());
-  Reseal(&out);
-  return out;
-}
-
 // Sections of every kind this mapr writes: the query, the counters (both
 // sets), slots, field counts, groups, the three later state sections,
 // values not numeric and a run id.
@@ -1187,12 +1128,8 @@ TEST(PartialSectionsTest, NamedErrorsBehindAValidChecksum) {
   using testing::StatusIs;
   const std::string p = AllSectionsPartial();
   const Sections whole = SplitSections(p);
-  auto find = [&](Sections& s, uint32_t kind) -> std::string& {
-    for (auto& section : s.list) {
-      if (section.first == kind) return section.second;
-    }
-    ADD_FAILURE() << "no section " << kind;
-    return s.list[0].second;
+  auto find = [](Sections& s, uint32_t kind) -> std::string& {
+    return s.Of(kind);
   };
   {
     // Coverage [1, 1) is empty.

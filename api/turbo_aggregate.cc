@@ -535,7 +535,13 @@ class Core {
       }
       if (delta) p->partial->Reset();
     }
-    ResultTable result = (*merged)->Result();
+    absl::StatusOr<ResultTable> built = (*merged)->Result();
+    if (!built.ok()) {
+      absl::MutexLock lock(&mu_);
+      SetErrorLocked(built.status());
+      return;
+    }
+    ResultTable& result = *built;
     if (!is_final) {
       const uint64_t read = result.stats().lines_read;
       const bool unchanged = delta ? read == 0 : read == last_reported_read_;

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/time.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "mapr/aggregator.h"
 #include "mapr/options.h"
@@ -27,7 +28,9 @@
 namespace mapr {
 namespace {
 
+using ::mapr::testing::StatusIs;
 using ::mapr::testing::TestOptions;
+using ::testing::HasSubstr;
 
 struct Event {
   int64_t utc;  // epoch seconds
@@ -230,6 +233,130 @@ TEST(WindowTest, PartitionsKeepEveryHopOfAWindowTogether) {
   }
   ASSERT_OK_AND_ASSIGN(ResultTable joined, reducer.TakeResult());
   EXPECT_EQ(joined.ToCsv(), one.ToCsv());
+}
+
+// ------------------------------------------------- windows and max_groups
+
+// A line counts in w / h windows: the windows are the groups of the result,
+// and they count against max_groups as the hops do.
+constexpr std::string_view kTenMinuteWindows =
+    "select $w,count($line) set $w = window(t, 10m, 1m) group by $w "
+    "logformat logfmt";
+
+// The refusal of a result of more than `n` windows.
+auto TooManyWindows(uint64_t n) {
+  return StatusIs(
+      absl::StatusCode::kResourceExhausted,
+      absl::StrCat("more than ", n,
+                   " groups (max_groups) once hops are joined into windows; "
+                   "raise the limit or give window() fewer hops per window"));
+}
+
+// Hops a day apart: each is in 10 windows of its own, 10 * days in all.
+std::vector<std::string> DaysApart(int days) {
+  std::vector<std::string> lines;
+  for (int d = 0; d < days; ++d) {
+    lines.push_back(absl::StrFormat("t=2024-05-%02dT12:00:10Z", 1 + d));
+  }
+  return lines;
+}
+
+TEST(WindowTest, WindowsCountAgainstMaxGroups) {
+  const std::vector<std::string> lines = DaysApart(3);
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 29;  // 3 hops fit, 30 windows do not
+  EXPECT_THAT(RunQuery(kTenMinuteWindows, lines, options).status(),
+              TooManyWindows(29));
+  options.max_groups = 30;
+  ASSERT_OK_AND_ASSIGN(ResultTable r,
+                       RunQuery(kTenMinuteWindows, lines, options));
+  EXPECT_EQ(r.num_rows(), 30u);
+}
+
+TEST(WindowTest, WindowsOfEveryGroupAndTheEmptyWindowCount) {
+  // Two hosts with two hops each (a's a minute apart are in 11 windows,
+  // b's three minutes apart in 13) and a line without a time (one group).
+  const std::vector<std::string_view> lines = {
+      "t=2024-05-01T12:00:10Z h=a", "t=2024-05-01T12:01:10Z h=a",
+      "t=2024-05-01T12:00:10Z h=b", "t=2024-05-01T12:03:10Z h=b",
+      "t=never h=a"};
+  const std::string query =
+      "select h,$w,count($line) set $w = window(t, 10m, 1m) group by h,$w "
+      "logformat logfmt";
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 24;
+  EXPECT_THAT(RunQuery(query, lines, options).status(), TooManyWindows(24));
+  options.max_groups = 25;
+  ASSERT_OK_AND_ASSIGN(ResultTable r, RunQuery(query, lines, options));
+  EXPECT_EQ(r.num_rows(), 11u + 13u + 1u);
+}
+
+TEST(WindowTest, TheWindowLimitHoldsForEverySplitAndEveryResult) {
+  // Each of three aggregators holds one hop (10 windows); merged, in
+  // memory or through a partial, their result holds 30.
+  const std::vector<std::string> lines = DaysApart(3);
+  ASSERT_OK_AND_ASSIGN(mapr::Query q, mapr::Query::Compile(kTenMinuteWindows));
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 29;
+  std::vector<Aggregator> parts;
+  std::vector<std::string> frames;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    options.splits = SplitRange{i, i + 1};
+    for (int copy = 0; copy < 2; ++copy) {
+      ASSERT_OK_AND_ASSIGN(Aggregator a, Aggregator::Create(q, options));
+      ASSERT_OK(a.PushLines(std::vector<std::string_view>{lines[i]}));
+      ASSERT_OK_AND_ASSIGN(ResultTable alone, a.Snapshot());
+      EXPECT_EQ(alone.num_rows(), 10u);
+      if (copy == 0) {
+        parts.push_back(std::move(a));
+        continue;
+      }
+      ASSERT_OK(a.FinishInput());
+      ASSERT_OK_AND_ASSIGN(std::string frame, a.SerializePartial());
+      frames.push_back(std::move(frame));
+    }
+  }
+  for (size_t i = 1; i < parts.size(); ++i) {
+    ASSERT_OK(parts[0].Merge(std::move(parts[i])));
+  }
+  // Snapshot and TakeDelta refuse the result and leave the state as it
+  // was: its partial holds the 3 hops, within the limit.
+  EXPECT_THAT(parts[0].Snapshot().status(), TooManyWindows(29));
+  EXPECT_THAT(parts[0].TakeDelta().status(), TooManyWindows(29));
+  EXPECT_EQ(parts[0].stats().lines_read, 3u);
+  ASSERT_OK(parts[0].FinishInput());
+  ASSERT_OK_AND_ASSIGN(std::string merged, parts[0].SerializePartial());
+  EXPECT_THAT(parts[0].TakeResult().status(), TooManyWindows(29));
+  // Through partials: a reducer with the limit refuses; one with room
+  // for the windows shows them.
+  options.splits = SplitRange{};
+  PartialReducer reducer(options);
+  for (const std::string& frame : frames) ASSERT_OK(reducer.Add(frame));
+  EXPECT_THAT(reducer.Result().status(), TooManyWindows(29));
+  EXPECT_THAT(reducer.TakeResult().status(), TooManyWindows(29));
+  options.max_groups = 30;
+  ASSERT_OK_AND_ASSIGN(Aggregator whole,
+                       Aggregator::FromPartial(merged, options));
+  ASSERT_OK(whole.FinishInput());
+  ASSERT_OK_AND_ASSIGN(ResultTable r, whole.TakeResult());
+  EXPECT_EQ(r.num_rows(), 30u);
+}
+
+TEST(WindowTest, ManyWindowsPerHopStopAtTheLimit) {
+  // 100 hops a day apart in windows of a day that hop every minute: 1440
+  // windows each, 144000 in all, from 100 lines. The result stops at the
+  // limit instead of building them.
+  std::vector<std::string> lines;
+  for (int d = 0; d < 100; ++d) {
+    lines.push_back(absl::StrCat("t=", Rfc3339(1700000000 + d * 86400, 0)));
+  }
+  AggregatorOptions options = TestOptions();
+  options.max_groups = 100000;
+  EXPECT_THAT(RunQuery("select $w,count($line) set $w = window(t, 1d, 1m) "
+                       "group by $w logformat logfmt",
+                       lines, options)
+                  .status(),
+              TooManyWindows(100000));
 }
 
 }  // namespace

@@ -145,15 +145,24 @@ class MAPR_EXPORT Aggregator {
   // FinishInput(), or if `later`'s result was already taken; the error of
   // either aggregator if it has failed (both untouched); ResourceExhausted if
   // the merged groups would exceed max_groups (this aggregator has then
-  // failed).
+  // failed); DataLoss if a merged count or exact sum would overflow ("count(x)
+  // overflows when merged: ...", "lines_read overflows when merged: ..."),
+  // which only states read from hostile or broken partials reach (this
+  // aggregator has then failed).
   absl::Status Merge(Aggregator&& later);
 
   // The cumulative result so far; the state is kept (DTail's dmap). Returns
   // FailedPrecondition after TakeResult(), or the error of a failed
-  // aggregator.
+  // aggregator; ResourceExhausted ("more than N groups (max_groups) once
+  // hops are joined into windows; ...") if the result of a window() query
+  // would hold more than max_groups windows: a line counts in w / h of
+  // them, so they can outnumber the groups (hops) the aggregator holds.
+  // That refusal is not sticky: the state stays as it was, and its
+  // partial can still be taken.
   absl::StatusOr<ResultTable> Snapshot() const;
   // The result since the previous delta, and resets the state and counters
-  // (DTail's tail mode). Same errors as Snapshot().
+  // (DTail's tail mode). Same errors as Snapshot(); on error nothing is
+  // reset.
   absl::StatusOr<ResultTable> TakeDelta();
 
   // Declares the end of input. FailedPrecondition if called twice; the
@@ -161,7 +170,8 @@ class MAPR_EXPORT Aggregator {
   absl::Status FinishInput();
   // The final result. REQUIRES: FinishInput() was called; returns
   // FailedPrecondition otherwise, or if the result was already taken; the
-  // error of a failed aggregator.
+  // error of a failed aggregator; Snapshot()'s ResourceExhausted for too
+  // many windows (the result is then not taken).
   absl::StatusOr<ResultTable> TakeResult();
 
   // ---- Partials (mapr/partial.h, docs/partial-format.md)
@@ -175,7 +185,11 @@ class MAPR_EXPORT Aggregator {
 
   // The aggregator's state as a frame. REQUIRES: FinishInput() was called;
   // returns FailedPrecondition otherwise, or after TakeResult(); the error
-  // of a failed aggregator. The aggregator stays finished and can still
+  // of a failed aggregator; FailedPrecondition for a state read from a
+  // partition (FromPartial) that no longer is one: lines were pushed into
+  // it, or another partition's state merged, so that it holds groups of
+  // other partitions or (a partition but the first) line counters, which
+  // its reader would refuse. The aggregator stays finished and can still
   // TakeResult().
   absl::StatusOr<std::string> SerializePartial() const;
 
@@ -225,7 +239,8 @@ class MAPR_EXPORT Aggregator {
   // DataLoss for states malformed behind a valid checksum (a broken
   // writer, not a damaged file) after the first chunk leaves the aggregator
   // failed. ResourceExhausted if the merged groups would
-  // exceed max_groups (the aggregator has then failed, as in Merge());
+  // exceed max_groups, DataLoss if merged counts or sums would overflow
+  // (the aggregator has then failed, as in Merge());
   // FailedPrecondition after FinishInput(); the error of a failed
   // aggregator.
   absl::Status MergeSerialized(std::string_view frame);
@@ -247,7 +262,8 @@ class MAPR_EXPORT Aggregator {
   // (FailedPrecondition after FinishInput()); the error of a failed
   // aggregator. Delta k (from 0) covers the split
   // [splits.begin + k, splits.begin + k + 1) of the options the aggregator
-  // was created with, so a reducer can check that none is missing. Lines
+  // was created with, so a reducer can check that none is missing
+  // (OutOfRange once splits.begin + k is 2^64 - 1: no split follows). Lines
   // that PushBytes() holds unfinished belong to a later delta.
   absl::StatusOr<std::string> TakeDeltaPartial();
   // The same, with `mark` in the frame (mapr/partial.h): the stream's last

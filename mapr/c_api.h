@@ -294,7 +294,9 @@ MAPR_EXPORT mapr_code_t mapr_aggregator_options_set_hostname(
 MAPR_EXPORT void mapr_aggregator_options_set_max_line_bytes(
     mapr_aggregator_options_t* options, size_t max_line_bytes) MAPR_C_NOEXCEPT;
 /* Most groups; the push that would exceed it fails with
- * MAPR_RESOURCE_EXHAUSTED. 0 means unlimited. Default: 0. */
+ * MAPR_RESOURCE_EXHAUSTED, and so does a result (snapshot, delta, finish)
+ * of a window() query with more windows than that. 0 means unlimited.
+ * Default: 0. */
 MAPR_EXPORT void mapr_aggregator_options_set_max_groups(
     mapr_aggregator_options_t* options, uint64_t max_groups) MAPR_C_NOEXCEPT;
 /* The folder the lookup() tables of a partial's query must be in when a
@@ -453,7 +455,9 @@ mapr_aggregator_merge(mapr_aggregator_t* aggregator, mapr_aggregator_t* later,
 
 /* The cumulative result so far; the state is kept (DTail's dmap). Returns a
  * new result (free with mapr_result_free), or NULL with
- * MAPR_FAILED_PRECONDITION once the final result was taken. */
+ * MAPR_FAILED_PRECONDITION once the final result was taken, or with
+ * MAPR_RESOURCE_EXHAUSTED for a window() query's result of more windows
+ * than max_groups (the state is kept). */
 MAPR_EXPORT mapr_result_t* mapr_aggregator_snapshot(
     const mapr_aggregator_t* aggregator, mapr_error_t** errptr) MAPR_C_NOEXCEPT;
 
@@ -487,8 +491,9 @@ MAPR_EXPORT void mapr_aggregator_counters(const mapr_aggregator_t* aggregator,
  *
  * Error codes, as in the C++ API: MAPR_INVALID_ARGUMENT for bytes that are
  * not a partial (empty, text), unknown flag bits, another query's partial,
- * overlapping splits; MAPR_DATA_LOSS for a truncated or corrupt frame and
- * for missing splits between two partials; MAPR_FAILED_PRECONDITION for a
+ * overlapping splits; MAPR_DATA_LOSS for a truncated or corrupt frame, for
+ * missing splits between two partials and for counts or exact sums that
+ * overflow when merged (hostile partials); MAPR_FAILED_PRECONDITION for a
  * newer major version or a call in the wrong phase; MAPR_RESOURCE_EXHAUSTED
  * for max_groups. */
 

@@ -149,6 +149,10 @@ struct MAPR_EXPORT AggregatorOptions {
   // that error, no partial result is offered, and stats() keeps the counters
   // of the calls before (see mapr/aggregator.h, "Failure is sticky"). The
   // groups' memory stays bounded by the limit however much input follows.
+  // A result's groups count too: a window() query's result, whose windows
+  // outnumber its hops up to w / h times, returns ResourceExhausted ("more
+  // than N groups (max_groups) once hops are joined into windows; ...")
+  // beyond the limit (that refusal is not sticky).
   // 0 means unlimited. Default: 0.
   uint64_t max_groups = 0;
   // Threads that build a result (Result, Snapshot, TakeResult, ...): they

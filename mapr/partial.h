@@ -25,8 +25,11 @@
 // Error codes, here and in Aggregator's partial methods:
 //   InvalidArgument     not a partial (empty, text, no magic), unknown flag
 //                       bits, another query's partial, overlapping splits;
-//   DataLoss            truncated, checksum mismatch, malformed content,
-//                       missing splits between two partials;
+//   DataLoss            truncated, checksum mismatch, malformed content
+//                       (also a partition but the first that carries line
+//                       counters), missing splits between two partials,
+//                       counts or exact sums that overflow when merged
+//                       (docs/partial-format.md, "What a reader refuses");
 //   FailedPrecondition  a newer major version (the message names both
 //                       versions), a call in the wrong phase;
 //   ResourceExhausted   more groups than AggregatorOptions::max_groups.

@@ -58,8 +58,10 @@ class MAPR_EXPORT PartialReducer {
   // to its source's state. Errors: those of Aggregator::FromPartial and
   // MergeSerialized, prefixed with the source ("source 'web1': missing split
   // 4 ..."); InvalidArgument for a partial of another query or run than the
-  // partials added before. On error nothing changes, except
-  // ResourceExhausted (the source's state has then failed).
+  // partials added before. On error nothing changes, except where
+  // MergeSerialized fails the source's state: ResourceExhausted, and
+  // DataLoss for counts or exact sums that overflow when merged (hostile
+  // partials: "count(x) overflows when merged: ...").
   absl::Status Add(std::string_view frame);
 
   // Ends partition `index` of hash-partitioned partials: every source's
@@ -110,7 +112,8 @@ class MAPR_EXPORT PartialReducer {
   // order (sources without partials count as empty). The state is kept, so
   // it may be called again after more Add()s. FailedPrecondition before any
   // partial was added; ResourceExhausted if the merged groups exceed
-  // max_groups; the error of a source whose state failed.
+  // max_groups; DataLoss if merged counts or sums overflow; the error of a
+  // source whose state failed.
   absl::StatusOr<ResultTable> Result() const;
   // The same result, taking the sources' states instead of copying them
   // (half the memory of Result() for the last report). Afterwards the

@@ -21,6 +21,11 @@
 //   * Serialize writes a group's state as explicit little-endian fields
 //     (never a memory dump); Deserialize reads it back into an empty group and
 //     rejects malformed bytes. A round trip changes nothing.
+//   * Deserialize rejects every state whose merges with other states it
+//     accepts could give a state it rejects, but for overflow: Combine
+//     refuses a count or an exact sum that would pass what it holds
+//     (CombineStatus), never wraps. No input of fewer than 2^62 lines gets
+//     there; partials from elsewhere can.
 #ifndef MAPR_RUNTIME_AGGREGATE_H_
 #define MAPR_RUNTIME_AGGREGATE_H_
 
@@ -44,6 +49,22 @@ struct FieldRows {
   const uint8_t* numeric;          // 1 if the value parsed as a number
 };
 
+// What AggregateState::Combine did: combined every group, or met an
+// overflow it refuses. The state is then unusable (combined in part, or
+// holding a wrapped count): the caller fails the aggregator.
+enum class [[nodiscard]] CombineStatus : uint8_t{
+    kOk,
+    kCountOverflow,  // a group's count of values would pass 64 bits
+    kSumOverflow,    // a group's exact sum would reach 2^1087 (util::WideSum)
+};
+
+// The status of a Combine that met these overflows (a sum's first).
+inline CombineStatus CombineOutcome(bool count_overflow, bool sum_overflow) {
+  return sum_overflow     ? CombineStatus::kSumOverflow
+         : count_overflow ? CombineStatus::kCountOverflow
+                          : CombineStatus::kOk;
+}
+
 // One aggregate's state for every group.
 class AggregateState {
  public:
@@ -57,9 +78,11 @@ class AggregateState {
   virtual void Update(const FieldRows& field, const uint32_t* sel,
                       const uint32_t* gids, size_t n) = 0;
   // Adds group g of `later` (a state of the same class over later input)
-  // into group to[g] of this, for g in [0, n).
-  virtual void Combine(const AggregateState& later, const uint32_t* to,
-                       size_t n) = 0;
+  // into group to[g] of this, for g in [0, n). kOk, or the overflow that
+  // stopped it (checked per group, with __builtin_add_overflow: the
+  // states a reader accepts hold up to 2^64 - 1 values).
+  virtual CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                                size_t n) = 0;
   // Appends group g's state to `out`.
   virtual void Serialize(uint32_t g, std::string* out) const = 0;
   // Reads a state written by Serialize from the front of `*in` into the

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/arithmetic.h"
+#include "runtime/combine_states.h"
 #include "runtime/function.h"
 #include "runtime/log_formats.h"
 #include "runtime/result_builder.h"
@@ -747,18 +748,41 @@ absl::Status BatchAggregator::Aggregate() {
   return absl::OkStatus();
 }
 
-void BatchAggregator::CombineStates(const BatchAggregator& later,
-                                    uint32_t groups, size_t threads) {
+absl::Status BatchAggregator::CombineStates(const BatchAggregator& later,
+                                            uint32_t groups, size_t threads) {
   ResizeStates();
-  // States are independent objects: each thread combines every threads-th.
-  threads = std::clamp<size_t>(threads, 1, std::max<size_t>(states_.size(), 1));
-  util::RunOnThreads(threads, [&](size_t t) {
-    for (size_t k = t; k < states_.size(); k += threads) {
-      if (states_[k] != nullptr) {
-        states_[k]->Combine(*later.states_[k], merge_to_.data(), groups);
-      }
+  return CombineSlots(*plan_, states_, later.states_, merge_to_.data(), groups,
+                      threads);
+}
+
+absl::Status BatchAggregator::CheckMergedCounts(
+    const BatchAggregator& later) const {
+  auto refused = [](const std::string& what) {
+    return absl::DataLossError(absl::StrCat(
+        what,
+        " overflows when merged: the partials' counts pass 64 bits (the "
+        "partials cannot be of real input)"));
+  };
+  uint64_t sum;
+  for (const LineCounterField& f : kLineCounterFields) {
+    if (__builtin_add_overflow(counters_.*f.value, later.counters_.*f.value,
+                               &sum)) {
+      return refused(std::string(f.name));
     }
-  });
+  }
+  for (size_t i = 0; i < field_lines_.size(); ++i) {
+    if (__builtin_add_overflow(field_lines_[i], later.field_lines_[i], &sum)) {
+      return refused(absl::StrCat("the count of lines with field '",
+                                  extracted_names_[i], "'"));
+    }
+    if (__builtin_add_overflow(field_not_numeric_[i],
+                               later.field_not_numeric_[i], &sum)) {
+      return refused(absl::StrCat("the count of values of field '",
+                                  extracted_names_[i],
+                                  "' that were not numbers"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 void BatchAggregator::FindMergeTargets(const BatchAggregator& later,
@@ -789,6 +813,8 @@ absl::Status BatchAggregator::Merge(const BatchAggregator& later,
   }
   if (!sticky_error_.ok()) return sticky_error_;  // Sticky for Merge too.
   if (!later.sticky_error_.ok()) return later.sticky_error_;
+  // Refused before anything changes.
+  MAPR_RETURN_IF_ERROR(CheckMergedCounts(later));
   const uint32_t n = later.groups_.size();
   merge_to_.resize(n);
   // First, reading this table only: where each of later's groups is here.
@@ -806,9 +832,12 @@ absl::Status BatchAggregator::Merge(const BatchAggregator& later,
     if (merge_to_[g] != GroupTable::kNotFound) continue;
     if (options_.max_groups != 0 && groups_.size() >= options_.max_groups) {
       // The groups found so far are combined, so the state stays whole.
-      CombineStates(later, g);
-      sticky_error_ = absl::ResourceExhaustedError(
-          absl::StrCat(MoreGroupsThan(options_.max_groups), " after merging"));
+      const absl::Status combined = CombineStates(later, g);
+      sticky_error_ =
+          combined.ok()
+              ? absl::ResourceExhaustedError(absl::StrCat(
+                    MoreGroupsThan(options_.max_groups), " after merging"))
+              : combined;
       return sticky_error_;
     }
     // Hashed again rather than kept from the look-up: 8 bytes per group
@@ -817,7 +846,10 @@ absl::Status BatchAggregator::Merge(const BatchAggregator& later,
     merge_to_[g] = groups_.FindOrInsert(later.groups_.key(g),
                                         later.groups_.hash(g), &created);
   }
-  CombineStates(later, n, threads);
+  if (absl::Status s = CombineStates(later, n, threads); !s.ok()) {
+    sticky_error_ = s;
+    return s;
+  }
   if (first_unparsable_line_ == 0 && later.first_unparsable_line_ != 0) {
     first_unparsable_line_ =
         counters_.lines_read + later.first_unparsable_line_;
@@ -896,14 +928,17 @@ void BatchAggregator::SwapState(BatchAggregator& other) {
   other.lookup_.Reset();
 }
 
-ResultTable BatchAggregator::Result(size_t threads,
-                                    size_t min_groups_per_thread) const {
+absl::StatusOr<ResultTable> BatchAggregator::Result(
+    size_t threads, size_t min_groups_per_thread) const {
   // A window query's groups hold hops: join them into windows first
-  // (window.h).
+  // (window.h), within max_groups.
   std::optional<WindowGroups> windows;
   if (plan_->window) {
-    windows =
-        JoinWindows(*plan_, groups_, states_, threads, min_groups_per_thread);
+    absl::StatusOr<WindowGroups> joined =
+        JoinWindows(*plan_, groups_, states_, threads, min_groups_per_thread,
+                    options_.max_groups);
+    if (!joined.ok()) return joined.status();
+    windows = std::move(*joined);
   }
   ResultTable table = BuildResult(
       *plan_,

@@ -74,12 +74,16 @@ class BatchAggregator {
   }
   absl::Status Merge(const BatchAggregator& later,
                      size_t min_groups_per_thread);
-  // Renders the current state.
-  ResultTable Result() const { return Result(options_.result_threads); }
+  // Renders the current state. ResourceExhausted if a window query's
+  // windows are more than max_groups (JoinWindows); the state is unchanged.
+  absl::StatusOr<ResultTable> Result() const {
+    return Result(options_.result_threads);
+  }
   // The same on up to `threads` threads (AggregatorOptions::result_threads),
   // one per `min_groups_per_thread` groups (BuildResult).
-  ResultTable Result(size_t threads, size_t min_groups_per_thread =
-                                         kMinGroupsPerResultThread) const;
+  absl::StatusOr<ResultTable> Result(
+      size_t threads,
+      size_t min_groups_per_thread = kMinGroupsPerResultThread) const;
   // Forgets all groups and counters.
   void Reset();
   // Drops the groups Result() would not show (ResultOrder: after `having`,
@@ -173,9 +177,15 @@ class BatchAggregator {
   // Makes room in every state for the groups created so far.
   void ResizeStates();
   // Combines groups [0, groups) of `later` into merge_to_'s groups, on up
-  // to `threads` threads (a state per thread).
-  void CombineStates(const BatchAggregator& later, uint32_t groups,
-                     size_t threads = 1);
+  // to `threads` threads (a state per thread). DataLoss naming the
+  // aggregate if a count or sum overflows (CombineSlots): this state is
+  // then unusable.
+  absl::Status CombineStates(const BatchAggregator& later, uint32_t groups,
+                             size_t threads = 1);
+  // DataLoss naming the counter if a line counter, or a field's count of
+  // lines or of values not numeric, would pass 2^64 - 1 added to
+  // `later`'s (only partials from elsewhere get there).
+  absl::Status CheckMergedCounts(const BatchAggregator& later) const;
   // Sets merge_to_[g] for `later`'s groups g in
   // [lo, hi): the group's id in this table, or GroupTable::kNotFound. Reads
   // the table only and writes only those slots, so disjoint slices may run

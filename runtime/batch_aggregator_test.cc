@@ -65,7 +65,7 @@ std::string RunCsv(std::string_view query,
   if (!agg.ok()) return std::string(agg.status().ToString());
   absl::Status s = Push(**agg, lines);
   if (!s.ok()) return std::string(s.ToString());
-  return (*agg)->Result().ToCsv();
+  return (*agg)->Result()->ToCsv();
 }
 
 uint64_t SumOfBuckets(const LineCounters& c) {
@@ -137,9 +137,9 @@ TEST(BatchAggregatorTest, LastKeepsTheLastValueAcrossPushes) {
                        Make("from STATS select last(v) group by $empty"));
   ASSERT_OK(Push(*agg, {Stats("v=a"), Stats("v=b")}));
   ASSERT_OK(Push(*agg, {Stats("w=1")}));
-  EXPECT_EQ(agg->Result().ToCsv(), "last(v)\nb\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "last(v)\nb\n");
   ASSERT_OK(Push(*agg, {Stats("v=c")}));
-  EXPECT_EQ(agg->Result().ToCsv(), "last(v)\nc\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "last(v)\nc\n");
 }
 
 TEST(BatchAggregatorTest, LenIsTheByteLengthOfTheLastValueNotASum) {
@@ -186,7 +186,7 @@ TEST(BatchAggregatorTest, PercentageOfAllZeroInputsIsZero) {
 TEST(BatchAggregatorTest, GroupWithoutAnyValueIsAbsent) {
   ASSERT_OK_AND_ASSIGN(auto agg, Make("from STATS select sum(x) group by h"));
   ASSERT_OK(Push(*agg, {Stats("h=a|x=1"), Stats("h=b|x=abc"), Stats("h=b")}));
-  ResultTable r = agg->Result();
+  ResultTable r = *agg->Result();
   EXPECT_EQ(r.ToCsv(), "sum(x)\n1.000000\n");
   EXPECT_EQ(r.total_groups(), 1u);
   EXPECT_EQ(r.stats().lines_without_value, 2u);
@@ -255,7 +255,7 @@ TEST(BatchAggregatorTest, ResultDescribesColumnsAndOrderValues) {
                      "group by h order by n"));
   ASSERT_OK(
       Push(*agg, {Stats("h=a|v=abc"), Stats("h=b|v=2.5"), Stats("h=b|v=3.5")}));
-  ResultTable r = agg->Result();
+  ResultTable r = *agg->Result();
   ASSERT_EQ(r.num_columns(), 4u);
   EXPECT_EQ(r.columns()[0].name, "h");
   EXPECT_EQ(r.columns()[0].aggregate, "last");
@@ -301,7 +301,7 @@ void ExpectGroupsInByteOrder(const std::set<std::string>& keys,
   for (const std::string& key : keys) lines.push_back(Stats("h=" + key));
   std::shuffle(lines.begin(), lines.end(), std::mt19937(3));
   ASSERT_OK(Push(*agg, lines));
-  const ResultTable r = agg->Result(threads, 1000);
+  const ResultTable r = *agg->Result(threads, 1000);
   ASSERT_EQ(r.num_rows(), keys.size());
   size_t i = 0;
   for (const std::string& key : keys) {
@@ -374,10 +374,10 @@ TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
        }) {
     ASSERT_OK_AND_ASSIGN(auto agg, Make(query));
     ASSERT_OK(Push(*agg, lines));
-    const std::string want = agg->Result(1, 500).ToCsv();
+    const std::string want = agg->Result(1, 500)->ToCsv();
     ASSERT_GT(std::count(want.begin(), want.end(), '\n'), 4000) << query;
     for (size_t threads : {2, 3, 8}) {
-      ASSERT_TRUE(agg->Result(threads, 500).ToCsv() == want)
+      ASSERT_TRUE(agg->Result(threads, 500)->ToCsv() == want)
           << query << " differs on " << threads << " threads";
     }
   }
@@ -386,7 +386,7 @@ TEST(BatchAggregatorTest, ResultThreadsGiveTheSameResult) {
       auto agg, Make("from STATS select h,count($line),cumsum(count($line)) "
                      "group by h order by count($line) desc"));
   ASSERT_OK(Push(*agg, lines));
-  const ResultTable t = agg->Result(3, 500);
+  const ResultTable t = *agg->Result(3, 500);
   ASSERT_GT(t.num_rows(), 4000u);
   double total = 0;
   for (size_t r = 0; r < t.num_rows(); ++r) {
@@ -433,7 +433,7 @@ TEST(BatchAggregatorTest, MergeOnThreadsIsTheSerialMerge) {
       // A failed merge leaves a failed aggregator (sticky, no result): its
       // error is compared instead.
       const std::string got =
-          merged.ok() ? a->Result(1).ToCsv() : std::string(merged.message());
+          merged.ok() ? a->Result(1)->ToCsv() : std::string(merged.message());
       if (threads == 1) {
         want = got;
         if (max_groups == 0) {
@@ -481,7 +481,7 @@ TEST(BatchAggregatorTest, LimitKeepsTheFirstRowsAfterOrdering) {
                                       "limit 2"));
   ASSERT_OK(Push(*agg, {Stats("h=a"), Stats("h=b"), Stats("h=b"), Stats("h=c"),
                         Stats("h=c"), Stats("h=c")}));
-  ResultTable r = agg->Result();
+  ResultTable r = *agg->Result();
   EXPECT_EQ(r.ToCsv(), "h,count($line)\nc,3\nb,2\n");
   EXPECT_EQ(r.total_groups(), 3u);
 }
@@ -532,7 +532,7 @@ TEST(BatchAggregatorTest, EveryLineIsCountedInExactlyOneBucket) {
   EXPECT_EQ(SumOfBuckets(c), c.lines_read);
   EXPECT_EQ(c.lines_matched(), 6u);
   EXPECT_EQ(c.lines_parsed(), 4u);
-  EXPECT_EQ(agg->Result().stats(), c);
+  EXPECT_EQ(agg->Result()->stats(), c);
 }
 
 // DTail's table filter is a substring search of the whole line, made
@@ -560,7 +560,7 @@ TEST(BatchAggregatorTest, TableFilterIsASubstringSearchBeforeTheFormat) {
   EXPECT_EQ(c.lines_malformed, 1u);
   EXPECT_EQ(c.lines_aggregated, 2u);
   EXPECT_EQ(SumOfBuckets(c), c.lines_read);
-  EXPECT_EQ(agg->Result().ToCsv(), "sum(x)\n6.000000\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "sum(x)\n6.000000\n");
 }
 
 TEST(BatchAggregatorTest, CsvHeaderIsCountedOncePerSource) {
@@ -574,7 +574,7 @@ TEST(BatchAggregatorTest, CsvHeaderIsCountedOncePerSource) {
   EXPECT_EQ(c.lines_malformed, 1u);
   EXPECT_EQ(c.lines_aggregated, 4u);
   EXPECT_EQ(SumOfBuckets(c), c.lines_read);
-  EXPECT_EQ(agg->Result().ToCsv(), "count($line),sum(b)\n4,20.000000\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "count($line),sum(b)\n4,20.000000\n");
 }
 
 TEST(BatchAggregatorTest, CountersAccumulateAcrossPushesAndChunks) {
@@ -608,7 +608,7 @@ TEST(BatchAggregatorTest, LongerLineIsRejectedAndCountedNotSplit) {
   // The line ending does not count; other trailing bytes do.
   EXPECT_EQ(c.lines_too_long, 2u);
   EXPECT_EQ(c.lines_aggregated, 2u);
-  EXPECT_EQ(agg->Result().ToCsv(), "count($line),len($line)\n2,100.000000\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "count($line),len($line)\n2,100.000000\n");
 }
 
 TEST(BatchAggregatorTest, TenMegabyteLine) {
@@ -618,7 +618,7 @@ TEST(BatchAggregatorTest, TenMegabyteLine) {
                        Make("from STATS select count($line) group by *"));
   ASSERT_OK(Push(*rejected, {big, Stats("v=1")}));
   EXPECT_EQ(rejected->counters().lines_too_long, 1u);
-  EXPECT_EQ(rejected->Result().ToCsv(), "count($line)\n1\n");
+  EXPECT_EQ(rejected->Result()->ToCsv(), "count($line)\n1\n");
 
   AggregatorOptions options = TestOptions();
   options.max_line_bytes = 16 << 20;
@@ -626,7 +626,7 @@ TEST(BatchAggregatorTest, TenMegabyteLine) {
       auto accepted,
       Make("from STATS select len(v),count($line) group by *", options));
   ASSERT_OK(Push(*accepted, {big}));
-  EXPECT_EQ(accepted->Result().ToCsv(),
+  EXPECT_EQ(accepted->Result()->ToCsv(),
             "len(v),count($line)\n10485760.000000,1\n");
 }
 
@@ -646,7 +646,7 @@ TEST(BatchAggregatorTest, MaxGroupsIsResourceExhaustedNamingTheLimitSticky) {
   EXPECT_THAT(Push(*agg, {Stats("h=a")}), exhausted);
   EXPECT_THAT(Push(*agg, {}), exhausted);
   // The groups so far can still be rendered.
-  EXPECT_EQ(agg->Result().ToCsv(), "h,count($line)\na,2\nb,1\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "h,count($line)\na,2\nb,1\n");
 }
 
 TEST(BatchAggregatorTest, MaxGroupsAcceptsExistingGroupsAtTheLimit) {
@@ -656,7 +656,7 @@ TEST(BatchAggregatorTest, MaxGroupsAcceptsExistingGroupsAtTheLimit) {
       auto agg, Make("from STATS select h,count($line) group by h", options));
   ASSERT_OK(Push(*agg, {Stats("h=a"), Stats("h=b")}));
   ASSERT_OK(Push(*agg, {Stats("h=b"), Stats("h=a"), Stats("h=b")}));
-  EXPECT_EQ(agg->Result().ToCsv(), "h,count($line)\na,2\nb,3\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "h,count($line)\na,2\nb,3\n");
 }
 
 TEST(BatchAggregatorTest, MergeBeyondMaxGroupsIsResourceExhausted) {
@@ -694,7 +694,7 @@ TEST(BatchAggregatorTest, MergeAddsStateAndCountersLaterLastWins) {
   ASSERT_OK(Push(*a, {Stats("h=x|v=1"), Stats("h=y|v=10"), "noise"}));
   ASSERT_OK(Push(*b, {Stats("h=x|v=3"), Stats("h=z|v=-2"), Stats("h=x|w")}));
   ASSERT_OK(a->Merge(*b));
-  ResultTable r = a->Result();
+  ResultTable r = *a->Result();
   EXPECT_EQ(r.ToCsv(),
             "h,count($line),sum(v),min(v),max(v),avg(v),last(v),len(v)\n"
             "x,2,4.000000,1.000000,3.000000,2.000000,3,1.000000\n"
@@ -715,7 +715,7 @@ TEST(BatchAggregatorTest, MergeKeepsValuesTheLaterPartialLacks) {
   ASSERT_OK(Push(*a, {Stats("a=5|b=-5|c=hello|d=-0")}));
   ASSERT_OK(Push(*b, {Stats("e=1")}));
   ASSERT_OK(a->Merge(*b));
-  EXPECT_EQ(a->Result().ToCsv(),
+  EXPECT_EQ(a->Result()->ToCsv(),
             "count($line),min(a),max(b),last(c),len(c),sum(d)\n"
             "2,5.000000,-5.000000,hello,5.000000,-0.000000\n");
 }
@@ -762,7 +762,7 @@ TEST(BatchAggregatorTest, ShortKeyMemoFollowsResetAndEveryKeyLength) {
   ASSERT_OK(Push(*agg, lines_for(true)));  // Other ids for the same keys.
   ASSERT_OK(Push(*agg, lines_for(true)));
   // Two pushes of 50 rounds since the reset.
-  const ResultTable r = agg->Result();
+  const ResultTable r = *agg->Result();
   ASSERT_EQ(r.num_rows(), keys.size());
   for (size_t row = 0; row < r.num_rows(); ++row) {
     const std::string key(r.cell(row, 0));
@@ -782,10 +782,10 @@ TEST(BatchAggregatorTest, ResetForgetsGroupsAndCountersButNotCsvHeaders) {
   ASSERT_OK(Push(*agg, {"a,b", "x,1", "y,2"}));
   agg->Reset();
   EXPECT_EQ(agg->counters(), LineCounters());
-  EXPECT_EQ(agg->Result().ToCsv(), "a,sum(b)\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "a,sum(b)\n");
   // The source's header is still known: the next line is data.
   ASSERT_OK(Push(*agg, {"z,3"}));
-  EXPECT_EQ(agg->Result().ToCsv(), "a,sum(b)\nz,3.000000\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "a,sum(b)\nz,3.000000\n");
   EXPECT_EQ(agg->counters().lines_header, 0u);
   EXPECT_EQ(agg->counters().lines_read, 1u);
 }
@@ -804,7 +804,7 @@ TEST(BatchAggregatorTest, NulBytesAndInvalidUtf8AreOrdinaryBytes) {
   expected += std::string("a\0b", 3) + ",2,2.000000,1.000000\n";
   expected += "c,1,0.000000,2.000000\n";
   expected += "\xff\xfe\xc3,1,2.000000,1.000000\n";
-  EXPECT_EQ(agg->Result().ToCsv(), expected);
+  EXPECT_EQ(agg->Result()->ToCsv(), expected);
 }
 
 TEST(BatchAggregatorTest, LineEndingsAndSurroundingWhitespaceAreTrimmed) {
@@ -813,8 +813,8 @@ TEST(BatchAggregatorTest, LineEndingsAndSurroundingWhitespaceAreTrimmed) {
   ASSERT_OK(Push(*agg, {Stats("v=1") + "\r\n", Stats("v=1") + "\n",
                         "\t " + Stats("v=1") + " \r", Stats("v=1") + "\r\r\n",
                         "\r" + Stats("v=1")}));
-  EXPECT_EQ(agg->Result().ToCsv(), "last($line),count($line),sum(v)\n" +
-                                       Stats("v=1") + ",5,5.000000\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "last($line),count($line),sum(v)\n" +
+                                        Stats("v=1") + ",5,5.000000\n");
 }
 
 TEST(BatchAggregatorTest, EmptyAndNullLinesAreLines) {
@@ -822,7 +822,7 @@ TEST(BatchAggregatorTest, EmptyAndNullLinesAreLines) {
                                       "group by *"));
   std::vector<std::string_view> lines = {std::string_view(), "", "  ", "\r\n"};
   ASSERT_OK(agg->Push(lines, 0));
-  EXPECT_EQ(agg->Result().ToCsv(), "count($line),last($line)\n4,\n");
+  EXPECT_EQ(agg->Result()->ToCsv(), "count($line),last($line)\n4,\n");
   ASSERT_OK_AND_ASSIGN(auto stats,
                        Make("from STATS select count($line) group by *"));
   ASSERT_OK(stats->Push(lines, 0));
@@ -924,7 +924,7 @@ TEST(BatchAggregatorTest, RandomBytesNeverCrash) {
       }
       ASSERT_OK(Push(*agg, lines, rng() % 3));
     }
-    ResultTable r = agg->Result();
+    ResultTable r = *agg->Result();
     EXPECT_EQ(SumOfBuckets(r.stats()), r.stats().lines_read);
     for (const ResultRow& row : r.CopyRows()) {
       EXPECT_EQ(row.cells.size(), r.num_columns());
@@ -1060,10 +1060,10 @@ TEST(BatchAggregatorTest, FileIsTheSourcesNameAndEmptyWhenUnnamed) {
   // A delta's Reset keeps the names.
   const std::string expected =
       "$file,count($line)\n,1\nb.log.gz,1\nlogs/a.log,3\n";
-  EXPECT_EQ((*agg)->Result().ToCsv(), expected);
+  EXPECT_EQ((*agg)->Result()->ToCsv(), expected);
   (*agg)->Reset();
   ASSERT_TRUE(Push(**agg, {"u"}, 2).ok());
-  EXPECT_EQ((*agg)->Result().ToCsv(), "$file,count($line)\nb.log.gz,1\n");
+  EXPECT_EQ((*agg)->Result()->ToCsv(), "$file,count($line)\nb.log.gz,1\n");
 }
 
 // Group keys and count(*) of per-batch values (`*`, $file, ...) skip the
@@ -1078,7 +1078,7 @@ TEST(BatchAggregatorTest, PerBatchGroupKeysAndValues) {
   ASSERT_TRUE(Push(**agg, {"v=1", "w=2", "v=x"}, 1).ok());
   ASSERT_TRUE(Push(**agg, {"v=10"}, 2).ok());
   ASSERT_TRUE(Push(**agg, {"v=5", "u=1"}, 1).ok());
-  EXPECT_EQ((*agg)->Result().ToCsv(),
+  EXPECT_EQ((*agg)->Result()->ToCsv(),
             "$file,count(*),count(v),sum(v)\n"
             "a.log,5,3,6.000000\nb.log,1,1,10.000000\n");
   EXPECT_EQ((*agg)->counters().lines_aggregated, 6u);
@@ -1099,7 +1099,7 @@ TEST(BatchAggregatorTest, PerBatchGroupKeysAndValues) {
       Make("select sum(v) group by * logformat generickv");
   ASSERT_TRUE(sums.ok()) << sums.status();
   ASSERT_TRUE(Push(**sums, {"v=1", "w=2", "v=x", "v=3"}).ok());
-  EXPECT_EQ((*sums)->Result().ToCsv(), "sum(v)\n4.000000\n");
+  EXPECT_EQ((*sums)->Result()->ToCsv(), "sum(v)\n4.000000\n");
   EXPECT_EQ((*sums)->counters().lines_aggregated, 2u);
   EXPECT_EQ((*sums)->counters().lines_without_value, 2u);
   // $line is never missing, a blank line included, unless a `set` assigns
@@ -1113,7 +1113,7 @@ TEST(BatchAggregatorTest, PerBatchGroupKeysAndValues) {
     absl::StatusOr<std::unique_ptr<BatchAggregator>> lines = Make(query);
     ASSERT_TRUE(lines.ok()) << lines.status();
     ASSERT_TRUE(Push(**lines, {"v=1", "w=2", "", "v=3"}).ok());
-    EXPECT_EQ((*lines)->Result().ToCsv(),
+    EXPECT_EQ((*lines)->Result()->ToCsv(),
               assigned ? "count($line)\n2\n" : "count($line)\n4\n");
     EXPECT_EQ((*lines)->counters().lines_without_value, assigned ? 2u : 0u);
   }
@@ -1191,7 +1191,7 @@ TEST(BatchAggregatorHostFormatTest, FillsFieldsFromBatchScratchMemory) {
                        Make("select upper,count($line),sum(size),last(upper) "
                             "group by upper logformat batchtestupper"));
   ASSERT_OK(Push(*agg, lines));
-  ResultTable r = agg->Result();
+  ResultTable r = *agg->Result();
   EXPECT_EQ(r.ToCsv(),
             "upper,count($line),sum(size),last(upper)\n"
             "ABC,1029,3087.000000,ABC\n"
@@ -1257,7 +1257,7 @@ TEST(BatchAggregatorTest, MinMaxWithNanAgreeForEverySplit) {
       ASSERT_OK(Push(
           *b, std::vector<std::string>(lines.begin() + split, lines.end())));
       ASSERT_OK(a->Merge(*b));
-      EXPECT_EQ(a->Result().ToCsv(), whole);
+      EXPECT_EQ(a->Result()->ToCsv(), whole);
     }
   }
   // The expected values themselves.
@@ -1297,7 +1297,7 @@ TEST(BatchAggregatorTest, GroupKeyColumnsRenderFromTheKey) {
       Make("from STATS select h group by h");
   ASSERT_TRUE(agg.ok());
   ASSERT_TRUE(Push(**agg, lines).ok());
-  EXPECT_EQ((*agg)->Result().ToCsv(), "h\n\na\nb\n");
+  EXPECT_EQ((*agg)->Result()->ToCsv(), "h\n\na\nb\n");
   EXPECT_EQ((*agg)->counters().lines_without_value, 1u);
 
   // Split and merged equals one pass.
@@ -1310,8 +1310,8 @@ TEST(BatchAggregatorTest, GroupKeyColumnsRenderFromTheKey) {
   ASSERT_TRUE(Push(**first, {lines.begin(), lines.begin() + 3}).ok());
   ASSERT_TRUE(Push(**second, {lines.begin() + 3, lines.end()}).ok());
   ASSERT_TRUE((*first)->Merge(**second).ok());
-  EXPECT_EQ((*first)->Result().ToCsv(), (*one)->Result().ToCsv());
-  EXPECT_EQ((*one)->Result().ToCsv(),
+  EXPECT_EQ((*first)->Result()->ToCsv(), (*one)->Result()->ToCsv());
+  EXPECT_EQ((*one)->Result()->ToCsv(),
             "h,p,sum(v)\n,x,8.000000\na,x,7.000000\na,y,4.000000\n"
             "b,y,2.000000\n");
 }

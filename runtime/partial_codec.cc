@@ -424,6 +424,38 @@ uint32_t PartialCodec::PartitionOfKey(const plan::Plan& plan,
       XXH3_64bits_withSeed(bytes.data(), bytes.size(), kPartitionSeed) % count);
 }
 
+absl::Status PartialCodec::CheckWritableAs(const BatchAggregator& agg,
+                                           Partition partition) {
+  const std::string as =
+      absl::StrCat("cannot be written as partition ", partition.index, " of ",
+                   partition.count,
+                   " (lines were pushed into it, or another partition's "
+                   "state merged): its reader would refuse the frame");
+  const GroupTable& groups = agg.groups_;
+  for (uint32_t g = 0; g < groups.size(); ++g) {
+    const uint32_t in =
+        PartitionOfKey(*agg.plan_, groups.key(g), partition.count);
+    if (in != partition.index) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the state holds a group of partition ", in, ", so it ", as));
+    }
+  }
+  if (partition.index == 0) return absl::OkStatus();
+  const bool counts =
+      agg.counters_ != LineCounters() ||
+      std::any_of(agg.field_lines_.begin(), agg.field_lines_.end(),
+                  [](uint64_t n) { return n != 0; }) ||
+      std::any_of(agg.field_not_numeric_.begin(), agg.field_not_numeric_.end(),
+                  [](uint64_t n) { return n != 0; });
+  if (counts) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the state holds line counters, which only partition 0 carries, so "
+        "it ",
+        as));
+  }
+  return absl::OkStatus();
+}
+
 std::vector<std::vector<uint32_t>> PartialCodec::PartitionGroups(
     const BatchAggregator& agg, uint32_t count) {
   std::vector<std::vector<uint32_t>> out(count);

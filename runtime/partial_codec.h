@@ -112,6 +112,14 @@ class PartialCodec {
       std::optional<Partition> partition, const std::vector<uint32_t>* selected,
       absl::FunctionRef<absl::Status(std::string_view)> write);
 
+  // Whether `agg`'s state may be written as `partition` (it was read from
+  // a frame of that partition): FailedPrecondition if it holds a group of
+  // another partition, or, for a partition but the first, line counters,
+  // field counts or values not numeric (lines pushed into it, or another
+  // partition's state merged), which its reader would refuse.
+  static absl::Status CheckWritableAs(const BatchAggregator& agg,
+                                      Partition partition);
+
   // The ids of `agg`'s groups in each of `count` partitions (one pass).
   static std::vector<std::vector<uint32_t>> PartitionGroups(
       const BatchAggregator& agg, uint32_t count);

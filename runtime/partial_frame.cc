@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -187,6 +188,59 @@ absl::Status ReadPartitionSection(const Sections& s, bool partitioned,
   return absl::OkStatus();
 }
 
+// Only partition 0 of a partitioned state carries its line counters, field
+// counts and values not numeric (every other writes zeros): a reducer adds
+// the partitions up, so another partition's would count twice.
+absl::Status CheckPartitionCounts(const PartialFrame& f) {
+  if (!f.partition.has_value() || f.partition->index == 0) {
+    return absl::OkStatus();
+  }
+  const std::string carries =
+      absl::StrCat("partition ", f.partition->index, " of ", f.partition->count,
+                   " carries ");
+  auto refused = [&](std::string_view what, std::string_view name,
+                     uint64_t value) {
+    return Malformed(absl::StrCat(carries, util::ToAbsl(what), " (",
+                                  util::ToAbsl(name), " ", value,
+                                  "); only partition 0 does"));
+  };
+  for (const LineCounterField& field : kLineCounterFields) {
+    if (f.counters.*field.value != 0) {
+      return refused("line counters", field.name, f.counters.*field.value);
+    }
+  }
+  // Field counts: u32 n, n x (bytes name, u64 lines).
+  std::string_view in = f.field_counts;
+  uint32_t n;
+  if (!ReadU32(&in, &n) || n > in.size() / 12) {
+    return Malformed("field counts section");
+  }
+  std::vector<std::string_view> names(n);
+  for (std::string_view& name : names) {
+    uint64_t lines;
+    if (!ReadBytes(&in, &name) || !ReadU64(&in, &lines)) {
+      return Malformed("field counts section");
+    }
+    if (lines != 0) return refused("field counts", name, lines);
+  }
+  if (!f.not_numeric) return absl::OkStatus();
+  // Values not numeric: u32 n, n x (u64 count, bytes example).
+  in = *f.not_numeric;
+  uint32_t m;
+  if (!ReadU32(&in, &m) || m != n) {
+    return Malformed("values not numeric do not match the field counts");
+  }
+  for (const std::string_view name : names) {
+    uint64_t count;
+    std::string_view example;
+    if (!ReadU64(&in, &count) || !ReadBytes(&in, &example)) {
+      return Malformed("values not numeric section");
+    }
+    if (count != 0) return refused("values not numeric", name, count);
+  }
+  return absl::OkStatus();
+}
+
 // The state sections 7-9 (v1.2), behind the state sections flag; the
 // quantile one opens with its settings.
 absl::Status ReadStateSections(const Sections& s, bool state_sections,
@@ -325,6 +379,7 @@ absl::StatusOr<PartialFrame> DecodePartialFrame(std::string_view b) {
   MAPR_RETURN_IF_ERROR(ReadRequiredSections(sections, &f));
   MAPR_RETURN_IF_ERROR(
       ReadOptionalSections(sections, LoadU64(b, kFlagsAt), &f));
+  MAPR_RETURN_IF_ERROR(CheckPartitionCounts(f));
   return f;
 }
 

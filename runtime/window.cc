@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/combine_states.h"
 #include "runtime/time_functions.h"
 #include "util/run_on_threads.h"
+#include "util/status_macros.h"
 
 namespace mapr::runtime {
 namespace {
@@ -54,22 +58,30 @@ class WindowKeys {
 
 }  // namespace
 
-WindowGroups JoinWindows(
+absl::StatusOr<WindowGroups> JoinWindows(
     const plan::Plan& plan, const GroupTable& hops,
     std::span<const std::unique_ptr<AggregateState>> states, size_t threads,
-    size_t min_groups_per_thread) {
+    size_t min_groups_per_thread, uint64_t max_groups) {
   WindowGroups out;
   const int64_t per_window =
       plan.window->width_seconds / plan.window->hop_seconds;
   const uint32_t n = static_cast<uint32_t>(hops.size());
   WindowKeys keys(plan, hops);
   std::string key;
-  // Every window first, so that the spare group's id is known.
+  // Every window first, so that the spare group's id is known. The
+  // windows are groups of the result: max_groups bounds them as it bounds
+  // the hops (a pure function of the hops, so of the input, whatever the
+  // split).
   bool created;
   for (int64_t k = 0; k < per_window; ++k) {
     for (uint32_t g = 0; g < n; ++g) {
-      if (keys.Key(g, k, &key)) {
-        out.groups.FindOrInsert(key, HashKey(key), &created);
+      if (!keys.Key(g, k, &key)) continue;
+      out.groups.FindOrInsert(key, HashKey(key), &created);
+      if (created && max_groups != 0 && out.groups.size() > max_groups) {
+        return absl::ResourceExhaustedError(absl::StrCat(
+            MoreGroupsThan(max_groups),
+            " once hops are joined into windows; raise the limit or give "
+            "window() fewer hops per window"));
       }
     }
   }
@@ -84,20 +96,16 @@ WindowGroups JoinWindows(
   // Round k gives each window its hop k (the window starting k hops before
   // the hop): rounds 0, 1, ... add each window's hops in time order, each
   // later than the ones before it (AggregateState::Combine's order).
-  threads = std::min(util::ThreadsFor(n, threads, min_groups_per_thread),
-                     std::max<size_t>(states.size(), 1));
+  threads = util::ThreadsFor(n, threads, min_groups_per_thread);
   std::vector<uint32_t> to(n);
   for (int64_t k = 0; k < per_window; ++k) {
     for (uint32_t g = 0; g < n; ++g) {
       to[g] = keys.Key(g, k, &key) ? out.groups.Find(key, HashKey(key)) : spare;
     }
-    util::RunOnThreads(threads, [&](size_t t) {
-      for (size_t s = t; s < states.size(); s += threads) {
-        if (states[s] != nullptr) {
-          out.states[s]->Combine(*states[s], to.data(), n);
-        }
-      }
-    });
+    // A window's counts may overflow where its hops' did not (hops read
+    // from hostile partials): refused, as a merge refuses them.
+    MAPR_RETURN_IF_ERROR(
+        CombineSlots(plan, out.states, states, to.data(), n, threads));
   }
   return out;
 }

@@ -13,12 +13,14 @@
 #define MAPR_RUNTIME_WINDOW_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "parser/plan.h"
 #include "runtime/aggregate.h"
 #include "runtime/group_table.h"
@@ -37,10 +39,15 @@ struct WindowGroups {
 // a window) and `states` (its states, by slot). Combines the states on up
 // to `threads` threads, a state per thread, one per `min_groups_per_thread`
 // hops (as BuildResult); the windows do not depend on either.
-WindowGroups JoinWindows(
+// ResourceExhausted ("more than N groups (max_groups) once hops are
+// joined into windows; ...") if there are more than `max_groups` windows
+// (0: no limit): a hop is in up to w / h of them, so a result may hold
+// that many times the groups the aggregator does. It stops at window
+// max_groups + 1, before any state is made.
+absl::StatusOr<WindowGroups> JoinWindows(
     const plan::Plan& plan, const GroupTable& hops,
     std::span<const std::unique_ptr<AggregateState>> states, size_t threads,
-    size_t min_groups_per_thread);
+    size_t min_groups_per_thread, uint64_t max_groups);
 
 // The bytes of group key `key` of `plan` that its partition is chosen by
 // (PartialCodec::PartitionOfKey): the whole key, or for a window query

@@ -146,6 +146,42 @@ void WideSum::Merge(const WideSum& other) {
   if (pending_ >= kMaxPending) Normalize();
 }
 
+bool WideSum::MergeChecked(const WideSum& other) {
+  // Far from the limit, the sum stays below 2^61 + 2^32 in units of the
+  // last digit (2^1024): below 2^1086.
+  if (FarFromLimit() && other.FarFromLimit()) {
+    Merge(other);
+    return true;
+  }
+  // Else add the normalized digits with their carries, and check the last.
+  WideSum a = *this;
+  WideSum b = other;
+  a.Normalize();
+  b.Normalize();
+  int64_t carry = 0;
+  bool low_zero = true;
+  for (int i = 0; i + 1 < kDigits; ++i) {
+    const int64_t d = a.digits_[i] + b.digits_[i] + carry;  // < 2^33
+    a.digits_[i] = d & 0xffffffff;
+    carry = d >> 32;
+    low_zero = low_zero && a.digits_[i] == 0;
+  }
+  // The sum is top * 2^1024 + the digits below (in [0, 2^1024)): below
+  // 2^1086 in magnitude iff -2^62 < top < 2^62, or top is -2^62 and the
+  // digits below are not all zero.
+  constexpr int64_t kTopLimit = int64_t{1} << 62;
+  int64_t top;
+  if (__builtin_add_overflow(a.digits_[kDigits - 1], b.digits_[kDigits - 1],
+                             &top) ||
+      __builtin_add_overflow(top, carry, &top) || top >= kTopLimit ||
+      top < -kTopLimit || (top == -kTopLimit && low_zero)) {
+    return false;  // |sum| >= 2^1086
+  }
+  a.digits_[kDigits - 1] = top;
+  *this = a;
+  return true;
+}
+
 bool WideSum::Magnitude(uint32_t words[]) const {
   WideSum normal = *this;
   normal.Normalize();
@@ -248,8 +284,8 @@ bool WideSum::ReadFrom(std::string_view* in, WideSum* out) {
   }
   const int hi = lo + count - 1;
   // Canonical: no zero word at either end. The magnitude must be below
-  // 2^1087 (the top digit's positive range).
-  if (words[lo] == 0 || words[hi] == 0 || words[kWords - 1] >= (1u << 31)) {
+  // 2^1086 (half the top digit's positive range: room for 2^62 additions).
+  if (words[lo] == 0 || words[hi] == 0 || words[kWords - 1] >= (1u << 30)) {
     return false;
   }
   WideSum sum;

@@ -151,7 +151,8 @@ double RoundFixed(int128 units);
 // The sum must stay below 2^1087 in magnitude at all times, which holds for
 // any sum of fewer than 2^62 doubles (the values added are below 2^1024).
 // Beyond that the state wraps around silently (no undefined behavior, but a
-// wrong result).
+// wrong result). A sum taken from elsewhere (ReadFrom, MergeChecked) is
+// below 2^1086, so that 2^62 more additions still fit.
 //
 // Example:
 //
@@ -179,6 +180,21 @@ class WideSum {
   // Adds the exact value of `other`. Merging in any order and any tree shape
   // gives the same exact value. `other` may be `*this`.
   void Merge(const WideSum& other);
+  // Merge(), unless the exact sum would be 2^1086 or more in magnitude
+  // (what ReadFrom() refuses; Merge() wraps at 2^1087): then returns false
+  // and leaves `*this` unchanged. No sum of fewer than 2^62 doubles gets
+  // there; sums read from elsewhere (a partial) can. As cheap as Merge()
+  // while both sums are below about 2^1084 in magnitude.
+  [[nodiscard]] bool MergeChecked(const WideSum& other);
+  // True if the sum is far enough from the limit (below about 2^1084 in
+  // magnitude) that adding any finite double or fixed-point value, or
+  // merging another such sum, cannot overflow: its last digit is below
+  // 2^60 in magnitude (the carries of the digits below it are at most
+  // about 2^31).
+  bool FarFromLimit() const {
+    const int64_t top = digits_[kDigits - 1];
+    return top < (int64_t{1} << 60) && top > -(int64_t{1} << 60);
+  }
 
   // Returns the exact sum correctly rounded to the nearest double, ties to
   // even. A sum of magnitude at least DBL_MAX + ulp(DBL_MAX)/2 gives an
@@ -220,7 +236,7 @@ class WideSum {
   // `*in` and returns true. Returns false, leaving `*in` and `*out`
   // unchanged, if the input is truncated or not a canonical encoding (an
   // unknown tag, words out of range, a zero first or last word, a magnitude
-  // of 2^1087 or more).
+  // of 2^1086 or more: half the range, so that 2^62 more additions fit).
   static bool ReadFrom(std::string_view* in, WideSum* out);
 
  private:
@@ -241,6 +257,7 @@ class WideSum {
   // Propagates carries: afterwards every digit but the last is in [0, 2^32)
   // and pending_ is 0. The exact value is unchanged.
   void Normalize();
+
   // Writes the magnitude of the exact sum as 68 32-bit words (word i worth
   // 2^(32 * i - 1088)) and returns true iff the sum is negative.
   bool Magnitude(uint32_t words[]) const;

@@ -442,6 +442,64 @@ TEST(WideSumTest, MergeWithItselfDoubles) {
   }
 }
 
+// The sum of `sign` (1 or 2: the encoding's tag) times `word` * 2^1056
+// (word 67 of the encoding).
+WideSum TopWord(uint8_t sign, uint32_t word) {
+  std::string bytes = {static_cast<char>(sign), 0x43, 0x01};
+  for (int i = 0; i < 4; ++i)
+    bytes.push_back(static_cast<char>(word >> (8 * i)));
+  std::string_view in = bytes;
+  WideSum sum;
+  EXPECT_TRUE(WideSum::ReadFrom(&in, &sum));
+  return sum;
+}
+
+TEST(WideSumTest, MergeCheckedRefusesSumsOf2To1086OrMore) {
+  // 2^1085 - 2^1056, twice: 2^1086 - 2^1057, the last step below.
+  const WideSum near = TopWord(1, 0x1fffffff);
+  WideSum sum = near;
+  ASSERT_TRUE(sum.MergeChecked(near));
+  EXPECT_EQ(Encode(sum), Encode(TopWord(1, 0x3ffffffe)));
+  // 2^1056 more is 2^1086 - 2^1056, 2^1056 more again 2^1086: refused,
+  // the sum unchanged.
+  ASSERT_TRUE(sum.MergeChecked(TopWord(1, 1)));
+  const std::string before = Encode(sum);
+  EXPECT_FALSE(sum.MergeChecked(TopWord(1, 1)));
+  EXPECT_EQ(Encode(sum), before);
+  // The same for negative sums: -2^1086 is refused, -2^1086 + 2^-1074 not.
+  WideSum negative = TopWord(2, 0x20000000 - 1);
+  ASSERT_TRUE(negative.MergeChecked(TopWord(2, 0x20000000)));
+  EXPECT_FALSE(WideSum(negative).MergeChecked(TopWord(2, 1)));
+  WideSum tiny;
+  tiny.Add(std::bit_cast<double>(uint64_t{1}));
+  WideSum almost = TopWord(2, 0x20000000);
+  ASSERT_TRUE(almost.MergeChecked(TopWord(2, 0x20000000 - 1)));
+  ASSERT_TRUE(almost.MergeChecked(tiny));
+  EXPECT_TRUE(almost.MergeChecked(TopWord(2, 1)));
+  // Near sums of opposite signs cancel.
+  WideSum cancel = TopWord(1, 0x3fffffff);
+  ASSERT_TRUE(cancel.MergeChecked(TopWord(2, 0x3fffffff)));
+  EXPECT_TRUE(cancel.IsZero());
+}
+
+TEST(WideSumTest, MergeCheckedEqualsMergeBelowTheLimit) {
+  std::mt19937_64 rng(21);
+  for (int trial = 0; trial < 200; ++trial) {
+    WideSum a =
+        SumOf({RandomDouble(rng, 0, 2046), -RandomDouble(rng, 0, 2046)});
+    WideSum b = SumOf({RandomDouble(rng, 0, 2046), RandomDouble(rng, 0, 2046)});
+    // Some near the limit: 2^40 doublings of a value near 2^1023.
+    if (trial % 4 == 0) {
+      for (int i = 0; i < 40; ++i) a.Merge(a);
+    }
+    WideSum merged = a;
+    merged.Merge(b);
+    WideSum checked = a;
+    ASSERT_TRUE(checked.MergeChecked(b));
+    ASSERT_EQ(Encode(checked), Encode(merged));
+  }
+}
+
 TEST(WideSumTest, AddAtTheCarryThreshold) {
   std::mt19937_64 rng(12);
   for (int trial = 0; trial < 50; ++trial) {
@@ -937,14 +995,15 @@ TEST(SerializationTest, RejectsMalformedInput) {
                             11)));  // Zero last word.
   EXPECT_FALSE(reads(string("\x01\x22\x02\x00\x00\x00\x00\x01\x00\x00\x00",
                             11)));  // Zero first word.
-  // Word 67 below 2^31 only.
-  EXPECT_TRUE(reads(string("\x02\x43\x01\xff\xff\xff\x7f", 7)));
-  EXPECT_FALSE(reads(string("\x02\x43\x01\x00\x00\x00\x80", 7)));
+  // Word 67 below 2^30 only: a magnitude below 2^1086.
+  EXPECT_TRUE(reads(string("\x02\x43\x01\xff\xff\xff\x3f", 7)));
+  EXPECT_FALSE(reads(string("\x02\x43\x01\x00\x00\x00\x40", 7)));
+  EXPECT_FALSE(reads(string("\x02\x43\x01\xff\xff\xff\x7f", 7)));
   // The largest accepted magnitude rounds to infinity and merges without
   // undefined behavior.
   string max("\x01\x00\x44", 3);
   for (int i = 0; i < 67; ++i) max += string("\xff\xff\xff\xff", 4);
-  max += string("\xff\xff\xff\x7f", 4);
+  max += string("\xff\xff\xff\x3f", 4);
   std::string_view in = max;
   WideSum decoded;
   ASSERT_TRUE(WideSum::ReadFrom(&in, &decoded));

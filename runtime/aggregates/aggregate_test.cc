@@ -167,7 +167,8 @@ TEST(AggregateContractTest, SplitMergeAndRoundTripsMatchOnePass) {
         const uint32_t identity[kGroups] = {0, 1, 2, 3, 4, 5, 6};
         while (parts.size() > 1) {
           const size_t i = rng() % (parts.size() - 1);
-          parts[i]->Combine(*parts[i + 1], identity, kGroups);
+          ASSERT_EQ(parts[i]->Combine(*parts[i + 1], identity, kGroups),
+                    CombineStatus::kOk);
           parts.erase(parts.begin() + static_cast<ptrdiff_t>(i) + 1);
         }
         ExpectSameFinal(*fn, *one, *parts[0], "split");

@@ -30,13 +30,16 @@ class AvgState : public AggregateState {
               size_t n) override {
     sums_.AddRows<true>(f.numbers, f.numeric, sel, gids, n, count_.data());
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const AvgState&>(later);
+    bool count_overflow = false, sum_overflow = false;
     for (uint32_t from = 0; from < n; ++from) {
-      sums_.Merge(to[from], o.sums_, from);
-      count_[to[from]] += o.count_[from];
+      sum_overflow |= !sums_.Merge(to[from], o.sums_, from);
+      count_overflow |= __builtin_add_overflow(count_[to[from]], o.count_[from],
+                                               &count_[to[from]]);
     }
+    return CombineOutcome(count_overflow, sum_overflow);
   }
   void Serialize(uint32_t g, std::string* out) const override {
     util::AppendU64(out, static_cast<uint64_t>(count_[g]));

@@ -29,10 +29,17 @@ class CountState : public AggregateState {
       count[gids[i]] += f.values[sel[i]].data() != nullptr;
     }
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const CountState&>(later);
-    for (size_t g = 0; g < n; ++g) count_[to[g]] += o.count_[g];
+    int64_t* count = count_.data();
+    // No branch per group: an overflow is noted, and the state is unusable.
+    bool overflow = false;
+    for (size_t g = 0; g < n; ++g) {
+      overflow |=
+          __builtin_add_overflow(count[to[g]], o.count_[g], &count[to[g]]);
+    }
+    return CombineOutcome(overflow, false);
   }
   void Serialize(uint32_t g, std::string* out) const override {
     util::AppendU64(out, static_cast<uint64_t>(count_[g]));

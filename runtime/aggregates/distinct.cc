@@ -58,8 +58,8 @@ class DistinctState : public AggregateState {
       Add(groups_[gids[i]], XXH3_64bits(v.data(), v.size()));
     }
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const DistinctState&>(later);
     for (uint32_t from = 0; from < n; ++from) {
       const DistinctGroup& src = o.groups_[from];
@@ -76,6 +76,7 @@ class DistinctState : public AggregateState {
         if (h != 0) Add(dst, h);
       }
     }
+    return CombineStatus::kOk;
   }
   // Layout: u8 form; form 0, the set: u32 n, then the n hashes in
   // increasing order (u64 each); form 1, the sketch: kHllRegisters bytes.

@@ -51,24 +51,36 @@ void ExactSumColumn::AddSlow(uint32_t g, double v) {
   if (std::isfinite(v)) AddFinite(g, v);
 }
 
-void ExactSumColumn::Merge(uint32_t to, const ExactSumColumn& o,
+bool ExactSumColumn::Merge(uint32_t to, const ExactSumColumn& o,
                            uint32_t from) {
   const uint8_t of = o.flags_[from];
-  if (!(of & kHas)) return;
-  flags_[to] |= of & (kHas | kSpecials);
-  if (!(of & (kFixed | kWide))) {
-    AddFinite(to, DoubleOf(o.fixed_[from]));
-    return;
-  }
+  if (!(of & kHas)) return true;
   if (of & kWide) {
-    Widen(to).Merge(o.wide_[static_cast<size_t>(o.fixed_[from])]);
-    return;
+    if (!Widen(to).MergeChecked(o.wide_[static_cast<size_t>(o.fixed_[from])])) {
+      return false;
+    }
+  } else if ((flags_[to] & kWide) &&
+             !wide_[static_cast<size_t>(fixed_[to])].FarFromLimit()) {
+    // A sum near the limit (only one read from a partial gets there).
+    util::WideSum add;
+    if (of & kFixed) {
+      add.AddFixed(o.fixed_[from]);
+    } else {
+      add.Add(DoubleOf(o.fixed_[from]));
+    }
+    if (!wide_[static_cast<size_t>(fixed_[to])].MergeChecked(add)) {
+      return false;
+    }
+  } else if (!(of & kFixed)) {
+    AddFinite(to, DoubleOf(o.fixed_[from]));
+  } else {
+    LeaveDouble(to);
+    if ((flags_[to] & kWide) || !util::AddFixed(&fixed_[to], o.fixed_[from])) {
+      Widen(to).AddFixed(o.fixed_[from]);
+    }
   }
-  LeaveDouble(to);
-  if (!(flags_[to] & kWide) && util::AddFixed(&fixed_[to], o.fixed_[from])) {
-    return;
-  }
-  Widen(to).AddFixed(o.fixed_[from]);
+  flags_[to] |= of & (kHas | kSpecials);
+  return true;
 }
 
 double ExactSumColumn::FiniteValue(uint32_t g) const {

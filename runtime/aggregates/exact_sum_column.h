@@ -78,8 +78,11 @@ class ExactSumColumn {
     }
   }
 
-  // Adds group `from` of `other` into group `to`.
-  void Merge(uint32_t to, const ExactSumColumn& other, uint32_t from);
+  // Adds group `from` of `other` into group `to`; false, with group `to`
+  // unchanged, if its exact sum would reach 2^1087 in magnitude
+  // (util::WideSum::MergeChecked: only sums read from a partial get near).
+  [[nodiscard]] bool Merge(uint32_t to, const ExactSumColumn& other,
+                           uint32_t from);
 
   // True if group g has had a value.
   bool has(uint32_t g) const { return flags_[g] & kHas; }

@@ -57,8 +57,8 @@ class ExtremeState : public AggregateState {
       has[g] = h;
     }
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const ExtremeState&>(later);
     for (uint32_t from = 0; from < n; ++from) {
       const uint32_t t = to[from];
@@ -72,6 +72,7 @@ class ExtremeState : public AggregateState {
         has_[t] |= kNumber;
       }
     }
+    return CombineStatus::kOk;
   }
   void Serialize(uint32_t g, std::string* out) const override {
     util::AppendU8(out, has_[g]);

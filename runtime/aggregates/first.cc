@@ -33,14 +33,15 @@ class FirstState : public AggregateState {
     }
   }
   // The earlier partial's value stays.
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const TextValues& o = static_cast<const FirstState&>(later).values_;
     for (uint32_t from = 0; from < n; ++from) {
       if (o.has(from) && !values_.has(to[from])) {
         values_.Set(to[from], o.Get(from));
       }
     }
+    return CombineStatus::kOk;
   }
   void Serialize(uint32_t g, std::string* out) const override {
     values_.Serialize(g, out);

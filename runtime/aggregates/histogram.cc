@@ -75,9 +75,10 @@ class HistogramState : public AggregateState {
       if (h.bins.Count(label)) Check(h);
     }
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const HistogramState&>(later);
+    bool overflow = false;
     for (uint32_t from = 0; from < n; ++from) {
       const HistogramGroup& src = o.groups_[from];
       HistogramGroup& dst = groups_[to[from]];
@@ -87,9 +88,10 @@ class HistogramState : public AggregateState {
         dst.too_many = true;
         continue;
       }
-      dst.bins.AddAll(src.bins);
+      overflow |= !dst.bins.AddAll(src.bins);
       Check(dst);
     }
+    return CombineOutcome(overflow, false);
   }
   // Layout: u8 form: 0, then u32 n (at most 4096) and n (bin, u64 count
   // >= 1) in increasing byte order of the bins, each bin length-prefixed;

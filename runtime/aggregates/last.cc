@@ -49,12 +49,13 @@ class LastState : public AggregateState {
     }
   }
   // The later partial's value wins.
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const TextValues& o = static_cast<const LastState&>(later).values_;
     for (uint32_t from = 0; from < n; ++from) {
       if (o.has(from)) values_.Set(to[from], o.Get(from));
     }
+    return CombineStatus::kOk;
   }
   void Serialize(uint32_t g, std::string* out) const override {
     values_.Serialize(g, out);

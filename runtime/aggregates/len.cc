@@ -38,14 +38,15 @@ class LenState : public AggregateState {
     }
   }
   // The later partial's value wins.
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const LenState&>(later);
     for (uint32_t from = 0; from < n; ++from) {
       if (!o.has_[from]) continue;
       value_[to[from]] = o.value_[from];
       has_[to[from]] = 1;
     }
+    return CombineStatus::kOk;
   }
   void Serialize(uint32_t g, std::string* out) const override {
     util::AppendU8(out, has_[g]);

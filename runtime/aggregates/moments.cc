@@ -113,15 +113,18 @@ class MomentsState : public AggregateState {
     square_hi_.AddRows<false>(hi_.data(), f.numeric, sel, gids, n, nullptr);
     square_lo_.AddRows<false>(lo_.data(), f.numeric, sel, gids, n, nullptr);
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const MomentsState&>(later);
+    bool count_overflow = false, sum_overflow = false;
     for (uint32_t from = 0; from < n; ++from) {
-      sum_.Merge(to[from], o.sum_, from);
-      square_hi_.Merge(to[from], o.square_hi_, from);
-      square_lo_.Merge(to[from], o.square_lo_, from);
-      count_[to[from]] += o.count_[from];
+      sum_overflow |= !sum_.Merge(to[from], o.sum_, from);
+      sum_overflow |= !square_hi_.Merge(to[from], o.square_hi_, from);
+      sum_overflow |= !square_lo_.Merge(to[from], o.square_lo_, from);
+      count_overflow |= __builtin_add_overflow(count_[to[from]], o.count_[from],
+                                               &count_[to[from]]);
     }
+    return CombineOutcome(count_overflow, sum_overflow);
   }
   void Serialize(uint32_t g, std::string* out) const override {
     util::AppendU64(out, static_cast<uint64_t>(count_[g]));

@@ -113,13 +113,18 @@ class QuantileState : public AggregateState {
       }
     }
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const QuantileState&>(later);
     for (uint32_t from = 0; from < n; ++from) {
       const QuantileGroup& src = o.groups_[from];
       QuantileGroup& dst = groups_[to[from]];
       if (src.count == 0) continue;
+      // Every bucket's count is at most the group's: checking it suffices.
+      uint64_t count;
+      if (__builtin_add_overflow(dst.count, src.count, &count)) {
+        return CombineStatus::kCountOverflow;
+      }
       if (dst.count == 0) {
         dst.min = src.min;
         dst.max = src.max;
@@ -127,7 +132,7 @@ class QuantileState : public AggregateState {
         if (Less(src.min, dst.min)) dst.min = src.min;
         if (Less(dst.max, src.max)) dst.max = src.max;
       }
-      dst.count += src.count;
+      dst.count = count;
       if (!dst.sketch && !src.sketch &&
           dst.values.size() + src.values.size() <= exact_limit_) {
         dst.values.insert(dst.values.end(), src.values.begin(),
@@ -151,6 +156,7 @@ class QuantileState : public AggregateState {
         for (double v : src.values) AddValue(dst, v);
       }
     }
+    return CombineStatus::kOk;
   }
   // Layout: u8 form. Form 0, exact: u32 n, then the n values in IEEE total
   // order (u64 bits each). Form 1, sketch: u64 count, u64 min bits, u64 max

@@ -20,12 +20,14 @@ class SumState : public AggregateState {
               size_t n) override {
     sums_.AddRows<false>(f.numbers, f.numeric, sel, gids, n, nullptr);
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const SumState&>(later);
+    bool overflow = false;
     for (uint32_t from = 0; from < n; ++from) {
-      sums_.Merge(to[from], o.sums_, from);
+      overflow |= !sums_.Merge(to[from], o.sums_, from);
     }
+    return CombineOutcome(false, overflow);
   }
   void Serialize(uint32_t g, std::string* out) const override {
     sums_.Serialize(g, out);

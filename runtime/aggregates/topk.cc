@@ -100,7 +100,12 @@ struct TopkGroup {
   ValueCounts counts;
   // A summary's Count-Min counters, row by row (empty while exact).
   std::vector<uint64_t> sketch;
-  // A summary's values counted, and its Misra-Gries subtractions.
+  // The values counted (exact: the sum of the counts), and a summary's
+  // Misra-Gries subtractions. Invariant: the held counts plus (kKeep + 1)
+  // times the error are at most n (each drop takes kKeep + 1 times what
+  // it adds to the error from the held counts), so the error stays at most
+  // n / (kKeep + 1) through any merge; and every count and counter is at
+  // most n, so checking that n does not overflow checks them all.
   uint64_t n = 0;
   uint64_t error = 0;
 
@@ -168,45 +173,49 @@ class TopkState : public AggregateState {
       if (v.data() == nullptr) continue;
       TopkGroup& t = groups_[gids[i]];
       const uint64_t hash = ValueCounts::Hash(v);
-      if (t.summary()) {
-        t.Sketch(hash, 1);
-        ++t.n;
-      }
+      if (t.summary()) t.Sketch(hash, 1);
+      ++t.n;
       if (t.counts.Count(v, hash)) Normalize(t);
     }
   }
-  void Combine(const AggregateState& later, const uint32_t* to,
-               size_t n) override {
+  CombineStatus Combine(const AggregateState& later, const uint32_t* to,
+                        size_t n) override {
     const auto& o = static_cast<const TopkState&>(later);
     for (uint32_t from = 0; from < n; ++from) {
       const TopkGroup& src = o.groups_[from];
       TopkGroup& dst = groups_[to[from]];
+      // Every count, counter and the error are at most n (TopkGroup).
+      uint64_t total;
+      if (__builtin_add_overflow(dst.n, src.n, &total)) {
+        return CombineStatus::kCountOverflow;
+      }
       if (src.summary()) {
         if (!dst.summary()) StartSummary(dst);
         for (size_t i = 0; i < dst.sketch.size(); ++i) {
           dst.sketch[i] += src.sketch[i];
         }
-        dst.n += src.n;
         dst.error += src.error;
       } else if (dst.summary()) {
         src.counts.ForEachHashed(
             [&](uint64_t hash, std::string_view, uint64_t count) {
               dst.Sketch(hash, count);
-              dst.n += count;
             });
       }
-      dst.counts.AddAll(src.counts);
+      if (!dst.counts.AddAll(src.counts)) return CombineStatus::kCountOverflow;
+      dst.n = total;
       Normalize(dst);
     }
+    return CombineStatus::kOk;
   }
   // Layout: u8 form. Form 0, exact: u32 n, then n (value, u64 count >= 1)
-  // in increasing byte order of the values, each value length-prefixed.
-  // Form 2, a summary: u64 values counted (> 4096), u64 Misra-Gries error
-  // (>= 1); the sketch's counters, row by row, each a varint (each row's
-  // sum to the values counted; written whole, so that a state's memory is
-  // at most 8 times its bytes); then the held values as form 0 writes them
-  // (at most 2048). Form 1 (stop 42's summary, without a sketch) is
-  // refused.
+  // in increasing byte order of the values, each value length-prefixed
+  // (the counts summing to at most 2^64 - 1). Form 2, a summary: u64
+  // values counted (> 4096), u64 Misra-Gries error (>= 1); the sketch's
+  // counters, row by row, each a varint (each row's sum to the values
+  // counted; written whole, so that a state's memory is at most 8 times
+  // its bytes); then the held values as form 0 writes them (at most 2048;
+  // their counts and 1025 times the error at most the values counted).
+  // Form 1 (stop 42's summary, without a sketch) is refused.
   void Serialize(uint32_t g, std::string* out) const override {
     const TopkGroup& t = groups_[g];
     if (!t.summary()) {
@@ -225,8 +234,16 @@ class TopkState : public AggregateState {
     uint8_t form;
     if (!util::ReadU8(in, &form)) return false;
     if (form == 0) {
-      return t.counts.Read(in, kExactLimit,
-                           [](std::string_view) { return true; });
+      if (!t.counts.Read(in, kExactLimit,
+                         [](std::string_view) { return true; })) {
+        return false;
+      }
+      // n, the sum of the counts, fits.
+      bool overflow = false;
+      t.counts.ForEach([&](std::string_view, uint64_t count) {
+        overflow |= __builtin_add_overflow(t.n, count, &t.n);
+      });
+      return !overflow;
     }
     if (form != 2 || !util::ReadU64(in, &t.n) || !util::ReadU64(in, &t.error) ||
         t.n <= kExactLimit || t.error == 0 || t.error > t.n / (kKeep + 1)) {
@@ -248,13 +265,16 @@ class TopkState : public AggregateState {
       return false;
     }
     // A held count is at most its value's true count, so at most its
-    // estimate.
+    // estimate; and the held counts and (kKeep + 1) times the error are at
+    // most n (TopkGroup): else a merge could drop past the error's bound.
     bool bounded = true;
+    uint64_t accounted = t.error * (kKeep + 1);  // <= n, checked above
     t.counts.ForEachHashed(
         [&](uint64_t hash, std::string_view, uint64_t count) {
-          bounded = bounded && count <= t.Estimate(hash);
+          bounded = bounded && count <= t.Estimate(hash) &&
+                    !__builtin_add_overflow(accounted, count, &accounted);
         });
-    return bounded;
+    return bounded && accounted <= t.n;
   }
 
   // Group g's list of its k most (or, `rare`, least) frequent values;
@@ -300,15 +320,11 @@ class TopkState : public AggregateState {
     }
     if (t.counts.size() > 2 * kKeep) Drop(t);
   }
-  // Sketches an exact group's counts.
+  // Sketches an exact group's counts (n, their sum, stays).
   static void StartSummary(TopkGroup& t) {
     t.sketch.assign(size_t{kRows} * kColumns, 0);
-    t.n = 0;
-    t.counts.ForEachHashed(
-        [&](uint64_t hash, std::string_view, uint64_t count) {
-          t.Sketch(hash, count);
-          t.n += count;
-        });
+    t.counts.ForEachHashed([&](uint64_t hash, std::string_view,
+                               uint64_t count) { t.Sketch(hash, count); });
   }
   // Subtracts the (kKeep + 1)-th largest count from every counter.
   static void Drop(TopkGroup& t) {

@@ -74,7 +74,7 @@ std::unique_ptr<AggregateState> Folded(const std::vector<std::string>& values,
     std::unique_ptr<AggregateState> part = NewState();
     Add(*part, values, cuts[i], cuts[i + 1]);
     const uint32_t to[] = {0};
-    all->Combine(*part, to, 1);
+    EXPECT_EQ(all->Combine(*part, to, 1), CombineStatus::kOk);
   }
   return all;
 }
@@ -193,7 +193,7 @@ std::unique_ptr<AggregateState> Tree(
   std::unique_ptr<AggregateState> left = Tree(states, lo, mid);
   const std::unique_ptr<AggregateState> right = Tree(states, mid, hi);
   const uint32_t to[] = {0};
-  left->Combine(*right, to, 1);
+  EXPECT_EQ(left->Combine(*right, to, 1), CombineStatus::kOk);
   return left;
 }
 
@@ -279,7 +279,7 @@ TEST(TopkTest, BecomesASummaryWhenTheUnionPassesTheLimit) {
   Add(*b, values, 2000, 5000);
   EXPECT_EQ(Bytes(*a)[0], 0);
   const uint32_t to[] = {0};
-  a->Combine(*b, to, 1);
+  ASSERT_EQ(a->Combine(*b, to, 1), CombineStatus::kOk);
   EXPECT_EQ(Bytes(*a)[0], 2);
   const std::unique_ptr<AggregateState> one = NewState();
   Add(*one, values, 0, values.size());
@@ -381,11 +381,24 @@ TEST(TopkTest, BytesRoundTripAndMalformedStatesAreRefused) {
     for (int i = 0; i < 2049; ++i) s.held.push_back({absl::StrCat(i), 1});
     std::sort(s.held.begin(), s.held.end());
   }));
+  // The held counts and 1025 times the error are at most n: 2048 + 1025 *
+  // 5 <= 8192 < 2048 + 1025 * 6. A state past it (no merge of real states
+  // gets there) would, merged, drop past the error's bound.
   EXPECT_FALSE(refused([](Summary& s) {
+    s.error = 5;
     s.held.clear();
     for (int i = 0; i < 2048; ++i) s.held.push_back({absl::StrCat(i), 1});
     std::sort(s.held.begin(), s.held.end());
   }));
+  EXPECT_TRUE(refused([](Summary& s) {
+    s.error = 6;
+    s.held.clear();
+    for (int i = 0; i < 2048; ++i) s.held.push_back({absl::StrCat(i), 1});
+    std::sort(s.held.begin(), s.held.end());
+  }));
+  // An exact state's counts add up to at most 2^64 - 1.
+  EXPECT_TRUE(reads(entries(0, 0, {{"a", UINT64_MAX - 1}, {"b", 1}})));
+  EXPECT_FALSE(reads(entries(0, 0, {{"a", UINT64_MAX}, {"b", 1}})));
   {
     // A varint in a longer form than it needs: the first counter, 1.
     std::string bytes = Summary().Bytes();

@@ -40,11 +40,14 @@ class ValueCounts {
     return Add(value, hash, 1);
   }
 
-  // Adds every count of `from`.
-  void AddAll(const ValueCounts& from) {
+  // Adds every count of `from`; false if a value's count would pass 2^64
+  // - 1 (this map is then unusable: the caller refuses the merge).
+  [[nodiscard]] bool AddAll(const ValueCounts& from) {
+    bool overflow = false;
     for (const auto& [hash, e] : from.index_) {
-      Add(from.Text(e), hash, e.count);
+      Add(from.Text(e), hash, e.count, &overflow);
     }
+    return !overflow;
   }
 
   // Subtracts `c` from every count, dropping those that reach 0.
@@ -124,9 +127,14 @@ class ValueCounts {
   }
 
   // Adds `count` to `value` (whose hash is `hash`); true if it was new.
-  bool Add(std::string_view value, uint64_t hash, uint64_t count) {
+  // Sets *overflow if the count passes 2^64 - 1.
+  bool Add(std::string_view value, uint64_t hash, uint64_t count,
+           bool* overflow = nullptr) {
     auto [it, created] = index_.try_emplace(hash, Entry{0, 0, 0});
-    it->second.count += count;
+    if (__builtin_add_overflow(it->second.count, count, &it->second.count) &&
+        overflow != nullptr) {
+      *overflow = true;
+    }
     if (created) {
       it->second.offset = bytes_.size();
       it->second.size = static_cast<uint32_t>(value.size());

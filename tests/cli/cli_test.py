@@ -1536,6 +1536,42 @@ class MaxGroupsTest(MaprTestCase):
         self.assertEqual(out, b"key,count($line)\nk0,1\nk1,1\nk2,1\n"
                               b"# end of report 1 (final)\n")
 
+    WINDOWS = ("select $w,count($line) set $w = window(t, 1d, 1m) "
+               "group by $w logformat logfmt")
+
+    def test_windows_count_against_the_limit(self):
+        # 100 lines a day apart: 100 hops, each in 1440 windows of a day
+        # that hop every minute, 144000 windows. The windows are the
+        # result's groups: they count as the hops do, in a plain run, a
+        # followed one and a reduce of partials.
+        self.write("days.log", b"".join(
+            b"t=%s\n" % time.strftime(
+                "%Y-%m-%dT%H:%M:%SZ",
+                time.gmtime(1700000000 + d * 86400)).encode()
+            for d in range(100)))
+        exhausted = ("mapr: more than 100000 groups (--max-groups) once hops "
+                     "are joined into windows; raise the limit or give "
+                     "window() fewer hops per window\n")
+        for threads in ("1", "2"):
+            out, err = self.mapr("-t", threads, "--max-groups", "100000",
+                                 self.WINDOWS, "days.log", code=1)
+            self.assertEqual(out, b"")
+            self.assertEqual(err.decode(), exhausted)
+        out, err = self.mapr("--follow", "--quiet", "--max-groups", "100000",
+                             self.WINDOWS, "-",
+                             stdin=read_bytes(self.path("days.log")), code=1)
+        self.assertEqual(out, b"")
+        self.assertEqual(err.decode(), exhausted)
+        part, _ = self.mapr("map", self.WINDOWS, "days.log")
+        self.write("days.mpart", part)
+        out, err = self.mapr("reduce", "--max-groups", "100000", "days.mpart",
+                             code=1)
+        self.assertEqual(out, b"")
+        self.assertEqual(err.decode(), exhausted)
+        out, _ = self.mapr("--max-groups", "144000", "-o", "csv",
+                           self.WINDOWS, "days.log")
+        self.assertEqual(len(out.splitlines()), 1 + 144000)
+
     def test_invalid_values_are_usage_errors(self):
         for value in ("x", "-1", "1.5", "", "2147483649"):
             _, err = self.mapr("--max-groups", value, Q2, LOG, code=2)
