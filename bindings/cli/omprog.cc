@@ -259,10 +259,15 @@ class OmprogCopy {
     struct stat st;
     if (::fstat(fd.get(), &st) != 0) return ErrnoError("read", parts);
     const uint64_t size = static_cast<uint64_t>(st.st_size);
-    // The frames, one at a time: the end of the last whole one.
+    // The frames, one at a time: the end of the last whole one. A copy
+    // only appends, so dying mid-write leaves the first bytes of a frame at
+    // the end (a torn frame: cut). Anything else, a whole frame that does
+    // not read or bytes that are no frame's start, is damage: the file is
+    // kept as it is, for reduce to name, and not adopted.
     uint64_t end = 0;
     std::optional<PartialInfo> last;
     std::string frame;
+    uint64_t frames = 0;
     while (end < size) {
       char head[kPartialFrameHeaderBytes];
       const ssize_t r =
@@ -270,16 +275,32 @@ class OmprogCopy {
       if (r < 0) return ErrnoError("read", parts);
       absl::StatusOr<uint64_t> n =
           PartialFrameSize(std::string_view(head, static_cast<size_t>(r)));
-      if (!n.ok() || *n > size - end) break;  // A cut last frame.
-      frame.resize(*n);
-      if (::pread(fd.get(), frame.data(), frame.size(),
-                  static_cast<off_t>(end)) != static_cast<ssize_t>(*n)) {
-        return ErrnoError("read", parts);
+      absl::Status damage = n.status();
+      if (n.ok() && *n > size - end) break;  // Torn: its rest never came.
+      if (!n.ok() && absl::IsDataLoss(n.status()) &&
+          static_cast<size_t>(r) < sizeof(head)) {
+        break;  // Torn inside its header.
       }
-      absl::StatusOr<PartialInfo> info = InspectPartial(frame);
-      if (!info.ok()) break;
-      last = *std::move(info);
-      end += *n;
+      if (n.ok()) {
+        frame.resize(*n);
+        if (::pread(fd.get(), frame.data(), frame.size(),
+                    static_cast<off_t>(end)) != static_cast<ssize_t>(*n)) {
+          return ErrnoError("read", parts);
+        }
+        absl::StatusOr<PartialInfo> info = InspectPartial(frame);
+        damage = info.status();
+        if (info.ok()) {
+          last = *std::move(info);
+          end += *n;
+          ++frames;
+          continue;
+        }
+      }
+      PrintError(absl::StrCat("--omprog: not adopting '", parts, "': frame ",
+                              frames + 1, " (at byte ", end, ") is damaged (",
+                              damage.message(),
+                              "); the file is kept as it is"));
+      return absl::OkStatus();
     }
     if (last.has_value() && last->mark.final) {
       // Adopted already, by a copy that put the log's messages into this

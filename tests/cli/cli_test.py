@@ -1066,6 +1066,49 @@ class OmprogTest(MaprTestCase):
         self.assertEqual(out, self.expected(lines))
         self.assertEqual(err, b"")
 
+    def test_damage_inside_a_dead_copys_parts_is_kept_and_named(self):
+        # A dead copy's parts file with a flipped byte in its second frame
+        # (of three or more): the adopter once cut the file there, deleting
+        # the confirmed messages of every later frame, and reduce then
+        # counted the rest with exit 0. Only a torn last frame is cut;
+        # damage is named, and the file kept for reduce to refuse.
+        folder = os.path.join(self.tmp, "parts")
+        os.mkdir(folder)
+        parts = os.path.join(folder, "a.parts")
+        a = self.start(folder, "--interval-ms", "50", "--source", "a")
+        self.assertEqual(a.stdout.readline(), b"OK\n")
+        deadline = time.monotonic() + 30
+        lines = self.lines(15)
+        for batch in range(3):
+            size = os.path.getsize(parts) if os.path.exists(parts) else 0
+            self.talk(a, lines[5 * batch:5 * batch + 5])
+            while os.path.getsize(parts) == size:
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.01)
+        a.kill()
+        a.wait()
+        for pipe in (a.stdin, a.stdout, a.stderr):
+            pipe.close()
+        data = bytearray(read_bytes(parts))
+        starts, at = [], 0
+        while at < len(data):
+            starts.append(at)
+            at += int.from_bytes(data[at + 24:at + 32], "little")
+        self.assertGreaterEqual(len(starts), 3)
+        second = starts[1]
+        data[(second + starts[2]) // 2] ^= 0x40
+        with open(parts, "wb") as f:
+            f.write(data)
+        _, err = self.mapr("map", "--omprog", folder, "--source", "b",
+                           self.QUERY, stdin=b"user=z|bytes=1\n")
+        self.assertIn(("mapr: --omprog: not adopting '%s': frame 2 (at byte "
+                       "%d) is damaged (partial checksum mismatch: the frame "
+                       "is corrupt); the file is kept as it is\n" %
+                       (parts, second)).encode(), err)
+        self.assertEqual(read_bytes(parts), bytes(data))
+        _, err = self.mapr("reduce", parts, code=1)
+        self.assertIn(b"frame 2 (at byte %d)" % second, err)
+
     def test_a_dead_copy_is_adopted_and_counted_once(self):
         folder = os.path.join(self.tmp, "parts")
         os.mkdir(folder)
