@@ -153,7 +153,7 @@ class JournalRun {
     options_.max_groups = flags_.max_groups;
     options_.max_line_bytes = flags_.max_line_bytes;
     // The saved state and the deltas are of the query given here.
-    options_.partial_lookup_dir = "/";
+    options_.partial_lookup_dir = std::string("/");
     options_.splits = {next_split, next_split + 1};
     absl::StatusOr<Aggregator> live = Aggregator::Create(query_, options_);
     if (!live.ok()) {

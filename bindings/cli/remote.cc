@@ -197,7 +197,7 @@ class Remote {
     options.max_groups = flags.max_groups;
     // A host's partial merges only if its query is the client's own
     // (AddFrame), whose lookup() tables the client read when it compiled.
-    options.partial_lookup_dir = "/";
+    options.partial_lookup_dir = std::string("/");
     reducer_ = PartialReducer(options);
   }
 
