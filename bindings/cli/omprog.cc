@@ -400,6 +400,7 @@ class OmprogCopy {
       while (!chunk.empty()) {
         const size_t nl = chunk.find('\n');
         const std::string_view piece = chunk.substr(0, nl);
+        line_bytes_ += piece.size();
         if (!skipping) {
           pending.append(
               piece.substr(0, keep - std::min(keep, pending.size())));
@@ -407,6 +408,8 @@ class OmprogCopy {
         }
         if (nl == std::string_view::npos) break;
         chunk.remove_prefix(nl + 1);
+        line_end_ += line_bytes_ + 1;
+        line_bytes_ = 0;
         MAPR_RETURN_IF_ERROR(Line(pending));
         pending.clear();
         skipping = false;
@@ -444,6 +447,11 @@ class OmprogCopy {
   absl::Status Commit(bool final = false) {
     StreamMark mark;
     mark.final = final;
+    // Where standard input stands (the end of its last whole line), as a
+    // `map --follow` of it would say: a reducer of a stream that has not
+    // ended (the copy runs, or died and is not adopted yet) then notes
+    // that it lacks what came later.
+    mark.positions.push_back({"-", line_end_});
     absl::StatusOr<std::string> frame = agg_->TakeDeltaPartial(mark);
     if (!frame.ok()) return frame.status();
     absl::StatusOr<PartialInfo> info = InspectPartial(*frame);
@@ -471,6 +479,10 @@ class OmprogCopy {
   absl::flat_hash_set<std::string> skip_;
   uint64_t next_split_ = 0;
   uint64_t messages_since_commit_ = 0;
+  // Standard input's bytes: up to the end of its last whole line, and of
+  // the line being read.
+  uint64_t line_end_ = 0;
+  uint64_t line_bytes_ = 0;
   uint64_t skipped_ = 0;
   LineCounters total_;
 };

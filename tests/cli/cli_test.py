@@ -1066,6 +1066,31 @@ class OmprogTest(MaprTestCase):
         self.assertEqual(out, self.expected(lines))
         self.assertEqual(err, b"")
 
+    def test_a_dead_copy_not_adopted_yet_is_noted_by_reduce(self):
+        # Its partials so far reduce, with the note that its stream had
+        # not ended (it was silent: 5 of 10 messages, exit 0, no word).
+        folder = os.path.join(self.tmp, "parts")
+        os.mkdir(folder)
+        parts = os.path.join(folder, "a.parts")
+        a = self.start(folder, "--interval-ms", "50", "--source", "a")
+        self.assertEqual(a.stdout.readline(), b"OK\n")
+        self.talk(a, self.lines(5))
+        deadline = time.monotonic() + 30
+        while not os.path.exists(parts) or os.path.getsize(parts) == 0:
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.01)
+        a.kill()
+        a.wait()
+        for pipe in (a.stdin, a.stdout, a.stderr):
+            pipe.close()
+        out, err = self.mapr("reduce", "-o", "csv", parts)
+        self.assertEqual(out, self.expected(self.lines(5)))
+        self.assertEqual(err, b"mapr: source 'a': its last partial is not "
+                         b"final (its stream had not ended): the result "
+                         b"lacks what came later\n")
+        info, _ = self.mapr("inspect", parts)
+        self.assertIn(b"position: ", info)
+
     def test_damage_inside_a_dead_copys_parts_is_kept_and_named(self):
         # A dead copy's parts file with a flipped byte in its second frame
         # (of three or more): the adopter once cut the file there, deleting
