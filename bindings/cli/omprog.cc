@@ -84,14 +84,21 @@ bool ProcessRuns(int64_t pid) {
 // confirmed since the last partial, one line each as it came (its id
 // first): they go into split K. A last line without '\n' was never
 // confirmed.
+//
+// Once another copy has adopted it (and folded its parts into one final
+// frame), the header ends in " adopted" and the log keeps only the message
+// whose id a later copy must still skip, if any: the copies after it read
+// this, not the parts file.
 struct Wal {
   int64_t pid = 0;
   uint64_t split = 0;
+  bool adopted = false;
   std::vector<std::string_view> messages;
 };
 
-std::string WalHeader(int64_t pid, uint64_t split) {
-  return absl::StrCat(ToAbsl(kWalMagic), " pid ", pid, " split ", split, "\n");
+std::string WalHeader(int64_t pid, uint64_t split, bool adopted = false) {
+  return absl::StrCat(ToAbsl(kWalMagic), " pid ", pid, " split ", split,
+                      adopted ? " adopted" : "", "\n");
 }
 
 std::optional<Wal> ParseWal(std::string_view in) {
@@ -100,6 +107,10 @@ std::optional<Wal> ParseWal(std::string_view in) {
   std::vector<absl::string_view> words =
       absl::StrSplit(ToAbsl(in.substr(0, nl)), ' ');
   Wal w;
+  if (words.size() == 7 && words[6] == "adopted") {
+    w.adopted = true;
+    words.pop_back();
+  }
   if (words.size() != 6 ||
       absl::StrCat(words[0], " ", words[1]) != ToAbsl(kWalMagic) ||
       words[2] != "pid" || words[4] != "split" ||
@@ -231,6 +242,60 @@ class OmprogCopy {
     return absl::OkStatus();
   }
 
+  // Folds an adopted copy's parts file (its frames, the last one final)
+  // into one final frame, as `mapr combine` would, and replaces its log by
+  // the adopted mark (with its last message if the final frame counted
+  // it): a folder of many dead copies costs the copies after them a small
+  // file each, and reduce one frame each. Crash-safe: each file is
+  // replaced whole (WriteFileAtomically), and a crash between the two
+  // leaves a log that the next copy adopts as before (the final frame is
+  // found and nothing is counted twice). `fd` holds the parts file's lock.
+  absl::Status Compact(int fd, const std::string& parts, const std::string& log,
+                       const Wal& wal, bool replayed) {
+    struct stat st;
+    if (::fstat(fd, &st) != 0) return ErrnoError("read", parts);
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    std::optional<Aggregator> all;
+    uint64_t frames = 0;
+    std::string frame;
+    for (uint64_t at = 0; at < size; at += frame.size()) {
+      char head[kPartialFrameHeaderBytes];
+      const ssize_t r = ::pread(fd, head, sizeof(head), static_cast<off_t>(at));
+      if (r < 0) return ErrnoError("read", parts);
+      absl::StatusOr<uint64_t> n =
+          PartialFrameSize(std::string_view(head, static_cast<size_t>(r)));
+      if (!n.ok()) return n.status();
+      frame.resize(*n);
+      if (::pread(fd, frame.data(), frame.size(), static_cast<off_t>(at)) !=
+          static_cast<ssize_t>(frame.size())) {
+        return ErrnoError("read", parts);
+      }
+      ++frames;
+      if (!all.has_value()) {
+        AggregatorOptions options = Options();
+        options.partial_lookup_dir = std::string("/");  // Our own query.
+        absl::StatusOr<Aggregator> first =
+            Aggregator::FromPartial(frame, options);
+        if (!first.ok()) return first.status();
+        all.emplace(*std::move(first));
+      } else {
+        MAPR_RETURN_IF_ERROR(all->MergeSerialized(frame));
+      }
+    }
+    if (frames > 1) {
+      MAPR_RETURN_IF_ERROR(all->FinishInput());
+      absl::StatusOr<std::string> one = all->SerializePartial();
+      if (!one.ok()) return one.status();
+      MAPR_RETURN_IF_ERROR(
+          WriteFileAtomically(parts, *one, "omprog parts file"));
+    }
+    std::string mark = WalHeader(wal.pid, wal.split, /*adopted=*/true);
+    if (replayed && !wal.messages.empty()) {
+      absl::StrAppend(&mark, ToAbsl(wal.messages.back()), "\n");
+    }
+    return WriteFileAtomically(log, mark, "omprog message log");
+  }
+
   // The last message of a dead copy's log may have died unconfirmed:
   // rsyslog sends it again, to a copy started after that one ended.
   void SkipLastOf(const Wal& wal) {
@@ -251,6 +316,11 @@ class OmprogCopy {
       return absl::OkStatus();
     }
     if (ProcessRuns(wal->pid)) return absl::OkStatus();
+    if (wal->adopted) {
+      // Folded already: only its last message may still come again.
+      SkipLastOf(*wal);
+      return absl::OkStatus();
+    }
     const std::string parts = base + ".parts";
     Fd fd(::open(parts.c_str(), O_RDWR | O_CLOEXEC));
     if (fd.get() < 0) return absl::OkStatus();  // Ended before creating it.
@@ -304,11 +374,13 @@ class OmprogCopy {
     }
     if (last.has_value() && last->mark.final) {
       // Adopted already, by a copy that put the log's messages into this
-      // frame: its last message may still come again, to us.
-      if (last->splits.begin == wal->split && !wal->messages.empty()) {
-        SkipLastOf(*wal);
-      }
-      return absl::OkStatus();
+      // frame (and died before folding it, or is folding it now): its last
+      // message may still come again, to us.
+      const bool counted =
+          last->splits.begin == wal->split && !wal->messages.empty();
+      if (counted) SkipLastOf(*wal);
+      if (end < size) return absl::OkStatus();  // Not ours to touch.
+      return Compact(fd.get(), parts, base + ".wal", *wal, counted);
     }
     if (last.has_value() && last->query != query_.ToString()) {
       PrintError(absl::StrCat("--omprog: not adopting '", parts,
@@ -353,7 +425,7 @@ class OmprogCopy {
           ") ended without its last partial; wrote it (split ", next, ", ",
           replay ? wal->messages.size() : 0, " messages from its log)"));
     }
-    return absl::OkStatus();
+    return Compact(fd.get(), parts, base + ".wal", *wal, replay);
   }
 
   // A line for rsyslog.

@@ -1066,6 +1066,55 @@ class OmprogTest(MaprTestCase):
         self.assertEqual(out, self.expected(lines))
         self.assertEqual(err, b"")
 
+    def test_an_adopted_copy_is_folded_and_not_read_again(self):
+        # Folders only grew: every new copy read every dead copy's log and
+        # parts file again. The adopter folds the parts into one final
+        # frame and marks the log adopted; later copies read the mark only.
+        folder = os.path.join(self.tmp, "parts")
+        os.mkdir(folder)
+        parts = os.path.join(folder, "a.parts")
+        a = self.start(folder, "--interval-ms", "50", "--source", "a")
+        self.assertEqual(a.stdout.readline(), b"OK\n")
+        deadline = time.monotonic() + 30
+        lines = self.lines(15)
+        for batch in range(3):
+            size = os.path.getsize(parts) if os.path.exists(parts) else 0
+            self.talk(a, lines[5 * batch:5 * batch + 5])
+            while os.path.getsize(parts) == size:
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.01)
+        a.kill()
+        a.wait()
+        for pipe in (a.stdin, a.stdout, a.stderr):
+            pipe.close()
+
+        def frames():
+            data, at, n = read_bytes(parts), 0, 0
+            while at < len(data):
+                at += int.from_bytes(data[at + 24:at + 32], "little")
+                n += 1
+            return n
+
+        self.assertGreaterEqual(frames(), 3)
+        self.mapr("map", "--omprog", folder, "--source", "b", "-q",
+                  self.QUERY, stdin=b"")
+        self.assertEqual(frames(), 1)
+        info, _ = self.mapr("inspect", parts)
+        self.assertIn(b"final: yes\n", info)
+        self.assertTrue(read_bytes(os.path.join(folder, "a.wal")).startswith(
+            b"mapr-omprog-wal 1 pid %d split " % a.pid))
+        self.assertIn(b" adopted\n", read_bytes(os.path.join(folder, "a.wal")))
+        out, err = self.reduce(folder)
+        self.assertEqual(out, self.expected(lines))
+        self.assertEqual(err, b"")
+        # The next copy reads a's mark, not its parts (spoilt here: a copy
+        # that read it would say it is damaged).
+        with open(parts, "wb") as f:
+            f.write(b"garbage")
+        _, err = self.mapr("map", "--omprog", folder, "--source", "c",
+                           self.QUERY, stdin=b"")
+        self.assertEqual(err, b"")
+
     def test_a_dead_copy_not_adopted_yet_is_noted_by_reduce(self):
         # Its partials so far reduce, with the note that its stream had
         # not ended (it was silent: 5 of 10 messages, exit 0, no word).
