@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -84,6 +86,12 @@ struct Input {
   // The sink was told that the input begins (FollowSink::Begin), and not
   // yet that it is finished.
   bool begun = false;
+  // kFile and kWaiting: the inotify watch of its folder (-1: none), its
+  // name there, and the files created at its path since the followed one
+  // was opened (more than one: some were replaced before they were read).
+  int watch = -1;
+  std::string base;
+  uint64_t created = 0;
 };
 
 // The reader: follows every input from one thread.
@@ -99,6 +107,7 @@ class Follower {
 
   ~Follower() {
     for (auto& in : inputs_) CloseFd(*in);
+    if (inotify_fd_ >= 0) close(inotify_fd_);
   }
 
   Follower(const Follower&) = delete;
@@ -163,6 +172,11 @@ class Follower {
       }
     }
     if (live == 0) return 0;
+    for (auto& in : inputs_) {
+      if (in->state == InputState::kFile || in->state == InputState::kWaiting) {
+        WatchFolder(*in);
+      }
+    }
     for (auto& in : inputs_) {
       if (in->state == InputState::kFailed || in->state == InputState::kEnded) {
         continue;
@@ -317,6 +331,8 @@ class Follower {
     if (options_.stop_fd >= 0 && !stop_fd_ended_) {
       fds.push_back({options_.stop_fd, POLLIN, 0});
     }
+    const size_t inotify_at = fds.size();
+    if (inotify_fd_ >= 0) fds.push_back({inotify_fd_, POLLIN, 0});
     const size_t first_input = fds.size();
     for (const auto& in : inputs_) {
       if (in->state == InputState::kStream) fds.push_back({in->fd, POLLIN, 0});
@@ -329,6 +345,10 @@ class Follower {
           std::clamp<int64_t>(left.count(), 0, options_.poll_ms));
     }
     if (poll(fds.data(), fds.size(), timeout) <= 0) return;
+    // A file created at a followed path: the loop looks at once.
+    if (first_input > inotify_at && (fds[inotify_at].revents & POLLIN) != 0) {
+      DrainFolderEvents();
+    }
     if ((fds[0].revents & POLLIN) != 0) {
       uint64_t count;
       [[maybe_unused]] ssize_t r = read(wake_fd_, &count, sizeof(count));
@@ -338,7 +358,7 @@ class Follower {
       hung_up_ = true;
       RequestStop(2);
     }
-    if (first_input > stop_at &&
+    if (inotify_at > stop_at &&
         (fds[stop_at].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       char byte[512];
       const ssize_t n = read(options_.stop_fd, byte, sizeof(byte));
@@ -533,8 +553,63 @@ class Follower {
       }
       return true;
     }
+    NoteMissedFiles(in);
     Renew(in);
     return true;
+  }
+
+  // Watches the folder of `in`'s path for files created there (inotify;
+  // without it, rotations are found by the poll alone).
+  void WatchFolder(Input& in) {
+    if (inotify_fd_ < 0) {
+      inotify_fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+      if (inotify_fd_ < 0) return;
+    }
+    const size_t slash = in.name.rfind('/');
+    const std::string folder = slash == std::string::npos ? std::string(".")
+                               : slash == 0               ? std::string("/")
+                                            : in.name.substr(0, slash);
+    in.base = slash == std::string::npos ? in.name : in.name.substr(slash + 1);
+    in.watch =
+        inotify_add_watch(inotify_fd_, folder.c_str(), IN_CREATE | IN_MOVED_TO);
+    in.created = 0;
+  }
+
+  // Counts the files created (or moved) at each watched path so far.
+  void DrainFolderEvents() {
+    if (inotify_fd_ < 0) return;
+    alignas(inotify_event) char buf[sizeof(inotify_event) + NAME_MAX + 1];
+    while (true) {
+      const ssize_t n = read(inotify_fd_, buf, sizeof(buf));
+      if (n <= 0) return;  // EAGAIN: none left.
+      for (ssize_t at = 0; at < n;) {
+        const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
+        at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+        if (e->len == 0) continue;
+        const std::string_view name(e->name);
+        for (auto& in : inputs_) {
+          if (in->watch == e->wd && in->base == name) ++in->created;
+        }
+      }
+    }
+  }
+
+  // After `in` opened the file now at its path: the files created there
+  // before it since the last one was opened were replaced unread. Their
+  // lines are not counted; say how many files.
+  void NoteMissedFiles(Input& in) {
+    if (in.watch < 0) return;
+    DrainFolderEvents();
+    const uint64_t missed = in.created > 1 ? in.created - 1 : 0;
+    in.created = 0;
+    if (missed == 0 || !callbacks_.lost) return;
+    callbacks_.lost(
+        in.name,
+        absl::StrCat(missed, missed == 1 ? " file" : " files",
+                     " created at this path ", missed == 1 ? "was" : "were",
+                     " replaced before mapr could open ",
+                     missed == 1 ? "it" : "them", ": ",
+                     missed == 1 ? "its" : "their", " lines are not counted"));
   }
 
   // A kWaiting input: opens its file from the start if it exists now.
@@ -547,6 +622,7 @@ class Follower {
       return true;
     }
     Notice(in, "appeared; following it from its start");
+    NoteMissedFiles(in);
     Renew(in);
     return true;
   }
@@ -634,6 +710,8 @@ class Follower {
   const int wake_fd_;
   std::unique_ptr<char[]> buf_;
   std::vector<std::unique_ptr<Input>> inputs_;
+  // Watches the followed files' folders (WatchFolder); -1: none.
+  int inotify_fd_ = -1;
   std::atomic<int> stop_{0};
   std::atomic<bool> hung_up_{false};
   bool stop_fd_ended_ = false;

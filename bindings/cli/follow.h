@@ -89,6 +89,11 @@ struct FollowCallbacks {
   // An event on one input that is not an error ("file truncated; reading
   // it from its start").
   InputErrorSink notice;
+  // Lines that could not be read ("2 files created at this path were
+  // replaced before mapr could open them: ..."): files rotated faster than
+  // they could be opened. Not an input error; a warning even where notices
+  // are not wanted.
+  InputErrorSink lost;
   // Once every input is open and the signals are caught: a summary such as
   // "following 2 inputs (files from their end); cumulative report every
   // 5s; Ctrl-C or SIGTERM prints the final result".

@@ -449,6 +449,7 @@ int RunFollow(const Flags& flags, const Query& query) {
     }
   };
   callbacks.error = PrintInputProblem;
+  callbacks.lost = PrintInputProblem;
   if (!flags.quiet) {
     callbacks.notice = PrintInputProblem;
     callbacks.started = PrintError;

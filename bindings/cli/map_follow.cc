@@ -224,6 +224,7 @@ int RunMapFollow(const Flags& flags, const Query& query) {
                                    : "; Ctrl-C or SIGTERM writes the last");
   FollowCallbacks callbacks;
   callbacks.error = PrintInputProblem;
+  callbacks.lost = PrintInputProblem;
   if (!flags.quiet) {
     callbacks.notice = PrintInputProblem;
     callbacks.started = PrintError;
