@@ -461,6 +461,21 @@ class Follower {
             "--resume-from ", *resume_from, " is past the file's end (",
             st.st_size, " bytes): truncated or replaced since"));
       }
+      // A partial's position is the end of a whole line: in another file
+      // (one rotated in while the session was lost) the byte before it is
+      // almost never a line end. Such a file would be read from the middle
+      // of a line, its start lost, without a word.
+      char before = '\n';
+      if (*resume_from > 0 &&
+          (pread(fd, &before, 1, static_cast<off_t>(*resume_from - 1)) != 1 ||
+           before != '\n')) {
+        close(fd);
+        in.fd = -1;
+        return absl::FailedPreconditionError(absl::StrCat(
+            "--resume-from ", *resume_from,
+            " is not the end of a line in the file: replaced or rewritten "
+            "since, so its lines cannot be resumed there"));
+      }
       in.offset = *resume_from;
       lseek(fd, static_cast<off_t>(*resume_from), SEEK_SET);
       in.start = absl::StrCat("from byte ", *resume_from);

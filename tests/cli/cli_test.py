@@ -2776,6 +2776,25 @@ class MapFollowTest(MaprTestCase):
                            "999999", self.Q, "r.log", code=1)
         self.assertIn(b"--resume-from 999999 is past the file's end", err)
 
+    def test_resume_into_a_replaced_file_is_refused(self):
+        # A file rotated in while the session was lost: the position (a
+        # line end of the old file) falls inside a line of the new one,
+        # which was read from there, its start lost and a fragment counted.
+        first = self.lines(0, 300)
+        self.write("r.log", first)
+        out, _ = self.mapr("map", "--follow", "--until-eof", "--from-start",
+                           "-q", self.Q, "r.log")
+        self.write("r0.part", out)
+        offset = self.inspect(self.path("r0.part"))[-1]["position"][0]
+        offset = offset.split(" ")[0]
+        self.write("r.log", b"x" + first)  # Another file: shifted by one.
+        _, err = self.mapr("map", "--follow", "--until-eof", "--resume-from",
+                           offset, self.Q, "r.log", code=1)
+        self.assertIn(("mapr: r.log: --resume-from %s is not the end of a "
+                       "line in the file: replaced or rewritten since, so "
+                       "its lines cannot be resumed there\n" % offset)
+                      .encode(), err)
+
     def test_resume_several_files_by_name(self):
         a, b = self.lines(0, 100), self.lines(500, 60)
         self.write("a.log", a)

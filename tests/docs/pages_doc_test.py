@@ -236,6 +236,15 @@ def wait_until(condition, alive=lambda: True):
     return True
 
 
+def killpg(pgid, sig):
+    """Signals the process group, which may have ended already (the recipe
+    failed early: its output says why)."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
+
+
 def run_driven(text, steps, work, env):
     """Runs the command `text` in the background and drives it through
     `steps` (what another shell and the user do in the page's story):
@@ -304,13 +313,13 @@ def run_driven(text, steps, work, env):
                 failure = "%s stayed empty" % step[1]
                 break
         elif step[0] == "signal":
-            os.killpg(p.pid, step[1])
+            killpg(p.pid, step[1])
     if failure:
-        os.killpg(p.pid, signal.SIGKILL)
+        killpg(p.pid, signal.SIGKILL)
     try:
         code = p.wait(TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
+        killpg(p.pid, signal.SIGKILL)
         code = p.wait()
         failure = failure or "did not exit"
     for t in threads:
@@ -433,7 +442,7 @@ class Session:
     def end(self):
         for job in self.jobs:
             if job.poll() is None:
-                os.killpg(job.pid, signal.SIGKILL)
+                killpg(job.pid, signal.SIGKILL)
             job.wait()
 
 
