@@ -18,6 +18,21 @@ inline constexpr bool kThreadSanitizer = false;
 inline constexpr bool kThreadSanitizer = false;
 #endif
 
+// AddressSanitizer: freed memory waits in its quarantine (256 MiB by
+// default) and every block has red zones, so a process's RSS says little of
+// what the code holds.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 }  // namespace mapr::testing
 
 // The first statement of a test that starts no thread.
