@@ -55,28 +55,29 @@ absl::StatusOr<int> ParseThreads(std::string_view v) {
   return n;
 }
 
-absl::StatusOr<int64_t> ParseIntervalMs(std::string_view v) {
+// A whole number from `lo` to `hi` for `flag`; else "invalid FLAG 'V' (use
+// a number of UNIT from LO to HI[NOTE])".
+absl::StatusOr<int64_t> ParseInRange(std::string_view v, std::string_view flag,
+                                     int64_t lo, int64_t hi,
+                                     std::string_view unit,
+                                     std::string_view note = "") {
   int64_t n = 0;
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || end != v.data() + v.size() || n < 1 ||
-      n > kMaxIntervalMs) {
-    return Usage(absl::StrCat("invalid --interval-ms '", ToAbsl(v),
-                              "' (use a number of milliseconds from 1 to ",
-                              kMaxIntervalMs, ")"));
+  if (ec != std::errc() || end != v.data() + v.size() || n < lo || n > hi) {
+    return Usage(absl::StrCat("invalid ", ToAbsl(flag), " '", ToAbsl(v),
+                              "' (use a number of ", ToAbsl(unit), " from ", lo,
+                              " to ", hi, ToAbsl(note), ")"));
   }
   return n;
 }
 
+absl::StatusOr<int64_t> ParseIntervalMs(std::string_view v) {
+  return ParseInRange(v, "--interval-ms", 1, kMaxIntervalMs, "milliseconds");
+}
+
 absl::StatusOr<int64_t> ParseHostTimeout(std::string_view v) {
-  int64_t n = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-  if (ec != std::errc() || end != v.data() + v.size() || n < 0 ||
-      n > kMaxHostTimeoutSeconds) {
-    return Usage(absl::StrCat("invalid --host-timeout '", ToAbsl(v),
-                              "' (use a number of seconds from 0 to ",
-                              kMaxHostTimeoutSeconds, "; 0: none)"));
-  }
-  return n;
+  return ParseInRange(v, "--host-timeout", 0, kMaxHostTimeoutSeconds, "seconds",
+                      "; 0: none");
 }
 
 absl::StatusOr<ListenAddress> ParseListen(std::string_view v) {
