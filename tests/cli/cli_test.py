@@ -94,6 +94,16 @@ skip_under_tsan = unittest.skipIf(
     UNDER_TSAN, "no threads of their own: the dev and ASan runs cover it")
 
 
+def frame_starts(data):
+    """Where each partial frame of `data` starts (its size is the u64 at
+    byte 24 of its header)."""
+    starts, at = [], 0
+    while at < len(data):
+        starts.append(at)
+        at += int.from_bytes(data[at + 24:at + 32], "little")
+    return starts
+
+
 def multiset(data):
     return collections.Counter(data.decode().splitlines())
 
@@ -1041,6 +1051,29 @@ class OmprogTest(MaprTestCase):
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE)
 
+    def dead_copy(self, batches):
+        """Copy 'a' in a new folder: `batches` batches of 5 messages, each
+        followed by a partial (every 50 ms), then SIGKILL. Returns (folder,
+        its parts file, the messages, its pid)."""
+        folder = os.path.join(self.tmp, "parts")
+        os.mkdir(folder)
+        parts = os.path.join(folder, "a.parts")
+        a = self.start(folder, "--interval-ms", "50", "--source", "a")
+        self.assertEqual(a.stdout.readline(), b"OK\n")
+        deadline = time.monotonic() + 30
+        lines = self.lines(5 * batches)
+        for batch in range(batches):
+            size = os.path.getsize(parts) if os.path.exists(parts) else 0
+            self.talk(a, lines[5 * batch:5 * batch + 5])
+            while not os.path.exists(parts) or os.path.getsize(parts) == size:
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.01)
+        a.kill()
+        a.wait()
+        for pipe in (a.stdin, a.stdout, a.stderr):
+            pipe.close()
+        return folder, parts, lines, a.pid
+
     def talk(self, p, lines):
         """Sends each line and reads its answer."""
         for line in lines:
@@ -1070,30 +1103,10 @@ class OmprogTest(MaprTestCase):
         # Folders only grew: every new copy read every dead copy's log and
         # parts file again. The adopter folds the parts into one final
         # frame and marks the log adopted; later copies read the mark only.
-        folder = os.path.join(self.tmp, "parts")
-        os.mkdir(folder)
-        parts = os.path.join(folder, "a.parts")
-        a = self.start(folder, "--interval-ms", "50", "--source", "a")
-        self.assertEqual(a.stdout.readline(), b"OK\n")
-        deadline = time.monotonic() + 30
-        lines = self.lines(15)
-        for batch in range(3):
-            size = os.path.getsize(parts) if os.path.exists(parts) else 0
-            self.talk(a, lines[5 * batch:5 * batch + 5])
-            while os.path.getsize(parts) == size:
-                self.assertLess(time.monotonic(), deadline)
-                time.sleep(0.01)
-        a.kill()
-        a.wait()
-        for pipe in (a.stdin, a.stdout, a.stderr):
-            pipe.close()
+        folder, parts, lines, pid = self.dead_copy(3)
 
         def frames():
-            data, at, n = read_bytes(parts), 0, 0
-            while at < len(data):
-                at += int.from_bytes(data[at + 24:at + 32], "little")
-                n += 1
-            return n
+            return len(frame_starts(read_bytes(parts)))
 
         self.assertGreaterEqual(frames(), 3)
         self.mapr("map", "--omprog", folder, "--source", "b", "-q",
@@ -1102,7 +1115,7 @@ class OmprogTest(MaprTestCase):
         info, _ = self.mapr("inspect", parts)
         self.assertIn(b"final: yes\n", info)
         self.assertTrue(read_bytes(os.path.join(folder, "a.wal")).startswith(
-            b"mapr-omprog-wal 1 pid %d split " % a.pid))
+            b"mapr-omprog-wal 1 pid %d split " % pid))
         self.assertIn(b" adopted\n", read_bytes(os.path.join(folder, "a.wal")))
         out, err = self.reduce(folder)
         self.assertEqual(out, self.expected(lines))
@@ -1118,22 +1131,9 @@ class OmprogTest(MaprTestCase):
     def test_a_dead_copy_not_adopted_yet_is_noted_by_reduce(self):
         # Its partials so far reduce, with the note that its stream had
         # not ended (it was silent: 5 of 10 messages, exit 0, no word).
-        folder = os.path.join(self.tmp, "parts")
-        os.mkdir(folder)
-        parts = os.path.join(folder, "a.parts")
-        a = self.start(folder, "--interval-ms", "50", "--source", "a")
-        self.assertEqual(a.stdout.readline(), b"OK\n")
-        self.talk(a, self.lines(5))
-        deadline = time.monotonic() + 30
-        while not os.path.exists(parts) or os.path.getsize(parts) == 0:
-            self.assertLess(time.monotonic(), deadline)
-            time.sleep(0.01)
-        a.kill()
-        a.wait()
-        for pipe in (a.stdin, a.stdout, a.stderr):
-            pipe.close()
+        _, parts, lines, _ = self.dead_copy(1)
         out, err = self.mapr("reduce", "-o", "csv", parts)
-        self.assertEqual(out, self.expected(self.lines(5)))
+        self.assertEqual(out, self.expected(lines))
         self.assertEqual(err, b"mapr: source 'a': its last partial is not "
                          b"final (its stream had not ended): the result "
                          b"lacks what came later\n")
@@ -1146,28 +1146,9 @@ class OmprogTest(MaprTestCase):
         # the confirmed messages of every later frame, and reduce then
         # counted the rest with exit 0. Only a torn last frame is cut;
         # damage is named, and the file kept for reduce to refuse.
-        folder = os.path.join(self.tmp, "parts")
-        os.mkdir(folder)
-        parts = os.path.join(folder, "a.parts")
-        a = self.start(folder, "--interval-ms", "50", "--source", "a")
-        self.assertEqual(a.stdout.readline(), b"OK\n")
-        deadline = time.monotonic() + 30
-        lines = self.lines(15)
-        for batch in range(3):
-            size = os.path.getsize(parts) if os.path.exists(parts) else 0
-            self.talk(a, lines[5 * batch:5 * batch + 5])
-            while os.path.getsize(parts) == size:
-                self.assertLess(time.monotonic(), deadline)
-                time.sleep(0.01)
-        a.kill()
-        a.wait()
-        for pipe in (a.stdin, a.stdout, a.stderr):
-            pipe.close()
+        folder, parts, _, _ = self.dead_copy(3)
         data = bytearray(read_bytes(parts))
-        starts, at = [], 0
-        while at < len(data):
-            starts.append(at)
-            at += int.from_bytes(data[at + 24:at + 32], "little")
+        starts = frame_starts(data)
         self.assertGreaterEqual(len(starts), 3)
         second = starts[1]
         data[(second + starts[2]) // 2] ^= 0x40
