@@ -606,20 +606,27 @@ absl::StatusOr<mapr::ResultTable> PartialExample(
   return result;
 }
 
-TEST(HeaderExamplesTest, Partial) {
+// The partials of splits 0, 1 and 2 of `count($line)`, each over
+// `lines_each` STATS lines.
+void StatsPartials(size_t lines_each, std::vector<std::string>* parts) {
   ASSERT_OK_AND_ASSIGN(mapr::Query query,
                        mapr::Query::Compile("from STATS select count($line)"));
-  std::vector<std::string> parts;
+  const std::vector<std::string> lines(lines_each, std::string(kStatsLine));
   for (uint64_t split = 0; split < 3; ++split) {
     mapr::AggregatorOptions options;
     options.splits = {split, split + 1};
     ASSERT_OK_AND_ASSIGN(mapr::Aggregator agg,
                          mapr::Aggregator::Create(query, options));
-    ASSERT_OK(agg.PushLines({kStatsLine, kStatsLine}));
+    ASSERT_OK(agg.PushLines(lines));
     ASSERT_OK(agg.FinishInput());
     ASSERT_OK_AND_ASSIGN(std::string part, agg.SerializePartial());
-    parts.push_back(std::move(part));
+    parts->push_back(std::move(part));
   }
+}
+
+TEST(HeaderExamplesTest, Partial) {
+  std::vector<std::string> parts;
+  ASSERT_NO_FATAL_FAILURE(StatsPartials(2, &parts));
   ASSERT_OK_AND_ASSIGN(mapr::ResultTable r, PartialExample(parts));
   EXPECT_EQ(r.ToCsv(), "count($line)\n6\n");
 }
@@ -650,21 +657,9 @@ absl::Status PartialFrameReaderExample(std::string_view bytes, size_t chunk,
 }
 
 TEST(HeaderExamplesTest, PartialFrameReader) {
-  ASSERT_OK_AND_ASSIGN(mapr::Query query,
-                       mapr::Query::Compile("from STATS select count($line)"));
-  std::string stream;
   std::vector<std::string> parts;
-  for (uint64_t split = 0; split < 3; ++split) {
-    mapr::AggregatorOptions options;
-    options.splits = {split, split + 1};
-    ASSERT_OK_AND_ASSIGN(mapr::Aggregator agg,
-                         mapr::Aggregator::Create(query, options));
-    ASSERT_OK(agg.PushLines({kStatsLine}));
-    ASSERT_OK(agg.FinishInput());
-    ASSERT_OK_AND_ASSIGN(std::string part, agg.SerializePartial());
-    stream += part;
-    parts.push_back(std::move(part));
-  }
+  ASSERT_NO_FATAL_FAILURE(StatsPartials(1, &parts));
+  const std::string stream = parts[0] + parts[1] + parts[2];
   std::vector<std::string> frames;
   ASSERT_OK(PartialFrameReaderExample(stream, 100, frames));
   EXPECT_EQ(frames, parts);
